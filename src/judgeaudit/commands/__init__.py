@@ -1,0 +1,1 @@
+"""CLI verb groups, one module per analysis; mounted by judgeaudit.cli."""

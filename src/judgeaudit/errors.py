@@ -1,0 +1,35 @@
+"""One error type for bad input, carrying the file, line and field it concerns.
+
+The CLI catches ``InputError`` and prints ``str(err)`` without a traceback, exiting 2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class InputError(ValueError):
+    """Bad user input: a malformed file, a missing field, an unknown spec.
+
+    Args:
+        message: what is wrong, in one sentence.
+        path: the file concerned, if any.
+        line: 1-based line number in that file, if known.
+        field: the field or option concerned, if any.
+    """
+
+    def __init__(self, message: str, *, path: str | Path | None = None, line: int | None = None,
+                 field: str | None = None):
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.field = field
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path:
+            where = self.path + (f":{self.line}" if self.line else "")
+        parts = [p for p in (where, f"field '{self.field}'" if self.field else "") if p]
+        prefix = ": ".join(parts)
+        return f"{prefix}: {self.message}" if prefix else self.message

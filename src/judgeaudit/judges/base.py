@@ -1,0 +1,171 @@
+"""The judge protocol, its spec, and the registry of backends.
+
+A judge is an instrument: ``await judge.judge_one(request) -> Verdict``. Backends register
+a factory under a name (``api``, ``local``, ``replay``, ``reference``, ``hf``, ``vote``,
+``ensemble``); ``make_judge("api:openai/gpt-4o-mini")`` parses a spec string and builds one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from judgeaudit.errors import InputError
+from judgeaudit.records import JudgeRequest, Verdict
+
+
+class JudgeSpec(BaseModel):
+    """Everything that identifies an instrument. Its hash is part of every call key.
+
+    Attributes:
+        id: the judge id reports use (defaults to the spec string).
+        backend: registered backend name.
+        model: backend-specific model name (a LiteLLM model string, a file path, ...).
+        family: model family, checked by the disjointness rules (generator/verifier/judge).
+        params: sampling parameters (temperature, max_tokens, ...).
+        template_version: version of the elicitation templates the judge renders.
+        options: backend options that change no verdict (api_base, timeouts) are *not* hashed;
+            list them in ``unhashed``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    backend: str
+    model: str | None = None
+    family: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    template_version: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    def fingerprint(self) -> str:
+        """Stable hash of what changes a verdict (never of secrets or transport options)."""
+        payload = {
+            "backend": self.backend,
+            "model": self.model,
+            "params": self.params,
+            "template_version": self.template_version,
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def call_key(spec: JudgeSpec, rendered: str, epoch: int) -> str:
+    """The call store key: hash of judge spec, rendered request, sampling params and epoch."""
+    h = hashlib.sha256()
+    h.update(spec.fingerprint().encode())
+    h.update(b"\x00")
+    h.update(rendered.encode())
+    h.update(b"\x00")
+    h.update(json.dumps(spec.params, sort_keys=True, default=str).encode())
+    h.update(b"\x00")
+    h.update(str(epoch).encode())
+    return h.hexdigest()
+
+
+class Judge:
+    """Base class of every backend.
+
+    Subclasses implement ``render`` (the exact text sent; it enters the call key) and
+    ``judge_one``. ``judge`` runs a batch; the executor adds concurrency, retries and the
+    call store around ``judge_one``.
+    """
+
+    spec: JudgeSpec
+    #: how many calls may run at once for this backend (the executor's per-provider bound).
+    max_concurrency: int = 8
+    #: whether results may be cached in the call store (reference judges are free to recompute).
+    cacheable: bool = True
+
+    def __init__(self, spec: JudgeSpec):
+        self.spec = spec
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def provider(self) -> str:
+        """The rate-limit bucket this judge's calls share."""
+        return self.spec.backend
+
+    def render(self, request: JudgeRequest) -> str:
+        raise NotImplementedError
+
+    def key(self, request: JudgeRequest) -> str:
+        return call_key(self.spec, self.render(request), request.epoch)
+
+    async def judge_one(self, request: JudgeRequest) -> Verdict:
+        raise NotImplementedError
+
+    async def judge(self, requests: list[JudgeRequest]) -> list[Verdict]:
+        """Judge a batch with no store (use ``runtime.executor.run`` for stored runs)."""
+        return list(await asyncio.gather(*(self.judge_one(r) for r in requests)))
+
+    def close(self) -> None:  # pragma: no cover - backends with resources override
+        pass
+
+    def _verdict(self, request: JudgeRequest, **fields: Any) -> Verdict:
+        """A Verdict pre-filled with this judge's identity and the request's key."""
+        base = dict(
+            call_key=self.key(request),
+            request_id=request.request_id,
+            judge_id=self.spec.id,
+            model=self.spec.model,
+            family=self.spec.family,
+            form=request.form,
+            epoch=request.epoch,
+        )
+        base.update(fields)
+        return Verdict(**base)
+
+
+JudgeFactory = Callable[[str, dict[str, Any]], Judge]
+_REGISTRY: dict[str, tuple[JudgeFactory, str]] = {}
+
+
+def register(backend: str, help: str) -> Callable[[JudgeFactory], JudgeFactory]:
+    """Register a backend factory: ``factory(argument, options) -> Judge``.
+
+    ``argument`` is the part of the spec string after ``backend:`` ("" when absent).
+    """
+
+    def deco(factory: JudgeFactory) -> JudgeFactory:
+        _REGISTRY[backend] = (factory, help)
+        return factory
+
+    return deco
+
+
+def registered() -> dict[str, str]:
+    """Backend name -> one-line help, for ``judgeaudit judges list``."""
+    _load_backends()
+    return {k: v[1] for k, v in sorted(_REGISTRY.items())}
+
+
+def _load_backends() -> None:
+    # Importing the package registers every built-in backend.
+    import judgeaudit.judges  # noqa: F401
+
+
+def make_judge(spec: str, **options: Any) -> Judge:
+    """Build a judge from a spec string such as ``api:openai/gpt-4o-mini``, ``local``,
+    ``replay:verdicts.jsonl``, ``reference:constant``, ``vote:3:local``.
+
+    Options (``api_base``, ``family``, ``id``, sampling params, ...) are passed to the backend.
+    Raises ``InputError`` for an unknown backend.
+    """
+    _load_backends()
+    backend, _, argument = spec.partition(":")
+    if backend not in _REGISTRY:
+        known = ", ".join(sorted(_REGISTRY))
+        raise InputError(f"unknown judge spec {spec!r}: backend {backend!r} is not one of: {known}",
+                         field="judge")
+    factory, _ = _REGISTRY[backend]
+    options = {k: v for k, v in options.items() if v is not None}
+    options.setdefault("id", spec)
+    return factory(argument, options)

@@ -1,0 +1,149 @@
+"""Records: the typed rows that flow between data sets, judges, the call store and analyses.
+
+Every analysis takes and returns pandas tables whose columns are the fields of these models
+(see the ``*_COLUMNS`` tuples). Pydantic models validate single rows at the edges (file
+readers, the judge backends); analyses work on the table forms.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any, Literal
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+VerdictForm = Literal["graded", "pairwise", "defects"]
+Choice = Literal["A", "B", "tie"]
+Direction = Literal["edited", "original", "neither", "cannot_tell"]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Item(_Record):
+    """One text to be graded on its own (per-item mode)."""
+
+    item_id: str
+    text: str
+    evidence: str | None = None
+    criterion: str | None = None
+    group: str | None = None
+    domain: str | None = None
+    label: Any = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class Probe(_Record):
+    """A base item and one intervention of it (construct-validity.txt §2, Def. 1; App. B).
+
+    The graded item for the original has ``item_id = base_id``; the edited text has
+    ``item_id = probe_id``.
+    """
+
+    probe_id: str
+    base_id: str
+    group: str
+    domain: str
+    criterion: str
+    evidence: str
+    original: str
+    edited: str
+    slot: str
+    labels: list[Direction] | None = None
+    intended_direction: Direction | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class PairwiseItem(_Record):
+    """Two responses to one prompt; ``label`` is the side the set prefers."""
+
+    pair_id: str
+    prompt: str
+    response_a: str
+    response_b: str
+    label: Choice | None = None
+    group: str | None = None
+    source_set: str | None = None
+    subset: str | None = None
+    condition_a: str | None = None
+    condition_b: str | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class JudgeRequest(_Record):
+    """One call to a judge. ``epoch`` indexes repeated votes of the same request."""
+
+    request_id: str
+    form: VerdictForm = "graded"
+    text: str | None = None
+    evidence: str | None = None
+    criterion: str | None = None
+    prompt: str | None = None
+    response_a: str | None = None
+    response_b: str | None = None
+    epoch: int = 0
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class Defect(_Record):
+    span: str
+    reason: str
+    citation: str | None = None
+
+
+class Verdict(_Record):
+    """One judge call's outcome, as stored in the call store and in verdict tables."""
+
+    call_key: str
+    request_id: str
+    judge_id: str
+    model: str | None = None
+    family: str | None = None
+    form: VerdictForm = "graded"
+    epoch: int = 0
+    raw: str | None = None
+    score: float | None = None
+    score_dist: list[float] | None = None
+    score_source: Literal["logprobs", "distribution", "parsed", "reference", "replay"] | None = None
+    choice: Choice | None = None
+    rationale: str | None = None
+    defects: list[Defect] | None = None
+    parse_ok: bool = False
+    error: str | None = None
+    latency_s: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    provider: str | None = None
+    timestamp: str = Field(default_factory=lambda: _dt.datetime.now(_dt.UTC).isoformat())
+
+    @property
+    def ok(self) -> bool:
+        """True when the call completed (a parse failure is still a completed call)."""
+        return self.error is None
+
+
+ITEM_COLUMNS = tuple(Item.model_fields)
+PROBE_COLUMNS = tuple(Probe.model_fields)
+PAIRWISE_COLUMNS = tuple(PairwiseItem.model_fields)
+VERDICT_COLUMNS = tuple(Verdict.model_fields)
+
+
+def to_frame(records: list[BaseModel], columns: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """Table form of a list of records (one row per record, columns in field order)."""
+    rows = [r.model_dump(mode="json") for r in records]
+    if columns is None and records:
+        columns = tuple(type(records[0]).model_fields)
+    return pd.DataFrame(rows, columns=list(columns or ()))
+
+
+def verdicts_frame(verdicts: list[Verdict]) -> pd.DataFrame:
+    """The verdict table: one row per call, columns ``VERDICT_COLUMNS``."""
+    return to_frame(verdicts, VERDICT_COLUMNS)
+
+
+def probes_frame(probes: list[Probe]) -> pd.DataFrame:
+    """The probe table: one row per (base item, intervention), columns ``PROBE_COLUMNS``."""
+    return to_frame(probes, PROBE_COLUMNS)

@@ -1,0 +1,1 @@
+"""Reports: one self-contained HTML page per run (plots embedded), plus JSON and Markdown."""

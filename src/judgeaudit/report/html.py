@@ -1,0 +1,100 @@
+"""The page shell every report uses: sections of HTML, plotly figures inlined, no network.
+
+An analysis's renderer returns a ``Section`` (title, HTML body, banners); ``render_page`` puts
+sections into one self-contained file with plotly.js embedded once.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from jinja2 import Environment, select_autoescape
+
+_ENV = Environment(autoescape=select_autoescape(default=True))
+
+_PAGE = _ENV.from_string("""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;margin:1em 0;font-size:.9em}
+th,td{border:1px solid #ddd;padding:.3em .6em;text-align:right}th{background:#f5f5f5}
+td:first-child,th:first-child{text-align:left}
+.banner{background:#fff4e5;border-left:4px solid #f0a020;padding:.6em 1em;margin:1em 0}
+.banner.bad{background:#fdecea;border-color:#d9534f}
+.note{color:#555;font-size:.9em}
+</style>
+{% if plotly %}<script>{{ plotly_js|safe }}</script>{% endif %}
+</head><body>
+<h1>{{ title }}</h1>
+{% if subtitle %}<p class="note">{{ subtitle }}</p>{% endif %}
+{% for s in sections %}
+<section id="{{ s.anchor }}"><h2>{{ s.title }}</h2>
+{% for b in s.banners %}<div class="banner {{ 'bad' if b.startswith('!') else '' }}">{{ b.lstrip('!') }}</div>{% endfor %}
+{{ s.body|safe }}
+</section>
+{% endfor %}
+</body></html>
+""")
+
+
+@dataclass
+class Section:
+    """One part of a report. ``body`` is trusted HTML built with ``table_html``/``figure_html``/``esc``.
+
+    A banner starting with ``!`` is shown as a warning (red), otherwise as a notice.
+    """
+
+    title: str
+    body: str
+    banners: list[str] = field(default_factory=list)
+
+    @property
+    def anchor(self) -> str:
+        return "".join(c if c.isalnum() else "-" for c in self.title.lower()).strip("-")
+
+
+def esc(text: Any) -> str:
+    """Escape any text for HTML (probe texts and judge outputs are untrusted)."""
+    return html.escape(str(text), quote=True)
+
+
+def table_html(df: pd.DataFrame, *, float_format: str = "{:.3f}", index: bool = False) -> str:
+    """An escaped HTML table of a DataFrame, floats formatted."""
+    def fmt(v: Any) -> str:
+        if isinstance(v, float):
+            return "—" if pd.isna(v) else float_format.format(v)
+        return "—" if v is None else str(v)
+
+    return df.to_html(index=index, escape=True, formatters={c: fmt for c in df.columns}, border=0,
+                      na_rep="—")
+
+
+def figure_html(fig: Any) -> str:
+    """A plotly figure as an HTML fragment (plotly.js is embedded once by the page)."""
+    return fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})
+
+
+def _plotly_js() -> str:
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs()
+
+
+def render_page(title: str, sections: list[Section], *, subtitle: str | None = None) -> str:
+    """The full self-contained HTML page."""
+    needs_plotly = any("plotly" in s.body for s in sections)
+    return _PAGE.render(title=title, subtitle=subtitle, sections=sections, plotly=needs_plotly,
+                        plotly_js=_plotly_js() if needs_plotly else "")
+
+
+def write_page(path: str | Path, title: str, sections: list[Section], *, subtitle: str | None = None) -> Path:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(render_page(title, sections, subtitle=subtitle), encoding="utf-8")
+    return p

@@ -1,0 +1,1 @@
+"""Estimators shared by every analysis: resampling, agreement, tests. Vectorised with numpy."""

@@ -1,0 +1,67 @@
+"""Bootstrap and permutation machinery, as index/weight matrices rather than Python loops.
+
+A cluster bootstrap resamples whole units (base items, answers, responses: whatever unit the
+method names) with replacement. Represented as a ``(n_boot, n_units)`` matrix of multiplicities,
+any unit-level statistic that is a weighted mean becomes a matrix product.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def rng_for(seed: int | np.random.Generator | None) -> np.random.Generator:
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def bootstrap_indices(n_units: int, n_boot: int, seed: int | np.random.Generator | None = 0) -> np.ndarray:
+    """``(n_boot, n_units)`` matrix of unit indices drawn with replacement."""
+    return rng_for(seed).integers(0, n_units, size=(n_boot, n_units))
+
+
+def bootstrap_counts(n_units: int, n_boot: int, seed: int | np.random.Generator | None = 0) -> np.ndarray:
+    """``(n_boot, n_units)`` multiplicities of each unit in each resample (rows sum to n_units)."""
+    idx = bootstrap_indices(n_units, n_boot, seed)
+    counts = np.zeros((n_boot, n_units), dtype=np.int32)
+    rows = np.repeat(np.arange(n_boot), n_units)
+    np.add.at(counts, (rows, idx.ravel()), 1)
+    return counts
+
+
+def percentile_ci(samples: np.ndarray, level: float = 0.95, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval of bootstrap samples along ``axis`` (NaN resamples ignored)."""
+    alpha = (1.0 - level) / 2.0
+    lo = np.nanquantile(samples, alpha, axis=axis)
+    hi = np.nanquantile(samples, 1.0 - alpha, axis=axis)
+    return lo, hi
+
+
+def permute_within_groups(values: np.ndarray, groups: np.ndarray, n_perm: int,
+                          seed: int | np.random.Generator | None = 0) -> np.ndarray:
+    """``(n_perm, n)`` matrix: ``values`` shuffled within each group (one group: a plain shuffle)."""
+    rng = rng_for(seed)
+    values = np.asarray(values)
+    groups = np.asarray(groups)
+    n = len(values)
+    # Sort by (group, random key) per permutation: a within-group shuffle without a group loop.
+    order = np.argsort(groups, kind="stable")
+    sorted_groups = groups[order]
+    keys = rng.random((n_perm, n))
+    out = np.empty((n_perm, n), dtype=values.dtype)
+    for p in range(n_perm):
+        perm = order[np.lexsort((keys[p], sorted_groups))]
+        out[p, order] = values[perm]
+    return out
+
+
+def permutation_p(observed: float, null: np.ndarray, alternative: str = "two-sided") -> float:
+    """Permutation p-value with the +1 correction: (1 + #{null as extreme}) / (1 + n_null)."""
+    null = np.asarray(null, dtype=float)
+    null = null[~np.isnan(null)]
+    if alternative == "greater":
+        k = np.sum(null >= observed)
+    elif alternative == "less":
+        k = np.sum(null <= observed)
+    else:
+        k = np.sum(np.abs(null) >= abs(observed))
+    return float((1 + k) / (1 + len(null)))
