@@ -13,7 +13,10 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
-VerdictForm = Literal["graded", "pairwise", "defects"]
+VerdictForm = Literal["graded", "pairwise", "defects", "generate"]
+"""graded: a score on a fixed scale; pairwise: A/B/tie with a rationale; defects: quoted spans;
+generate: free text (``prompt`` is sent as is, the completion is ``Verdict.raw``) for generators
+and verifiers that build probes."""
 Choice = Literal["A", "B", "tie"]
 Direction = Literal["edited", "original", "neither", "cannot_tell"]
 
