@@ -1,0 +1,114 @@
+"""Shared pieces of the pairwise data-set adapters: the coverage declaration type, the
+two-order published-judge table, and small readers that name file, line and field on error.
+
+Each adapter (``judgebench``, ``llmbar``, ``rm_bench``) declares, per CAP condition, how its
+items can measure it (conditional-accuracy-profiles.txt §3.2 Table 2, Appendix D).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+
+from judgeaudit.errors import InputError
+from judgeaudit.records import PAIRWISE_COLUMNS
+
+CoverageStatus = Literal["direct", "approx", "augmented", "unavailable"]
+
+#: Columns of the per-item two-order table of one judge (published or live). ``choice_ba`` is
+#: already mapped back to the original frame (``'A'`` always means the set's ``response_a``).
+TWO_ORDER_COLUMNS = (
+    "pair_id", "judge_id", "family", "choice_ab", "choice_ba", "rationale_ab", "rationale_ba",
+    "failure_ab", "failure_ba",
+)
+"""``failure_*``: None when the call produced a verdict; ``'parse'`` for a parse failure (the
+judge answered but no verdict could be read); ``'api'`` when the call itself failed."""
+
+
+@dataclass(frozen=True)
+class CoverageCell:
+    """How one benchmark measures one CAP condition (Table 2 cell + Appendix D operator).
+
+    Attributes:
+        status: ``direct``, ``approx`` (a named native subset used as a proxy), ``augmented``
+            (generated variants) or ``unavailable``.
+        operator: the exact operator (subset name and criterion: PA position-averaged, BC strict
+            both-correct) behind the cell.
+        subsets: the native ``subset`` values the cell is computed on (None: all items).
+    """
+
+    status: CoverageStatus
+    operator: str = ""
+    subsets: tuple[str, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "operator": self.operator,
+                "subsets": list(self.subsets) if self.subsets is not None else None}
+
+
+UNAVAILABLE = CoverageCell("unavailable", "not measurable on this benchmark")
+
+
+def read_json_array(path: Path) -> list[dict[str, Any]]:
+    """A JSON file holding an array of objects; ``InputError`` naming the file otherwise."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot read file ({e.strerror or e})", path=path) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"malformed JSON ({e.msg})", path=path, line=e.lineno) from None
+    if not isinstance(data, list):
+        raise InputError("expected a JSON array of objects", path=path)
+    return data
+
+
+def require(obj: dict[str, Any], key: str, path: Path, line: int | None) -> Any:
+    if key not in obj:
+        raise InputError("required field is missing", path=path, line=line, field=key)
+    return obj[key]
+
+
+def finish_pairs(rows: list[dict[str, Any]], extra: tuple[str, ...], where: Path) -> pd.DataFrame:
+    """Order columns: ``PAIRWISE_COLUMNS`` first, then the adapter's extra columns."""
+    if not rows:
+        raise InputError("no pairs found", path=where)
+    df = pd.DataFrame(rows)
+    cols = list(PAIRWISE_COLUMNS) + [c for c in extra if c in df.columns]
+    df = df[cols]
+    dup = df["pair_id"].duplicated()
+    if dup.any():
+        raise InputError(f"duplicate pair_id {df.loc[dup, 'pair_id'].iloc[0]!r}", path=where,
+                         field="pair_id")
+    return df.reset_index(drop=True)
+
+
+def family_of(model: str) -> str:
+    """Model family from a model name (the disjointness rules compare these)."""
+    m = model.lower()
+    table = [
+        (("gpt", "o1-", "o3-", "o4-", "chatgpt", "openai", "davinci"), "openai"),
+        (("claude", "anthropic"), "anthropic"),
+        (("gemini", "gemma", "palm", "bard", "google"), "google"),
+        (("llama", "meta-"), "meta"),
+        (("mistral", "mixtral"), "mistral"),
+        (("qwen",), "alibaba"),
+        (("internlm",), "internlm"),
+        (("falcon",), "tii"),
+        (("deepseek",), "deepseek"),
+        (("yi-",), "01ai"),
+    ]
+    for keys, fam in table:
+        if any(k in m for k in keys):
+            return fam
+    return "unknown"
+
+
+def two_order_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=list(TWO_ORDER_COLUMNS))
+    return df

@@ -1,0 +1,240 @@
+"""JudgeBench adapter (ScalerLab/JudgeBench): objectively labelled response pairs and the
+official judges' two-order outputs.
+
+Quirks handled here:
+
+* ``label`` is ``"A>B"`` / ``"B>A"`` (no ties) and becomes ``'A'`` / ``'B'``.
+* Each output file's ``judgments`` holds two games: ``[0]`` on (response_A, response_B) as
+  given, ``[1]`` with the responses **swapped**; the decision of ``[1]`` is in the swapped frame
+  and is flipped back here (``A>B`` <-> ``B>A``), as the repository's ``utils/metrics.py`` does.
+* ``A=B`` is a tie; ``null`` decisions, the malformed ``"A>A"``/``"B>B"`` and a ``null`` game
+  (failed call) are failures, never dropped silently.
+* Both responses of a pair come from one source model (``response_model``), so controlled
+  style/length augmentation is admissible (conditional-accuracy-profiles.txt §3.2, §3.3).
+
+Categories follow the JudgeBench paper: Knowledge (MMLU-Pro), Reasoning (LiveBench
+reasoning), Math (LiveBench math), Coding (LiveCodeBench).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from judgeaudit.datasets._common import (
+    UNAVAILABLE,
+    CoverageCell,
+    family_of,
+    finish_pairs,
+    require,
+    two_order_frame,
+)
+from judgeaudit.errors import InputError
+from judgeaudit.io import iter_jsonl
+
+SOURCE_SET = "judgebench"
+EXTRA_COLUMNS = ("category", "source", "response_model", "base_id")
+
+#: Pairs share a source model and labels are objective: augmentation is admissible (§3.3).
+AUGMENTATION_ADMISSIBLE = True
+
+#: Coverage declaration (Table 2 column "JudgeBench", operators from Appendix D).
+COVERAGE: dict[str, CoverageCell] = {
+    "C1": CoverageCell("approx", "Knowledge subset (MMLU-Pro); PA", ("knowledge",)),
+    "C2": CoverageCell("approx", "Reasoning subset (LiveBench reasoning); PA", ("reasoning",)),
+    "C3": UNAVAILABLE,
+    "C4": UNAVAILABLE,
+    "C5": CoverageCell("augmented", "polished rewrite of both responses by a generator; BC vs. original"),
+    "C6": CoverageCell("augmented", "~1.5x pad of the rejected response by a generator; BC vs. original"),
+    "C7": CoverageCell("direct", "A/B and B/A orderings of every pair; BC"),
+    "C8": CoverageCell("direct", "evaluator on correct-verdict (A/B) rationales, Form B (external)"),
+}
+
+_LABELS = {"A>B": "A", "B>A": "B"}
+_DECISIONS = {"A>B": "A", "B>A": "B", "A=B": "tie"}
+_FLIP = {"A": "B", "B": "A", "tie": "tie"}
+
+
+def category_of(source: str) -> str:
+    """JudgeBench category of a ``source`` value (knowledge/reasoning/math/coding)."""
+    if source.startswith("mmlu-pro"):
+        return "knowledge"
+    if source == "livebench-reasoning":
+        return "reasoning"
+    if source == "livebench-math":
+        return "math"
+    if source == "livecodebench":
+        return "coding"
+    return "other"
+
+
+def _data_files(root: Path) -> list[Path]:
+    d = root / "data"
+    files = sorted(d.glob("dataset=judgebench,response_model=*.jsonl")) if d.is_dir() else []
+    if not files:
+        raise InputError("no JudgeBench pair files (data/dataset=judgebench,response_model=*.jsonl)",
+                         path=root)
+    return files
+
+
+def _pair_row(obj: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+    label = require(obj, "label", path, line)
+    if label not in _LABELS:
+        raise InputError(f"label must be 'A>B' or 'B>A', got {label!r}", path=path, line=line,
+                         field="label")
+    source = str(require(obj, "source", path, line))
+    model = str(require(obj, "response_model", path, line))
+    pid = str(require(obj, "pair_id", path, line))
+    return {
+        "pair_id": pid,
+        "prompt": str(require(obj, "question", path, line)),
+        "response_a": str(require(obj, "response_A", path, line)),
+        "response_b": str(require(obj, "response_B", path, line)),
+        "label": _LABELS[label],
+        "group": str(obj["question"]),
+        "source_set": SOURCE_SET,
+        "subset": category_of(source),
+        "condition_a": model,
+        "condition_b": model,
+        "meta": {"original_id": obj.get("original_id"), "source": source, "response_model": model},
+        "category": category_of(source),
+        "source": source,
+        "response_model": model,
+        "base_id": pid,
+    }
+
+
+def load_pairs(root: str | Path, *, response_model: str | None = None) -> pd.DataFrame:
+    """Load JudgeBench pairs as a pairwise table (``PAIRWISE_COLUMNS`` + ``EXTRA_COLUMNS``).
+
+    Args:
+        root: the folder holding ``data/`` (and optionally ``outputs/``).
+        response_model: keep only pairs whose responses came from this model
+            (``gpt-4o-2024-05-13`` or ``claude-3-5-sonnet-20240620``); None keeps both.
+    """
+    root = Path(root)
+    rows = []
+    for f in _data_files(root):
+        for n, obj in iter_jsonl(f):
+            row = _pair_row(obj, f, n)
+            if response_model is None or row["response_model"] == response_model:
+                rows.append(row)
+    return finish_pairs(rows, EXTRA_COLUMNS, root)
+
+
+_NAME = re.compile(r"dataset=judgebench,response_model=(?P<rm>[^,]+),judge_name=(?P<jn>[^,]+),"
+                   r"judge_model=(?P<jm>.+)\.jsonl$")
+
+
+def output_files(root: str | Path) -> dict[str, Path]:
+    """Judge id (``judge_name/judge_model``, plus ``@response_model`` when one judge has outputs
+    for both response models) -> output file."""
+    root = Path(root)
+    found: list[tuple[str, str, Path]] = []
+    for f in sorted((root / "outputs").glob("*.jsonl")):
+        m = _NAME.search(f.name)
+        if m:
+            found.append((f"{m['jn']}/{m['jm']}", m["rm"], f))
+    out: dict[str, Path] = {}
+    counts: dict[str, int] = {}
+    for jid, _, _ in found:
+        counts[jid] = counts.get(jid, 0) + 1
+    for jid, rm, f in found:
+        out[jid if counts[jid] == 1 else f"{jid}@{rm}"] = f
+    return out
+
+
+def _decision(game: Any, path: Path, line: int) -> tuple[str | None, str | None, str | None]:
+    """(choice in the game's own frame, rationale, failure kind) of one game entry."""
+    if game is None:
+        return None, None, "api"
+    if not isinstance(game, dict):
+        raise InputError("each judgments entry must be an object or null", path=path, line=line,
+                         field="judgments")
+    dec = game.get("decision")
+    judgment = game.get("judgment") or {}
+    rationale = judgment.get("response") or None
+    if dec in _DECISIONS:
+        return _DECISIONS[dec], rationale, None
+    return None, rationale, "parse"
+
+
+def raw_outputs(path: str | Path) -> list[dict[str, Any]]:
+    """The output file's records as they are (for the repository's own scoring rule)."""
+    return [obj for _, obj in iter_jsonl(path)]
+
+
+def load_judge_outputs(path: str | Path, judge_id: str | None = None) -> pd.DataFrame:
+    """One output file as a two-order table (``TWO_ORDER_COLUMNS``), game 2 flipped back to the
+    original frame."""
+    path = Path(path)
+    m = _NAME.search(path.name)
+    model = m["jm"] if m else path.stem
+    judge_id = judge_id or (f"{m['jn']}/{m['jm']}" if m else path.stem)
+    rows = []
+    for n, obj in iter_jsonl(path):
+        games = require(obj, "judgments", path, n)
+        if not isinstance(games, list) or len(games) != 2:
+            raise InputError("judgments must be a list of two games", path=path, line=n,
+                             field="judgments")
+        c_ab, r_ab, f_ab = _decision(games[0], path, n)
+        c_sw, r_ba, f_ba = _decision(games[1], path, n)
+        rows.append({
+            "pair_id": str(require(obj, "pair_id", path, n)),
+            "judge_id": judge_id,
+            "family": family_of(model),
+            "choice_ab": c_ab,
+            "choice_ba": _FLIP[c_sw] if c_sw is not None else None,
+            "rationale_ab": r_ab,
+            "rationale_ba": r_ba,
+            "failure_ab": f_ab,
+            "failure_ba": f_ba,
+        })
+    return two_order_frame(rows)
+
+
+def published_judges(root: str | Path) -> dict[str, pd.DataFrame]:
+    """Every judge output file shipped under ``root/outputs`` as a replay judge table."""
+    return {jid: load_judge_outputs(p, jid) for jid, p in output_files(root).items()}
+
+
+def _flip_decision(decision: str | None) -> str | None:
+    return {"A>B": "B>A", "B>A": "A>B"}.get(decision, decision) if decision is not None else None
+
+
+def official_score(records: list[dict[str, Any]]) -> float:
+    """JudgeBench's own pair-level score (repository ``utils/metrics.py``, reverse order on).
+
+    For each pair, game 2's decision is flipped to the original frame; each of the two decisions
+    adds +1 when it equals the label and -1 when it equals the flipped label (ties, nulls and
+    malformed decisions add 0); the pair counts as correct when the sum is > 0. The score is
+    ``100 * n_correct / n_pairs`` (every pair, including those with null games, in the
+    denominator).
+    """
+    n_correct = 0
+    for pair in records:
+        label = pair["label"]
+        g1, g2 = pair["judgments"]
+        d1 = g1["decision"] if g1 is not None else None
+        d2 = _flip_decision(g2["decision"] if g2 is not None else None)
+        counter = 0
+        for d in (d1, d2):
+            if d == label:
+                counter += 1
+            elif d == _flip_decision(label):
+                counter -= 1
+        n_correct += counter > 0
+    return 100.0 * n_correct / len(records) if records else float("nan")
+
+
+def official_score_from_table(table: pd.DataFrame, pairs: pd.DataFrame) -> float:
+    """The same rule computed from a two-order table (original frame) and the pair labels:
+    a pair is correct when (#orders choosing the label) - (#orders choosing the other side) > 0."""
+    df = table.merge(pairs[["pair_id", "label"]], on="pair_id", how="inner")
+    other = df["label"].map({"A": "B", "B": "A"})
+    score = ((df["choice_ab"] == df["label"]).astype(int) + (df["choice_ba"] == df["label"]).astype(int)
+             - (df["choice_ab"] == other).astype(int) - (df["choice_ba"] == other).astype(int))
+    return 100.0 * float((score > 0).mean()) if len(df) else float("nan")

@@ -1,0 +1,128 @@
+"""RM-Bench adapter (THU-KEG/RM-Bench): chosen/rejected responses that differ by a subtle
+content change, each written in three styles (0 concise, 1 detailed plain text, 2 detailed
+markdown).
+
+A pair is (chosen in style i, rejected in style j). ``load_pairs`` emits the three same-style
+pairs by default (the plain/polished variants of one base item, for Style Robustness), and on
+request the length pair (chosen concise vs. rejected detailed: the weaker response is the
+longer one) or the full 3x3 matrix. Which side holds the chosen response is fixed per base item
+by a stable hash (so a constant-'A' judge is not rewarded); ``label`` names that side. Both
+responses come from one generator, labels follow the planted content change.
+
+Domains come from the file name (the files carry no ``domain`` field): chat, code,
+safety-refuse, safety-response (math is not in this copy).
+"""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+
+from judgeaudit.datasets._common import (
+    UNAVAILABLE,
+    CoverageCell,
+    finish_pairs,
+    read_json_array,
+    require,
+)
+from judgeaudit.errors import InputError
+
+SOURCE_SET = "rm_bench"
+STYLES = ("concise", "detailed", "markdown")
+DOMAINS = ("chat", "code", "math", "safety-refuse", "safety-response")
+EXTRA_COLUMNS = ("domain", "base_id", "style_chosen", "style_rejected", "style_level", "variant",
+                 "error_key")
+
+#: Style variants are native: no generated augmentation is needed or admitted.
+AUGMENTATION_ADMISSIBLE = False
+
+COVERAGE: dict[str, CoverageCell] = {
+    "C1": CoverageCell("approx", "chat domain (inserted factual error, error_key); PA, concise pairs",
+                       ("chat",)),
+    "C2": UNAVAILABLE,
+    "C3": UNAVAILABLE,
+    "C4": UNAVAILABLE,
+    "C5": CoverageCell("direct", "same item, concise pair (x1) vs. markdown pair (x2); BC (PA over orders)"),
+    "C6": CoverageCell("approx", "concise pair (x1) vs. chosen-concise/rejected-detailed pair (x2); "
+                       "BC (PA over orders); needs pairs='length' or 'all'"),
+    "C7": CoverageCell("direct", "A/B and B/A orderings of every pair; BC"),
+    "C8": CoverageCell("direct", "evaluator on correct-verdict (A/B) rationales, Form B (external)"),
+}
+
+PairSelection = Literal["diagonal", "length", "all"]
+
+
+def _combos(selection: PairSelection) -> list[tuple[int, int]]:
+    if selection == "diagonal":
+        return [(0, 0), (1, 1), (2, 2)]
+    if selection == "length":
+        return [(0, 0), (1, 1), (2, 2), (0, 1)]
+    if selection == "all":
+        return [(i, j) for i in range(3) for j in range(3)]
+    raise InputError(f"pairs must be 'diagonal', 'length' or 'all', got {selection!r}", field="pairs")
+
+
+def _variant(i: int, j: int) -> str:
+    if i == j:
+        return f"L{i}"
+    return "length" if (i, j) == (0, 1) else f"c{i}r{j}"
+
+
+def chosen_side(base_id: str) -> str:
+    """The side ('A' or 'B') holding the chosen response for every pair of ``base_id``."""
+    return "A" if zlib.crc32(base_id.encode()) % 2 == 0 else "B"
+
+
+def load_pairs(root: str | Path, *, pairs: PairSelection = "diagonal",
+               domains: list[str] | None = None) -> pd.DataFrame:
+    """Load RM-Bench as a pairwise table (``PAIRWISE_COLUMNS`` + ``EXTRA_COLUMNS``).
+
+    Args:
+        root: the folder holding ``data/*_filtered.json``.
+        pairs: ``diagonal`` (3 same-style pairs per item), ``length`` (+ chosen concise vs.
+            rejected detailed), or ``all`` (the 3x3 style matrix).
+        domains: restrict to these domains (default: every file present).
+    """
+    root = Path(root)
+    d = root / "data" if (root / "data").is_dir() else root
+    combos = _combos(pairs)
+    rows: list[dict[str, Any]] = []
+    for domain in domains or DOMAINS:
+        path = d / f"{domain}_filtered.json"
+        if not path.is_file():
+            if domains:
+                raise InputError(f"RM-Bench domain file not found: {path.name}", path=d)
+            continue
+        for k, obj in enumerate(read_json_array(path)):
+            chosen = require(obj, "chosen", path, None)
+            rejected = require(obj, "rejected", path, None)
+            if not (isinstance(chosen, list) and isinstance(rejected, list) and len(chosen) == 3
+                    and len(rejected) == 3):
+                raise InputError(f"item {k}: chosen and rejected must be lists of 3 styles", path=path,
+                                 field="chosen")
+            base = f"rm_bench/{domain}/{obj.get('id', k)}"
+            side = chosen_side(base)
+            for i, j in combos:
+                c, r = str(chosen[i]), str(rejected[j])
+                a, b = (c, r) if side == "A" else (r, c)
+                ca, cb = (f"chosen/{STYLES[i]}", f"rejected/{STYLES[j]}")
+                if side == "B":
+                    ca, cb = cb, ca
+                rows.append({
+                    "pair_id": f"{base}/{_variant(i, j)}",
+                    "prompt": str(require(obj, "prompt", path, None)),
+                    "response_a": a, "response_b": b, "label": side,
+                    "group": str(obj["prompt"]), "source_set": SOURCE_SET, "subset": domain,
+                    "condition_a": ca, "condition_b": cb,
+                    "meta": {"id": obj.get("id"), "source_subset": obj.get("subset")},
+                    "domain": domain, "base_id": base,
+                    "style_chosen": STYLES[i], "style_rejected": STYLES[j],
+                    "style_level": i if i == j else None, "variant": _variant(i, j),
+                    "error_key": obj.get("error_key"),
+                })
+    if not rows:
+        raise InputError("no RM-Bench files (data/<domain>_filtered.json) found", path=root)
+    return finish_pairs(rows, EXTRA_COLUMNS, root)
