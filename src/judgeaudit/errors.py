@@ -33,3 +33,14 @@ class InputError(ValueError):
         parts = [p for p in (where, f"field '{self.field}'" if self.field else "") if p]
         prefix = ": ".join(parts)
         return f"{prefix}: {self.message}" if prefix else self.message
+
+
+class TransientError(Exception):
+    """A judge call failure worth retrying (rate limit, 5xx, timeout, broken body).
+
+    ``retry_after`` is the server's Retry-After in seconds, when it sent one.
+    """
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -120,6 +120,7 @@ class Verdict(_Record):
     output_tokens: int | None = None
     cost_usd: float | None = None
     provider: str | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
     timestamp: str = Field(default_factory=lambda: _dt.datetime.now(_dt.UTC).isoformat())
 
     @property

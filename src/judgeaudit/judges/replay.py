@@ -1,0 +1,128 @@
+"""``replay:<path>`` — verdicts that already exist in a file, audited with zero calls.
+
+The file is JSONL, CSV or Parquet with one row per verdict. Columns (``?col=name`` in the spec
+renames one, e.g. ``replay:out.csv?request_id=id&score=grade&judge=gpt4``):
+
+* ``request_id`` (or ``item_id``) — required; matched against the requests' ids;
+* ``score`` (graded) and/or ``choice`` (pairwise: ``A``, ``B`` or ``tie``) — at least one;
+* optional: ``judge_id`` (several judges in one file: pick one with ``?judge=ID``; the CLI expands
+  a file into one judge per id), ``epoch`` (default 0), ``rationale``, ``raw``, ``parse_ok``,
+  ``model``, ``family``.
+A request missing from the file gets a verdict with ``error='not in replay file'``, counted
+like any failed call.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl
+
+import pandas as pd
+
+from judgeaudit.errors import InputError
+from judgeaudit.io import read_table
+from judgeaudit.judges.base import Judge, JudgeSpec, register
+from judgeaudit.records import JudgeRequest, Verdict
+
+_COLUMNS = ("request_id", "score", "choice", "judge_id", "epoch", "rationale", "raw", "parse_ok", "model", "family")
+
+
+def parse_spec(argument: str) -> tuple[str, dict[str, str]]:
+    path, _, query = argument.partition("?")
+    return path, dict(parse_qsl(query))
+
+
+def load_replay_table(path: str, mapping: dict[str, str] | None = None) -> pd.DataFrame:
+    """Read and normalise a replay file to the documented columns (InputError on bad input)."""
+    mapping = dict(mapping or {})
+    mapping.pop("judge", None)
+    df = read_table(path)
+    rename = {src: dst for dst, src in mapping.items() if dst in _COLUMNS}
+    missing = [src for src in rename if src not in df.columns]
+    if missing:
+        raise InputError(f"column {missing[0]!r} named in the spec is not in the file", path=path, field=missing[0])
+    df = df.rename(columns=rename)
+    if "request_id" not in df.columns and "item_id" in df.columns:
+        df = df.rename(columns={"item_id": "request_id"})
+    if "request_id" not in df.columns:
+        raise InputError("replay file needs a 'request_id' (or 'item_id') column", path=path, field="request_id")
+    if "score" not in df.columns and "choice" not in df.columns:
+        raise InputError("replay file needs a 'score' or a 'choice' column", path=path, field="score")
+    if "choice" in df.columns:
+        bad = ~df["choice"].isna() & ~df["choice"].isin(["A", "B", "tie"])
+        if bad.any():
+            row = int(bad.to_numpy().nonzero()[0][0])
+            raise InputError(f"choice must be A, B or tie, got {df['choice'].iloc[row]!r}", path=path,
+                             line=row + (2 if Path(path).suffix == ".csv" else 1), field="choice")
+    if "score" in df.columns:
+        df["score"] = pd.to_numeric(df["score"], errors="coerce")
+    df["request_id"] = df["request_id"].astype(str)
+    df["epoch"] = df["epoch"].astype(int) if "epoch" in df.columns else 0
+    return df
+
+
+def replay_judge_ids(argument: str) -> list[str]:
+    """The judge ids a replay file holds ([] when it has no judge_id column)."""
+    path, mapping = parse_spec(argument)
+    df = load_replay_table(path, mapping)
+    return sorted(df["judge_id"].dropna().astype(str).unique()) if "judge_id" in df.columns else []
+
+
+class ReplayJudge(Judge):
+    cacheable = False
+    max_concurrency = 4096
+
+    def __init__(self, spec: JudgeSpec, table: pd.DataFrame, path: str):
+        super().__init__(spec)
+        self.path = path
+        self._rows = {(r["request_id"], int(r["epoch"])): r for r in table.to_dict("records")}
+
+    @property
+    def provider(self) -> str:
+        return "replay"
+
+    def render(self, request: JudgeRequest) -> str:
+        return f"{self.path}\x1f{request.request_id}"
+
+    async def judge_one(self, request: JudgeRequest) -> Verdict:
+        row = self._rows.get((request.request_id, request.epoch))
+        if row is None:
+            return self._verdict(request, parse_ok=False, error="not in replay file", provider="replay")
+        score = row.get("score")
+        score = None if score is None or pd.isna(score) else float(score)
+        choice = row.get("choice")
+        choice = None if choice is None or (isinstance(choice, float) and pd.isna(choice)) else str(choice)
+        parse_ok = row.get("parse_ok")
+        if parse_ok is None or (isinstance(parse_ok, float) and pd.isna(parse_ok)):
+            parse_ok = score is not None if request.form == "graded" else choice is not None
+        rationale = row.get("rationale")
+        raw = row.get("raw")
+        return self._verdict(request, score=score, choice=choice, parse_ok=bool(parse_ok),
+                             score_source="replay" if score is not None else None,
+                             rationale=None if rationale is None or pd.isna(rationale) else str(rationale),
+                             raw=None if raw is None or pd.isna(raw) else str(raw), provider="replay")
+
+
+@register("replay", "verdicts from a JSONL/CSV/Parquet file: replay:<path>[?judge=ID&score=col…]")
+def _make(argument: str, options: dict[str, Any]) -> Judge:
+    path, mapping = parse_spec(argument)
+    if not path:
+        raise InputError("replay judge needs a file: replay:<path>", field="judge")
+    df = load_replay_table(path, mapping)
+    wanted = mapping.get("judge")
+    if "judge_id" in df.columns:
+        ids = sorted(df["judge_id"].dropna().astype(str).unique())
+        if wanted is None and len(ids) > 1:
+            raise InputError(f"file holds {len(ids)} judges ({', '.join(ids[:5])}…); pick one with ?judge=ID",
+                             path=path, field="judge_id")
+        wanted = wanted or (ids[0] if ids else None)
+        if wanted is not None:
+            df = df[df["judge_id"].astype(str) == wanted]
+            if df.empty:
+                raise InputError(f"no rows for judge {wanted!r}", path=path, field="judge_id")
+    spec_id = options["id"] if wanted is None or options["id"] != f"replay:{argument}" else wanted
+    family = options.get("family") or (str(df["family"].iloc[0]) if "family" in df.columns else None)
+    model = str(df["model"].iloc[0]) if "model" in df.columns else wanted
+    return ReplayJudge(JudgeSpec(id=spec_id, backend="replay", model=model, family=family,
+                                 options={"path": path}), df, path)

@@ -1,0 +1,170 @@
+"""The executor: runs a judge over requests concurrently, through the call store.
+
+* reads the store first and calls only what is missing or failed before;
+* bounded concurrency per provider, optional requests-per-minute limit;
+* retries transient failures with exponential backoff and full jitter, honouring ``Retry-After``;
+* a per-call timeout;
+* writes each verdict to the store the moment it completes, so Ctrl-C or a crash loses nothing;
+* a rich progress bar with rate, ETA and cost so far.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
+from rich.text import Text
+
+from judgeaudit.errors import TransientError
+from judgeaudit.judges.base import Judge
+from judgeaudit.records import JudgeRequest, Verdict
+from judgeaudit.runtime.store import CallStore
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int = 5
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    timeout: float = 120.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        """Full-jitter exponential backoff, never shorter than the server's Retry-After."""
+        backoff = random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
+        return max(backoff, retry_after or 0.0)
+
+
+class RateLimiter:
+    """Spaces call starts to at most ``rpm`` per minute (None: unlimited)."""
+
+    def __init__(self, rpm: float | None):
+        self.interval = 60.0 / rpm if rpm else 0.0
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        if not self.interval:
+            return
+        async with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next)
+            self._next = start + self.interval
+        await asyncio.sleep(max(0.0, start - now))
+
+
+class _CostColumn(ProgressColumn):
+    def __init__(self, tracker: dict[str, float]):
+        super().__init__()
+        self.tracker = tracker
+
+    def render(self, task) -> Text:  # noqa: ANN001 - rich's Task
+        return Text(f"${self.tracker['cost']:.4f}", style="green")
+
+
+class _RateColumn(ProgressColumn):
+    def render(self, task) -> Text:  # noqa: ANN001
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:.1f} calls/s" if speed else "– calls/s", style="cyan")
+
+
+# One semaphore per provider, shared by every run in this process.
+_PROVIDER_SEMAPHORES: dict[tuple[int, str], asyncio.Semaphore] = {}
+_PROVIDER_LIMITS: dict[str, int] = defaultdict(lambda: 0)
+
+
+def _semaphore(provider: str, limit: int) -> asyncio.Semaphore:
+    loop_id = id(asyncio.get_running_loop())
+    key = (loop_id, provider)
+    if key not in _PROVIDER_SEMAPHORES or _PROVIDER_LIMITS[provider] != limit:
+        _PROVIDER_SEMAPHORES[key] = asyncio.Semaphore(limit)
+        _PROVIDER_LIMITS[provider] = limit
+    return _PROVIDER_SEMAPHORES[key]
+
+
+async def _call_with_retries(judge: Judge, request: JudgeRequest, key: str, policy: RetryPolicy,
+                             limiter: RateLimiter, sem: asyncio.Semaphore) -> Verdict:
+    last_error = "unknown error"
+    for attempt in range(policy.max_retries + 1):
+        retry_after: float | None = None
+        async with sem:
+            await limiter.wait()
+            started = time.perf_counter()
+            try:
+                verdict = await asyncio.wait_for(judge.judge_one(request), timeout=policy.timeout)
+                if verdict.latency_s is None:
+                    verdict = verdict.model_copy(update={"latency_s": time.perf_counter() - started})
+                return verdict
+            except TransientError as e:
+                last_error, retry_after = str(e), e.retry_after
+            except TimeoutError:
+                last_error = f"timed out after {policy.timeout:g} s"
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # a permanent failure: record it, do not retry
+                return _error_verdict(judge, request, key, f"{type(e).__name__}: {e}")
+        if attempt < policy.max_retries:
+            await asyncio.sleep(policy.delay(attempt, retry_after))
+    return _error_verdict(judge, request, key, f"gave up after {policy.max_retries + 1} attempts: {last_error}")
+
+
+def _error_verdict(judge: Judge, request: JudgeRequest, key: str, error: str) -> Verdict:
+    return Verdict(call_key=key, request_id=request.request_id, judge_id=judge.id, model=judge.spec.model,
+                   family=judge.spec.family, form=request.form, epoch=request.epoch, parse_ok=False,
+                   error=error, provider=judge.provider)
+
+
+async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore | None = None,
+               concurrency: int | None = None, rpm: float | None = None,
+               policy: RetryPolicy | None = None, progress: bool = True,
+               description: str | None = None) -> list[Verdict]:
+    """Judge ``requests`` (in order) through ``store``; returns one verdict per request.
+
+    Completed calls found in the store are returned without a call; failed ones are retried.
+    """
+    policy = policy or RetryPolicy()
+    keys = [judge.key(r) for r in requests]
+    cached = store.completed(keys) if (store is not None and judge.cacheable) else {}
+    results: dict[str, Verdict] = dict(cached)
+    todo: dict[str, JudgeRequest] = {}
+    for k, r in zip(keys, requests, strict=True):
+        if k not in results:
+            todo.setdefault(k, r)
+
+    limit = max(1, min(concurrency or judge.max_concurrency, judge.max_concurrency))
+    sem = _semaphore(judge.provider, limit)
+    limiter = RateLimiter(rpm)
+    tracker = {"cost": float(sum(v.cost_usd or 0.0 for v in cached.values()))}
+
+    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   _RateColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                   _CostColumn(tracker), disable=not progress or not todo, transient=False)
+
+    async def one(k: str, r: JudgeRequest) -> None:
+        v = await _call_with_retries(judge, r, k, policy, limiter, sem)
+        if store is not None and judge.cacheable:
+            store.put(v)
+        results[k] = v
+        tracker["cost"] += v.cost_usd or 0.0
+        bar.advance(task)
+
+    with bar:
+        task = bar.add_task(description or judge.id, total=len(todo))
+        tasks = [asyncio.create_task(one(k, r)) for k, r in todo.items()]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+    return [results[k] for k in keys]
+
+
+def run(judge: Judge, requests: list[JudgeRequest], **kwargs) -> list[Verdict]:
+    """Synchronous ``arun`` (see there for arguments)."""
+    return asyncio.run(arun(judge, requests, **kwargs))

@@ -1,0 +1,154 @@
+"""The call store: SQLite in WAL mode, the source of truth for every judge call.
+
+One row per call key (hash of judge spec, rendered request, sampling params, epoch; see
+``judges.base.call_key``). A completed call (``status='ok'``, including a parse failure) is
+never bought again; a failed call (``status='error'``) keeps its error and attempt count and is
+retried on the next run. Each row is committed as it completes, so a crash or Ctrl-C loses
+nothing already answered. Secrets are never written: rows hold verdicts, not request kwargs.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from judgeaudit.errors import InputError
+from judgeaudit.records import Verdict, verdicts_frame
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    call_key   TEXT PRIMARY KEY,
+    judge_id   TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    epoch      INTEGER NOT NULL,
+    status     TEXT NOT NULL CHECK (status IN ('ok', 'error')),
+    attempts   INTEGER NOT NULL DEFAULT 1,
+    cost_usd   REAL,
+    verdict    TEXT NOT NULL,
+    updated    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS calls_judge ON calls (judge_id);
+"""
+
+
+class CallStore:
+    """A resumable store of judge calls.
+
+    Args:
+        path: SQLite file (created with its folder); ``":memory:"`` for a throwaway store.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as e:
+            raise InputError(f"not a judgeaudit call store ({e})", path=self.path) from None
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> CallStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, tuple[str, Verdict, int]]:
+        """``key -> (status, verdict, attempts)`` for the keys present."""
+        keys = list(keys)
+        out: dict[str, tuple[str, Verdict, int]] = {}
+        with self._lock:
+            for i in range(0, len(keys), 500):
+                chunk = keys[i : i + 500]
+                q = f"SELECT call_key, status, verdict, attempts FROM calls WHERE call_key IN ({','.join('?' * len(chunk))})"
+                for key, status, blob, attempts in self._conn.execute(q, chunk):
+                    out[key] = (status, Verdict.model_validate_json(blob), attempts)
+        return out
+
+    def completed(self, keys: Iterable[str]) -> dict[str, Verdict]:
+        """The completed (status ok) verdicts among ``keys``."""
+        return {k: v for k, (s, v, _) in self.get_many(keys).items() if s == "ok"}
+
+    def put(self, verdict: Verdict) -> None:
+        """Insert or update one call and commit at once. An ok row is never overwritten by an error."""
+        status = "ok" if verdict.error is None else "error"
+        with self._lock:
+            self._conn.execute(
+                """INSERT INTO calls (call_key, judge_id, request_id, epoch, status, attempts, cost_usd, verdict, updated)
+                   VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)
+                   ON CONFLICT(call_key) DO UPDATE SET
+                     status=excluded.status, verdict=excluded.verdict, cost_usd=excluded.cost_usd,
+                     updated=excluded.updated, attempts=calls.attempts + 1
+                   WHERE calls.status != 'ok'""",
+                (verdict.call_key, verdict.judge_id, verdict.request_id, verdict.epoch, status,
+                 verdict.cost_usd, verdict.model_dump_json(), verdict.timestamp),
+            )
+            self._conn.commit()
+
+    def frame(self, *, judge_id: str | None = None, status: str | None = None) -> pd.DataFrame:
+        """The stored verdicts as a verdict table, with ``status`` and ``attempts`` columns."""
+        q = "SELECT status, attempts, verdict FROM calls"
+        cond, args = [], []
+        if judge_id:
+            cond.append("judge_id = ?")
+            args.append(judge_id)
+        if status:
+            cond.append("status = ?")
+            args.append(status)
+        if cond:
+            q += " WHERE " + " AND ".join(cond)
+        with self._lock:
+            rows = self._conn.execute(q + " ORDER BY rowid", args).fetchall()
+        df = verdicts_frame([Verdict.model_validate_json(b) for _, _, b in rows])
+        df["status"] = [s for s, _, _ in rows]
+        df["attempts"] = [a for _, a, _ in rows]
+        return df
+
+    def stats(self) -> pd.DataFrame:
+        """Per judge: calls ok, errors, parse failures, tokens, cost, mean latency."""
+        df = self.frame()
+        if df.empty:
+            return pd.DataFrame(columns=["judge_id", "ok", "errors", "parse_failures", "input_tokens",
+                                         "output_tokens", "cost_usd", "mean_latency_s"])
+        ok = df["status"] == "ok"
+        g = df.assign(ok=ok, err=~ok, pf=ok & ~df["parse_ok"].astype(bool)).groupby("judge_id")
+        return pd.DataFrame({
+            "ok": g["ok"].sum(),
+            "errors": g["err"].sum(),
+            "parse_failures": g["pf"].sum(),
+            "input_tokens": g["input_tokens"].sum(min_count=1),
+            "output_tokens": g["output_tokens"].sum(min_count=1),
+            "cost_usd": g["cost_usd"].sum(min_count=1),
+            "mean_latency_s": g["latency_s"].mean(),
+        }).reset_index()
+
+    def export(self, path: str | Path) -> Path:
+        """Write every stored call to ``.parquet`` or ``.jsonl`` (by suffix)."""
+        from judgeaudit.io import write_jsonl
+
+        p = Path(path)
+        df = self.frame()
+        if p.suffix == ".parquet":
+            p.parent.mkdir(parents=True, exist_ok=True)
+            df.assign(score_dist=df["score_dist"].astype(object), defects=df["defects"].astype(str),
+                      meta=df["meta"].astype(str)).to_parquet(p, index=False)
+        elif p.suffix in (".jsonl", ".ndjson"):
+            write_jsonl(p, df)
+        else:
+            raise InputError("export format must be .parquet or .jsonl", path=p)
+        return p
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0]

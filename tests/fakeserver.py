@@ -1,0 +1,177 @@
+"""A local OpenAI-compatible chat-completions server on 127.0.0.1, with switchable faults.
+
+Used by the tests and benchmarks of the ``api`` backend (through LiteLLM). Never reaches out.
+
+    with FakeServer(responder=lambda prompt: "Score: 3") as srv:
+        srv.fault("429", times=2, retry_after=0.1)
+        ... api_base=srv.base_url ...
+
+Faults apply to the next ``times`` requests, in the order planned: ``429`` (with Retry-After),
+``500``, ``slow`` (sleeps ``delay`` seconds before answering), ``malformed`` (a body that is not
+JSON), ``truncated`` (a JSON body cut in half), ``garbage`` (a well-formed answer whose text is
+not a verdict).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class FakeServer:
+    def __init__(self, responder: Callable[[str], str] | None = None, latency: float = 0.0,
+                 logprobs: bool = False):
+        self.responder = responder or (lambda prompt: "Score: 5")
+        self.latency = latency
+        self.logprobs = logprobs
+        self.requests: list[dict[str, Any]] = []
+        self.answered: Counter[str] = Counter()   # prompt hash -> successful answers sent
+        self.auth_headers: list[str] = []
+        self._faults: deque[tuple[str, dict[str, Any]]] = deque()
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def fault(self, kind: str, times: int = 1, **kw: Any) -> None:
+        with self._lock:
+            for _ in range(times):
+                self._faults.append((kind, kw))
+
+    def __enter__(self) -> FakeServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    start = __enter__
+
+    def stop(self) -> None:
+        self.__exit__()
+
+    @staticmethod
+    def prompt_hash(prompt: str) -> str:
+        return hashlib.sha256(prompt.encode()).hexdigest()
+
+    def _next_fault(self) -> tuple[str, dict[str, Any]] | None:
+        with self._lock:
+            return self._faults.popleft() if self._faults else None
+
+    def _completion(self, body: dict[str, Any], text: str) -> dict[str, Any]:
+        choice: dict[str, Any] = {"index": 0, "finish_reason": "stop",
+                                  "message": {"role": "assistant", "content": text}}
+        if self.logprobs and body.get("logprobs"):
+            digit = next((c for c in text if c.isdigit()), "5")
+            import math
+
+            top = [{"token": str(d), "logprob": math.log(0.7 if str(d) == digit else 0.3 / 8), "bytes": None}
+                   for d in range(1, 10)]
+            choice["logprobs"] = {"content": [{"token": digit, "logprob": math.log(0.7), "bytes": None,
+                                               "top_logprobs": top}]}
+        return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+                "model": body.get("model", "fake"), "choices": [choice],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}}
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def _send(self, code: int, payload: bytes, headers: dict[str, str] | None = None,
+                      length: int | None = None) -> None:
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(length if length is not None else len(payload)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                try:
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                n = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(n) or b"{}")
+                prompt = "\n".join(m.get("content", "") for m in body.get("messages", []))
+                with server._lock:
+                    server.requests.append(body)
+                    server.auth_headers.append(self.headers.get("Authorization", ""))
+                fault = server._next_fault()
+                if server.latency:
+                    time.sleep(server.latency)
+                if fault:
+                    kind, kw = fault
+                    if kind == "429":
+                        return self._send(429, b'{"error": {"message": "rate limited", "type": "rate_limit"}}',
+                                          {"Retry-After": str(kw.get("retry_after", 0.05))})
+                    if kind == "500":
+                        return self._send(500, b'{"error": {"message": "boom", "type": "server_error"}}')
+                    if kind == "slow":
+                        time.sleep(kw.get("delay", 5.0))
+                    if kind == "malformed":
+                        return self._send(200, b"<html>not json</html>")
+                    if kind == "truncated":
+                        full = json.dumps(server._completion(body, server.responder(prompt))).encode()
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Length", str(len(full)))
+                        self.end_headers()
+                        self.wfile.write(full[: len(full) // 2])
+                        self.wfile.flush()
+                        self.close_connection = True
+                        return
+                    if kind == "garbage":
+                        text = "I would rather not say."
+                        with server._lock:
+                            server.answered[server.prompt_hash(prompt)] += 1
+                        return self._send(200, json.dumps(server._completion(body, text)).encode())
+                text = server.responder(prompt)
+                with server._lock:
+                    server.answered[server.prompt_hash(prompt)] += 1
+                self._send(200, json.dumps(server._completion(body, text)).encode())
+
+        return Handler
+
+
+def main() -> None:  # pragma: no cover - used by subprocess tests and benchmarks
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--latency", type=float, default=0.0)
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--log", required=True, help="append one prompt hash per successful answer")
+    args = ap.parse_args()
+    log = open(args.log, "a", buffering=1)  # noqa: SIM115
+
+    def responder(prompt: str) -> str:
+        log.write(FakeServer.prompt_hash(prompt) + "\n")
+        digit = int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % 9 + 1
+        return f"Score: {digit}"
+
+    srv = FakeServer(responder=responder, latency=args.latency)
+    srv.start()
+    with open(args.port_file, "w") as fh:
+        fh.write(srv.base_url)
+    threading.Event().wait()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
