@@ -1,0 +1,742 @@
+"""The (S, R) validity profile of a graded judge (construct-validity.txt §2, §4.1–4.2, §5.1–5.2,
+Appendices A–D, H S2/S4).
+
+Inputs are two tables:
+
+* the probe table (``records.PROBE_COLUMNS``): one row per (base item, intervention);
+* the verdict table: at least ``judge_id, request_id, score, parse_ok, error, epoch``. The grade of
+  a base item's original has ``request_id = base_id``; an edited text's has ``request_id =
+  probe_id``. ``score`` is the graded overreach score (1–9, possibly a non-integer expected score).
+  Rows with an error, ``parse_ok`` False or a NaN score are unusable: they are counted, never
+  silently dropped. Epoch 0 gives the profile; epochs ≥ 1 are re-grades, used only for regrade
+  agreement.
+
+For every judge the binary verdict at threshold τ is ``flagged = score ≥ τ`` (Remark 1: we cut the
+grade ourselves), a probe *flips* when its original and edited verdicts differ, and
+
+* ``S`` = share of construct-preserving (control) probes that do not flip,
+* ``R`` = share of construct-changing probes that flip,
+
+both by Eq. (6): base items weighted equally, interventions equally within a base item. The
+frontier (Def. 4) is traced over every attained threshold; the operating point is the threshold
+with the highest R subject to S ≥ the floor. Intervals resample base items (App. A.2), one counts
+matrix shared by every judge and every statistic, so all intervals are paired.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, SLOTS, axis_of
+from judgeaudit.probes.taxonomy import intended_direction as slot_direction
+from judgeaudit.stats.agreement import majority_label, raw_pairwise_agreement
+from judgeaudit.stats.resample import bootstrap_counts, percentile_ci, permutation_p, permute_within_groups
+
+__all__ = [
+    "JudgeProfile",
+    "ValidityResult",
+    "base_weighted_mean",
+    "flips_at",
+    "frontier_hull",
+    "matched_operating_point",
+    "validity_profile",
+]
+
+USABLE_POINT_SHARE = 0.01
+"""A grade value is a usable operating point if it carries at least this share of a judge's
+usable grades (App. D, Figure 10)."""
+
+SLOT_ORDER: tuple[str, ...] = tuple(s.name for s in SLOTS)
+_EPS = 1e-12
+
+
+# ----------------------------------------------------------------------------- small estimators
+
+
+def flips_at(base_scores: np.ndarray, edit_scores: np.ndarray, taus: np.ndarray) -> np.ndarray:
+    """``(n_probes, n_tau)`` boolean: does the binary verdict ``score ≥ τ`` differ between the
+    original and the edited text (Def. 3, Remark 1)?"""
+    taus = np.atleast_1d(np.asarray(taus, dtype=float))
+    b = np.asarray(base_scores, dtype=float)[:, None] >= taus[None, :]
+    e = np.asarray(edit_scores, dtype=float)[:, None] >= taus[None, :]
+    return b != e
+
+
+def _per_base(values: np.ndarray, masks: np.ndarray, base_index: np.ndarray,
+              n_base: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-base means of ``values`` over each subset.
+
+    Args:
+        values: ``(n_probes,)`` or ``(n_probes, k)`` values (one column per subset or threshold).
+        masks: ``(n_probes, k)`` membership of each probe in each subset.
+        base_index: ``(n_probes,)`` base item of each probe, in ``0..n_base-1``.
+
+    Returns:
+        ``(means, has)``: ``(n_base, k)`` per-base mean (0 where the base has no member) and
+        ``(n_base, k)`` float indicator of bases with at least one member.
+    """
+    values = np.asarray(values, dtype=float)
+    masks = np.asarray(masks, dtype=float)
+    if values.ndim == 1:
+        values = np.broadcast_to(values[:, None], masks.shape)
+    member = np.zeros((n_base, len(base_index)))
+    member[base_index, np.arange(len(base_index))] = 1.0
+    sums = member @ (values * masks)
+    counts = member @ masks
+    has = (counts > 0).astype(float)
+    means = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
+    return means, has
+
+
+def base_weighted_mean(values: np.ndarray, base_index: np.ndarray, n_base: int,
+                       mask: np.ndarray | None = None) -> float:
+    """Eq. (6): the mean over base items of the mean over each base item's interventions.
+
+    Base items without a member in ``mask`` do not enter the outer mean. NaN when none has one.
+    """
+    values = np.asarray(values, dtype=float)
+    mask = np.ones(len(values), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    means, has = _per_base(values, mask[:, None], np.asarray(base_index), n_base)
+    n = has[:, 0].sum()
+    return float(means[:, 0].sum() / n) if n else float("nan")
+
+
+def _estimates(means: np.ndarray, has: np.ndarray) -> np.ndarray:
+    """Point estimates of Eq. (6), one per column (NaN for an empty subset)."""
+    n = has.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, (means * has).sum(axis=0) / np.where(n > 0, n, 1), np.nan)
+
+
+def _boot_estimates(counts: np.ndarray, means: np.ndarray, has: np.ndarray) -> np.ndarray:
+    """``(n_boot, k)`` Eq. (6) in every resample: ``counts`` is the base-item multiplicity matrix."""
+    num = counts @ (means * has)
+    den = counts @ has
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def frontier_hull(points: Sequence[tuple[float, float, float]]) -> list[tuple[float, float, float]]:
+    """The monotone hull of a frontier (§5.1, Figure 5): the attained points not beaten by one
+    with at least the same S and a higher R. Returned from the highest S to the lowest, so at
+    each invariance it shows the best sensitivity achieved at that invariance or stricter."""
+    pts = [p for p in points if p[0] is not None and p[1] is not None
+           and not (math.isnan(p[0]) or math.isnan(p[1]))]
+    pts.sort(key=lambda p: (-p[0], -p[1], p[2]))
+    out: list[tuple[float, float, float]] = []
+    best = -math.inf
+    for p in pts:
+        if p[1] > best + _EPS:
+            out.append(p)
+            best = p[1]
+    return out
+
+
+def matched_operating_point(S: np.ndarray, R: np.ndarray, taus: np.ndarray, degenerate: np.ndarray,
+                            s_floor: float) -> tuple[int | None, bool]:
+    """The matched-invariance operating point (§2.3, Corollary 1, §5.1).
+
+    Among thresholds with ``S ≥ s_floor`` take the highest R, ties to the higher S, then the lower
+    τ. The judge is *interpretable* only if some non-degenerate threshold (one that does not flag
+    every grade or none) reaches the floor: the constant corners sit at S = 1 for any judge and
+    say nothing about it. An uninterpretable judge is reported at its non-degenerate threshold
+    with the highest S (ties to the higher R), flagged so that its R is never read as sensitivity.
+
+    Returns:
+        ``(index, interpretable)``; index None when S is undefined everywhere.
+    """
+    S = np.asarray(S, dtype=float)
+    R = np.asarray(R, dtype=float)
+    ok = ~np.isnan(S) & ~np.isnan(R)
+    if not ok.any():
+        return None, False
+    eligible = ok & (S >= s_floor - _EPS)
+    interpretable = bool((eligible & ~degenerate).any())
+    if interpretable:
+        cand = np.flatnonzero(eligible)
+        key = [(-R[i], -S[i], taus[i]) for i in cand]
+    else:
+        cand = np.flatnonzero(ok & ~degenerate)
+        if not len(cand):
+            cand = np.flatnonzero(ok)
+        key = [(-S[i], -R[i], taus[i]) for i in cand]
+    return int(cand[min(range(len(cand)), key=key.__getitem__)]), interpretable
+
+
+def _eta_squared(values: Sequence[float], groups: Sequence[str]) -> float | None:
+    """η²: share of the variance of ``values`` explained by ``groups`` (between / total SS)."""
+    v = np.asarray(values, dtype=float)
+    g = np.asarray(groups)
+    if len(v) < 2 or len(set(g)) < 2:
+        return None
+    grand = v.mean()
+    total = float(((v - grand) ** 2).sum())
+    if total <= _EPS:
+        return None
+    between = sum(float((g == k).sum()) * (float(v[g == k].mean()) - grand) ** 2 for k in set(g))
+    return between / total
+
+
+# ----------------------------------------------------------------------------- result objects
+
+
+def _num(x: Any) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+def _ci(lo: Any, hi: Any) -> list[float | None] | None:
+    lo, hi = _num(lo), _num(hi)
+    return None if lo is None or hi is None else [lo, hi]
+
+
+@dataclass(frozen=True)
+class JudgeProfile:
+    """One judge's profile at its matched-invariance operating point, with its frontier.
+
+    ``stats`` holds everything in the ``judges[<id>]`` block of ``result.json``.
+    """
+
+    judge_id: str
+    stats: Mapping[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.stats[key]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.stats)
+
+
+@dataclass(frozen=True)
+class ValidityResult:
+    """The validity analysis of one probe set and one or more judges.
+
+    ``to_dict()`` is the ``result.json`` shape: top-level ``s_floor, bar, n_base, n_probes,
+    direction_source`` (plus the slot/axis measurability tables, the length checks and notes) and
+    one block per judge under ``judges``.
+    """
+
+    s_floor: float
+    bar: float
+    level: float
+    n_boot: int
+    n_perm: int
+    seed: int
+    n_base: int
+    n_probes: int
+    direction_source: str
+    judges: tuple[JudgeProfile, ...]
+    slots: Mapping[str, Mapping[str, Any]]
+    axes: Mapping[str, Mapping[str, Any]]
+    length: Mapping[str, Any]
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def judge(self, judge_id: str) -> JudgeProfile:
+        for j in self.judges:
+            if j.judge_id == judge_id:
+                return j
+        raise KeyError(judge_id)
+
+    def __getitem__(self, judge_id: str) -> JudgeProfile:
+        return self.judge(judge_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "s_floor": self.s_floor,
+            "bar": self.bar,
+            "n_base": self.n_base,
+            "n_probes": self.n_probes,
+            "direction_source": self.direction_source,
+            "level": self.level,
+            "n_boot": self.n_boot,
+            "n_perm": self.n_perm,
+            "seed": self.seed,
+            "bootstrap_unit": "base_id",
+            "slots": {k: dict(v) for k, v in self.slots.items()},
+            "axes": {k: dict(v) for k, v in self.axes.items()},
+            "length": dict(self.length),
+            "notes": list(self.notes),
+            "judges": {j.judge_id: j.to_dict() for j in self.judges},
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per judge, in the shape of the paper's Table 5 (with intervals)."""
+        rows = []
+        for j in self.judges:
+            s = j.stats
+            ci = lambda k, i: (s[k][i] if s.get(k) else None)  # noqa: E731
+            rows.append({
+                "judge": j.judge_id, "tau": s["tau"], "S": s["S"], "S_lo": ci("S_ci", 0),
+                "S_hi": ci("S_ci", 1), "R": s["R"], "R_lo": ci("R_ci", 0), "R_hi": ci("R_ci", 1),
+                "R_scope": s["R_scope"], "R_strength": s["R_strength"], "gap": s["gap"],
+                "gap_lo": ci("gap_ci", 0), "gap_hi": ci("gap_ci", 1), "gap_perm_p": s["gap_perm_p"],
+                "control_flip_rate": s["control_flip_rate"], "usable_points": s["usable_points"],
+                "regrade_agreement": s["regrade_agreement"], "parse_failures": s["parse_failures"],
+                "interpretable": s["interpretable"], "single_point": s["single_point"],
+            })
+        return pd.DataFrame(rows)
+
+    def slot_frame(self) -> pd.DataFrame:
+        """One row per slot, in the shape of the paper's Tables 3–4 (n, agreement, yield) plus the
+        mean flip rate over interpretable judges at their operating points."""
+        rows = []
+        for slot in SLOT_ORDER:
+            info = self.slots[slot]
+            rates = [j.stats["per_slot"][slot]["flip_rate"] for j in self.judges
+                     if j.stats["interpretable"] and j.stats["per_slot"].get(slot)
+                     and j.stats["per_slot"][slot]["flip_rate"] is not None]
+            rows.append({"slot": slot, "axis": info["axis"], "n": info["n_in_arm"],
+                         "n_probes": info["n_probes"], "agreement": info["agreement"],
+                         "yield": info["yield"], "measurable": info["measurable"],
+                         "mean_flip_rate": float(np.mean(rates)) if rates else None})
+        return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- the design
+
+
+@dataclass(frozen=True)
+class _Design:
+    probe_ids: np.ndarray
+    base_index: np.ndarray
+    bases: np.ndarray
+    slot: np.ndarray
+    axis: np.ndarray
+    is_control: np.ndarray
+    in_arm: np.ndarray
+    unanimous: np.ndarray
+    d_len: np.ndarray
+    base_len: np.ndarray
+    edit_len: np.ndarray
+    direction_source: str
+    slots: dict[str, dict[str, Any]]
+    axes: dict[str, dict[str, Any]]
+    notes: list[str]
+
+
+def _labels_of(v: Any) -> list[str] | None:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return None
+    labs = [str(x) for x in list(v)]
+    return labs or None
+
+
+def _design(probes: pd.DataFrame, bar: float) -> _Design:
+    need = {"probe_id", "base_id", "slot", "original", "edited"}
+    missing = need - set(probes.columns)
+    if missing:
+        raise ValueError(f"probe table lacks columns {sorted(missing)}")
+    if probes["probe_id"].duplicated().any():
+        raise ValueError("probe table has duplicate probe_id values")
+    unknown = sorted(set(probes["slot"]) - set(SLOT_ORDER))
+    if unknown:
+        raise ValueError(f"probe table has unknown slots {unknown}")
+    probes = probes.reset_index(drop=True)
+    n = len(probes)
+    bases, base_index = np.unique(probes["base_id"].astype(str).to_numpy(), return_inverse=True)
+    slot = probes["slot"].astype(str).to_numpy()
+    axis = np.array([axis_of(s) for s in slot])
+    is_control = axis == "control"
+    designed = np.array([slot_direction(s) for s in slot])
+    labels = [_labels_of(v) for v in probes["labels"]] if "labels" in probes else [None] * n
+    has_labels = np.array([lab is not None for lab in labels])
+    notes: list[str] = []
+
+    base_len = probes["original"].astype(str).str.len().to_numpy(dtype=float)
+    edit_len = probes["edited"].astype(str).str.len().to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d_len = np.where(base_len > 0, (edit_len - base_len) / base_len, np.nan)
+
+    slots: dict[str, dict[str, Any]] = {}
+    axes: dict[str, dict[str, Any]] = {}
+    if has_labels.any():
+        source = "human"
+        majority = np.array([majority_label(lab) if lab else None for lab in labels], dtype=object)
+        match = np.array([m is not None and m == d for m, d in zip(majority, designed, strict=True)])
+        unanimous = np.array([lab is not None and len(lab) >= 2 and len(set(lab)) == 1 for lab in labels]) & match
+        axis_ok: dict[str, bool] = {}
+        for ax in ("scope", "strength", "control"):
+            sel = [labels[i] for i in np.flatnonzero((axis == ax) & has_labels)]
+            agr = raw_pairwise_agreement(sel) if sel else float("nan")
+            axis_ok[ax] = bool(not math.isnan(agr) and agr >= bar)
+            axes[ax] = {"agreement": _num(agr), "measurable": axis_ok[ax], "n_annotated": len(sel)}
+        slot_ok: dict[str, bool] = {}
+        for s in SLOT_ORDER:
+            idx = np.flatnonzero(slot == s)
+            lab_idx = [i for i in idx if has_labels[i]]
+            sel = [labels[i] for i in lab_idx]
+            agr = raw_pairwise_agreement(sel) if sel else float("nan")
+            ok = bool(not math.isnan(agr) and agr >= bar) and axis_ok[axis_of(s)]
+            slot_ok[s] = ok
+            flat = [x for lab in sel for x in lab]
+            dom = max((flat.count(c) for c in set(flat)), default=0) / len(flat) if flat else None
+            maj = [majority[i] for i in lab_idx]
+            n_match = int(sum(match[i] for i in lab_idx))
+            slots[s] = {
+                "axis": axis_of(s), "n_probes": int(len(idx)), "n_annotated": len(sel),
+                "n_unlabelled": int(len(idx) - len(sel)), "agreement": _num(agr),
+                "measurable": ok, "n_usable": n_match,
+                "yield": (n_match / len(sel)) if sel else None,
+                "n_cannot_tell": int(sum(m == "cannot_tell" for m in maj)),
+                "n_no_majority": int(sum(m is None for m in maj)),
+                "n_other_direction": int(sum(m is not None and m != "cannot_tell" and m != slot_direction(s)
+                                             for m in maj)),
+                "dominant_label_share": dom,
+                "dominant_label_flag": bool(dom is not None and dom >= 0.9),
+            }
+            if sel and not ok:
+                why = (f"agreement {agr:.3f} below the bar {bar}" if not math.isnan(agr) and agr < bar
+                       else "its axis is below the bar" if not axis_ok[axis_of(s)]
+                       else "no item carries two or more labels")
+                notes.append(f"slot {s} is not measurable ({why}); excluded from "
+                             f"{'S' if axis_of(s) == 'control' else 'R and the axis comparison'}")
+        for ax in ("scope", "strength", "control"):
+            if axes[ax]["n_annotated"] and not axis_ok[ax]:
+                notes.append(f"axis {ax} is not measurable (agreement {axes[ax]['agreement']}); excluded")
+        in_arm = has_labels & match & np.array([slot_ok[s] for s in slot])
+        n_unl = int((~has_labels).sum())
+        if n_unl:
+            notes.append(f"{n_unl} probes carry no human labels and are excluded from both arms")
+        n_ct = sum(v["n_cannot_tell"] for v in slots.values())
+        n_nm = sum(v["n_no_majority"] for v in slots.values())
+        n_lab = int(has_labels.sum())
+        notes.append(f"cannot-tell majority on {n_ct} of {n_lab} annotated probes ({n_ct / n_lab:.1%}); "
+                     f"no majority label on {n_nm} ({n_nm / n_lab:.1%}); both leave the primary analysis "
+                     "(Appendix C). The label set has no facts-differ code, so generator failures of that "
+                     "kind are not separately counted.")
+        for ax in ("scope", "strength", "control"):
+            axes[ax]["n_in_arm"] = int((in_arm & (axis == ax)).sum())
+    else:
+        source = "intended"
+        given = probes["intended_direction"].to_numpy(dtype=object) if "intended_direction" in probes \
+            else np.full(n, None, dtype=object)
+        intended = np.array([g if isinstance(g, str) else d for g, d in zip(given, designed, strict=True)])
+        in_arm = intended == designed
+        unanimous = np.zeros(n, dtype=bool)
+        off = int((~in_arm).sum())
+        if off:
+            notes.append(f"{off} probes carry an intended_direction other than their slot's and are excluded")
+        for s in SLOT_ORDER:
+            idx = slot == s
+            slots[s] = {"axis": axis_of(s), "n_probes": int(idx.sum()), "n_annotated": 0,
+                        "n_unlabelled": int(idx.sum()), "agreement": None, "measurable": True,
+                        "n_usable": int((in_arm & idx).sum()), "yield": None, "n_cannot_tell": None,
+                        "n_no_majority": None, "n_other_direction": None,
+                        "dominant_label_share": None, "dominant_label_flag": False}
+        for ax in ("scope", "strength", "control"):
+            axes[ax] = {"agreement": None, "measurable": True, "n_annotated": 0,
+                        "n_in_arm": int((in_arm & (axis == ax)).sum())}
+        notes.append("directions are author-intended and not human-verified")
+    for s in SLOT_ORDER:
+        slots[s]["n_in_arm"] = int((in_arm & (slot == s)).sum())
+        slots[s]["arm"] = "control" if axis_of(s) == "control" else "construct"
+    if "group" in probes and probes["group"].nunique() < len(bases):
+        notes.append("the group column is coarser than base items; intervals resample base items, "
+                     "the unit Appendix A.2 names")
+    return _Design(probe_ids=probes["probe_id"].astype(str).to_numpy(), base_index=base_index,
+                   bases=bases, slot=slot, axis=axis, is_control=is_control, in_arm=in_arm,
+                   unanimous=unanimous, d_len=d_len, base_len=base_len, edit_len=edit_len,
+                   direction_source=source, slots=slots, axes=axes, notes=notes)
+
+
+# ----------------------------------------------------------------------------- one judge
+
+
+def _usable(rows: pd.DataFrame) -> np.ndarray:
+    err = rows["error"].notna().to_numpy() if "error" in rows else np.zeros(len(rows), bool)
+    ok = rows["parse_ok"].fillna(False).astype(bool).to_numpy() if "parse_ok" in rows else np.ones(len(rows), bool)
+    score = pd.to_numeric(rows["score"], errors="coerce").to_numpy(dtype=float)
+    return ~err & ok & ~np.isnan(score)
+
+
+def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.ndarray, s_floor: float,
+                   level: float, n_perm: int, seed: int) -> JudgeProfile:
+    notes: list[str] = []
+    rows = rows.copy()
+    rows["request_id"] = rows["request_id"].astype(str)
+    rows["epoch"] = pd.to_numeric(rows["epoch"], errors="coerce").fillna(0).astype(int) if "epoch" in rows else 0
+    rows["score"] = pd.to_numeric(rows["score"], errors="coerce")
+    rows["_usable"] = _usable(rows)
+    err = rows["error"].notna() if "error" in rows else pd.Series(False, index=rows.index)
+    pok = rows["parse_ok"].fillna(False).astype(bool) if "parse_ok" in rows else pd.Series(True, index=rows.index)
+    n_errors = int(err.sum())
+    n_parse = int((~err & ~pok).sum())
+    n_nan = int((~err & pok & rows["score"].isna()).sum())
+    dup = rows.duplicated(["request_id", "epoch"], keep="first")
+    if dup.any():
+        notes.append(f"{int(dup.sum())} duplicate (request, epoch) rows; the first of each was used")
+        rows = rows[~dup]
+    e0 = rows[rows["epoch"] == 0]
+    wanted = np.concatenate([d.bases, d.probe_ids])
+    wanted_set = set(wanted.tolist())
+    e0 = e0[e0["request_id"].isin(wanted_set)]
+    grade = dict(zip(e0.loc[e0["_usable"], "request_id"], e0.loc[e0["_usable"], "score"].astype(float), strict=True))
+    n_missing = int(len(wanted_set - set(e0["request_id"])))
+    base_ids = d.bases[d.base_index]
+    bs = np.array([grade.get(b, np.nan) for b in base_ids], dtype=float)
+    es = np.array([grade.get(p, np.nan) for p in d.probe_ids], dtype=float)
+    usable_p = ~np.isnan(bs) & ~np.isnan(es)
+    arm = d.in_arm & usable_p
+    ctrl = arm & d.is_control
+    cons = arm & ~d.is_control
+    n_unusable_probes = int((d.in_arm & ~usable_p).sum())
+    if n_unusable_probes:
+        notes.append(f"{n_unusable_probes} probes in the arms lack a usable original or edited grade "
+                     "and are left out of S and R")
+
+    scores = np.array(list(grade.values()), dtype=float)
+    n_b = len(d.bases)
+    values, freq = np.unique(scores, return_counts=True)
+    usable_points = int((freq >= USABLE_POINT_SHARE * len(scores) - _EPS).sum()) if len(scores) else 0
+    if len(scores) and not np.allclose(values, np.round(values)):
+        notes.append("grades are non-integer (expected scores); usable points count exact grade values")
+
+    stats: dict[str, Any] = {
+        "S": None, "R": None, "R_scope": None, "R_strength": None, "gap": None, "gap_ci": None,
+        "gap_perm_p": None, "S_ci": None, "R_ci": None, "tau": None, "interpretable": False,
+        "per_slot": {}, "frontier": [], "usable_points": usable_points, "regrade_agreement": None,
+        "parse_failures": n_parse,
+        # extras
+        "R_scope_ci": None, "R_strength_ci": None, "control_flip_rate": None, "control_flip_rate_ci": None,
+        "hull": [], "single_point": False, "operating_point_degenerate": None,
+        "distinct_grades": int(len(values)), "n_grades": int(len(e0)), "n_usable_grades": int(len(scores)),
+        "errors": n_errors, "nan_scores": n_nan, "missing": n_missing, "unusable_probes": n_unusable_probes,
+        "n_control": int(ctrl.sum()), "n_construct": int(cons.sum()),
+        "regrade_exact_agreement": None, "n_regraded": 0, "gap_unanimous": None,
+        "length": {}, "eta2_axis": None, "notes": notes,
+    }
+    if not len(scores):
+        stats["single_point"] = True
+        notes.append("the judge returned no usable grades: reported as a single point with no profile")
+        return JudgeProfile(judge_id, stats)
+
+    taus = np.append(values, values[-1] + 1.0)
+    degenerate = np.zeros(len(taus), dtype=bool)
+    degenerate[0] = degenerate[-1] = True
+    F = flips_at(bs, es, taus)  # (n_probes, n_tau), meaningful where usable_p
+    F = np.where(usable_p[:, None], F, False)
+    mc, hc = _per_base(F, np.repeat(ctrl[:, None], len(taus), 1), d.base_index, n_b)
+    mr, hr = _per_base(F, np.repeat(cons[:, None], len(taus), 1), d.base_index, n_b)
+    S_all = 1.0 - _estimates(mc, hc)
+    R_all = _estimates(mr, hr)
+    frontier = [(_num(s), _num(r), float(t)) for s, r, t in zip(S_all, R_all, taus, strict=True)]
+    stats["frontier"] = [list(p) for p in frontier]
+    stats["hull"] = [list(p) for p in frontier_hull(frontier)]
+    if len(values) == 1:
+        stats["single_point"] = True
+        notes.append(f"the judge returned a single distinct grade ({values[0]:g}): it is a constant "
+                     "instrument and is reported as a single point")
+        idx, interp = 0, bool(not np.isnan(S_all[0]) and S_all[0] >= s_floor - _EPS)
+    else:
+        idx, interp = matched_operating_point(S_all, R_all, taus, degenerate, s_floor)
+    if np.isnan(S_all).all():
+        notes.append("no usable control probes: S cannot be estimated, so R is not reported (Corollary 1)")
+        return JudgeProfile(judge_id, stats)
+    if idx is None:
+        notes.append("no usable construct probes: R cannot be estimated")
+        return JudgeProfile(judge_id, stats)
+    tau = float(taus[idx])
+    stats["tau"] = tau
+    stats["interpretable"] = interp
+    stats["operating_point_degenerate"] = bool(degenerate[idx])
+    if not interp:
+        notes.append(f"no non-degenerate threshold reaches S ≥ {s_floor}: the judge is uninterpretable and "
+                     "its R is not evidence of sensitivity (Corollary 1)")
+    elif degenerate[idx] and not stats["single_point"]:
+        notes.append("the operating point is a constant corner (every or no grade flagged): no threshold "
+                     "that reaches the floor makes the judge move on a construct edit")
+
+    f = F[:, idx]
+    # ---- every subset evaluated at τ, in one matrix
+    scope_ax, strength_ax = d.axes["scope"]["measurable"], d.axes["strength"]["measurable"]
+    subsets: dict[str, np.ndarray] = {"control": ctrl, "construct": cons,
+                                      "scope": cons & (d.axis == "scope"),
+                                      "strength": cons & (d.axis == "strength")}
+    for s in SLOT_ORDER:
+        subsets[f"slot:{s}"] = arm & (d.slot == s)
+    subsets["scope_unan"] = subsets["scope"] & d.unanimous
+    subsets["strength_unan"] = subsets["strength"] & d.unanimous
+    subsets["scope_longer"] = subsets["scope"] & (d.d_len > 0)
+    subsets["strength_longer"] = subsets["strength"] & (d.d_len > 0)
+    subsets["scope_shorter"] = subsets["scope"] & (d.d_len < 0)
+    subsets["strength_shorter"] = subsets["strength"] & (d.d_len < 0)
+    names = list(subsets)
+    masks = np.column_stack([subsets[k] for k in names])
+    means, has = _per_base(f.astype(float), masks, d.base_index, n_b)
+    est = dict(zip(names, _estimates(means, has), strict=True))
+    boot = _boot_estimates(counts, means, has) if len(counts) else np.full((0, len(names)), np.nan)
+    col = {k: i for i, k in enumerate(names)}
+
+    def ci_of(samples: np.ndarray) -> list[float | None] | None:
+        if not len(samples) or np.isnan(samples).all():
+            return None
+        lo, hi = percentile_ci(samples, level)
+        return _ci(lo, hi)
+
+    cfr = est["control"]
+    stats["S"] = _num(1.0 - cfr)
+    stats["control_flip_rate"] = _num(cfr)
+    stats["R"] = _num(est["construct"])
+    c_ci = ci_of(boot[:, col["control"]])
+    stats["control_flip_rate_ci"] = c_ci
+    stats["S_ci"] = None if c_ci is None else [1.0 - c_ci[1], 1.0 - c_ci[0]]
+    stats["R_ci"] = ci_of(boot[:, col["construct"]])
+    if scope_ax:
+        stats["R_scope"] = _num(est["scope"])
+        stats["R_scope_ci"] = ci_of(boot[:, col["scope"]])
+    if strength_ax:
+        stats["R_strength"] = _num(est["strength"])
+        stats["R_strength_ci"] = ci_of(boot[:, col["strength"]])
+    gap_ok = scope_ax and strength_ax and stats["R_scope"] is not None and stats["R_strength"] is not None
+    if gap_ok:
+        gap = est["scope"] - est["strength"]
+        stats["gap"] = _num(gap)
+        stats["gap_ci"] = ci_of(boot[:, col["scope"]] - boot[:, col["strength"]])
+        if n_perm > 0:
+            stats["gap_perm_p"] = _gap_permutation_p(f, cons & np.isin(d.axis, ("scope", "strength")), d,
+                                                     gap, n_perm, seed)
+        if d.direction_source == "human":
+            gu = est["scope_unan"] - est["strength_unan"]
+            stats["gap_unanimous"] = {"gap": _num(gu),
+                                      "n": int((subsets["scope_unan"] | subsets["strength_unan"]).sum())}
+    else:
+        notes.append("the scope − strength gap is not reported: an axis is not measurable or has no usable probes")
+
+    per_slot: dict[str, dict[str, Any]] = {}
+    for s in SLOT_ORDER:
+        m = subsets[f"slot:{s}"]
+        measurable = d.slots[s]["measurable"]
+        per_slot[s] = {"n": int(m.sum()), "flip_rate": _num(est[f"slot:{s}"]) if measurable else None,
+                       "flip_rate_ci": ci_of(boot[:, col[f"slot:{s}"]]) if measurable else None,
+                       "axis": axis_of(s), "arm": d.slots[s]["arm"], "measurable": measurable}
+    stats["per_slot"] = per_slot
+    slot_r = [(per_slot[s]["flip_rate"], axis_of(s)) for s in CONSTRUCT_SLOTS
+              if per_slot[s]["flip_rate"] is not None]
+    stats["eta2_axis"] = _eta_squared([v for v, _ in slot_r], [a for _, a in slot_r]) if slot_r else None
+
+    # ---- §5.2 length checks for this judge
+    texts_len = {**{b: float(L) for b, L in zip(base_ids, d.base_len, strict=True)},
+                 **{p: float(L) for p, L in zip(d.probe_ids, d.edit_len, strict=True)}}
+    pairs = [(texts_len[k], v) for k, v in grade.items() if k in texts_len]
+    rho = None
+    if len(pairs) >= 3:
+        from scipy.stats import spearmanr
+
+        x, y = np.array(pairs).T
+        if np.ptp(x) > 0 and np.ptp(y) > 0:
+            rho = _num(spearmanr(x, y).statistic)
+    stats["length"] = {
+        "spearman_grade_length": rho, "n_graded": len(pairs), "length_unit": "characters",
+        "gap_lengthened": _num(est["scope_longer"] - est["strength_longer"]) if gap_ok else None,
+        "n_lengthened": int((subsets["scope_longer"] | subsets["strength_longer"]).sum()),
+        "gap_shortened": _num(est["scope_shorter"] - est["strength_shorter"]) if gap_ok else None,
+        "n_shortened": int((subsets["scope_shorter"] | subsets["strength_shorter"]).sum()),
+    }
+
+    # ---- instrument quality: regrade agreement (App. D)
+    re = rows[(rows["epoch"] >= 1) & rows["_usable"] & rows["request_id"].isin(grade.keys())]
+    if len(re):
+        first = re["request_id"].map(grade).to_numpy(dtype=float)
+        again = re["score"].to_numpy(dtype=float)
+        stats["regrade_agreement"] = float(np.mean((first >= tau) == (again >= tau)))
+        stats["regrade_exact_agreement"] = float(np.mean(np.isclose(first, again)))
+        stats["n_regraded"] = int(len(re))
+    return JudgeProfile(judge_id, stats)
+
+
+def _gap_permutation_p(f: np.ndarray, sel: np.ndarray, d: _Design, observed: float, n_perm: int,
+                       seed: int) -> float | None:
+    """Axis-label permutation null of the scope − strength gap (§5.2): axis labels shuffled within
+    base items among the construct-arm probes, grades (hence flips) held fixed, the gap recomputed
+    by Eq. (6) under each shuffle."""
+    idx = np.flatnonzero(sel)
+    if len(idx) < 2:
+        return None
+    is_scope = (d.axis[idx] == "scope")
+    groups = d.base_index[idx]
+    perm = permute_within_groups(is_scope, groups, n_perm, seed)  # (n_perm, n_c) bool
+    uniq, g = np.unique(groups, return_inverse=True)
+    member = np.zeros((len(idx), len(uniq)))
+    member[np.arange(len(idx)), g] = 1.0
+    fl = f[idx].astype(float)
+    P = perm.astype(float)
+    Q = 1.0 - P
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sc = (P * fl) @ member / (P @ member)
+        st = (Q * fl) @ member / (Q @ member)
+    null = np.nanmean(sc, axis=1) - np.nanmean(st, axis=1)
+    return permutation_p(observed, null, "two-sided")
+
+
+# ----------------------------------------------------------------------------- entry point
+
+
+def _length_table(d: _Design) -> dict[str, Any]:
+    """Median |Δlength| (fraction of the original's length) per slot and axis over the probes that
+    enter the arms (§5.2, Table 6), with the signed median and the share lengthened."""
+    def summary(m: np.ndarray) -> dict[str, Any]:
+        x = d.d_len[m & ~np.isnan(d.d_len)]
+        if not len(x):
+            return {"n": 0, "median_abs_dlen": None, "median_dlen": None, "share_longer": None}
+        return {"n": int(len(x)), "median_abs_dlen": float(np.median(np.abs(x))),
+                "median_dlen": float(np.median(x)), "share_longer": float(np.mean(x > 0))}
+
+    return {"unit": "characters, as a fraction of the original's length",
+            "per_slot": {s: summary(d.in_arm & (d.slot == s)) for s in SLOT_ORDER},
+            "per_axis": {a: summary(d.in_arm & (d.axis == a)) for a in ("scope", "strength", "control")}}
+
+
+def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: float = 0.90,
+                     bar: float = 0.75, n_boot: int = 2000, n_perm: int = 2000, level: float = 0.95,
+                     seed: int = 0) -> ValidityResult:
+    """The (S, R) validity profile of every judge in a verdict table (construct-validity.txt §2,
+    §4.2, §5.1–5.2, App. A–D).
+
+    Args:
+        probes: the probe table (``records.PROBE_COLUMNS``; ``labels`` and ``intended_direction``
+            optional).
+        verdicts: the verdict table (``judge_id, request_id, score, parse_ok, error, epoch``).
+        s_floor: the invariance floor for the matched operating point, set before the run.
+        bar: the raw pairwise agreement a slot or axis must reach to be measurable (App. C).
+        n_boot: bootstrap resamples of base items (0: no intervals).
+        n_perm: axis-label permutations for the gap's null (0: no p-value).
+        level: interval coverage.
+        seed: seed of the counts matrix and of the permutations.
+
+    Returns:
+        A ``ValidityResult``; judges in order of first appearance in ``verdicts``.
+    """
+    if probes.empty:
+        raise ValueError("the probe table is empty")
+    for c in ("judge_id", "request_id", "score"):
+        if c not in verdicts.columns:
+            raise ValueError(f"verdict table lacks column {c!r}")
+    d = _design(probes, bar)
+    n_b = len(d.bases)
+    counts = bootstrap_counts(n_b, n_boot, seed).astype(float) if n_boot > 0 else np.zeros((0, n_b))
+    judges = []
+    for jid in pd.unique(verdicts["judge_id"]):
+        rows = verdicts[verdicts["judge_id"] == jid]
+        judges.append(_judge_profile(str(jid), rows, d, counts=counts, s_floor=s_floor, level=level,
+                                     n_perm=n_perm, seed=seed))
+    length = _length_table(d)
+    slot_r = {}
+    for s in CONSTRUCT_SLOTS:
+        v = [j.stats["per_slot"][s]["flip_rate"] for j in judges
+             if j.stats["interpretable"] and j.stats["per_slot"].get(s, {}).get("flip_rate") is not None]
+        if v:
+            slot_r[s] = float(np.mean(v))
+    length["eta2_axis_mean_over_judges"] = _eta_squared(list(slot_r.values()), [axis_of(s) for s in slot_r])
+    return ValidityResult(s_floor=s_floor, bar=bar, level=level, n_boot=n_boot, n_perm=n_perm, seed=seed,
+                          n_base=n_b, n_probes=len(d.probe_ids), direction_source=d.direction_source,
+                          judges=tuple(judges), slots=d.slots, axes=d.axes, length=length,
+                          notes=tuple(d.notes))
+

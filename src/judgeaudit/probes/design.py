@@ -1,0 +1,44 @@
+"""The graded requests a validity run sends (construct-validity.txt Remark 1, §4.1).
+
+Per-item mode: the original of each base item and each edited text are graded independently on
+the overreach scale; the verdict is cut by us later (``analyses.validity``). The original is
+graded once per base item, whatever the number of its interventions.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from judgeaudit.records import JudgeRequest
+
+
+def graded_requests(probes_df: pd.DataFrame) -> list[JudgeRequest]:
+    """One graded request per base original and one per edited text.
+
+    The original's ``request_id`` is its ``base_id``; an edited text's is its ``probe_id``
+    (the ids ``analyses.validity`` joins verdicts on). Order is deterministic: base items in
+    order of first appearance, each base's original followed by its edits in table order.
+
+    Args:
+        probes_df: the probe table (``records.PROBE_COLUMNS``).
+
+    Returns:
+        The requests, ``form="graded"``, ``epoch=0``, with text, evidence and criterion set.
+    """
+    out: list[JudgeRequest] = []
+    if probes_df.empty:
+        return out
+    order = pd.unique(probes_df["base_id"])
+    by_base = {b: g for b, g in probes_df.groupby("base_id", sort=False)}
+    for base_id in order:
+        rows = by_base[base_id]
+        first = rows.iloc[0]
+        common = {"domain": first["domain"], "group": first["group"], "base_id": str(base_id)}
+        out.append(JudgeRequest(request_id=str(base_id), form="graded", text=first["original"],
+                                evidence=first["evidence"], criterion=first["criterion"],
+                                meta={**common, "role": "original"}))
+        for _, r in rows.iterrows():
+            out.append(JudgeRequest(request_id=str(r["probe_id"]), form="graded", text=r["edited"],
+                                    evidence=r["evidence"], criterion=r["criterion"],
+                                    meta={**common, "role": "edited", "slot": r["slot"]}))
+    return out

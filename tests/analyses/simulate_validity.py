@@ -1,0 +1,84 @@
+"""Simulated probe sets and judges with planted per-slot flip probabilities (for the validity tests
+and the benchmark).
+
+A simulated judge grades each base original low (``lo``) or high (``hi``) with probability 1/2;
+each edited text lands on the other side with its slot's flip probability and on the same side
+otherwise. At any τ in (lo, hi] the probe flips with exactly the planted probability, so the true
+S is 1 − mean control-slot probability and the true R the mean construct-slot probability (every
+base item carries every slot, so Eq. (6) weights slots equally).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, CONTROL_SLOTS, SLOTS, axis_of, intended_direction
+
+ALL_SLOTS = tuple(s.name for s in SLOTS)
+
+
+def make_probes(n_base: int = 48, slots: tuple[str, ...] = ALL_SLOTS, *, seed: int = 0,
+                labels: Mapping[str, list[list[str]]] | None = None) -> pd.DataFrame:
+    """A probe table: ``n_base`` base items × ``slots``; edited texts vary in length so the
+    length checks have something to read. ``labels`` maps slot → one label list per base."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for b in range(n_base):
+        original = f"Claim {b} " + "word " * int(rng.integers(8, 20))
+        for s in slots:
+            extra = "more " * int(rng.integers(0, 4)) if axis_of(s) == "scope" else ""
+            edited = original[: max(10, len(original) - int(rng.integers(0, 6)))] if axis_of(s) == "strength" \
+                else original + extra + s
+            rows.append({"probe_id": f"b{b:03d}-{s}", "base_id": f"b{b:03d}", "group": f"g{b // 2:03d}",
+                         "domain": ("geo", "med", "ml", "econ")[b % 4], "criterion": "overreach",
+                         "evidence": f"Evidence {b}.", "original": original, "edited": edited, "slot": s,
+                         "labels": (labels[s][b] if labels and s in labels else None),
+                         "intended_direction": intended_direction(s), "meta": {}})
+    return pd.DataFrame(rows)
+
+
+def simulate_grades(probes: pd.DataFrame, flip_p: Mapping[str, float], *, seed: int = 0,
+                    lo: float = 3.0, hi: float = 7.0, judge_id: str = "sim") -> pd.DataFrame:
+    """Verdict rows (epoch 0) for one simulated judge with per-slot flip probabilities."""
+    rng = np.random.default_rng(seed)
+    bases = pd.unique(probes["base_id"])
+    high = dict(zip(bases, rng.random(len(bases)) < 0.5, strict=True))
+    base_grade = {b: (hi if h else lo) for b, h in high.items()}
+    p = probes["slot"].map(flip_p).fillna(0.0).to_numpy(dtype=float)
+    flip = rng.random(len(probes)) < p
+    b_high = probes["base_id"].map(high).to_numpy(dtype=bool)
+    e_high = np.where(flip, ~b_high, b_high)
+    rows = [{"judge_id": judge_id, "request_id": b, "score": g, "parse_ok": True, "error": None, "epoch": 0}
+            for b, g in base_grade.items()]
+    rows += [{"judge_id": judge_id, "request_id": pid, "score": hi if h else lo, "parse_ok": True,
+              "error": None, "epoch": 0} for pid, h in zip(probes["probe_id"], e_high, strict=True)]
+    return pd.DataFrame(rows)
+
+
+def grades_frame(judge_id: str, grades: Mapping[str, float]) -> pd.DataFrame:
+    """Verdict rows from an explicit request_id → score mapping."""
+    return pd.DataFrame([{"judge_id": judge_id, "request_id": k, "score": float(v), "parse_ok": True,
+                          "error": None, "epoch": 0} for k, v in grades.items()])
+
+
+def planted(control: float | Mapping[str, float], scope: float | Mapping[str, float],
+            strength: float | Mapping[str, float]) -> dict[str, float]:
+    """Per-slot flip probabilities from per-axis values (a number, or slot → value)."""
+    out = {}
+    for s in CONTROL_SLOTS + CONSTRUCT_SLOTS:
+        v = {"control": control, "scope": scope, "strength": strength}[axis_of(s)]
+        out[s] = float(v[s]) if isinstance(v, Mapping) else float(v)
+    return out
+
+
+def truth(flip_p: Mapping[str, float]) -> dict[str, float]:
+    """The estimands of Eq. (6) when every base item carries every slot once."""
+    sc = [flip_p[s] for s in CONSTRUCT_SLOTS if axis_of(s) == "scope"]
+    st = [flip_p[s] for s in CONSTRUCT_SLOTS if axis_of(s) == "strength"]
+    return {"S": 1 - float(np.mean([flip_p[s] for s in CONTROL_SLOTS])),
+            "R": float(np.mean([flip_p[s] for s in CONSTRUCT_SLOTS])),
+            "R_scope": float(np.mean(sc)), "R_strength": float(np.mean(st)),
+            "gap": float(np.mean(sc) - np.mean(st))}
