@@ -39,15 +39,20 @@ class CoverageCell:
         operator: the exact operator (subset name and criterion: PA position-averaged, BC strict
             both-correct) behind the cell.
         subsets: the native ``subset`` values the cell is computed on (None: all items).
+        variants: for Style/Length (C5/C6) with paired variants, the ``variant`` values of x1 and
+            x2 (e.g. ``("original", "polished")``); for other cells, the variants kept (None: the
+            non-augmented rows).
     """
 
     status: CoverageStatus
     operator: str = ""
     subsets: tuple[str, ...] | None = None
+    variants: tuple[str, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "operator": self.operator,
-                "subsets": list(self.subsets) if self.subsets is not None else None}
+                "subsets": list(self.subsets) if self.subsets is not None else None,
+                "variants": list(self.variants) if self.variants is not None else None}
 
 
 UNAVAILABLE = CoverageCell("unavailable", "not measurable on this benchmark")

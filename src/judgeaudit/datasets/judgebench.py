@@ -47,8 +47,10 @@ COVERAGE: dict[str, CoverageCell] = {
     "C2": CoverageCell("approx", "Reasoning subset (LiveBench reasoning); PA", ("reasoning",)),
     "C3": UNAVAILABLE,
     "C4": UNAVAILABLE,
-    "C5": CoverageCell("augmented", "polished rewrite of both responses by a generator; BC vs. original"),
-    "C6": CoverageCell("augmented", "~1.5x pad of the rejected response by a generator; BC vs. original"),
+    "C5": CoverageCell("augmented", "polished rewrite of both responses by a generator; BC vs. original",
+                       variants=("original", "polished")),
+    "C6": CoverageCell("augmented", "~1.5x pad of the rejected response by a generator; BC vs. original",
+                       variants=("original", "padded")),
     "C7": CoverageCell("direct", "A/B and B/A orderings of every pair; BC"),
     "C8": CoverageCell("direct", "evaluator on correct-verdict (A/B) rationales, Form B (external)"),
 }

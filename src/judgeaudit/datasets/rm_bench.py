@@ -41,13 +41,15 @@ AUGMENTATION_ADMISSIBLE = False
 
 COVERAGE: dict[str, CoverageCell] = {
     "C1": CoverageCell("approx", "chat domain (inserted factual error, error_key); PA, concise pairs",
-                       ("chat",)),
+                       ("chat",), ("L0",)),
     "C2": UNAVAILABLE,
     "C3": UNAVAILABLE,
     "C4": UNAVAILABLE,
-    "C5": CoverageCell("direct", "same item, concise pair (x1) vs. markdown pair (x2); BC (PA over orders)"),
+    "C5": CoverageCell("direct", "same item, concise pair (x1) vs. markdown pair (x2); BC (PA over orders)",
+                       variants=("L0", "L2")),
     "C6": CoverageCell("approx", "concise pair (x1) vs. chosen-concise/rejected-detailed pair (x2); "
-                       "BC (PA over orders); needs pairs='length' or 'all'"),
+                       "BC (PA over orders); needs pairs='length' or 'all'",
+                       variants=("L0", "length")),
     "C7": CoverageCell("direct", "A/B and B/A orderings of every pair; BC"),
     "C8": CoverageCell("direct", "evaluator on correct-verdict (A/B) rationales, Form B (external)"),
 }

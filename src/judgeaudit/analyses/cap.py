@@ -1,0 +1,668 @@
+"""Conditional accuracy profiles (CAP) of pairwise judges.
+
+Specification: conditional-accuracy-profiles.txt §3.1 (Eq. 1, Table 1), §3.2 (Table 2 coverage),
+§3.3 (estimators), Appendices D (operators), H (strict vs. consistency), J (within-family L1),
+K (bias-corrected estimates), L (exclusions), M (Eq. 2 Spearman, Eq. 3 stress degradation).
+
+Inputs are tables only:
+
+* ``pairs``: the pairwise table of one or more benchmarks (``records.PAIRWISE_COLUMNS``; a
+  ``base_id`` column names the resampling unit, default ``pair_id``; a ``variant`` column marks
+  presentation variants, default ``"original"``; ``augmented`` marks generated variants).
+* ``judges``: the per-item two-order tables (``datasets._common.TWO_ORDER_COLUMNS``), one per
+  judge, ``choice_ba`` already in the original frame.
+* ``coverage``: per benchmark (``source_set``), per condition, a ``CoverageCell``.
+* optionally ``rationale_labels`` (pair_id, judge_id, supports) from the C8 evaluator.
+
+Every cell is an accuracy (Eq. 1) over its subset with a nonparametric bootstrap over units
+(1,000 resamples by default) computed as one matrix product: a ``(n_boot, n_units)``
+multiplicity matrix times the unit-level numerators and denominators of every cell at once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from judgeaudit.datasets._common import TWO_ORDER_COLUMNS, CoverageCell
+from judgeaudit.errors import InputError
+from judgeaudit.stats.resample import bootstrap_counts, percentile_ci, rng_for
+from judgeaudit.stats.tests import spearman_permutation
+
+Category = Literal["content", "robustness", "explanation"]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One CAP condition (Table 1): its subset and item-level indicator."""
+
+    code: str
+    name: str
+    category: Category
+    subset: str
+    measurement: str
+
+
+#: The frozen condition registry (Table 1). Robustness (C5–C7) uses the strict "both correct"
+#: criterion; the pure-consistency counterpart is always computed beside it (Appendix H).
+CONDITIONS: tuple[Condition, ...] = (
+    Condition("C1", "factual", "content", "factual-fabrication items", "Pr[v = a*]"),
+    Condition("C2", "logical", "content", "logical-reversal items", "Pr[v = a*]"),
+    Condition("C3", "scope-overclaim", "content", "overclaim items", "Pr[v = a*]"),
+    Condition("C4", "scope-omission", "content", "omission items", "Pr[v = a*]"),
+    Condition("C5", "style", "robustness", "plain/polished variants", "Pr[v(x1) = v(x2) = a*]"),
+    Condition("C6", "length", "robustness", "plain/padded variants", "Pr[v(x1) = v(x2) = a*]"),
+    Condition("C7", "position", "robustness", "A/B and B/A orderings", "Pr[v(x_AB) = v(x_BA) = a*]"),
+    Condition("C8", "rationale", "explanation", "correct-verdict items", "Pr[e(rho) supports v]"),
+)
+CONDITION_CODES = tuple(c.code for c in CONDITIONS)
+CONDITION_BY_CODE = {c.code: c for c in CONDITIONS}
+CONTENT = ("C1", "C2", "C3", "C4")
+ROBUSTNESS = ("C5", "C6", "C7")
+
+assert CONDITION_CODES == ("C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8"), "CAP registry drifted"
+assert tuple(c.name for c in CONDITIONS) == (
+    "factual", "logical", "scope-overclaim", "scope-omission", "style", "length", "position", "rationale"
+), "CAP registry drifted"
+assert {c.code for c in CONDITIONS if c.category == "robustness"} == set(ROBUSTNESS)
+
+#: Statuses entering the main table; approx and augmented cells are reported beside, never averaged
+#: with direct ones (§4, Appendix D).
+MAIN_STATUSES = ("direct", "approx")
+
+FailurePolicy = Literal["exclude", "wrong"]
+
+
+# --------------------------------------------------------------------------------------------
+# per-row indicators
+
+
+def _prep_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
+    missing = [c for c in ("pair_id", "label", "source_set") if c not in pairs.columns]
+    if missing:
+        raise InputError(f"pairs table lacks column(s) {', '.join(missing)}", field=missing[0])
+    df = pairs.copy()
+    if "base_id" not in df.columns:
+        df["base_id"] = df["pair_id"]
+    df["base_id"] = df["base_id"].fillna(df["pair_id"])
+    if "variant" not in df.columns:
+        df["variant"] = "original"
+    df["variant"] = df["variant"].fillna("original")
+    if "augmented" not in df.columns:
+        df["augmented"] = False
+    df["augmented"] = df["augmented"].fillna(False).astype(bool)
+    if "subset" not in df.columns:
+        df["subset"] = None
+    return df
+
+
+def _join_judge(rows: pd.DataFrame, table: pd.DataFrame, policy: FailurePolicy) -> pd.DataFrame:
+    """Row-aligned verdict indicators of one judge on one set's rows."""
+    t = table.drop_duplicates("pair_id").set_index("pair_id")
+    j = rows[["pair_id", "label"]].join(t, on="pair_id")
+    out = pd.DataFrame(index=rows.index)
+    out["scope"] = j["judge_id"].notna().to_numpy() & rows["label"].isin(["A", "B"]).to_numpy()
+    for o in ("ab", "ba"):
+        choice = j[f"choice_{o}"]
+        fail = j[f"failure_{o}"]
+        ok = choice.notna() & fail.isna()
+        scope = out["scope"].to_numpy()
+        out[f"ok_{o}"] = ok.to_numpy() & scope
+        # a missing choice without a recorded failure kind is a parse failure
+        kind = np.where(fail.notna().to_numpy(), fail.astype(object).to_numpy(), "parse")
+        out[f"fail_{o}"] = np.where(scope & ~ok.to_numpy(), kind, None)
+        out[f"choice_{o}"] = choice.where(ok, None)
+        out[f"corr_{o}"] = (choice == j["label"]).to_numpy() & ok.to_numpy()
+    out["same"] = (out["choice_ab"] == out["choice_ba"]).to_numpy() & out["ok_ab"] & out["ok_ba"]
+    if policy == "exclude":
+        out["valid"] = out["ok_ab"] & out["ok_ba"]
+    else:
+        out["valid"] = out["scope"]
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# result
+
+
+@dataclass(frozen=True)
+class CapResult:
+    """CAP result of one run (every set, every judge, every condition).
+
+    Attributes:
+        cells: long table, one row per (set, judge, condition, metric) with value, ci_lo, ci_hi,
+            n, coverage, operator. Metrics: ``value`` for every condition (strict for C5–C7),
+            ``strict``/``consistency`` for C5–C7, ``acc_AB``/``acc_BA`` for C7, ``reference``
+            (Natural-subset BC) for an unpaired C5, ``unconditional`` for C8, and condition
+            ``overall`` (position-averaged accuracy over all non-augmented items).
+        coverage: the coverage matrix (set, condition, status, operator).
+        exclusions: Appendix L table (set, judge, condition, n_scope, n_parse, n_api, n_used).
+        bias_corrected: Appendix K table (set, judge, condition, raw, q0, q1, corrected, ci,
+            saturated, ci_above_1).
+        spearman: Eq. 2 table (condition, set_a, set_b, n_judges, rho, p, coverage_a, coverage_b).
+        stress: Eq. 3 table (base, stress, judge, condition, delta, ci_lo, ci_hi).
+        l1: Appendix J table (set, judge_a, judge_b, family_a, family_b, same_family, l1,
+            conditions).
+        families: judge id -> family.
+        evaluator: C8 evaluator record (id, family, allow_same_family, human agreement) or None.
+        n_boot, seed, failures: estimator settings.
+    """
+
+    cells: pd.DataFrame
+    coverage: pd.DataFrame
+    exclusions: pd.DataFrame
+    bias_corrected: pd.DataFrame
+    spearman: pd.DataFrame
+    stress: pd.DataFrame
+    l1: pd.DataFrame
+    families: dict[str, str | None]
+    evaluator: dict[str, Any] | None
+    n_boot: int
+    seed: int | None
+    failures: str
+    boot: dict[tuple[str, str, str, str], np.ndarray] = field(default_factory=dict, repr=False,
+                                                              compare=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.cells.copy()
+
+    def value(self, set_name: str, judge: str, condition: str, metric: str = "value") -> float | None:
+        m = self.cells[(self.cells["set"] == set_name) & (self.cells["judge_id"] == judge)
+                       & (self.cells["condition"] == condition) & (self.cells["metric"] == metric)]
+        if m.empty or pd.isna(m["value"].iloc[0]):
+            return None
+        return float(m["value"].iloc[0])
+
+    def profile_table(self, set_name: str, include: tuple[str, ...] = MAIN_STATUSES) -> pd.DataFrame:
+        """Table 3's shape: one row per judge, ``overall`` then C1–C8 values (None where the cell
+        is unavailable or its status is not in ``include``)."""
+        c = self.cells[(self.cells["set"] == set_name) & (self.cells["metric"] == "value")]
+        rows = []
+        for judge, g in c.groupby("judge_id", sort=False):
+            row: dict[str, Any] = {"judge": judge}
+            for _, r in g.iterrows():
+                ok = r["condition"] == "overall" or r["coverage"] in include
+                row[r["condition"]] = r["value"] if ok else None
+                row[r["condition"] + "_ci"] = (r["ci_lo"], r["ci_hi"]) if ok else None
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result.json shape: per set, per judge, per condition ``value``, ``ci``, ``n``,
+        ``coverage`` (+ ``strict``/``consistency`` for C5–C7, ``acc_AB``/``acc_BA`` for C7),
+        ``overall``; plus exclusions and the cross-set ``spearman``, ``stress``, ``l1`` tables."""
+
+        def num(x: Any) -> float | None:
+            return None if x is None or (isinstance(x, float) and np.isnan(x)) else float(x)
+
+        sets: dict[str, Any] = {}
+        for (s, j), g in self.cells.groupby(["set", "judge_id"], sort=False):
+            judge: dict[str, Any] = {"family": self.families.get(j), "conditions": {}}
+            for cond, gc in g.groupby("condition", sort=False):
+                by = {r["metric"]: r for _, r in gc.iterrows()}
+                v = by["value"]
+                entry: dict[str, Any] = {
+                    "value": num(v["value"]), "ci": [num(v["ci_lo"]), num(v["ci_hi"])],
+                    "n": int(v["n"]), "coverage": v["coverage"], "operator": v["operator"],
+                }
+                for m, r in by.items():
+                    if m != "value":
+                        entry[m] = {"value": num(r["value"]), "ci": [num(r["ci_lo"]), num(r["ci_hi"])],
+                                    "n": int(r["n"])}
+                if cond == "overall":
+                    judge["overall"] = entry
+                else:
+                    judge["conditions"][cond] = entry
+            sets.setdefault(s, {"coverage": {}, "judges": {}})["judges"][j] = judge
+        for _, r in self.coverage.iterrows():
+            if r["set"] in sets:
+                sets[r["set"]]["coverage"][r["condition"]] = {"status": r["status"], "operator": r["operator"]}
+        for s in sets:
+            ex = self.exclusions[self.exclusions["set"] == s]
+            sets[s]["exclusions"] = ex.drop(columns=["set"]).to_dict(orient="records")
+            bc = self.bias_corrected[self.bias_corrected["set"] == s]
+            sets[s]["bias_corrected"] = _records(bc.drop(columns=["set"]))
+        return {
+            "conditions": [c.__dict__ for c in CONDITIONS],
+            "settings": {"n_boot": self.n_boot, "seed": self.seed, "failures": self.failures},
+            "evaluator": self.evaluator,
+            "sets": sets,
+            "spearman": _records(self.spearman),
+            "stress": _records(self.stress),
+            "l1": _records(self.l1),
+        }
+
+
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    out = []
+    for r in df.to_dict(orient="records"):
+        out.append({k: (None if isinstance(v, float) and np.isnan(v) else
+                        (v.item() if isinstance(v, np.generic) else v)) for k, v in r.items()})
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# estimation
+
+
+@dataclass
+class _Acc:
+    """Collects unit-level numerators/denominators of every cell of one set."""
+
+    n_units: int
+    unit_index: np.ndarray  # row -> unit
+    keys: list[tuple[str, str, str]] = field(default_factory=list)  # (judge, condition, metric)
+    nums: list[np.ndarray] = field(default_factory=list)
+    dens: list[np.ndarray] = field(default_factory=list)
+
+    def add(self, key: tuple[str, str, str], num: np.ndarray, den: np.ndarray) -> None:
+        self.keys.append(key)
+        self.nums.append(np.bincount(self.unit_index, weights=num * den, minlength=self.n_units))
+        self.dens.append(np.bincount(self.unit_index, weights=den.astype(float), minlength=self.n_units))
+
+    def add_units(self, key: tuple[str, str, str], num_u: np.ndarray, den_u: np.ndarray) -> None:
+        self.keys.append(key)
+        self.nums.append(num_u * den_u)
+        self.dens.append(den_u.astype(float))
+
+
+def _estimate(acc: _Acc, counts: np.ndarray, level: float) -> dict[tuple[str, str, str], tuple]:
+    if not acc.keys:
+        return {}
+    num = np.stack(acc.nums, axis=1)
+    den = np.stack(acc.dens, axis=1)
+    point_den = den.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = num.sum(axis=0) / point_den
+        cf = counts.astype(float)
+        boot = (cf @ num) / (cf @ den)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = percentile_ci(boot, level, axis=0)
+    out = {}
+    for k, key in enumerate(acc.keys):
+        n = int(round(point_den[k]))
+        if n == 0:
+            out[key] = (np.nan, np.nan, np.nan, 0, None)
+        else:
+            out[key] = (point[k], lo[k], hi[k], n, boot[:, k])
+    return out
+
+
+def _paired(rows: pd.DataFrame, ind: pd.DataFrame, v1: str, v2: str,
+            units: pd.Index) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.Series]:
+    """Unit-level strict/consistency indicators for variant pairs (x1, x2) of one base item:
+    per ordering o, strict_o = [v_o(x1) = v_o(x2) = a*], cons_o = [v_o(x1) = v_o(x2)]; the unit
+    value is the mean over the two orderings (both orderings of both variants required)."""
+    sel1 = rows["variant"] == v1
+    sel2 = rows["variant"] == v2
+    a = ind[sel1].assign(base_id=rows.loc[sel1, "base_id"]).drop_duplicates("base_id").set_index("base_id")
+    b = ind[sel2].assign(base_id=rows.loc[sel2, "base_id"]).drop_duplicates("base_id").set_index("base_id")
+    common = a.index.intersection(b.index)
+    a, b = a.loc[common], b.loc[common]
+    valid = (a["valid"] & b["valid"]).to_numpy()
+    strict = 0.5 * ((a["corr_ab"].to_numpy() & b["corr_ab"].to_numpy()).astype(float)
+                    + (a["corr_ba"].to_numpy() & b["corr_ba"].to_numpy()).astype(float))
+    cons = 0.5 * ((a["choice_ab"].to_numpy() == b["choice_ab"].to_numpy()) & a["ok_ab"].to_numpy()
+                  & b["ok_ab"].to_numpy()).astype(float) \
+        + 0.5 * ((a["choice_ba"].to_numpy() == b["choice_ba"].to_numpy()) & a["ok_ba"].to_numpy()
+                 & b["ok_ba"].to_numpy()).astype(float)
+    pos = units.get_indexer(common)
+    n_u = len(units)
+    den_u = np.zeros(n_u)
+    s_u = np.zeros(n_u)
+    c_u = np.zeros(n_u)
+    den_u[pos] = valid
+    s_u[pos] = strict
+    c_u[pos] = cons
+    scope = pd.Series((a["scope"] & b["scope"]).to_numpy(), index=common)
+    return s_u, c_u, den_u, scope
+
+
+def _rows_for(rows: pd.DataFrame, cell: CoverageCell, paired: bool) -> pd.Series:
+    m = ~rows["augmented"]
+    if cell.subsets is not None:
+        m &= rows["subset"].isin(cell.subsets)
+    if cell.variants is not None and not paired:
+        m &= rows["variant"].isin(cell.variants)
+    return m
+
+
+def cap_profile(
+    pairs: pd.DataFrame,
+    judges: dict[str, pd.DataFrame],
+    coverage: dict[str, dict[str, CoverageCell]],
+    *,
+    rationale_labels: pd.DataFrame | None = None,
+    evaluator: dict[str, Any] | None = None,
+    stress: list[tuple[str, str]] | None = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    level: float = 0.95,
+    failures: FailurePolicy = "exclude",
+    n_perm: int = 9999,
+) -> CapResult:
+    """Conditional accuracy profile of every judge on every benchmark in ``pairs``.
+
+    Estimates, per benchmark (``source_set``) and judge, CAP_c (Eq. 1) for c = C1..C8 plus the
+    overall position-averaged accuracy, each with a percentile bootstrap interval over units
+    (``base_id``; ``n_boot`` resamples shared by every cell of the set). Operators (Appendix D):
+
+    * content C1–C4 and ``overall``: position-averaged accuracy (PA), mean over the item's two
+      orderings of [v = a*], on the cell's subset;
+    * C7: strict both-correct [v_AB = v_BA = a*], with consistency [v_AB = v_BA], acc_AB, acc_BA;
+    * C5/C6 with paired variants (``cell.variants = (x1, x2)``): per ordering strict
+      [v(x1) = v(x2) = a*] and consistency [v(x1) = v(x2)], averaged over the two orderings;
+      without variants (LLMBar's adversarial-surface subsets): BC on the cell's subsets with the
+      order-consistency counterpart, and the BC on the other (natural) items as ``reference``;
+    * C8: on items correct under the A/B ordering, [evaluator says the A/B rationale supports the
+      verdict]; ``unconditional`` = Pr[v_AB = a* and supported] beside it (§4.1).
+
+    Failures (Appendix L): with ``failures="exclude"`` an item whose needed verdicts include a
+    parse or API failure leaves the cell's denominator and is counted in ``exclusions``; with
+    ``"wrong"`` it stays and counts as incorrect and inconsistent (LLMBar's own convention).
+
+    Also computes the Appendix K bias correction for C1–C4 and overall, Spearman ρ of judge
+    rankings per condition shared by two sets (Eq. 2, permutation p), stress degradation
+    δ = CAP(base) − CAP(stress) for each declared pair (Eq. 3), and the L1 profile distance
+    between judges of each set (Appendix J).
+    """
+    if n_boot < 2:
+        raise InputError("n_boot must be at least 2", field="bootstrap")
+    if failures not in ("exclude", "wrong"):
+        raise InputError("failures must be 'exclude' or 'wrong'", field="failures")
+    df = _prep_pairs(pairs)
+    rng = rng_for(seed)
+    for jid, t in judges.items():
+        miss = [c for c in TWO_ORDER_COLUMNS if c not in t.columns]
+        if miss:
+            raise InputError(f"judge {jid!r} table lacks column(s) {', '.join(miss)}", field=miss[0])
+    families = {jid: (t["family"].dropna().iloc[0] if t["family"].notna().any() else None)
+                for jid, t in judges.items()}
+    rl = None
+    if rationale_labels is not None and len(rationale_labels):
+        rl = rationale_labels.dropna(subset=["supports"]).drop_duplicates(["pair_id", "judge_id"])
+        rl = rl.set_index(["pair_id", "judge_id"])["supports"].astype(bool)
+
+    cell_rows: list[dict[str, Any]] = []
+    excl_rows: list[dict[str, Any]] = []
+    bias_rows: list[dict[str, Any]] = []
+    cov_rows: list[dict[str, Any]] = []
+    boots: dict[tuple[str, str, str, str], np.ndarray] = {}
+
+    for set_name, rows in df.groupby("source_set", sort=False):
+        rows = rows.reset_index(drop=True)
+        if set_name not in coverage:
+            raise InputError(f"no coverage declared for set {set_name!r}", field="coverage")
+        cov = coverage[set_name]
+        for code in CONDITION_CODES:
+            c = cov.get(code)
+            cov_rows.append({"set": set_name, "condition": code,
+                             "status": c.status if c else "unavailable",
+                             "operator": c.operator if c else ""})
+        units = pd.Index(rows["base_id"].unique())
+        unit_index = units.get_indexer(rows["base_id"])
+        counts = bootstrap_counts(len(units), n_boot, rng)
+        acc = _Acc(len(units), unit_index)
+        meta: dict[tuple[str, str, str], tuple[str, str]] = {}
+        q_params: dict[str, tuple[float, float, float, float]] = {}
+
+        for jid, table in judges.items():
+            ind = _join_judge(rows, table, failures)
+            if not ind["scope"].any():
+                continue
+            base = ~rows["augmented"]
+            valid = ind["valid"].to_numpy()
+
+            def excl(code: str, m: np.ndarray) -> None:
+                sc = m & ind["scope"].to_numpy()
+                fa, fb = ind["fail_ab"].to_numpy(), ind["fail_ba"].to_numpy()
+                api = sc & ((fa == "api") | (fb == "api"))
+                parse = sc & ~api & ((fa == "parse") | (fb == "parse"))
+                used = sc & valid
+                excl_rows.append({"set": set_name, "judge_id": jid, "condition": code,
+                                  "n_scope": int(sc.sum()), "n_parse": int(parse.sum()),
+                                  "n_api": int(api.sum()), "n_used": int(used.sum())})
+
+            pa = 0.5 * (ind["corr_ab"].to_numpy().astype(float) + ind["corr_ba"].to_numpy().astype(float))
+            # overall
+            m = base.to_numpy()
+            acc.add((jid, "overall", "value"), pa, m & valid)
+            meta[(jid, "overall", "value")] = ("overall", "PA over all items, both orderings")
+            excl("overall", m)
+            # q0/q1 (Appendix K): accuracy when a* is shown first / second, all base verdicts
+            lab = rows["label"].to_numpy()
+            first = np.concatenate([(lab == "A") & m & ind["ok_ab"].to_numpy(),
+                                    (lab == "B") & m & ind["ok_ba"].to_numpy()])
+            second = np.concatenate([(lab == "B") & m & ind["ok_ab"].to_numpy(),
+                                     (lab == "A") & m & ind["ok_ba"].to_numpy()])
+            corr = np.concatenate([ind["corr_ab"].to_numpy(), ind["corr_ba"].to_numpy()])
+            n1, n0 = first.sum(), second.sum()
+            q1 = corr[first].mean() if n1 else np.nan
+            q0 = corr[second].mean() if n0 else np.nan
+            q_params[jid] = (q0, q1, n0, n1)
+
+            for code in CONDITION_CODES:
+                cell = cov.get(code)
+                if cell is None or cell.status == "unavailable":
+                    continue
+                op = (cell.status, cell.operator)
+                if code in CONTENT:
+                    m = _rows_for(rows, cell, False).to_numpy()
+                    acc.add((jid, code, "value"), pa, m & valid)
+                    meta[(jid, code, "value")] = op
+                    excl(code, m)
+                elif code == "C7":
+                    m = _rows_for(rows, cell, False).to_numpy()
+                    den = m & valid
+                    strict = (ind["corr_ab"] & ind["corr_ba"]).to_numpy().astype(float)
+                    for metric, v in (("value", strict), ("strict", strict),
+                                      ("consistency", ind["same"].to_numpy().astype(float)),
+                                      ("acc_AB", ind["corr_ab"].to_numpy().astype(float)),
+                                      ("acc_BA", ind["corr_ba"].to_numpy().astype(float))):
+                        acc.add((jid, code, metric), v, den)
+                        meta[(jid, code, metric)] = op
+                    excl(code, m)
+                elif code in ("C5", "C6"):
+                    if cell.variants is not None and len(cell.variants) == 2:
+                        v1, v2 = cell.variants
+                        sub = rows if cell.subsets is None else rows[rows["subset"].isin(cell.subsets)]
+                        s_u, c_u, den_u, scope = _paired(sub, ind.loc[sub.index], v1, v2, units)
+                        for metric, v in (("value", s_u), ("strict", s_u), ("consistency", c_u)):
+                            acc.add_units((jid, code, metric), v, den_u)
+                            meta[(jid, code, metric)] = op
+                        excl_rows.append({"set": set_name, "judge_id": jid, "condition": code,
+                                          "n_scope": int(scope.sum()),
+                                          "n_parse": int(scope.sum() - den_u.sum()), "n_api": 0,
+                                          "n_used": int(den_u.sum())})
+                    else:
+                        m = _rows_for(rows, cell, False).to_numpy()
+                        den = m & valid
+                        strict = (ind["corr_ab"] & ind["corr_ba"]).to_numpy().astype(float)
+                        for metric, v in (("value", strict), ("strict", strict),
+                                          ("consistency", ind["same"].to_numpy().astype(float))):
+                            acc.add((jid, code, metric), v, den)
+                            meta[(jid, code, metric)] = op
+                        ref = base.to_numpy() & ~m & valid
+                        acc.add((jid, code, "reference"), strict, ref)
+                        meta[(jid, code, "reference")] = op
+                        excl(code, m)
+                elif code == "C8":
+                    m = _rows_for(rows, cell, False).to_numpy()
+                    ok_ab = ind["ok_ab"].to_numpy()
+                    corr_ab = ind["corr_ab"].to_numpy()
+                    if rl is not None:
+                        key = pd.MultiIndex.from_arrays([rows["pair_id"], np.repeat(jid, len(rows))])
+                        lab8 = rl.reindex(key)
+                        has = lab8.notna().to_numpy()
+                        sup = lab8.fillna(False).astype(bool).to_numpy()
+                    else:
+                        has = np.zeros(len(rows), bool)
+                        sup = np.zeros(len(rows), bool)
+                    acc.add((jid, code, "value"), sup.astype(float), m & ok_ab & corr_ab & has)
+                    acc.add((jid, code, "unconditional"), (corr_ab & sup).astype(float),
+                            m & ok_ab & (~corr_ab | has))
+                    meta[(jid, code, "value")] = op
+                    meta[(jid, code, "unconditional")] = op
+                    sc = m & ind["scope"].to_numpy() & corr_ab
+                    if rl is not None:
+                        excl_rows.append({"set": set_name, "judge_id": jid, "condition": code,
+                                          "n_scope": int(sc.sum()), "n_parse": int((sc & ~has).sum()),
+                                          "n_api": 0, "n_used": int((sc & has).sum())})
+
+        est = _estimate(acc, counts, level)
+        for key, (v, lo, hi, n, b) in est.items():
+            jid, code, metric = key
+            status, operator = meta[key]
+            cell_rows.append({"set": set_name, "judge_id": jid, "family": families.get(jid),
+                              "condition": code, "metric": metric, "value": v, "ci_lo": lo,
+                              "ci_hi": hi, "n": n, "coverage": status, "operator": operator})
+            if b is not None:
+                boots[(set_name, jid, code, metric)] = b
+        # Appendix K: plug-in correction with a joint bootstrap (items + parametric q draws)
+        for jid, (q0, q1, n0, n1) in q_params.items():
+            if np.isnan(q0) or np.isnan(q1):
+                continue
+            se0 = np.sqrt(q0 * (1 - q0) / n0)
+            se1 = np.sqrt(q1 * (1 - q1) / n1)
+            for code in ("overall",) + CONTENT:
+                if (jid, code, "value") not in est:
+                    continue
+                raw, _, _, n, b = est[(jid, code, "value")]
+                if n == 0 or b is None:
+                    continue
+                corrected = bias_correct(raw, q0, q1)
+                q0s = rng.normal(q0, se0, size=len(b))
+                q1s = rng.normal(q1, se1, size=len(b))
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    cb = (b + q0s - 1) / (q0s + q1s - 1)
+                lo, hi = percentile_ci(cb, level)
+                bias_rows.append({"set": set_name, "judge_id": jid, "condition": code, "raw": raw,
+                                  "q0": q0, "q1": q1, "se_q0": se0, "se_q1": se1,
+                                  "corrected": corrected, "ci_lo": float(lo), "ci_hi": float(hi),
+                                  "saturated": bool(corrected > 1.0),
+                                  "ci_above_1": bool(lo > 1.0)})
+
+    cells = pd.DataFrame(cell_rows, columns=["set", "judge_id", "family", "condition", "metric", "value",
+                                             "ci_lo", "ci_hi", "n", "coverage", "operator"])
+    result_sets = list(dict.fromkeys(cells["set"]))
+    sp = _spearman_table(cells, result_sets, n_perm, rng)
+    st = _stress_table(cells, boots, stress or [], level)
+    l1 = _l1_table(cells, families)
+    return CapResult(
+        cells=cells,
+        coverage=pd.DataFrame(cov_rows, columns=["set", "condition", "status", "operator"]),
+        exclusions=pd.DataFrame(excl_rows, columns=["set", "judge_id", "condition", "n_scope", "n_parse",
+                                                    "n_api", "n_used"]),
+        bias_corrected=pd.DataFrame(bias_rows, columns=[
+            "set", "judge_id", "condition", "raw", "q0", "q1", "se_q0", "se_q1", "corrected", "ci_lo",
+            "ci_hi", "saturated", "ci_above_1"]),
+        spearman=sp, stress=st, l1=l1, families=families, evaluator=evaluator, n_boot=n_boot,
+        seed=seed if isinstance(seed, int) or seed is None else None, failures=failures, boot=boots,
+    )
+
+
+def bias_correct(raw: float, q0: float, q1: float) -> float:
+    """Appendix K plug-in correction: (CAP_raw + q0 − 1) / (q0 + q1 − 1).
+
+    q1 is the judge's accuracy when the better response is shown first and q0 when it is shown
+    second (position-conditional accuracies on the same set). Values above 1 are *saturated*:
+    the correction over-compensates (the paper reports them flagged, not clipped)."""
+    den = q0 + q1 - 1
+    if den == 0:
+        return float("nan")
+    return float((raw + q0 - 1) / den)
+
+
+def _values(cells: pd.DataFrame, set_name: str, code: str) -> pd.DataFrame:
+    return cells[(cells["set"] == set_name) & (cells["condition"] == code) & (cells["metric"] == "value")
+                 & cells["value"].notna()]
+
+
+def _spearman_table(cells: pd.DataFrame, sets: list[str], n_perm: int,
+                    rng: np.random.Generator) -> pd.DataFrame:
+    """Eq. 2: Spearman ρ of judge values per condition measurable on both sets (≥ 3 shared
+    judges), with a permutation p-value; coverage statuses of both cells are carried."""
+    rows = []
+    for a, b in combinations(sets, 2):
+        for code in CONDITION_CODES:
+            va, vb = _values(cells, a, code), _values(cells, b, code)
+            shared = sorted(set(va["judge_id"]) & set(vb["judge_id"]))
+            if len(shared) < 3:
+                continue
+            xa = va.set_index("judge_id").loc[shared]
+            xb = vb.set_index("judge_id").loc[shared]
+            rho, p = spearman_permutation(xa["value"].to_numpy(), xb["value"].to_numpy(), n_perm=n_perm,
+                                          seed=rng)
+            rows.append({"condition": code, "set_a": a, "set_b": b, "n_judges": len(shared), "rho": rho,
+                         "p": p, "coverage_a": xa["coverage"].iloc[0], "coverage_b": xb["coverage"].iloc[0]})
+    return pd.DataFrame(rows, columns=["condition", "set_a", "set_b", "n_judges", "rho", "p", "coverage_a",
+                                       "coverage_b"])
+
+
+def _stress_table(cells: pd.DataFrame, boots: dict, pairs: list[tuple[str, str]],
+                  level: float) -> pd.DataFrame:
+    """Eq. 3: δ_c(j) = CAP_c(j; base) − CAP_c(j; stress) for every judge and condition measured on
+    both; the interval is the percentile interval of the difference of the two sets' independent
+    bootstrap replicates."""
+    rows = []
+    known = set(cells["set"])
+    for base, stress in pairs:
+        for s in (base, stress):
+            if s not in known:
+                raise InputError(f"stress pair names unknown set {s!r}; sets: {', '.join(sorted(known))}",
+                                 field="stress")
+        for code in CONDITION_CODES:
+            vb, vs = _values(cells, base, code), _values(cells, stress, code)
+            for jid in sorted(set(vb["judge_id"]) & set(vs["judge_id"])):
+                x = float(vb.loc[vb["judge_id"] == jid, "value"].iloc[0])
+                y = float(vs.loc[vs["judge_id"] == jid, "value"].iloc[0])
+                bb, bs = boots.get((base, jid, code, "value")), boots.get((stress, jid, code, "value"))
+                lo = hi = np.nan
+                if bb is not None and bs is not None and len(bb) == len(bs):
+                    lo, hi = percentile_ci(bb - bs, level)
+                rows.append({"base": base, "stress": stress, "judge_id": jid, "condition": code,
+                             "delta": x - y, "ci_lo": float(lo), "ci_hi": float(hi),
+                             "coverage_base": vb.loc[vb["judge_id"] == jid, "coverage"].iloc[0],
+                             "coverage_stress": vs.loc[vs["judge_id"] == jid, "coverage"].iloc[0]})
+    return pd.DataFrame(rows, columns=["base", "stress", "judge_id", "condition", "delta", "ci_lo", "ci_hi",
+                                       "coverage_base", "coverage_stress"])
+
+
+def _l1_table(cells: pd.DataFrame, families: dict[str, str | None]) -> pd.DataFrame:
+    """Appendix J: L1 distance Σ_c |CAP_c(j1) − CAP_c(j2)| between two judges' measurable
+    profiles on the same set, over the main-table conditions (direct/approx, C1–C7) both have."""
+    rows = []
+    main = cells[(cells["metric"] == "value") & cells["coverage"].isin(MAIN_STATUSES)
+                 & cells["condition"].isin(CONDITION_CODES[:7]) & cells["value"].notna()]
+    for s, g in main.groupby("set", sort=False):
+        prof = g.pivot_table(index="judge_id", columns="condition", values="value", aggfunc="first")
+        for a, b in combinations(list(prof.index), 2):
+            both = prof.loc[[a, b]].dropna(axis=1)
+            if both.shape[1] == 0:
+                continue
+            fa, fb = families.get(a), families.get(b)
+            rows.append({"set": s, "judge_a": a, "judge_b": b, "family_a": fa, "family_b": fb,
+                         "same_family": bool(fa is not None and fa == fb),
+                         "l1": float(np.abs(both.iloc[0] - both.iloc[1]).sum()),
+                         "conditions": ",".join(both.columns)})
+    return pd.DataFrame(rows, columns=["set", "judge_a", "judge_b", "family_a", "family_b", "same_family",
+                                       "l1", "conditions"])
+
+
+def l1_summary(l1: pd.DataFrame) -> pd.DataFrame:
+    """Table 17's shape: per set, mean L1 of within-family pairs (per family) and the cross-family
+    average."""
+    rows = []
+    for s, g in l1.groupby("set", sort=False):
+        for fam, gf in g[g["same_family"]].groupby("family_a"):
+            rows.append({"set": s, "pair": f"{fam} (WF)", "l1": gf["l1"].mean(), "n_pairs": len(gf)})
+        cf = g[~g["same_family"]]
+        if len(cf):
+            rows.append({"set": s, "pair": "cross-family avg.", "l1": cf["l1"].mean(), "n_pairs": len(cf)})
+    return pd.DataFrame(rows, columns=["set", "pair", "l1", "n_pairs"])
