@@ -1,0 +1,1006 @@
+"""Validation power of a label set: how much of it a reader of surface form alone recovers.
+
+Implements construct-validity.txt Definitions 5–6, Corollary 2, §4.4 and Appendix E:
+
+* the frozen impoverished family (``length_only``, ``numeric_surface``, ``surface_ngram``), each
+  ending in ``LogisticRegression(max_iter=2000, class_weight="balanced")``, plus the
+  provenance-recoverable predictor (§4.4 item 3) where a set records its generative condition;
+* both input modes of Definition 6: per-item (one response → its label) and paired (two
+  responses → which one the set prefers; side order randomised with a fixed seed, features
+  antisymmetric, ``φ(a) − φ(b)``);
+* App. E scoring: five folds, ``GroupKFold`` on the group key where there are ≥ 5 groups, else
+  ``KFold(shuffle=True)`` with a fixed seed; κ of the *pooled* out-of-fold predictions (never a
+  mean of per-fold κ); every member refit on labels permuted within group under the same folds
+  as its null; ``a_imp`` is the best member, with a bootstrap interval over groups;
+* the human ceiling ``a_hum`` (Fleiss' κ among a set's own annotators, bootstrapped over
+  groups, or a user-supplied value and interval), ``VP = a_hum − a_imp`` and whether the two
+  intervals separate (App. E: "where the two overlap we report VP as not resolvable");
+* transfer (App. E, last sentence; §5.4 [48]): each member fit on one set, scored on another.
+
+Every feature extractor takes ONE string: no code path delivers a prompt, evidence or context to
+a member (App. E, "The invariant is structural").
+
+Input tables:
+
+* item table: ``item_id, text, label, group, condition`` (+ optional ``human_labels``: a list of
+  labels per row);
+* paired table: ``records.PAIRWISE_COLUMNS`` (``label`` in ``'A'|'B'|'tie'``; ties are dropped
+  from scoring and counted) + optional ``human_labels`` (list of ``'A'|'B'|'tie'``).
+
+A paired table is audited in both modes: per-item mode splits every pair into its two responses
+labelled ``preferred`` / ``rejected`` (Table 7's per-item n is twice its pairs). An item table
+has no paired mode.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from judgeaudit.errors import InputError
+from judgeaudit.stats.agreement import cohen_kappa
+from judgeaudit.stats.resample import (
+    bootstrap_counts,
+    percentile_ci,
+    permutation_p,
+    permute_within_groups,
+)
+
+# ---------------------------------------------------------------------------------------------
+# The frozen family (App. E). A test asserts these constants; do not edit them.
+# ---------------------------------------------------------------------------------------------
+
+FAMILY: tuple[str, ...] = ("length_only", "numeric_surface", "surface_ngram")
+"""The three frozen impoverished predictors of App. E, ordered by how much surface they see."""
+
+PROVENANCE_MEMBER = "provenance_recoverable"
+"""§4.4 item 3: a predictor of the generative condition C from the text, mapped to a label by g."""
+
+MEMBERS: tuple[str, ...] = FAMILY + (PROVENANCE_MEMBER,)
+
+HEDGES: tuple[str, ...] = ("may", "might", "could", "appears", "suggests", "possibly", "likely",
+                           "generally", "typically", "often", "tends to", "in some cases")
+"""App. E closed hedge list, counted case-insensitively as substrings."""
+
+UNIVERSALS: tuple[str, ...] = ("all", "always", "never", "every", "any", "invariably", "universally")
+"""App. E closed universal-quantifier list, counted case-insensitively as substrings."""
+
+NUMERIC_SURFACE_FEATURES: tuple[str, ...] = (
+    "char_count", "token_count", "punct_count", "paren_count", "newline_count",
+    "hedge_rate", "universal_rate", "digit_rate", "upper_rate", "mean_token_length",
+)
+"""The ten scalars of ``numeric_surface``, in App. E's order (``punct_count`` counts ``.,;:``)."""
+
+NGRAM_PARAMS: Mapping[str, Any] = {
+    "analyzer": "char_wb", "ngram_range": (3, 5), "min_df": 3, "max_features": 20000,
+    "sublinear_tf": True,
+}
+"""``surface_ngram``'s vectoriser: word-boundary character n-grams 3–5, min df 3, ≤ 20,000
+features, sublinear tf, no scaler (App. E)."""
+
+CLASSIFIER_PARAMS: Mapping[str, Any] = {"max_iter": 2000, "class_weight": "balanced"}
+"""Every member ends in ``LogisticRegression(**CLASSIFIER_PARAMS)`` (App. E, "Fitting")."""
+
+N_FOLDS = 5
+MIN_GROUPS_FOR_GROUPKFOLD = 5
+ITEM_PREFERRED, ITEM_REJECTED = "preferred", "rejected"
+BROKEN_NULL_KAPPA = 0.05
+"""A permutation null whose mean κ exceeds this (and 3 standard errors) marks a broken harness."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Feature extractors: each takes ONE string.
+# ---------------------------------------------------------------------------------------------
+
+_PUNCT = ".,;:"
+
+
+def token_count(text: str) -> int:
+    """Whitespace token count of one response (``length_only``'s single feature, App. E)."""
+    return len(text.split())
+
+
+def length_only_features(text: str) -> np.ndarray:
+    """``length_only``: the whitespace token count of one string, as a length-1 vector."""
+    return np.array([float(token_count(text))])
+
+
+def numeric_surface_features(text: str) -> np.ndarray:
+    """``numeric_surface``: App. E's ten scalars of one string (unstandardised).
+
+    Rates are per whitespace token (hedges, universals) or per character (digits, upper case);
+    the hedge and universal lists are closed and counted case-insensitively as substrings.
+    """
+    tokens = text.split()
+    n_tok = len(tokens)
+    n_chr = len(text)
+    low = text.lower()
+    denom_tok = max(n_tok, 1)
+    denom_chr = max(n_chr, 1)
+    return np.array([
+        float(n_chr),
+        float(n_tok),
+        float(sum(text.count(c) for c in _PUNCT)),
+        float(text.count("(")),
+        float(text.count("\n")),
+        sum(low.count(h) for h in HEDGES) / denom_tok,
+        sum(low.count(u) for u in UNIVERSALS) / denom_tok,
+        sum(ch.isdigit() for ch in text) / denom_chr,
+        sum(ch.isupper() for ch in text) / denom_chr,
+        (sum(len(t) for t in tokens) / n_tok) if n_tok else 0.0,
+    ])
+
+
+def make_ngram_vectorizer():
+    """``surface_ngram``'s vectoriser (App. E); fit on training-fold texts only."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    return TfidfVectorizer(**NGRAM_PARAMS)
+
+
+def make_classifier():
+    """The logistic regression every member ends in (App. E)."""
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(**CLASSIFIER_PARAMS)
+
+
+_DENSE_EXTRACTORS: dict[str, Callable[[str], np.ndarray]] = {
+    "length_only": length_only_features,
+    "numeric_surface": numeric_surface_features,
+}
+
+
+def _dense_matrix(member: str, texts: Sequence[str]) -> np.ndarray:
+    fn = _DENSE_EXTRACTORS[member]
+    return np.vstack([fn(t) for t in texts]) if len(texts) else np.zeros((0, 1))
+
+
+# ---------------------------------------------------------------------------------------------
+# Preparing a table for one mode
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One label set in one input mode, ready for the family (internal; exposed for tests).
+
+    In item mode ``texts_b`` is None and ``y`` holds item labels; in paired mode ``y`` is
+    ``'A'|'B'`` after side randomisation.
+    """
+
+    mode: str
+    texts_a: list[str]
+    texts_b: list[str] | None
+    y: np.ndarray
+    groups: np.ndarray
+    cond_a: np.ndarray | None
+    cond_b: np.ndarray | None
+    human: list[list[str]] | None
+    n_ties_dropped: int = 0
+    n_swapped: int = 0
+
+    @property
+    def n(self) -> int:
+        return len(self.y)
+
+    def responses(self, rows: np.ndarray) -> list[str]:
+        """The response texts of ``rows`` (both sides in paired mode)."""
+        a = [self.texts_a[i] for i in rows]
+        return a if self.texts_b is None else a + [self.texts_b[i] for i in rows]
+
+
+def is_paired_table(df: pd.DataFrame) -> bool:
+    """True for a paired table (has ``response_a``/``response_b``), False for an item table."""
+    return {"response_a", "response_b"} <= set(df.columns)
+
+
+def _clean_str(v: Any) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
+
+
+def _groups(df: pd.DataFrame, fallback: str) -> np.ndarray:
+    if "group" in df.columns:
+        g = df["group"].astype(object)
+        fb = df[fallback].astype(str) if fallback in df.columns else pd.Series(np.arange(len(df)).astype(str))
+        g = g.where(g.notna() & (g.astype(str) != ""), fb.values)
+        return g.astype(str).to_numpy()
+    if fallback in df.columns:
+        return df[fallback].astype(str).to_numpy()
+    return np.arange(len(df)).astype(str)
+
+
+def _conditions(series: pd.Series | None) -> np.ndarray | None:
+    if series is None:
+        return None
+    if series.isna().any() or (series.astype(str) == "").any():
+        return None
+    return series.astype(str).to_numpy()
+
+
+def _human_lists(df: pd.DataFrame) -> list[list[str]] | None:
+    if "human_labels" not in df.columns:
+        return None
+    out = []
+    for v in df["human_labels"]:
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            out.append([])
+        else:
+            out.append([str(x) for x in list(v)])
+    return out if any(len(x) >= 2 for x in out) else None
+
+
+def prepare_paired(df: pd.DataFrame, *, seed: int = 0) -> Prepared:
+    """Paired mode (Def. 6): drop ties, randomise side order with ``seed``, keep groups.
+
+    A swapped pair exchanges texts, conditions, its label and its human labels.
+    """
+    _require(df, ("response_a", "response_b", "label"))
+    lab = df["label"].astype(str)
+    keep = lab.isin(["A", "B"]).to_numpy()
+    d = df.loc[keep].reset_index(drop=True)
+    y = d["label"].astype(str).to_numpy()
+    a = [_clean_str(x) for x in d["response_a"]]
+    b = [_clean_str(x) for x in d["response_b"]]
+    groups = _groups(d, "prompt")
+    ca = _conditions(d["condition_a"]) if "condition_a" in d.columns else None
+    cb = _conditions(d["condition_b"]) if "condition_b" in d.columns else None
+    if ca is None or cb is None:
+        ca = cb = None
+    human = _human_lists(d)
+    flip = np.random.default_rng(seed).random(len(d)) < 0.5
+    ta = [bb if f else aa for aa, bb, f in zip(a, b, flip, strict=True)]
+    tb = [aa if f else bb for aa, bb, f in zip(a, b, flip, strict=True)]
+    y = np.where(flip, np.where(y == "A", "B", "A"), y)
+    if ca is not None:
+        ca, cb = np.where(flip, cb, ca), np.where(flip, ca, cb)
+    if human is not None:
+        sw = {"A": "B", "B": "A"}
+        human = [[sw.get(h, h) for h in hs] if f else hs for hs, f in zip(human, flip, strict=True)]
+    return Prepared("paired", ta, tb, y, groups, ca, cb, human,
+                    n_ties_dropped=int((~keep).sum()), n_swapped=int(flip.sum()))
+
+
+def prepare_item(df: pd.DataFrame) -> Prepared:
+    """Per-item mode (Def. 6). A paired table is split into its responses, labelled
+    ``preferred``/``rejected`` (tie pairs dropped); an item table is used as is."""
+    if is_paired_table(df):
+        _require(df, ("label",))
+        lab = df["label"].astype(str)
+        keep = lab.isin(["A", "B"]).to_numpy()
+        d = df.loc[keep].reset_index(drop=True)
+        n = len(d)
+        la = np.where(d["label"].astype(str).to_numpy() == "A", ITEM_PREFERRED, ITEM_REJECTED)
+        lb = np.where(la == ITEM_PREFERRED, ITEM_REJECTED, ITEM_PREFERRED)
+        texts = [_clean_str(x) for x in d["response_a"]] + [_clean_str(x) for x in d["response_b"]]
+        groups = np.concatenate([_groups(d, "prompt")] * 2)
+        cond = None
+        if "condition_a" in d.columns and "condition_b" in d.columns:
+            ca, cb = _conditions(d["condition_a"]), _conditions(d["condition_b"])
+            if ca is not None and cb is not None:
+                cond = np.concatenate([ca, cb])
+        human = _human_lists(d)
+        if human is not None:
+            ma = {"A": ITEM_PREFERRED, "B": ITEM_REJECTED}
+            mb = {"A": ITEM_REJECTED, "B": ITEM_PREFERRED}
+            human = [[ma.get(h, h) for h in hs] for hs in human] + [[mb.get(h, h) for h in hs] for hs in human]
+        return Prepared("item", texts, None, np.concatenate([la, lb]), groups, cond, None, human,
+                        n_ties_dropped=int((~keep).sum()))
+    _require(df, ("text", "label"))
+    d = df.loc[df["label"].notna()].reset_index(drop=True)
+    cond = _conditions(d["condition"]) if "condition" in d.columns else None
+    return Prepared("item", [_clean_str(x) for x in d["text"]], None, d["label"].astype(str).to_numpy(),
+                    _groups(d, "item_id"), cond, None, _human_lists(d))
+
+
+def _require(df: pd.DataFrame, cols: Sequence[str]) -> None:
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise InputError(f"table lacks column(s) {', '.join(missing)}", field=missing[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# Folds and scoring
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FoldPlan:
+    """App. E folds: which scheme was used (recorded, since grouped and ungrouped a_imp are not
+    comparable) and each row's test fold."""
+
+    scheme: str
+    n_splits: int
+    seed: int | None
+    fold_of: np.ndarray
+
+    def splits(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for k in range(self.n_splits):
+            test = np.flatnonzero(self.fold_of == k)
+            if len(test):
+                yield np.flatnonzero(self.fold_of != k), test
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scheme": self.scheme, "n_splits": self.n_splits, "seed": self.seed,
+                "group_aware": self.scheme == "GroupKFold"}
+
+
+def make_folds(groups: np.ndarray, *, seed: int = 0, n_splits: int = N_FOLDS) -> FoldPlan:
+    """GroupKFold(5) on ``groups`` where there are ≥ 5 distinct groups, else
+    KFold(5, shuffle=True, random_state=seed) (App. E, "Folds and scoring")."""
+    from sklearn.model_selection import GroupKFold, KFold
+
+    n = len(groups)
+    if n < n_splits:
+        raise InputError(f"a label set needs at least {n_splits} scorable rows for {n_splits}-fold "
+                         f"cross-validation; it has {n}")
+    fold_of = np.full(n, -1, dtype=int)
+    if len(np.unique(groups)) >= MIN_GROUPS_FOR_GROUPKFOLD:
+        splitter = GroupKFold(n_splits=n_splits)
+        it = splitter.split(np.zeros(n), groups=groups)
+        scheme, used_seed = "GroupKFold", None
+    else:
+        it = KFold(n_splits=n_splits, shuffle=True, random_state=seed).split(np.zeros(n))
+        scheme, used_seed = "KFold", seed
+    for k, (_, test) in enumerate(it):
+        fold_of[test] = k
+    return FoldPlan(scheme, n_splits, used_seed, fold_of)
+
+
+def permutation_strata(groups: np.ndarray) -> np.ndarray:
+    """Strata for the within-group label permutation: the group key, with every singleton group
+    pooled into one stratum (a within-group shuffle of a one-row group is the identity, which
+    would make the null equal the observed score)."""
+    vals, inv, counts = np.unique(groups, return_inverse=True, return_counts=True)
+    single = counts[inv] == 1
+    return np.where(single, "\x00singletons", groups.astype(str))
+
+
+def kappa_from_confusions(conf: np.ndarray) -> np.ndarray:
+    """Cohen's κ of each ``(..., K, K)`` confusion matrix (0.0 where chance agreement is 1)."""
+    conf = np.asarray(conf, dtype=float)
+    total = conf.sum(axis=(-2, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        po = np.trace(conf, axis1=-2, axis2=-1) / total
+        pe = np.sum(conf.sum(axis=-1) * conf.sum(axis=-2), axis=-1) / total**2
+        k = (po - pe) / (1.0 - pe)
+    return np.where(np.isclose(pe, 1.0) | ~np.isfinite(k), 0.0, k)
+
+
+def pooled_kappa(y: Sequence, pred: Sequence) -> float:
+    """κ of the pooled out-of-fold predictions (App. E: not a mean of per-fold κs)."""
+    return cohen_kappa(np.asarray(y).astype(str), np.asarray(pred).astype(str))
+
+
+def bootstrap_kappa_ci(y: np.ndarray, pred: np.ndarray, groups: np.ndarray, *, n_boot: int = 1000,
+                       seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of pooled κ, resampling groups with replacement (vectorised: a
+    ``(n_boot, n_groups)`` multiplicity matrix times per-group confusion counts)."""
+    labels = np.unique(np.concatenate([y.astype(str), pred.astype(str)]))
+    idx = {c: i for i, c in enumerate(labels)}
+    k = len(labels)
+    gvals, ginv = np.unique(groups, return_inverse=True)
+    cell = np.array([idx[a] * k + idx[b] for a, b in zip(y.astype(str), pred.astype(str), strict=True)])
+    per_group = np.zeros((len(gvals), k * k))
+    np.add.at(per_group, (ginv, cell), 1.0)
+    counts = bootstrap_counts(len(gvals), n_boot, seed)
+    conf = (counts @ per_group).reshape(n_boot, k, k)
+    lo, hi = percentile_ci(kappa_from_confusions(conf), level)
+    return float(lo), float(hi)
+
+
+def fleiss_kappa_general(labels: Sequence[Sequence[str]]) -> float:
+    """Fleiss' κ allowing a different number of annotators per item (items with < 2 labels are
+    skipped): mean per-item agreement against pooled category shares."""
+    return float(_fleiss_stats_boot(labels, np.zeros(len(labels), dtype=int), None)[0])
+
+
+def _fleiss_stats_boot(labels: Sequence[Sequence[str]], groups: np.ndarray,
+                       counts: np.ndarray | None) -> np.ndarray:
+    cats = sorted({c for x in labels for c in x})
+    ci = {c: i for i, c in enumerate(cats)}
+    keep = np.array([len(x) >= 2 for x in labels])
+    mat = np.zeros((len(labels), len(cats)))
+    for r, item in enumerate(labels):
+        for lab in item:
+            mat[r, ci[lab]] += 1
+    m = mat.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_i = np.where(keep, (np.sum(mat * mat, axis=1) - m) / (m * (m - 1)), 0.0)
+    gvals, ginv = np.unique(np.asarray(groups).astype(str), return_inverse=True)
+    G = len(gvals)
+    sum_p = np.zeros(G)
+    n_it = np.zeros(G)
+    cat_tot = np.zeros((G, len(cats)))
+    np.add.at(sum_p, ginv, p_i)
+    np.add.at(n_it, ginv, keep.astype(float))
+    np.add.at(cat_tot, ginv, mat * keep[:, None])
+    w = np.ones((1, G)) if counts is None else counts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_bar = (w @ sum_p) / (w @ n_it)
+        tot = w @ cat_tot
+        p_j = tot / tot.sum(axis=1, keepdims=True)
+        p_e = np.sum(p_j**2, axis=1)
+        k = (p_bar - p_e) / (1.0 - p_e)
+    return np.where(np.isclose(p_e, 1.0), 0.0, k)
+
+
+def human_ceiling(labels: Sequence[Sequence[str]], groups: np.ndarray, *, n_boot: int = 1000,
+                  seed: int = 0, level: float = 0.95) -> tuple[float, tuple[float, float], int]:
+    """``a_hum`` (Def. 6): Fleiss' κ among the set's own annotators, with a percentile interval
+    from a bootstrap over groups (App. E: a_hum "carries its own interval"). Returns
+    ``(kappa, (lo, hi), n_items_with_≥2_labels)``."""
+    n_multi = int(sum(len(x) >= 2 for x in labels))
+    point = float(_fleiss_stats_boot(labels, groups, None)[0])
+    gcount = len(np.unique(np.asarray(groups).astype(str)))
+    boots = _fleiss_stats_boot(labels, groups, bootstrap_counts(gcount, n_boot, seed))
+    lo, hi = percentile_ci(boots, level)
+    return point, (float(lo), float(hi)), n_multi
+
+
+# ---------------------------------------------------------------------------------------------
+# The fitting engine: design matrices cached per fold, reused across permutations.
+# ---------------------------------------------------------------------------------------------
+
+
+class NgramBank:
+    """Character n-gram counts of every response, analysed once; per fold, the exact
+    ``TfidfVectorizer(**NGRAM_PARAMS)`` fit on that fold's training texts is reproduced by column
+    selection (train document frequency ≥ min_df, then the ``max_features`` most frequent in
+    training, ties broken as scikit-learn does), training idf, sublinear tf and l2 norm.
+
+    Text analysis is the cost of ``surface_ngram``; doing it once per set instead of once per fold
+    (and never per permutation) is what keeps the audit cheap. Test texts only ever contribute
+    columns that also occur in training texts, so nothing leaks across folds.
+    """
+
+    def __init__(self, texts: Sequence[str]):
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        p = dict(NGRAM_PARAMS)
+        self.counts = CountVectorizer(analyzer=p["analyzer"], ngram_range=p["ngram_range"]).fit_transform(
+            list(texts)).tocsc()
+        self.counts.sort_indices()
+
+    def tfidf(self, train_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(selected columns, idf) of the vectoriser fit on ``train_rows``."""
+        sub = self.counts[train_rows]
+        dfs = np.bincount(sub.tocoo().col, minlength=sub.shape[1])
+        present = dfs > 0
+        cols = np.flatnonzero(present)
+        dfs_p = dfs[cols]
+        mask = dfs_p >= NGRAM_PARAMS["min_df"]
+        limit = NGRAM_PARAMS["max_features"]
+        if mask.sum() > limit:
+            tfs = np.asarray(sub[:, cols].sum(axis=0)).ravel()
+            inds = (-tfs[mask]).argsort()[:limit]
+            new = np.zeros(len(cols), dtype=bool)
+            new[np.flatnonzero(mask)[inds]] = True
+            mask = new
+        sel = cols[mask]
+        n = len(train_rows)
+        idf = np.log((1.0 + n) / (1.0 + dfs[sel])) + 1.0
+        return sel, idf
+
+    def transform(self, rows: np.ndarray | slice, sel: np.ndarray, idf: np.ndarray) -> sparse.csr_matrix:
+        """Tf-idf rows under a fold's vectoriser (sublinear tf, idf, l2-normalised)."""
+        x = self.counts[rows][:, sel].tocsr().astype(float)
+        x.data = 1.0 + np.log(x.data)
+        x = x @ sparse.diags(idf)
+        norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+        norms[norms == 0] = 1.0
+        return sparse.csr_matrix(sparse.diags(1.0 / norms) @ x)
+
+
+class _Designs:
+    """Per-fold design matrices of each member for one prepared set.
+
+    The vectoriser's vocabulary and idf and the standardiser's moments depend only on the
+    training texts, never on labels, so each is fit once per fold and reused by the observed
+    fit and every permutation refit (App. E nulls use identical folds).
+    """
+
+    def __init__(self, prep: Prepared, plan: FoldPlan):
+        self.prep = prep
+        self.plan = plan
+        self._raw: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+        self._cache: dict[tuple[str, int], tuple[Any, Any]] = {}
+        self._ngram_resp: dict[int, Any] = {}
+        self._bank: NgramBank | None = None
+
+    def raw(self, member: str) -> tuple[np.ndarray, np.ndarray | None]:
+        if member not in self._raw:
+            a = _dense_matrix(member, self.prep.texts_a)
+            b = None if self.prep.texts_b is None else _dense_matrix(member, self.prep.texts_b)
+            self._raw[member] = (a, b)
+        return self._raw[member]
+
+    def fold(self, member: str, k: int, train: np.ndarray, test: np.ndarray) -> tuple[Any, Any]:
+        key = (member, k)
+        if key not in self._cache:
+            self._cache[key] = self._build(member, k, train, test)
+        return self._cache[key]
+
+    def _build(self, member: str, k: int, train: np.ndarray, test: np.ndarray) -> tuple[Any, Any]:
+        paired = self.prep.texts_b is not None
+        if member == "surface_ngram":
+            va, vb = self.ngram_responses(k, train)
+            x = (va - vb).tocsr() if paired else va
+            return x[train], x[test]
+        a, b = self.raw(member)
+        tr_resp = a[train] if not paired else np.vstack([a[train], b[train]])
+        mu = tr_resp.mean(axis=0)
+        sd = tr_resp.std(axis=0)
+        sd = np.where(sd > 0, sd, 1.0)
+        x = (a - mu) / sd if not paired else (a - b) / sd
+        return x[train], x[test]
+
+    def ngram_responses(self, k: int, train: np.ndarray) -> tuple[Any, Any]:
+        """Tf-idf of every response under the vectoriser fit on fold ``k``'s training texts."""
+        if k not in self._ngram_resp:
+            n = len(self.prep.texts_a)
+            if self._bank is None:
+                self._bank = NgramBank(self.prep.responses(np.arange(n)))
+            paired = self.prep.texts_b is not None
+            train_docs = np.concatenate([train, train + n]) if paired else train
+            sel, idf = self._bank.tfidf(train_docs)
+            va = self._bank.transform(slice(0, n), sel, idf)
+            vb = self._bank.transform(slice(n, 2 * n), sel, idf) if paired else None
+            self._ngram_resp[k] = (va, vb)
+        return self._ngram_resp[k]
+
+
+def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any) -> np.ndarray:
+    classes = np.unique(y_tr)
+    if len(classes) < 2:
+        return np.full(x_te.shape[0], classes[0] if len(classes) else "", dtype=object)
+    clf = make_classifier()
+    clf.fit(x_tr, y_tr)
+    return clf.predict(x_te)
+
+
+def oof_predictions(designs: _Designs, member: str, y: np.ndarray) -> np.ndarray:
+    """Pooled out-of-fold predictions of one frozen member for labels ``y`` under the plan."""
+    pred = np.empty(len(y), dtype=object)
+    for k, (train, test) in enumerate(designs.plan.splits()):
+        x_tr, x_te = designs.fold(member, k, train, test)
+        pred[test] = _fit_predict(x_tr, y[train], x_te)
+    return pred.astype(str)
+
+
+class _Provenance:
+    """§4.4 item 3: stage 1 predicts the generative condition C from one response's surface
+    (``surface_ngram`` features, the frozen classifier); stage 2 maps it to a label through g,
+    estimated on the training fold. Stage 1 never sees labels, so permutation refits only
+    re-estimate g."""
+
+    def __init__(self, designs: _Designs):
+        self.d = designs
+        p = designs.prep
+        self.paired = p.texts_b is not None
+        self.stage1: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]] = []
+        for k, (train, test) in enumerate(designs.plan.splits()):
+            va, vb = designs.ngram_responses(k, train)
+            if self.paired:
+                x_tr = sparse.vstack([va[train], vb[train]]).tocsr()
+                c_tr = np.concatenate([p.cond_a[train], p.cond_b[train]])
+            else:
+                x_tr = va[train]
+                c_tr = p.cond_a[train]
+            classes = np.unique(c_tr)
+            if len(classes) < 2:
+                pa = np.ones((len(test), 1))
+                pb = None if not self.paired else np.ones((len(test), 1))
+            else:
+                clf = make_classifier()
+                clf.fit(x_tr, c_tr)
+                pa = clf.predict_proba(va[test])
+                pb = clf.predict_proba(vb[test]) if self.paired else None
+            self.stage1.append((train, test, classes, pb, pa))
+
+    def predict(self, y: np.ndarray) -> np.ndarray:
+        p = self.d.prep
+        pred = np.empty(len(y), dtype=object)
+        for train, test, classes, pb, pa in self.stage1:
+            if self.paired:
+                cond = np.concatenate([p.cond_a[train], p.cond_b[train]])
+                won = np.concatenate([y[train] == "A", y[train] == "B"]).astype(float)
+                prior = won.mean() if len(won) else 0.5
+                g = np.array([won[cond == c].mean() if np.any(cond == c) else prior for c in classes])
+                sa, sb = pa @ g, pb @ g
+                pred[test] = np.where(sa >= sb, "A", "B")
+            else:
+                cond = p.cond_a[train]
+                labs = np.unique(y[train])
+                tab = np.array([[np.mean(y[train][cond == c] == lab) if np.any(cond == c) else
+                                 np.mean(y[train] == lab) for lab in labs] for c in classes])
+                pred[test] = labs[np.argmax(pa @ tab, axis=1)]
+        return pred.astype(str)
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemberScore:
+    """One member's pooled out-of-fold score and its within-group label-permutation null."""
+
+    name: str
+    kappa: float
+    accuracy: float
+    null_mean: float
+    null_p95: float
+    null_n: int
+    p_value: float
+    broken_null: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kappa": self.kappa, "accuracy": self.accuracy,
+                "null_kappa": {"mean": self.null_mean, "p95": self.null_p95, "n": self.null_n},
+                "p_value": self.p_value, "broken_null": self.broken_null}
+
+
+@dataclass(frozen=True)
+class ModeResult:
+    """Validation power of one label set in one input mode (Def. 6)."""
+
+    set_name: str
+    mode: str
+    applicable: bool
+    reason: str | None = None
+    n: int = 0
+    n_groups: int = 0
+    folds: dict[str, Any] = field(default_factory=dict)
+    label_space: tuple[str, ...] = ()
+    members: tuple[MemberScore, ...] = ()
+    a_imp: float | None = None
+    a_imp_member: str | None = None
+    a_imp_ci: tuple[float, float] | None = None
+    a_imp_accuracy: float | None = None
+    a_hum: float | None = None
+    a_hum_ci: tuple[float, float] | None = None
+    a_hum_source: str | None = None
+    vp: float | None = None
+    resolvable: bool | None = None
+    broken_harness: tuple[str, ...] = ()
+    prefer_longer_accuracy: float | None = None
+    prefer_shorter_accuracy: float | None = None
+    preferred_longer_rate: float | None = None
+    n_equal_length: int | None = None
+    n_ties_dropped: int = 0
+    side_seed: int | None = None
+    n_permutations: int = 0
+
+    def member(self, name: str) -> MemberScore:
+        for m in self.members:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        if not self.applicable:
+            return {"applicable": False, "reason": self.reason}
+        d: dict[str, Any] = {
+            "applicable": True, "n": self.n, "n_groups": self.n_groups, "folds": self.folds,
+            "label_space": list(self.label_space),
+            "members": {m.name: m.to_dict() for m in self.members},
+            "a_imp": self.a_imp, "a_imp_member": self.a_imp_member,
+            "a_imp_ci": list(self.a_imp_ci) if self.a_imp_ci else None,
+            "a_hum": self.a_hum, "a_hum_ci": list(self.a_hum_ci) if self.a_hum_ci else None,
+            "a_hum_source": self.a_hum_source, "vp": self.vp, "resolvable": self.resolvable,
+            "broken_harness": bool(self.broken_harness), "broken_members": list(self.broken_harness),
+            "n_permutations": self.n_permutations, "n_ties_dropped": self.n_ties_dropped,
+        }
+        if self.mode == "paired":
+            d.update({"a_imp_accuracy": self.a_imp_accuracy,
+                      "prefer_longer_accuracy": self.prefer_longer_accuracy,
+                      "prefer_shorter_accuracy": self.prefer_shorter_accuracy,
+                      "preferred_longer_rate": self.preferred_longer_rate,
+                      "n_equal_length": self.n_equal_length, "side_order_seed": self.side_seed})
+        return d
+
+
+@dataclass(frozen=True)
+class TransferScore:
+    """One ordered (source → target) transfer in one mode (App. E, last sentence)."""
+
+    source: str
+    target: str
+    mode: str
+    admitted: bool
+    shared_labels: tuple[str, ...]
+    reason: str | None = None
+    n: int = 0
+    members: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "target": self.target, "mode": self.mode,
+                "admitted": self.admitted, "shared_labels": list(self.shared_labels),
+                "reason": self.reason, "n": self.n, "members": self.members}
+
+
+@dataclass(frozen=True)
+class ValidationPowerResult:
+    """Per set and mode: the family's scores, nulls, a_imp, a_hum and VP; plus transfer."""
+
+    sets: tuple[ModeResult, ...]
+    transfer: tuple[TransferScore, ...] = ()
+    config: dict[str, Any] = field(default_factory=dict)
+    set_meta: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def get(self, set_name: str, mode: str) -> ModeResult:
+        for r in self.sets:
+            if r.set_name == set_name and r.mode == mode:
+                return r
+        raise KeyError((set_name, mode))
+
+    @property
+    def set_names(self) -> list[str]:
+        return list(dict.fromkeys(r.set_name for r in self.sets))
+
+    def to_dict(self) -> dict[str, Any]:
+        sets: dict[str, Any] = {}
+        for r in self.sets:
+            entry = sets.setdefault(r.set_name, {"meta": self.set_meta.get(r.set_name, {})})
+            entry[r.mode] = r.to_dict()
+        return {"config": self.config, "sets": sets, "transfer": [t.to_dict() for t in self.transfer]}
+
+    def to_frame(self) -> pd.DataFrame:
+        """Table 7's shape: one row per set, per-item and paired columns side by side."""
+        rows = []
+        for name in self.set_names:
+            meta = self.set_meta.get(name, {})
+            row: dict[str, Any] = {"label set": name, "label origin": meta.get("label_origin", "—")}
+            for mode in ("item", "paired"):
+                try:
+                    r = self.get(name, mode)
+                except KeyError:
+                    r = None
+                ok = r is not None and r.applicable
+                if mode == "item":
+                    row["n"] = r.n if ok else None
+                    row["a_imp (item κ)"] = r.a_imp if ok else None
+                    row["item best"] = r.a_imp_member if ok else None
+                else:
+                    row["pairs"] = r.n if ok else None
+                    row["κ (paired)"] = r.a_imp if ok else None
+                    row["accuracy (paired)"] = r.a_imp_accuracy if ok else None
+                    row["paired best"] = r.a_imp_member if ok else None
+                    row["prefer shorter"] = r.prefer_shorter_accuracy if ok else None
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def members_frame(self) -> pd.DataFrame:
+        """The per-member breakdown: one row per (set, mode, member)."""
+        rows = []
+        for r in self.sets:
+            if not r.applicable:
+                continue
+            for m in r.members:
+                rows.append({"label set": r.set_name, "mode": r.mode, "member": m.name, "κ": m.kappa,
+                             "accuracy": m.accuracy, "null mean κ": m.null_mean, "null p95 κ": m.null_p95,
+                             "p": m.p_value, "broken null": m.broken_null})
+        return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# The audit
+# ---------------------------------------------------------------------------------------------
+
+
+def _accuracy(y: np.ndarray, pred: np.ndarray) -> float:
+    return float(np.mean(y.astype(str) == pred.astype(str))) if len(y) else float("nan")
+
+
+def _broken(null: np.ndarray) -> bool:
+    if len(null) == 0:
+        return False
+    se = null.std(ddof=1) / math.sqrt(len(null)) if len(null) > 1 else 0.0
+    return bool(null.mean() > max(BROKEN_NULL_KAPPA, 3 * se))
+
+
+def length_rules(prep: Prepared) -> dict[str, Any]:
+    """Content-free rules of §5.4 on a paired set: how often the preferred side is the longer
+    (in characters), and so the accuracy of "prefer the longer"/"prefer the shorter". Pairs of
+    equal length are excluded (counted in ``n_equal_length``)."""
+    la = np.array([len(t) for t in prep.texts_a])
+    lb = np.array([len(t) for t in prep.texts_b or []])
+    pref = np.where(prep.y == "A", la, lb)
+    other = np.where(prep.y == "A", lb, la)
+    unequal = pref != other
+    n_u = int(unequal.sum())
+    rate = float(np.mean(pref[unequal] > other[unequal])) if n_u else float("nan")
+    return {"preferred_longer_rate": rate, "prefer_longer_accuracy": rate,
+            "prefer_shorter_accuracy": 1.0 - rate if n_u else float("nan"),
+            "n_equal_length": int((~unequal).sum())}
+
+
+def has_condition(prep: Prepared) -> bool:
+    """True where the set records a generative condition with at least two values (in paired
+    mode: and the two sides of at least one pair differ in condition)."""
+    if prep.cond_a is None:
+        return False
+    if prep.cond_b is not None and not np.any(prep.cond_a != prep.cond_b):
+        return False
+    vals = set(prep.cond_a) | (set(prep.cond_b) if prep.cond_b is not None else set())
+    return len(vals) >= 2
+
+
+def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int = 30, seed: int = 0,
+                   n_boot: int = 1000, ceiling: tuple[float, float, float] | None = None,
+                   members: Sequence[str] | None = None) -> ModeResult:
+    """Audit one prepared set in its mode: every member's pooled OOF κ (and accuracy), its
+    within-group permutation null under the same folds, a_imp with a group-bootstrap interval,
+    a_hum and VP (Def. 6; App. E).
+
+    Args:
+        prep: from ``prepare_item`` / ``prepare_paired``.
+        n_permutations: label permutations per member for the null.
+        seed: fixes KFold shuffling (when used), permutations and bootstraps.
+        n_boot: bootstrap resamples of groups for the a_imp and a_hum intervals.
+        ceiling: a user-supplied ``(a_hum, lo, hi)``; overrides the set's own annotators.
+        members: restrict to these members (for tests/benchmarks); default all applicable.
+    """
+    y = prep.y
+    labels = tuple(sorted(np.unique(y)))
+    if len(labels) < 2:
+        return ModeResult(set_name, prep.mode, False, reason=f"only one label value ({labels})")
+    plan = make_folds(prep.groups, seed=seed)
+    designs = _Designs(prep, plan)
+    strata = permutation_strata(prep.groups)
+    perms = permute_within_groups(y, strata, n_permutations, seed + 1) if n_permutations else np.empty((0, len(y)))
+    wanted = list(members) if members is not None else list(MEMBERS)
+    unknown = [m for m in wanted if m not in MEMBERS]
+    if unknown:
+        raise InputError(f"unknown member(s) {unknown}; the frozen family is {list(MEMBERS)}", field="members")
+    if PROVENANCE_MEMBER in wanted and not has_condition(prep):
+        wanted.remove(PROVENANCE_MEMBER)
+    scores: list[MemberScore] = []
+    preds: dict[str, np.ndarray] = {}
+    for m in wanted:
+        if m == PROVENANCE_MEMBER:
+            prov = _Provenance(designs)
+            predict = prov.predict
+        else:
+            predict = (lambda yy, _m=m: oof_predictions(designs, _m, yy))
+        pred = predict(y)
+        preds[m] = pred
+        k_obs = pooled_kappa(y, pred)
+        null = np.array([pooled_kappa(p, predict(p)) for p in perms])
+        scores.append(MemberScore(
+            name=m, kappa=k_obs, accuracy=_accuracy(y, pred),
+            null_mean=float(null.mean()) if len(null) else float("nan"),
+            null_p95=float(np.quantile(null, 0.95)) if len(null) else float("nan"),
+            null_n=len(null), p_value=permutation_p(k_obs, null, "greater") if len(null) else float("nan"),
+            broken_null=_broken(null)))
+    best = max(scores, key=lambda s: s.kappa)
+    a_imp_ci = bootstrap_kappa_ci(y, preds[best.name], prep.groups, n_boot=n_boot, seed=seed + 2)
+    a_hum = a_hum_ci = src = None
+    if ceiling is not None:
+        a_hum, a_hum_ci, src = float(ceiling[0]), (float(ceiling[1]), float(ceiling[2])), "user-supplied"
+    elif prep.human is not None:
+        a_hum, a_hum_ci, n_multi = human_ceiling(prep.human, prep.groups, n_boot=n_boot, seed=seed + 3)
+        src = f"Fleiss κ among the set's annotators ({n_multi} items with ≥ 2 labels)"
+    vp = resolvable = None
+    if a_hum is not None:
+        vp = a_hum - best.kappa
+        resolvable = bool(a_imp_ci[1] < a_hum_ci[0] or a_hum_ci[1] < a_imp_ci[0])
+    rules = length_rules(prep) if prep.mode == "paired" else {}
+    return ModeResult(
+        set_name=set_name, mode=prep.mode, applicable=True, n=prep.n,
+        n_groups=int(len(np.unique(prep.groups))), folds=plan.to_dict(), label_space=labels,
+        members=tuple(scores), a_imp=best.kappa, a_imp_member=best.name, a_imp_ci=a_imp_ci,
+        a_imp_accuracy=best.accuracy, a_hum=a_hum, a_hum_ci=a_hum_ci, a_hum_source=src, vp=vp,
+        resolvable=resolvable, broken_harness=tuple(s.name for s in scores if s.broken_null),
+        n_ties_dropped=prep.n_ties_dropped, side_seed=seed if prep.mode == "paired" else None,
+        n_permutations=n_permutations, **rules)
+
+
+def transfer_scores(source: Prepared, target: Prepared, *, source_name: str, target_name: str
+                    ) -> TransferScore:
+    """Fit each frozen member on all of ``source`` and score it on ``target`` (same mode).
+    Admitted only where the two label spaces share at least two categories; scored on the
+    target rows whose label is shared."""
+    shared = tuple(sorted(set(np.unique(source.y)) & set(np.unique(target.y))))
+    if len(shared) < 2:
+        return TransferScore(source_name, target_name, source.mode, False, shared,
+                             reason="label spaces share fewer than two categories")
+    s_keep = np.isin(source.y, shared)
+    t_keep = np.isin(target.y, shared)
+    out: dict[str, dict[str, float]] = {}
+    ys, yt = source.y[s_keep], target.y[t_keep]
+    paired = source.texts_b is not None
+    sa = [t for t, k in zip(source.texts_a, s_keep, strict=True) if k]
+    ta = [t for t, k in zip(target.texts_a, t_keep, strict=True) if k]
+    sb = [t for t, k in zip(source.texts_b, s_keep, strict=True) if k] if paired else None
+    tb = [t for t, k in zip(target.texts_b, t_keep, strict=True) if k] if paired else None
+    for m in FAMILY:
+        if m == "surface_ngram":
+            vec = make_ngram_vectorizer()
+            vec.fit(sa + (sb or []))
+            xs, xt = vec.transform(sa), vec.transform(ta)
+            if paired:
+                xs, xt = (xs - vec.transform(sb)).tocsr(), (xt - vec.transform(tb)).tocsr()
+        else:
+            rsa, rta = _dense_matrix(m, sa), _dense_matrix(m, ta)
+            resp = np.vstack([rsa, _dense_matrix(m, sb)]) if paired else rsa
+            mu, sd = resp.mean(axis=0), resp.std(axis=0)
+            sd = np.where(sd > 0, sd, 1.0)
+            if paired:
+                xs = (rsa - _dense_matrix(m, sb)) / sd
+                xt = (rta - _dense_matrix(m, tb)) / sd
+            else:
+                xs, xt = (rsa - mu) / sd, (rta - mu) / sd
+        pred = _fit_predict(xs, ys, xt).astype(str)
+        out[m] = {"kappa": pooled_kappa(yt, pred), "accuracy": _accuracy(yt, pred)}
+    return TransferScore(source_name, target_name, source.mode, True, shared, n=int(t_keep.sum()), members=out)
+
+
+def audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence[str] = ("item", "paired"),
+                           n_permutations: int = 30, seed: int = 0, n_boot: int = 1000,
+                           ceilings: Mapping[tuple[str, str], tuple[float, float, float]] | None = None,
+                           transfer: bool = True, set_meta: Mapping[str, dict[str, Any]] | None = None,
+                           members: Sequence[str] | None = None) -> ValidationPowerResult:
+    """Audit every label set in every requested input mode (Def. 6, App. E) and, optionally,
+    transfer between sets.
+
+    Args:
+        sets: name → item table or paired table (see module docstring).
+        modes: any of ``"item"``, ``"paired"``. An item table has no paired mode (recorded as
+            not applicable).
+        n_permutations: label permutations per member (the null; recorded).
+        seed: side-order randomisation, KFold shuffling, permutations and bootstraps.
+        n_boot: group-bootstrap resamples for the a_imp and a_hum intervals.
+        ceilings: user-supplied human ceilings ``(set, mode) → (a_hum, lo, hi)``.
+        transfer: also fit each member on one set and score it on every other (same mode).
+        set_meta: free-form per-set metadata carried into the result (label origin, trimming).
+        members: restrict the family (tests/benchmarks only); default the whole frozen family.
+    """
+    for m in modes:
+        if m not in ("item", "paired"):
+            raise InputError(f"unknown mode {m!r} (use item, paired or both)", field="mode")
+    ceilings = dict(ceilings or {})
+    results: list[ModeResult] = []
+    prepared: dict[tuple[str, str], Prepared] = {}
+    for name, df in sets.items():
+        for mode in modes:
+            if mode == "paired" and not is_paired_table(df):
+                results.append(ModeResult(name, mode, False, reason="per-item labels, not comparisons"))
+                continue
+            prep = prepare_paired(df, seed=seed) if mode == "paired" else prepare_item(df)
+            prepared[(name, mode)] = prep
+            results.append(audit_prepared(prep, set_name=name, n_permutations=n_permutations, seed=seed,
+                                          n_boot=n_boot, ceiling=ceilings.get((name, mode)),
+                                          members=members))
+    transfers: list[TransferScore] = []
+    if transfer:
+        for (sn, sm), sp in prepared.items():
+            for (tn, tm), tp in prepared.items():
+                if sn != tn and sm == tm:
+                    transfers.append(transfer_scores(sp, tp, source_name=sn, target_name=tn))
+    config = {"family": list(FAMILY), "provenance_member": PROVENANCE_MEMBER, "modes": list(modes),
+              "n_permutations": n_permutations, "seed": seed, "n_boot": n_boot, "n_folds": N_FOLDS,
+              "classifier": f"LogisticRegression({', '.join(f'{k}={v!r}' for k, v in CLASSIFIER_PARAMS.items())})",
+              "ngram": {k: (list(v) if isinstance(v, tuple) else v) for k, v in NGRAM_PARAMS.items()},
+              "length_unit_for_rules": "characters",
+              "null": "labels permuted within group (singleton groups pooled into one stratum), same folds"}
+    return ValidationPowerResult(tuple(results), tuple(transfers), config, dict(set_meta or {}))
+
+
+__all__ = [
+    "CLASSIFIER_PARAMS", "FAMILY", "HEDGES", "MEMBERS", "NGRAM_PARAMS", "NUMERIC_SURFACE_FEATURES",
+    "PROVENANCE_MEMBER", "UNIVERSALS", "FoldPlan", "MemberScore", "NgramBank", "ModeResult", "Prepared",
+    "TransferScore", "ValidationPowerResult", "audit_prepared", "audit_validation_power",
+    "bootstrap_kappa_ci", "fleiss_kappa_general", "human_ceiling", "is_paired_table",
+    "kappa_from_confusions", "length_only_features", "length_rules", "make_classifier", "make_folds",
+    "make_ngram_vectorizer", "numeric_surface_features", "oof_predictions", "permutation_strata",
+    "pooled_kappa", "prepare_item", "prepare_paired", "token_count", "transfer_scores",
+]
