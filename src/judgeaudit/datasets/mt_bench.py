@@ -1,0 +1,217 @@
+"""MT-Bench adapter (lm-sys/FastChat ``llm_judge``): questions, pre-generated model answers and
+pairwise judgment files, as a pairwise table.
+
+Quirks handled here:
+
+* Two judgment-file shapes are read:
+
+  - FastChat ``model_judgment/*_pair.jsonl`` (GPT-4 as judge): ``model_1``, ``model_2``,
+    ``g1_winner`` (model_1 shown as Assistant A) and ``g2_winner`` (order swapped). Both winners
+    are already expressed as ``model_1``/``model_2``/``tie``/``error`` (FastChat maps the swapped
+    verdict back), so no flip is applied. A position-consistent verdict (g1 == g2) is the label;
+    an inconsistent pair is a ``tie`` (FastChat's convention) with ``meta.inconsistent``;
+    ``error`` verdicts are dropped and counted in ``df.attrs``.
+  - the human-judgment shape (``mt_bench_human_judgments``): one row per judge vote with
+    ``model_a``, ``model_b``, ``winner`` (``model_a``/``model_b``/``tie``/``tie (bothbad)``),
+    ``judge``, ``turn`` and optionally ``conversation_a``/``conversation_b``. Votes on the same
+    (question, model pair, turn) are merged, whichever order the two models were listed in:
+    ``human_labels`` keeps every vote and ``label`` is the strict majority (``tie`` when there
+    is none). These lists are what the validation-power ceiling ``a_hum`` is computed from.
+
+* ``question_id`` may be an int or a string; ``judge`` may be a list or a stringified list.
+* ``turn`` 1 compares the first answers, turn 2 the second answers (the response text of a
+  pair is that turn's answer; the prompt is that turn's question).
+* The group key is the question id; ``condition_a``/``condition_b`` are the model names (the
+  generative condition of each response).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from judgeaudit.errors import InputError
+from judgeaudit.io import iter_jsonl
+from judgeaudit.records import PAIRWISE_COLUMNS
+
+EXTRA_COLUMNS = ("human_labels", "turn", "judge", "label_source")
+
+
+def load_questions(root: str | Path) -> pd.DataFrame:
+    """``question.jsonl`` as a table: ``question_id`` (str), ``category``, ``turns`` (list)."""
+    path = Path(root) / "question.jsonl"
+    if not path.is_file():
+        raise InputError("MT-Bench question.jsonl not found", path=Path(root))
+    rows = []
+    for line, obj in iter_jsonl(path):
+        for key in ("question_id", "turns"):
+            if key not in obj:
+                raise InputError("required field is missing", path=path, line=line, field=key)
+        rows.append({"question_id": str(obj["question_id"]), "category": obj.get("category"),
+                     "turns": list(obj["turns"])})
+    return pd.DataFrame(rows)
+
+
+def _answer_dirs(root: Path, judgment_files: list[Path]) -> list[Path]:
+    dirs = [root / "model_answer"] + [f.parent / "model_answer" for f in judgment_files]
+    dirs += [f.parent.parent / "model_answer" for f in judgment_files]
+    seen, out = set(), []
+    for d in dirs:
+        if d.is_dir() and d.resolve() not in seen:
+            seen.add(d.resolve())
+            out.append(d)
+    return out
+
+
+def load_answers(root: str | Path, *, extra_dirs: list[Path] | None = None) -> dict[tuple[str, str], list[str]]:
+    """(model, question_id) → list of turn answers, from every ``model_answer/*.jsonl`` found."""
+    root = Path(root)
+    out: dict[tuple[str, str], list[str]] = {}
+    for d in [root / "model_answer", *(extra_dirs or [])]:
+        if not d.is_dir():
+            continue
+        for f in sorted(d.glob("*.jsonl")):
+            for line, obj in iter_jsonl(f):
+                try:
+                    turns = obj["choices"][0]["turns"]
+                except (KeyError, IndexError, TypeError):
+                    raise InputError("expected choices[0].turns", path=f, line=line, field="choices") from None
+                model = str(obj.get("model_id") or f.stem)
+                out.setdefault((model, str(obj["question_id"])), [str(t) for t in turns])
+                out.setdefault((f.stem, str(obj["question_id"])), [str(t) for t in turns])
+    return out
+
+
+def judgment_files(root: str | Path) -> list[Path]:
+    """Every pairwise judgment file under ``root`` (``*_pair.jsonl`` and ``*human*judgment*.jsonl``)."""
+    root = Path(root)
+    files = sorted(set(root.rglob("*_pair.jsonl")) | set(root.rglob("*human*judgment*.jsonl")))
+    return files
+
+
+def _judge_name(v: Any) -> str:
+    if isinstance(v, str) and v.startswith("["):
+        try:
+            v = ast.literal_eval(v)
+        except (ValueError, SyntaxError):
+            return v
+    if isinstance(v, (list, tuple)):
+        return "/".join(str(x) for x in v)
+    return str(v)
+
+
+def _conversation_turn(conv: Any, turn: int) -> str | None:
+    if not isinstance(conv, list):
+        return None
+    said = [m.get("content") for m in conv if isinstance(m, dict) and m.get("role") == "assistant"]
+    return str(said[turn - 1]) if len(said) >= turn else None
+
+
+def _majority(votes: list[str]) -> str:
+    (lab, c), = Counter(votes).most_common(1)
+    return lab if c * 2 > len(votes) else "tie"
+
+
+def load_pairs(root: str | Path, *, judgments: str | Path | None = None, turn: int | None = None) -> pd.DataFrame:
+    """Load MT-Bench pairwise judgments as a pairwise table (``PAIRWISE_COLUMNS`` + extras).
+
+    Args:
+        root: the MT-Bench folder (``question.jsonl``, ``model_answer/``, judgment files).
+        judgments: one judgment file (default: every judgment file found under ``root``).
+        turn: keep only turn 1 or turn 2 (default both).
+    """
+    root = Path(root)
+    files = [Path(judgments)] if judgments is not None else judgment_files(root)
+    if not files:
+        raise InputError("no MT-Bench pairwise judgment file (*_pair.jsonl or human judgments) found",
+                         path=root)
+    questions = load_questions(root).set_index("question_id")
+    answers = load_answers(root, extra_dirs=_answer_dirs(root, files))
+    rows: list[dict[str, Any]] = []
+    n_error = 0
+    human_votes: dict[tuple[str, str, str, int], dict[str, Any]] = {}
+    for f in files:
+        if not f.is_file():
+            raise InputError("judgment file not found", path=f)
+        for line, obj in iter_jsonl(f):
+            qid = str(obj.get("question_id"))
+            t = int(obj.get("turn", 1))
+            if turn is not None and t != turn:
+                continue
+            if qid not in questions.index:
+                raise InputError(f"question_id {qid} is not in question.jsonl", path=f, line=line,
+                                 field="question_id")
+            if "g1_winner" in obj:
+                m1, m2 = str(obj["model_1"]), str(obj["model_2"])
+                g1, g2 = obj.get("g1_winner"), obj.get("g2_winner")
+                if "error" in (g1, g2):
+                    n_error += 1
+                    continue
+                side = {"model_1": "A", "model_2": "B", "tie": "tie"}
+                if g1 not in side or g2 not in side:
+                    raise InputError(f"unknown winner {g1!r}/{g2!r}", path=f, line=line, field="g1_winner")
+                label = side[g1] if g1 == g2 else "tie"
+                ta, tb = answers.get((m1, qid)), answers.get((m2, qid))
+                if ta is None or tb is None:
+                    missing = m1 if ta is None else m2
+                    raise InputError(f"no answers of model {missing!r} for question {qid}", path=f,
+                                     line=line, field="model_1" if ta is None else "model_2")
+                rows.append({
+                    "pair_id": f"mt_bench/{qid}/{m1}/{m2}/t{t}/{_judge_name(obj.get('judge'))}",
+                    "prompt": str(questions.loc[qid, "turns"][t - 1]),
+                    "response_a": ta[t - 1], "response_b": tb[t - 1], "label": label,
+                    "group": qid, "source_set": "mt_bench", "subset": str(questions.loc[qid, "category"]),
+                    "condition_a": m1, "condition_b": m2,
+                    "meta": {"file": f.name, "line": line, "inconsistent": g1 != g2, "g1_winner": g1,
+                             "g2_winner": g2},
+                    "human_labels": None, "turn": t, "judge": _judge_name(obj.get("judge")),
+                    "label_source": "llm_judge",
+                })
+            elif "winner" in obj and "model_a" in obj:
+                ma, mb = str(obj["model_a"]), str(obj["model_b"])
+                w = str(obj["winner"])
+                vote = {"model_a": "A", "model_b": "B"}.get(w, "tie" if w.startswith("tie") else None)
+                if vote is None:
+                    raise InputError(f"unknown winner {w!r}", path=f, line=line, field="winner")
+                m_first, m_second = sorted((ma, mb))
+                if (ma, mb) != (m_first, m_second):
+                    vote = {"A": "B", "B": "A"}.get(vote, vote)
+                key = (qid, m_first, m_second, t)
+                entry = human_votes.setdefault(key, {"votes": [], "judges": [], "texts": {}, "file": f.name})
+                entry["votes"].append(vote)
+                entry["judges"].append(str(obj.get("judge")))
+                for m, conv in ((ma, obj.get("conversation_a")), (mb, obj.get("conversation_b"))):
+                    txt = _conversation_turn(conv, t)
+                    if txt is not None:
+                        entry["texts"].setdefault(m, txt)
+            else:
+                raise InputError("unrecognised judgment record (expected g1_winner/g2_winner or "
+                                 "model_a/model_b/winner)", path=f, line=line)
+    for (qid, ma, mb, t), e in sorted(human_votes.items()):
+        texts = []
+        for m in (ma, mb):
+            txt = e["texts"].get(m)
+            if txt is None:
+                ans = answers.get((m, qid))
+                if ans is None:
+                    raise InputError(f"no answers of model {m!r} for question {qid} (and no conversation "
+                                     "in the judgment file)", path=e["file"])
+                txt = ans[t - 1]
+            texts.append(txt)
+        rows.append({
+            "pair_id": f"mt_bench/{qid}/{ma}/{mb}/t{t}/human", "prompt": str(questions.loc[qid, "turns"][t - 1]),
+            "response_a": texts[0], "response_b": texts[1], "label": _majority(e["votes"]),
+            "group": qid, "source_set": "mt_bench", "subset": str(questions.loc[qid, "category"]),
+            "condition_a": ma, "condition_b": mb, "meta": {"file": e["file"], "judges": e["judges"]},
+            "human_labels": list(e["votes"]), "turn": t, "judge": "human", "label_source": "human_vote",
+        })
+    if not rows:
+        raise InputError("no usable MT-Bench judgments", path=files[0])
+    df = pd.DataFrame(rows)
+    df = df[list(PAIRWISE_COLUMNS) + list(EXTRA_COLUMNS)].reset_index(drop=True)
+    df.attrs["n_error_dropped"] = n_error
+    return df

@@ -1,0 +1,200 @@
+"""The registry of data-set adapters and the ``load_set`` spec parser.
+
+A spec is ``NAME:PATH[?key=value&…]``:
+
+* ``llmbar:PATH[?subset=Natural,Adversarial/GPTInst]``, ``judgebench:PATH[?response_model=…]``,
+  ``rm_bench:PATH[?pairs=diagonal|length|all&domains=chat,code]``,
+  ``mt_bench:PATH[?judgments=FILE&turn=1]``, ``halueval:PATH[?part=general|qa&strategy=one-turn]``,
+  ``frank:PATH[?threshold=1.0]``;
+* ``jsonl:PATH?text=…&label=…&group=…`` (item mode) or ``jsonl:PATH?response_a=…&response_b=…&label=…``
+  (paired), and likewise ``csv:`` and ``parquet:``;
+* ``hf:NAME[?split=…&config=…&<mapping>]``.
+
+Options every spec accepts: ``name=`` (display name) and ``max_rows=N`` (a deterministic trim:
+whole groups are kept in order of a hash of the group key until ``N`` rows; recorded in the
+table's ``attrs['judgeaudit']['trimmed']``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl
+
+import pandas as pd
+
+from judgeaudit.errors import InputError
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """One registered adapter: how to load it and what it offers."""
+
+    name: str
+    loader: Callable[..., pd.DataFrame]
+    description: str
+    modes: tuple[str, ...]
+    label_space: str
+    label_origin: str
+
+
+def _llmbar(path: str, subset: str | None = None, **kw: Any) -> pd.DataFrame:
+    from judgeaudit.datasets import llmbar
+
+    sets = [s.strip() for s in subset.split(",")] if subset else None
+    return llmbar.load_pairs(path, sets=sets, **kw)
+
+
+def _judgebench(path: str, **kw: Any) -> pd.DataFrame:
+    from judgeaudit.datasets import judgebench
+
+    return judgebench.load_pairs(path, **kw)
+
+
+def _rm_bench(path: str, domains: str | None = None, **kw: Any) -> pd.DataFrame:
+    from judgeaudit.datasets import rm_bench
+
+    return rm_bench.load_pairs(path, domains=domains.split(",") if domains else None, **kw)
+
+
+def _mt_bench(path: str, turn: str | None = None, **kw: Any) -> pd.DataFrame:
+    from judgeaudit.datasets import mt_bench
+
+    return mt_bench.load_pairs(path, turn=int(turn) if turn else None, **kw)
+
+
+def _halueval(path: str, part: str = "general", **kw: Any) -> pd.DataFrame:
+    from judgeaudit.datasets import halueval
+
+    if part == "general":
+        return halueval.load_items(path)
+    if part == "qa":
+        return halueval.load_pairs(path, **kw)
+    raise InputError(f"halueval part must be general or qa, got {part!r}", field="part")
+
+
+def _frank(path: str, threshold: str | None = None) -> pd.DataFrame:
+    from judgeaudit.datasets import frank
+
+    return frank.load_items(path, threshold=float(threshold) if threshold else 1.0)
+
+
+def _generic(path: str, **mapping: Any) -> pd.DataFrame:
+    from judgeaudit.datasets import generic
+
+    return generic.load_table(path, mapping)
+
+
+def _hf(name: str, split: str = "train", config: str | None = None, **mapping: Any) -> pd.DataFrame:
+    from judgeaudit.datasets import hf
+
+    return hf.load_hf(name, split=split, config=config, mapping=mapping)
+
+
+ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
+    Adapter("judgebench", _judgebench, "JudgeBench pairs (objective correctness; GPT-4o / Claude responses)",
+            ("item", "paired"), "A/B", "objective correctness"),
+    Adapter("llmbar", _llmbar, "LLMBar Natural + Adversarial, and the Processed MT-Bench / LLMEval² human sets",
+            ("item", "paired"), "A/B", "author gold / human majority"),
+    Adapter("rm_bench", _rm_bench, "RM-Bench chosen vs. rejected at three style levels",
+            ("item", "paired"), "A/B", "pair role"),
+    Adapter("mt_bench", _mt_bench, "MT-Bench questions, model answers and pairwise judgment files "
+            "(GPT-4 pair files; human-judgment files with per-judge votes)", ("item", "paired"), "A/B/tie",
+            "judge vote"),
+    Adapter("halueval", _halueval, "HaluEval general (human yes/no, per item) or QA generation "
+            "(gold vs. generated hallucination; provenance-inherited)", ("item", "paired"),
+            "hallucinated/not_hallucinated | A/B", "human label | provenance"),
+    Adapter("frank", _frank, "FRANK summary factuality (human, aggregated over sentences)", ("item",),
+            "no_error/error", "human annotation"),
+    Adapter("jsonl", _generic, "any JSONL table with a column mapping", ("item", "paired"), "user", "user"),
+    Adapter("csv", _generic, "any CSV table with a column mapping", ("item", "paired"), "user", "user"),
+    Adapter("parquet", _generic, "any Parquet table with a column mapping", ("item", "paired"), "user", "user"),
+    Adapter("hf", _hf, "a Hugging Face dataset by name (needs `datasets` and the hub)", ("item", "paired"),
+            "user", "user"),
+)}
+
+COMMON_OPTIONS = ("name", "max_rows")
+
+
+def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
+    """``NAME:PATH?k=v&…`` → ``(name, path, options)``; ``InputError`` for an unknown adapter."""
+    if ":" not in spec:
+        raise InputError(f"data-set spec {spec!r} must look like NAME:PATH (known: {', '.join(ADAPTERS)})",
+                         field="set")
+    name, rest = spec.split(":", 1)
+    name = name.strip().lower()
+    if name not in ADAPTERS:
+        raise InputError(f"unknown data-set adapter {name!r} (known: {', '.join(ADAPTERS)})", field="set")
+    path, _, query = rest.partition("?")
+    opts = dict(parse_qsl(query, keep_blank_values=False))
+    if not path:
+        raise InputError(f"data-set spec {spec!r} has no path", field="set")
+    return name, path, opts
+
+
+def trim_groups(df: pd.DataFrame, max_rows: int) -> pd.DataFrame:
+    """Deterministic trim: keep whole groups, ordered by the SHA-1 of the group key, until at most
+    ``max_rows`` rows (at least one group)."""
+    if len(df) <= max_rows:
+        return df
+    key = df["group"].astype(str) if "group" in df.columns and df["group"].notna().all() else \
+        pd.Series(range(len(df))).astype(str)
+    order = sorted(key.unique(), key=lambda g: hashlib.sha1(g.encode("utf-8")).hexdigest())
+    sizes = key.value_counts()
+    kept, total = [], 0
+    for g in order:
+        if kept and total + sizes[g] > max_rows:
+            break
+        kept.append(g)
+        total += sizes[g]
+    return df.loc[key.isin(set(kept)).to_numpy()].reset_index(drop=True)
+
+
+def display_name(name: str, path: str, opts: dict[str, str]) -> str:
+    if "name" in opts:
+        return opts["name"]
+    extra = opts.get("subset") or opts.get("part") or opts.get("response_model") or opts.get("pairs")
+    if name == "halueval":
+        return f"halueval:{opts.get('part', 'general')}"
+    if name in ("jsonl", "csv", "parquet"):
+        return Path(path).stem
+    return f"{name}:{extra}" if extra else name
+
+
+def load_set(spec: str) -> pd.DataFrame:
+    """Load the set a spec names; ``df.attrs['judgeaudit']`` records the spec, display name,
+    adapter, label origin and any trimming."""
+    name, path, opts = parse_spec(spec)
+    adapter = ADAPTERS[name]
+    common = {k: opts.pop(k) for k in COMMON_OPTIONS if k in opts}
+    try:
+        df = adapter.loader(path, **opts)
+    except TypeError as e:
+        raise InputError(f"{name}: unsupported option(s) {sorted(opts)} ({e})", field="set") from None
+    meta: dict[str, Any] = {"spec": spec, "adapter": name, "name": display_name(name, path, {**opts, **common}),
+                            "label_origin": adapter.label_origin}
+    if "label_source" in df.columns and df["label_source"].notna().any():
+        meta["label_origin"] = ", ".join(sorted(df["label_source"].dropna().astype(str).unique()))
+    if "max_rows" in common:
+        try:
+            n_max = int(common["max_rows"])
+        except ValueError:
+            raise InputError(f"max_rows must be an integer, got {common['max_rows']!r}", field="max_rows") from None
+        n0 = len(df)
+        df = trim_groups(df, n_max)
+        if len(df) < n0:
+            meta["trimmed"] = {"from_rows": n0, "to_rows": len(df), "rule": "whole groups in SHA-1 order of "
+                               "the group key until max_rows"}
+    extra_attrs = dict(df.attrs)
+    df.attrs = {**extra_attrs, "judgeaudit": meta}
+    return df
+
+
+def list_adapters() -> pd.DataFrame:
+    """The registry as a table (name, description, modes, label space, label origin)."""
+    return pd.DataFrame([{"name": a.name, "description": a.description, "modes": ", ".join(a.modes),
+                          "label space": a.label_space, "label origin": a.label_origin}
+                         for a in ADAPTERS.values()])
