@@ -7,7 +7,7 @@ Used by the tests and benchmarks of the ``api`` backend (through LiteLLM). Never
         ... api_base=srv.base_url ...
 
 Faults apply to the next ``times`` requests, in the order planned: ``429`` (with Retry-After),
-``500``, ``slow`` (sleeps ``delay`` seconds before answering), ``malformed`` (a body that is not
+``500``, ``slow`` (sleeps ``delay`` seconds before answering; a late answer is not counted in ``answered``), ``malformed`` (a body that is not
 JSON), ``truncated`` (a JSON body cut in half), ``garbage`` (a well-formed answer whose text is
 not a verdict).
 """
@@ -124,8 +124,10 @@ class FakeServer:
                                           {"Retry-After": str(kw.get("retry_after", 0.05))})
                     if kind == "500":
                         return self._send(500, b'{"error": {"message": "boom", "type": "server_error"}}')
-                    if kind == "slow":
+                    if kind == "slow":  # answers after the client's timeout: not counted as answered
                         time.sleep(kw.get("delay", 5.0))
+                        text = server.responder(prompt)
+                        return self._send(200, json.dumps(server._completion(body, text)).encode())
                     if kind == "malformed":
                         return self._send(200, b"<html>not json</html>")
                     if kind == "truncated":

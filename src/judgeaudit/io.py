@@ -93,6 +93,19 @@ def write_jsonl(path: str | Path, rows: list[dict[str, Any]] | pd.DataFrame) -> 
             fh.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
 
 
+def write_parquet(path: str | Path, df: pd.DataFrame) -> Path:
+    """Write a table to Parquet; dict and list-of-dict cells (meta, defects) are stored as JSON text."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object and out[col].map(lambda v: isinstance(v, dict) or (
+                isinstance(v, list) and any(isinstance(x, dict) for x in v))).any():
+            out[col] = out[col].map(lambda v: None if v is None else json.dumps(v, default=str))
+    out.to_parquet(p, index=False)
+    return p
+
+
 def write_json(path: str | Path, obj: Any) -> None:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)

@@ -42,6 +42,10 @@ def model_path() -> str:
 
 
 _MODELS: dict[tuple[str, int, int], Any] = {}
+# Next-token distributions by prompt, shared by every LocalJudge in the process: K votes of one
+# prompt cost one forward pass, whatever the sampling seed.
+_DIST_CACHE: dict[str, tuple[np.ndarray, float]] = {}
+_DIST_CACHE_SIZE = 8192
 _MODELS_LOCK = threading.Lock()
 
 
@@ -120,8 +124,12 @@ class LocalJudge(Judge):
         if self._digit_ids is None:
             self._digit_ids = self._token_ids([str(s) for s in elicit.SCALE])
         # The score digit follows "Score: " — the space is its own token in Gemma's vocabulary.
-        logits = self._next_token_logits(self.render(request) + " ")
-        dist, mass = self._distribution(logits, self._digit_ids)
+        prompt = self.render(request) + " "
+        if prompt not in _DIST_CACHE:
+            if len(_DIST_CACHE) >= _DIST_CACHE_SIZE:
+                _DIST_CACHE.pop(next(iter(_DIST_CACHE)))
+            _DIST_CACHE[prompt] = self._distribution(self._next_token_logits(prompt), self._digit_ids)
+        dist, mass = _DIST_CACHE[prompt]
         temperature = float(self.spec.params.get("temperature", 0.0))
         if temperature > 0:
             rng = np.random.default_rng(int(key[:16], 16))

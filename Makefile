@@ -1,0 +1,35 @@
+# The two commands of the README. Each creates (or reuses) .venv and installs what it needs.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.judgeaudit-installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+
+.PHONY: demo test install browser bench
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[embed,hf,test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/judgeaudit demo --out demo-out
+
+# Headless Chromium for the annotation app's browser tests (Debian's package; needs root or sudo).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  elif command -v sudo >/dev/null 2>&1; then sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium not installed: browser tests will be skipped"; fi; }
+
+test: $(STAMP) browser
+	JUDGEAUDIT_DATA_DIR=$${JUDGEAUDIT_DATA_DIR:-$$( [ -d ../shared/data ] && cd ../shared/data && pwd )} \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: $(STAMP)
+	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done

@@ -1,0 +1,141 @@
+"""The ``judgeaudit`` command line. One verb group per analysis; bad input exits 2 with one line."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from judgeaudit.errors import InputError
+
+app = typer.Typer(help="Audit LLM-as-a-judge instruments: is the judge valid, not just reliable?",
+                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+judges_app = typer.Typer(help="Judge backends.", no_args_is_help=True)
+store_app = typer.Typer(help="The resumable call store.", no_args_is_help=True)
+app.add_typer(judges_app, name="judges")
+app.add_typer(store_app, name="store")
+console = Console(stderr=True, soft_wrap=True)
+
+# Verb groups that live in their own modules (each exposes a typer app named ``app``).
+_GROUPS = {
+    "validity": "judgeaudit.commands.validity",
+    "vp": "judgeaudit.commands.vp",
+    "cap": "judgeaudit.commands.cap",
+    "datasets": "judgeaudit.commands.datasets",
+    "probes": "judgeaudit.commands.probes",
+}
+for _name, _module in _GROUPS.items():
+    try:
+        app.add_typer(importlib.import_module(_module).app, name=_name)
+    except ModuleNotFoundError as _e:  # a group whose module is absent from this install
+        if _e.name != _module:
+            raise
+
+
+@judges_app.command("list")
+def judges_list() -> None:
+    """List the judge backends and their spec syntax."""
+    from judgeaudit.judges import registered
+
+    table = Table("backend", "spec")
+    for name, help_text in registered().items():
+        table.add_row(name, help_text)
+    Console().print(table)
+
+
+@app.command("judge")
+def judge_cmd(
+    judge: Annotated[str, typer.Option("--judge", help="judge spec, e.g. local, api:openai/gpt-4o-mini")],
+    input: Annotated[Path, typer.Option("--input", help="JSONL of items")],
+    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    form: Annotated[str, typer.Option("--form", help="graded | pairwise | defects")] = "graded",
+    store: Annotated[Path | None, typer.Option("--store", help="call store (default OUT/calls.sqlite)")] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
+    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    rpm: Annotated[float | None, typer.Option("--rpm", help="requests per minute limit")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="per-call timeout, seconds")] = 120.0,
+    retries: Annotated[int, typer.Option("--retries")] = 5,
+) -> None:
+    """Judge every item of a JSONL file; writes OUT/verdicts.jsonl and OUT/verdicts.parquet."""
+    from judgeaudit.io import write_jsonl, write_parquet
+    from judgeaudit.judges import make_judge
+    from judgeaudit.records import verdicts_frame
+    from judgeaudit.runtime.executor import RetryPolicy, run
+    from judgeaudit.runtime.requests import read_requests
+    from judgeaudit.runtime.store import CallStore
+
+    requests = read_requests(input, form)
+    j = make_judge(judge, api_base=api_base)
+    with CallStore(store or out / "calls.sqlite") as cs:
+        verdicts = run(j, requests, store=cs, concurrency=concurrency, rpm=rpm,
+                       policy=RetryPolicy(max_retries=retries, timeout=timeout))
+    df = verdicts_frame(verdicts)
+    write_jsonl(out / "verdicts.jsonl", df)
+    write_parquet(out / "verdicts.parquet", df)
+    n_err = int(df["error"].notna().sum())
+    n_pf = int((df["error"].isna() & ~df["parse_ok"]).sum())
+    console.print(f"{len(df)} verdicts → {out}/verdicts.jsonl ({n_err} failed calls, {n_pf} parse failures)")
+    if n_err:
+        console.print("[yellow]failed calls are kept in the store and retried on the next run[/yellow]")
+
+
+@store_app.command("stats")
+def store_stats(store: Annotated[Path, typer.Option("--store")]) -> None:
+    """Calls, failures, parse failures, tokens and cost per judge."""
+    from judgeaudit.runtime.store import CallStore
+
+    if not store.exists():
+        raise InputError("call store not found", path=store)
+    with CallStore(store) as cs:
+        df = cs.stats()
+    table = Table(*df.columns)
+    for row in df.itertuples(index=False):
+        table.add_row(*("—" if v is None or v != v else f"{v:.4g}" if isinstance(v, float) else str(v)
+                        for v in row))
+    Console().print(table)
+
+
+@store_app.command("export")
+def store_export(store: Annotated[Path, typer.Option("--store")],
+                 out: Annotated[Path, typer.Option("--out", help="a .parquet or .jsonl file")]) -> None:
+    """Export every stored call to Parquet or JSONL."""
+    from judgeaudit.runtime.store import CallStore
+
+    if not store.exists():
+        raise InputError("call store not found", path=store)
+    with CallStore(store) as cs:
+        cs.export(out)
+        console.print(f"{len(cs)} calls → {out}")
+
+
+@app.command("demo")
+def demo_cmd(
+    out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("demo-out"),
+    bootstrap: Annotated[int, typer.Option("--bootstrap")] = 2000,
+) -> None:
+    """The main job: the bundled probes through the embedded local judge and the reference judges,
+    plus validation-power and CAP sections on the bundled public-set slices, in one report."""
+    from judgeaudit.demo import run_demo
+
+    run_demo(out, n_boot=bootstrap)
+
+
+def main() -> None:
+    """Entry point: bad input prints one line naming file, line and field, and exits 2."""
+    try:
+        app()
+    except InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted: every completed call is in the store; rerun to resume[/yellow]")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""What several verb groups share: building judges from specs and running them through the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from judgeaudit.judges import Judge, make_judge
+from judgeaudit.records import JudgeRequest, verdicts_frame
+from judgeaudit.runtime.executor import RetryPolicy, run
+from judgeaudit.runtime.store import CallStore
+
+
+def build_judges(specs: list[str], *, api_base: str | None = None) -> list[Judge]:
+    """One judge per spec; a replay file holding several judges becomes one judge per judge id."""
+    from judgeaudit.judges.replay import replay_judge_ids
+
+    judges: list[Judge] = []
+    for spec in specs:
+        if spec.startswith("replay:") and "judge=" not in spec:
+            ids = replay_judge_ids(spec.removeprefix("replay:"))
+            if len(ids) > 1:
+                sep = "&" if "?" in spec else "?"
+                judges += [make_judge(f"{spec}{sep}judge={i}", id=i) for i in ids]
+                continue
+        judges.append(make_judge(spec, api_base=api_base))
+    seen: set[str] = set()
+    for j in judges:
+        if j.id in seen:
+            from judgeaudit.errors import InputError
+
+            raise InputError(f"judge id {j.id!r} given twice", field="judge")
+        seen.add(j.id)
+    return judges
+
+
+def judge_all(judges: list[Judge], requests: list[JudgeRequest], *, store_path: Path,
+              concurrency: int | None = None, policy: RetryPolicy | None = None,
+              progress: bool = True) -> pd.DataFrame:
+    """Run every judge on every request through one call store; the verdict table of all of them."""
+    frames = []
+    with CallStore(store_path) as store:
+        for j in judges:
+            verdicts = run(j, requests, store=store, concurrency=concurrency, policy=policy, progress=progress)
+            frames.append(verdicts_frame(verdicts))
+    return pd.concat(frames, ignore_index=True) if frames else verdicts_frame([])

@@ -1,0 +1,115 @@
+"""``judgeaudit validity run``: the (S, R) profile of one or more judges on a probe set."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
+import typer
+from rich.console import Console
+
+from judgeaudit.records import JudgeRequest
+
+app = typer.Typer(help="The (S, R) validity profile (construct-validity.txt §2, §5.1–5.2).", no_args_is_help=True)
+console = Console(stderr=True)
+
+BUNDLED_NOTICE = ("Directions on the bundled probe set are author-intended and not human-verified: R measured on "
+                  "it is sensitivity to the edits' intended direction.")
+
+
+def regrade_requests(requests: list[JudgeRequest], n: int) -> list[JudgeRequest]:
+    """A deterministic, evenly spaced sample of ``n`` requests, re-asked as epoch 1 (regrade agreement)."""
+    if n <= 0 or not requests:
+        return []
+    step = max(1, len(requests) // n)
+    return [r.model_copy(update={"epoch": 1}) for r in requests[::step][:n]]
+
+
+@dataclass(frozen=True)
+class ValidityRun:
+    probes: pd.DataFrame
+    verdicts: pd.DataFrame
+    result: object
+    bundled: bool
+
+
+def run_validity(probes_path: str, judge_specs: list[str], *, out: Path, store: Path | None = None,
+                 s_floor: float = 0.90, bar: float = 0.75, n_boot: int = 2000, n_regrade: int = 48,
+                 concurrency: int | None = None, api_base: str | None = None, seed: int = 0,
+                 write: bool = True) -> ValidityRun:
+    """Grade every original and edited text with every judge, then compute the profile."""
+    from judgeaudit.analyses.validity import validity_profile
+    from judgeaudit.commands.common import build_judges, judge_all
+    from judgeaudit.io import write_json, write_parquet
+    from judgeaudit.probes.design import graded_requests
+    from judgeaudit.probes.io import bundled_probes_path, read_probes
+    from judgeaudit.records import probes_frame
+
+    bundled = probes_path == "bundled"
+    path = bundled_probes_path() if bundled else Path(probes_path)
+    probes = probes_frame(read_probes(path))
+    requests = graded_requests(probes)
+    requests = requests + regrade_requests(requests, n_regrade)
+    judges = build_judges(judge_specs, api_base=api_base)
+    verdicts = judge_all(judges, requests, store_path=store or out / "calls.sqlite", concurrency=concurrency)
+    result = validity_profile(probes, verdicts, s_floor=s_floor, bar=bar, n_boot=n_boot, seed=seed)
+    if write:
+        out.mkdir(parents=True, exist_ok=True)
+        payload = result.to_dict()
+        payload["probe_set"] = "bundled" if bundled else str(path)
+        write_json(out / "result.json", payload)
+        write_parquet(out / "verdicts.parquet", verdicts)
+    return ValidityRun(probes, verdicts, result, bundled)
+
+
+def sections(run: ValidityRun) -> list:
+    from judgeaudit.report.validity import validity_sections
+
+    secs = validity_sections(run.result)
+    if run.bundled and secs:
+        secs[0].banners.insert(0, BUNDLED_NOTICE)
+    return secs
+
+
+def summary_table(result) -> pd.DataFrame:
+    cols = ["judge", "S", "R", "R_scope", "R_strength", "gap", "tau", "interpretable", "usable_points",
+            "parse_failures"]
+    d = result.to_dict()["judges"]
+    rows = [{"judge": j, **{c: v.get(c) for c in cols[1:]}} for j, v in d.items()]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def print_summary(result) -> None:
+    from rich.table import Table
+
+    df = summary_table(result)
+    table = Table(*df.columns, title="validity profile at matched invariance")
+    for row in df.itertuples(index=False):
+        table.add_row(*("—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v) for v in row))
+    Console().print(table)
+
+
+@app.command("run")
+def run_cmd(
+    judge: Annotated[list[str], typer.Option("--judge", help="judge spec (repeatable)")],
+    out: Annotated[Path, typer.Option("--out")],
+    probes: Annotated[str, typer.Option("--probes", help="probe JSONL, or 'bundled'")] = "bundled",
+    s_floor: Annotated[float, typer.Option("--s-floor", help="invariance floor, set before the run")] = 0.90,
+    bar: Annotated[float, typer.Option("--bar", help="raw pairwise agreement bar for a slot/axis")] = 0.75,
+    bootstrap: Annotated[int, typer.Option("--bootstrap")] = 2000,
+    regrade: Annotated[int, typer.Option("--regrade", help="requests re-graded for regrade agreement")] = 48,
+    store: Annotated[Path | None, typer.Option("--store")] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
+    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+) -> None:
+    """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
+    from judgeaudit.report.html import write_page
+
+    r = run_validity(probes, judge, out=out, store=store, s_floor=s_floor, bar=bar, n_boot=bootstrap,
+                     n_regrade=regrade, concurrency=concurrency, api_base=api_base, seed=seed)
+    write_page(out / "report.html", "judgeaudit — validity profile", sections(r))
+    print_summary(r.result)
+    console.print(f"→ {out}/result.json, {out}/report.html")

@@ -1,0 +1,63 @@
+"""``judgeaudit demo``: the main job, offline, on the embedded default judge.
+
+1. validity — the bundled probe set graded by the local Gemma judge, ``vote:3:local`` and the
+   reference judges (constant, flip, length, similarity); the (S, R) profile and its report;
+2. validation power — the frozen surface-only family on the public-set slices the package carries;
+3. CAP — conditional accuracy profiles of the published judge outputs the package carries
+   (zero model calls).
+Everything goes through the call store in OUT, so a rerun is instant.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from judgeaudit.report.html import Section, write_page
+
+DEMO_JUDGES = ["local", "vote:3:local", "reference:constant", "reference:flip", "reference:length",
+               "reference:similarity"]
+
+console = Console(stderr=True)
+
+
+def _validity(out: Path, n_boot: int) -> list[Section]:
+    from judgeaudit.commands.validity import print_summary, run_validity, sections
+
+    r = run_validity("bundled", DEMO_JUDGES, out=out / "validity", store=out / "calls.sqlite", n_boot=n_boot)
+    print_summary(r.result)
+    return sections(r)
+
+
+def _validation_power(out: Path) -> list[Section]:
+    from judgeaudit.commands.vp import run_audit
+    from judgeaudit.datasets.demo import vp_demo_sets
+    from judgeaudit.report.validation_power import vp_sections
+
+    result = run_audit(vp_demo_sets(), mode="both", out=out / "validation_power")
+    return vp_sections(result)
+
+
+def _cap(out: Path) -> list[Section]:
+    from judgeaudit.commands.cap import cap_demo
+
+    return cap_demo(out / "cap")
+
+
+def run_demo(out: Path, *, n_boot: int = 2000) -> Path:
+    """Run the three demo analyses and write OUT/report.html; returns its path."""
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    all_sections: list[Section] = []
+    for name, step in (("validity", lambda: _validity(out, n_boot)),
+                       ("validation power", lambda: _validation_power(out)),
+                       ("conditional accuracy profiles", lambda: _cap(out))):
+        console.print(f"[bold]demo: {name}[/bold]")
+        all_sections += step()
+    path = write_page(out / "report.html", "judgeaudit demo", all_sections,
+                      subtitle="Embedded judge: Gemma 3 270M (base model, CPU, offline). A weak judge, "
+                               "reported as it is.")
+    console.print(f"demo finished in {time.perf_counter() - started:.0f} s → {path}")
+    return path

@@ -1,0 +1,48 @@
+"""Turning a user's JSONL of items into judge requests, with line-numbered errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judgeaudit.errors import InputError
+from judgeaudit.io import iter_jsonl
+from judgeaudit.records import JudgeRequest
+
+REQUIRED = {
+    "graded": ("item_id", "text"),
+    "pairwise": ("item_id", "prompt", "response_a", "response_b"),
+    "defects": ("item_id", "text"),
+}
+OPTIONAL = {
+    "graded": ("evidence", "criterion"),
+    "pairwise": ("criterion",),
+    "defects": ("evidence", "criterion"),
+}
+
+
+def read_requests(path: str | Path, form: str) -> list[JudgeRequest]:
+    """One request per line: ``graded``/``defects`` need ``item_id, text`` (optional ``evidence``,
+    ``criterion``); ``pairwise`` needs ``item_id, prompt, response_a, response_b``."""
+    if form not in REQUIRED:
+        raise InputError(f"unknown form {form!r}; choose graded, pairwise or defects", field="form")
+    out: list[JudgeRequest] = []
+    seen: dict[str, int] = {}
+    for n, obj in iter_jsonl(path):
+        for f in REQUIRED[form]:
+            if f not in obj or obj[f] is None:
+                raise InputError("required field is missing", path=path, line=n, field=f)
+            if not isinstance(obj[f], (str, int)) or (isinstance(obj[f], str) and f != "item_id" and not obj[f].strip()):
+                raise InputError("must be a non-empty string", path=path, line=n, field=f)
+        for f in OPTIONAL[form]:
+            if obj.get(f) is not None and not isinstance(obj[f], str):
+                raise InputError("must be a string", path=path, line=n, field=f)
+        item_id = str(obj["item_id"])
+        if item_id in seen:
+            raise InputError(f"duplicate item_id {item_id!r} (first on line {seen[item_id]})", path=path, line=n,
+                             field="item_id")
+        seen[item_id] = n
+        fields = {f: obj.get(f) for f in REQUIRED[form][1:] + OPTIONAL[form]}
+        out.append(JudgeRequest(request_id=item_id, form=form, **fields))
+    if not out:
+        raise InputError("file holds no items", path=path)
+    return out

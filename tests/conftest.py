@@ -1,0 +1,37 @@
+"""Shared fixtures: the local OpenAI-compatible server, offline settings, and data-set locations."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+@pytest.fixture
+def fake_server():
+    from fakeserver import FakeServer
+
+    servers = []
+
+    def start(**kw):
+        srv = FakeServer(**kw).start()
+        servers.append(srv)
+        return srv
+
+    yield start
+    for s in servers:
+        s.stop()
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    """The full public data sets (JUDGEAUDIT_DATA_DIR); skips with a clear message when unset."""
+    root = os.environ.get("JUDGEAUDIT_DATA_DIR")
+    if not root or not Path(root).is_dir():
+        pytest.skip("JUDGEAUDIT_DATA_DIR is not set to the public data folder (make test sets it to ../shared/data)")
+    return Path(root)

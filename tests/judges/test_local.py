@@ -1,0 +1,57 @@
+"""The embedded judge: offline, a proper distribution over 1–9, deterministic. Never its direction."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+import pytest
+
+from judgeaudit.judges import local, make_judge
+from judgeaudit.records import JudgeRequest
+
+REQ = JudgeRequest(request_id="x", text="The drug cures every cancer in all patients.",
+                   evidence="A trial in 40 adults with melanoma found modest tumour shrinkage in some.",
+                   criterion="Overreach: does the claim assert more than the evidence licenses?")
+
+
+@pytest.fixture(scope="module")
+def judge():
+    return make_judge("local")
+
+
+def test_loads_offline_and_returns_a_proper_distribution(judge, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    v = asyncio.run(judge.judge_one(REQ))
+    assert v.parse_ok and v.error is None and v.family == "gemma"
+    assert len(v.score_dist) == 9 and all(p >= 0 for p in v.score_dist)
+    assert math.isclose(sum(v.score_dist), 1.0, abs_tol=1e-9)
+    assert math.isclose(v.score, sum(p * s for p, s in zip(v.score_dist, range(1, 10))), abs_tol=1e-9)
+    # the plain-text prompt ending in "Score:" puts most next-token mass on the digits
+    assert v.meta["digit_mass"] > 0.8
+
+
+def test_identical_on_a_repeated_call(judge):
+    local._DIST_CACHE.clear()
+    a = asyncio.run(judge.judge_one(REQ))
+    local._DIST_CACHE.clear()
+    other = REQ.model_copy(update={"text": "A different claim entirely, evaluated in between."})
+    asyncio.run(judge.judge_one(other))                  # the KV cache now holds another prompt
+    local._DIST_CACHE.clear()
+    b = asyncio.run(judge.judge_one(REQ))
+    assert a.call_key == b.call_key
+    assert a.score_dist == pytest.approx(b.score_dist, abs=1e-6)
+
+
+def test_sampled_grades_are_seeded_by_the_call(judge):
+    hot = make_judge("local", temperature=1.0)
+    grades = [asyncio.run(hot.judge_one(REQ.model_copy(update={"epoch": e}))).score for e in range(6)]
+    again = [asyncio.run(hot.judge_one(REQ.model_copy(update={"epoch": e}))).score for e in range(6)]
+    assert grades == again and all(g in range(1, 10) for g in grades)
+
+
+def test_pairwise_choice(judge):
+    req = JudgeRequest(request_id="p", form="pairwise", prompt="Name a prime number.", response_a="7",
+                       response_b="8")
+    v = asyncio.run(judge.judge_one(req))
+    assert v.parse_ok and v.choice in ("A", "B") and 0 < v.meta["choice_mass"] <= 1
