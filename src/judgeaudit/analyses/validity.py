@@ -26,6 +26,7 @@ matrix shared by every judge and every statistic, so all intervals are paired.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -477,7 +478,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     e0 = rows[rows["epoch"] == 0]
     wanted = np.concatenate([d.bases, d.probe_ids])
     wanted_set = set(wanted.tolist())
-    e0 = e0[e0["request_id"].isin(wanted_set)]
+    e0 = e0[np.isin(e0["request_id"].to_numpy(dtype=object), wanted)]
     grade = dict(zip(e0.loc[e0["_usable"], "request_id"], e0.loc[e0["_usable"], "score"].astype(float), strict=True))
     n_missing = int(len(wanted_set - set(e0["request_id"])))
     base_ids = d.bases[d.base_index]
@@ -574,6 +575,11 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     est = dict(zip(names, _estimates(means, has), strict=True))
     boot = _boot_estimates(counts, means, has) if len(counts) else np.full((0, len(names)), np.nan)
     col = {k: i for i, k in enumerate(names)}
+    if len(boot):
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: empty subsets
+            lo_all, hi_all = percentile_ci(boot, level, axis=0)
+    cis = {k: (_ci(lo_all[i], hi_all[i]) if len(boot) else None) for k, i in col.items()}
 
     def ci_of(samples: np.ndarray) -> list[float | None] | None:
         if not len(samples) or np.isnan(samples).all():
@@ -585,16 +591,16 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     stats["S"] = _num(1.0 - cfr)
     stats["control_flip_rate"] = _num(cfr)
     stats["R"] = _num(est["construct"])
-    c_ci = ci_of(boot[:, col["control"]])
+    c_ci = cis["control"]
     stats["control_flip_rate_ci"] = c_ci
     stats["S_ci"] = None if c_ci is None else [1.0 - c_ci[1], 1.0 - c_ci[0]]
-    stats["R_ci"] = ci_of(boot[:, col["construct"]])
+    stats["R_ci"] = cis["construct"]
     if scope_ax:
         stats["R_scope"] = _num(est["scope"])
-        stats["R_scope_ci"] = ci_of(boot[:, col["scope"]])
+        stats["R_scope_ci"] = cis["scope"]
     if strength_ax:
         stats["R_strength"] = _num(est["strength"])
-        stats["R_strength_ci"] = ci_of(boot[:, col["strength"]])
+        stats["R_strength_ci"] = cis["strength"]
     gap_ok = scope_ax and strength_ax and stats["R_scope"] is not None and stats["R_strength"] is not None
     if gap_ok:
         gap = est["scope"] - est["strength"]
@@ -615,7 +621,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
         m = subsets[f"slot:{s}"]
         measurable = d.slots[s]["measurable"]
         per_slot[s] = {"n": int(m.sum()), "flip_rate": _num(est[f"slot:{s}"]) if measurable else None,
-                       "flip_rate_ci": ci_of(boot[:, col[f"slot:{s}"]]) if measurable else None,
+                       "flip_rate_ci": cis[f"slot:{s}"] if measurable else None,
                        "axis": axis_of(s), "arm": d.slots[s]["arm"], "measurable": measurable}
     stats["per_slot"] = per_slot
     slot_r = [(per_slot[s]["flip_rate"], axis_of(s)) for s in CONSTRUCT_SLOTS
@@ -642,7 +648,8 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     }
 
     # ---- instrument quality: regrade agreement (App. D)
-    re = rows[(rows["epoch"] >= 1) & rows["_usable"] & rows["request_id"].isin(grade.keys())]
+    known = np.isin(rows["request_id"].to_numpy(dtype=object), np.array(list(grade), dtype=object))
+    re = rows[(rows["epoch"].to_numpy() >= 1) & rows["_usable"].to_numpy() & known]
     if len(re):
         first = re["request_id"].map(grade).to_numpy(dtype=float)
         again = re["score"].to_numpy(dtype=float)
