@@ -119,7 +119,7 @@ def create_app(db_path: str | Path) -> FastAPI:
             if not check.ok:
                 return JSONResponse({"detail": {"field": "basis", "message": check.message}}, status_code=422)
         db.save_answer(who, it["item_idx"], body.answer, basis, body.note.strip(), body.same_facts)
-        return {"saved": True, "position": position, **db.progress(who)}
+        return {"saved": True, "position": position, **db.progress(who, after=position)}
 
     @app.get("/api/admin/progress")
     def admin_progress(_: None = Depends(admin)) -> dict[str, Any]:

@@ -151,11 +151,15 @@ class StudyDB:
         return secrets.compare_digest(token_hash(token), self.admin_hash)
 
     # --- annotator view (never exposes probe id, slot, arm or edited side) ----------------------
-    def progress(self, annotator: str) -> dict[str, Any]:
+    def progress(self, annotator: str, after: int = 0) -> dict[str, Any]:
+        """Counts and ``next_position``: the first unanswered position after ``after``, wrapping round
+        to the first unanswered overall (None when every pair is answered)."""
         done = self.conn.execute("SELECT COUNT(*) FROM answers WHERE annotator_id=?", (annotator,)).fetchone()[0]
-        nxt = self.conn.execute(
-            "SELECT MIN(s.position) FROM stream s LEFT JOIN answers a ON a.annotator_id=s.annotator_id "
-            "AND a.item_idx=s.item_idx WHERE s.annotator_id=? AND a.item_idx IS NULL", (annotator,)).fetchone()[0]
+        q = ("SELECT MIN(s.position) FROM stream s LEFT JOIN answers a ON a.annotator_id=s.annotator_id "
+             "AND a.item_idx=s.item_idx WHERE s.annotator_id=? AND a.item_idx IS NULL AND s.position>?")
+        nxt = self.conn.execute(q, (annotator, after)).fetchone()[0]
+        if nxt is None and after:
+            nxt = self.conn.execute(q, (annotator, 0)).fetchone()[0]
         return {"total": self.total, "done": int(done), "next_position": nxt}
 
     def item_at(self, annotator: str, position: int) -> dict[str, Any] | None:
