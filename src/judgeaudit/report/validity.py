@@ -1,0 +1,234 @@
+"""Report sections for the (S, R) validity profile (construct-validity.txt §5.1–5.2, Figures 3, 5, 6,
+Tables 4–6).
+
+Every number shown comes from a ``ValidityResult``; nothing is typed in.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from judgeaudit.analyses.validity import SLOT_ORDER, ValidityResult
+from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, CONTROL_SLOTS, axis_of
+from judgeaudit.report.html import Section, esc, figure_html, table_html
+
+NOT_VERIFIED = "directions are author-intended and not human-verified"
+_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
+           "#7f7f7f", "#bcbd22")
+
+
+def _fmt(x: Any, digits: int = 3) -> str:
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def _with_ci(x: Any, ci: Any) -> str:
+    if x is None:
+        return "—"
+    return f"{x:.3f}" if not ci else f"{x:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def _status(stats: dict[str, Any]) -> str:
+    if stats["S"] is None:
+        return "no profile"
+    if stats["single_point"]:
+        return "single point"
+    return "interpretable" if stats["interpretable"] else "uninterpretable (S below floor)"
+
+
+def _banners(result: ValidityResult) -> list[str]:
+    out = []
+    if result.direction_source != "human":
+        out.append(f"!{NOT_VERIFIED[0].upper()}{NOT_VERIFIED[1:]}: every construct edit is assumed to "
+                   "change the correct verdict and every control edit to keep it.")
+    for j in result.judges:
+        s = j.stats
+        if s["S"] is None or s["single_point"]:
+            why = next((n for n in s["notes"] if "single" in n or "no usable" in n or "cannot be" in n),
+                       "it has no frontier")
+            out.append(f"!Judge {j.judge_id} is reported as a single point: {why}.")
+        elif not s["interpretable"]:
+            out.append(f"!Judge {j.judge_id} is uninterpretable: no threshold that moves its verdict reaches "
+                       f"S ≥ {result.s_floor}, so its R is not evidence of sensitivity (Corollary 1).")
+    excluded = [k for k, v in result.slots.items() if not v["measurable"]]
+    if excluded:
+        out.append("Not measurable (annotator agreement below the bar of "
+                   f"{result.bar}) and excluded: {', '.join(excluded)}.")
+    return out
+
+
+def _plane(result: ValidityResult) -> str:
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[1, 0], mode="lines", line={"dash": "dash", "color": "#999"},
+                             name="S + R = 1", hoverinfo="name"))
+    fig.add_trace(go.Scatter(x=[1, 0], y=[0, 1], mode="markers+text", name="degenerate corners",
+                             text=["constant (1, 0)", "flip (0, 1)"], textposition=["top left", "bottom right"],
+                             marker={"symbol": "x", "size": 12, "color": "#555"}))
+    fig.add_shape(type="line", x0=result.s_floor, x1=result.s_floor, y0=0, y1=1,
+                  line={"dash": "dot", "color": "#f0a020"})
+    fig.add_annotation(x=result.s_floor, y=1.02, text=f"S floor {result.s_floor}", showarrow=False,
+                       font={"color": "#b07010"})
+    for i, j in enumerate(result.judges):
+        s = j.stats
+        color = _COLORS[i % len(_COLORS)]
+        pts = [p for p in s["frontier"] if p[0] is not None and p[1] is not None]
+        hull = s["hull"]
+        if pts:
+            fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="markers",
+                                     marker={"size": 6, "color": color, "opacity": 0.45},
+                                     name=f"{j.judge_id}: attained", legendgroup=j.judge_id,
+                                     text=[f"τ = {p[2]:g}" for p in pts],
+                                     hovertemplate="S %{x:.3f}, R %{y:.3f}, %{text}<extra></extra>"))
+        if len(hull) > 1:
+            fig.add_trace(go.Scatter(x=[p[0] for p in hull], y=[p[1] for p in hull], mode="lines",
+                                     line={"color": color, "width": 2}, name=f"{j.judge_id}: frontier",
+                                     legendgroup=j.judge_id, hoverinfo="skip"))
+        if s["S"] is not None and s["R"] is not None:
+            label = j.judge_id + ("" if s["interpretable"] else " (uninterpretable)")
+            fig.add_trace(go.Scatter(x=[s["S"]], y=[s["R"]], mode="markers", name=f"{label}: operating point",
+                                     legendgroup=j.judge_id,
+                                     marker={"symbol": "circle-open", "size": 18, "color": color,
+                                             "line": {"width": 3}},
+                                     hovertemplate=f"{esc(j.judge_id)}<br>τ = {s['tau']:g}<br>S %{{x:.3f}}, "
+                                                   "R %{y:.3f}<extra></extra>"))
+    fig.update_layout(xaxis={"title": "S (invariance: control edits that leave the verdict put)",
+                             "range": [-0.03, 1.05]},
+                      yaxis={"title": "R (sensitivity: construct edits that move the verdict)",
+                             "range": [-0.03, 1.08]},
+                      height=560, template="plotly_white", legend={"font": {"size": 10}})
+    return figure_html(fig)
+
+
+def _slot_bars(result: ValidityResult) -> str:
+    import plotly.graph_objects as go
+
+    cats = list(CONSTRUCT_SLOTS) + ["control (all)"] + list(CONTROL_SLOTS)
+    fig = go.Figure()
+    for i, j in enumerate(result.judges):
+        s = j.stats
+        if s["S"] is None:
+            continue
+        ys, lo, hi = [], [], []
+        for c in cats:
+            if c == "control (all)":
+                y, ci = s["control_flip_rate"], s["control_flip_rate_ci"]
+            else:
+                y, ci = s["per_slot"][c]["flip_rate"], s["per_slot"][c]["flip_rate_ci"]
+            ys.append(y)
+            hi.append(None if (y is None or not ci) else ci[1] - y)
+            lo.append(None if (y is None or not ci) else y - ci[0])
+        name = j.judge_id + ("" if s["interpretable"] else " (uninterpretable)")
+        fig.add_trace(go.Bar(x=cats, y=ys, name=name, marker={"color": _COLORS[i % len(_COLORS)]},
+                             error_y={"type": "data", "array": hi, "arrayminus": lo, "visible": True}))
+    fig.add_vrect(x0=len(CONSTRUCT_SLOTS) - 0.5, x1=len(cats) - 0.5, fillcolor="#eee", opacity=0.5,
+                  line_width=0, annotation_text="control arm: should not flip", annotation_position="top left")
+    fig.update_layout(barmode="group", template="plotly_white", height=460,
+                      yaxis={"title": "flip rate at the matched-invariance τ", "range": [0, 1.05]},
+                      xaxis={"tickangle": -35})
+    return figure_html(fig)
+
+
+def judge_table(result: ValidityResult) -> pd.DataFrame:
+    rows = []
+    for j in result.judges:
+        s = j.stats
+        rows.append({
+            "judge": j.judge_id, "τ": _fmt(s["tau"], 2), "S": _with_ci(s["S"], s["S_ci"]),
+            "R": _with_ci(s["R"], s["R_ci"]),
+            "R scope": _with_ci(s["R_scope"], s["R_scope_ci"]),
+            "R strength": _with_ci(s["R_strength"], s["R_strength_ci"]),
+            "gap (scope − strength)": _with_ci(s["gap"], s["gap_ci"]),
+            "gap perm. p": _fmt(s["gap_perm_p"]), "control flip": _fmt(s["control_flip_rate"]),
+            "pts": s["usable_points"], "regrade": _fmt(s["regrade_agreement"], 2),
+            "parse failures": s["parse_failures"], "status": _status(s),
+        })
+    return pd.DataFrame(rows)
+
+
+def slot_table(result: ValidityResult) -> pd.DataFrame:
+    frame = result.slot_frame().set_index("slot")
+    human = result.direction_source == "human"
+    rows = []
+    for slot in SLOT_ORDER:
+        r = frame.loc[slot]
+        agr = r["agreement"]
+        agr_s = "—" if (not human or agr is None or pd.isna(agr)) else \
+            f"{agr:.3f}" + ("" if r["measurable"] else " †")
+        yld = r["yield"]
+        rows.append({"intervention": slot.replace("_", " "), "axis": axis_of(slot), "n": int(r["n"]),
+                     "human dir.": "—" if (not human or yld is None or pd.isna(yld)) else f"{yld:.0%}",
+                     "agreement": agr_s,
+                     "flip rate (mean over judges)": "—" if pd.isna(r["mean_flip_rate"]) or r["mean_flip_rate"]
+                     is None else f"{r['mean_flip_rate']:.3f}"})
+    return pd.DataFrame(rows)
+
+
+def _length_table(result: ValidityResult) -> pd.DataFrame:
+    rows = []
+    for j in result.judges:
+        s, ln = j.stats, j.stats["length"]
+        rows.append({"judge": j.judge_id, "Spearman(grade, length)": _fmt(ln.get("spearman_grade_length")),
+                     "gap where edit lengthened": _fmt(ln.get("gap_lengthened")),
+                     "n lengthened": ln.get("n_lengthened", 0),
+                     "gap where edit shortened": _fmt(ln.get("gap_shortened")),
+                     "n shortened": ln.get("n_shortened", 0), "η² (slot R by axis)": _fmt(s["eta2_axis"])})
+    return pd.DataFrame(rows)
+
+
+def _magnitude_table(result: ValidityResult) -> pd.DataFrame:
+    rows = []
+    per_slot = result.length["per_slot"]
+    for slot in SLOT_ORDER:
+        m = per_slot[slot]
+        rows.append({"intervention": slot.replace("_", " "), "axis": axis_of(slot), "n": m["n"],
+                     "median |Δ| length": "—" if m["median_abs_dlen"] is None else f"{m['median_abs_dlen']:.1%}",
+                     "median Δ length": "—" if m["median_dlen"] is None else f"{m['median_dlen']:+.1%}",
+                     "share lengthened": "—" if m["share_longer"] is None else f"{m['share_longer']:.0%}"})
+    for ax, m in result.length["per_axis"].items():
+        rows.append({"intervention": f"all {ax}", "axis": ax, "n": m["n"],
+                     "median |Δ| length": "—" if m["median_abs_dlen"] is None else f"{m['median_abs_dlen']:.1%}",
+                     "median Δ length": "—" if m["median_dlen"] is None else f"{m['median_dlen']:+.1%}",
+                     "share lengthened": "—" if m["share_longer"] is None else f"{m['share_longer']:.0%}"})
+    return pd.DataFrame(rows)
+
+
+def validity_sections(result: ValidityResult) -> list[Section]:
+    """The report sections of a validity run: the (S, R) plane, per-slot sensitivity bars with the
+    control flip rate, the per-judge table (Table 5's shape), the slot table (Table 4's shape) and
+    the §5.2 length checks. Banners state when directions are not human-verified and when a judge
+    is uninterpretable or a single point."""
+    banners = _banners(result)
+    note = (f"<p class='note'>{result.n_base} base items, {result.n_probes} probes; operating point: the "
+            f"threshold with the highest R subject to S ≥ {result.s_floor}; intervals: {result.level:.0%} "
+            f"percentile bootstrap over base items ({result.n_boot} resamples); gap null: axis labels permuted "
+            f"within base items in the construct arm ({result.n_perm} permutations). Directions: "
+            f"{'human annotation (majority label, bar ' + str(result.bar) + ')' if result.direction_source == 'human' else NOT_VERIFIED}.</p>")
+    plane = Section("Validity profile: the (S, R) plane",
+                    note + _plane(result) + "<p class='note'>Lines are each judge's monotone hull (best R at "
+                    "that S or stricter); dots are attained thresholds; the ring is the matched-invariance "
+                    "operating point. A judge at (1, 0) never moves; one at (0, 1) moves on anything.</p>",
+                    banners)
+    bars = Section("Per-slot sensitivity at matched invariance",
+                   _slot_bars(result) + "<p class='note'>A construct-slot bar near the control bar is a judge "
+                   "responding to a construct change no more than to an edit that should not move it.</p>",
+                   [b for b in banners if b.startswith("!") and "human-verified" in b])
+    judges = Section("Per-judge profiles",
+                     table_html(judge_table(result)) + "<p class='note'>R is never reported without S "
+                     "(Corollary 1). pts: grade values carrying ≥ 1% of the judge's grades; regrade: share of "
+                     "re-graded requests whose verdict at τ matches the first grade.</p>",
+                     [b for b in banners if "uninterpretable" in b or "single point" in b])
+    slots = Section("Slots: n, agreement and yield",
+                    table_html(slot_table(result)) + "<p class='note'>n counts the probes entering the arm. "
+                    "human dir. is that count as a share of annotated items; † below the agreement bar and "
+                    "excluded. “—”: no human labels.</p>",
+                    [b for b in banners if "human-verified" in b or "Not measurable" in b])
+    notes = "".join(f"<li>{esc(n)}</li>" for n in result.notes)
+    judge_notes = "".join(f"<li><b>{esc(j.judge_id)}</b>: {esc(n)}</li>" for j in result.judges
+                          for n in j.stats["notes"])
+    length = Section("Length checks (§5.2)",
+                     table_html(_length_table(result)) + table_html(_magnitude_table(result))
+                     + (f"<ul class='note'>{notes}{judge_notes}</ul>" if notes or judge_notes else ""))
+    return [plane, bars, judges, slots, length]
