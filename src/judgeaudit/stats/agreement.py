@@ -77,3 +77,30 @@ def cohen_kappa(a: Sequence, b: Sequence) -> float:
         return 0.0
     k = cohen_kappa_score(a, b)
     return 0.0 if np.isnan(k) else float(k)
+
+
+def rater_pair_agreement(labels: Sequence[Sequence[str | None]]) -> np.ndarray:
+    """``(m, m)`` matrix of raw agreement between each pair of raters (construct-validity.txt §4.2).
+
+    ``labels[i][r]`` is rater ``r``'s label on item ``i`` in a fixed rater order (``None``: missing).
+    Entry ``(r, s)`` is the share of items both labelled on which they agree; the diagonal is 1 and
+    a pair with no shared item is NaN. The paper reports "the three pairwise rates" of three raters
+    as the off-diagonal entries.
+    """
+    rows = [list(x) for x in labels]
+    m = max((len(x) for x in rows), default=0)
+    if m == 0:
+        return np.zeros((0, 0))
+    codes: dict[str, int] = {}
+    mat = np.full((len(rows), m), -1, dtype=np.int64)
+    for i, row in enumerate(rows):
+        for r, lab in enumerate(row):
+            if lab is not None:
+                mat[i, r] = codes.setdefault(lab, len(codes))
+    present = mat >= 0
+    both = present[:, :, None] & present[:, None, :]
+    same = (mat[:, :, None] == mat[:, None, :]) & both
+    n_both = both.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(n_both > 0, same.sum(axis=0) / np.maximum(n_both, 1), np.nan)
+    return out
