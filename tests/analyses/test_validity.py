@@ -180,7 +180,6 @@ def _one_dataset(seed, fp, n_base, n_boot, n_perm):
     return validity_profile(probes, v, n_boot=n_boot, n_perm=n_perm, seed=seed)["sim"]
 
 
-@pytest.mark.slow
 def test_bootstrap_interval_covers_the_truth_about_95_percent():
     fp = planted({"elaboration": 0.10, "format_shift": 0.05, "register_shift": 0.08, "reordering": 0.06,
                   "verbosity_padding": 0.12},

@@ -612,6 +612,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
         if d.direction_source == "human":
             gu = est["scope_unan"] - est["strength_unan"]
             stats["gap_unanimous"] = {"gap": _num(gu),
+                                      "ci": ci_of(boot[:, col["scope_unan"]] - boot[:, col["strength_unan"]]),
                                       "n": int((subsets["scope_unan"] | subsets["strength_unan"]).sum())}
     else:
         notes.append("the scope − strength gap is not reported: an axis is not measurable or has no usable probes")
