@@ -49,7 +49,8 @@ def _facts_differ(meta: Any) -> list[bool] | None:
     if not isinstance(meta, dict):
         return None
     fd = meta.get("facts_differ")
-    return [bool(x) for x in fd] if isinstance(fd, list | tuple) and fd else None
+    vals = [bool(x) for x in fd if x is not None] if isinstance(fd, list | tuple) else []
+    return vals or None
 
 
 def _verifier_noticed(meta: Any) -> bool | None:
