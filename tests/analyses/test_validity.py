@@ -302,7 +302,9 @@ def test_missing_and_failed_grades_are_counted_not_dropped_silently():
     v2.loc[v2["request_id"] == pids[2], "error"] = "timeout"                        # call error
     v2.loc[v2["request_id"] == pids[3], "score"] = np.nan                            # NaN score
     v2.loc[v2["request_id"] == "b005", ["parse_ok", "score"]] = [False, np.nan]      # a base original
-    p = validity_profile(probes, v2, n_boot=0, n_perm=0)["sim"]
+    other = pd.DataFrame([{"judge_id": "sim", "request_id": "not-a-probe", "score": np.nan, "parse_ok": False,
+                           "error": None, "epoch": 0}])  # another analysis's request: not counted here
+    p = validity_profile(probes, pd.concat([v2, other]), n_boot=0, n_perm=0)["sim"]
     assert p["missing"] == 1 and p["parse_failures"] == 2 and p["errors"] == 1 and p["nan_scores"] == 1
     assert p["unusable_probes"] == 4 + 12      # four edits, and all 12 probes of base b005
     assert p["n_control"] + p["n_construct"] == len(probes) - 16

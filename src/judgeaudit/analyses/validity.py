@@ -465,6 +465,9 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     rows["request_id"] = rows["request_id"].astype(str)
     rows["epoch"] = pd.to_numeric(rows["epoch"], errors="coerce").fillna(0).astype(int) if "epoch" in rows else 0
     rows["score"] = pd.to_numeric(rows["score"], errors="coerce")
+    wanted = np.concatenate([d.bases, d.probe_ids])
+    wanted_set = set(wanted.tolist())
+    rows = rows[np.isin(rows["request_id"].to_numpy(dtype=object), wanted)]  # this probe set's requests only
     rows["_usable"] = _usable(rows)
     err = rows["error"].notna() if "error" in rows else pd.Series(False, index=rows.index)
     pok = rows["parse_ok"].fillna(False).astype(bool) if "parse_ok" in rows else pd.Series(True, index=rows.index)
@@ -476,9 +479,6 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
         notes.append(f"{int(dup.sum())} duplicate (request, epoch) rows; the first of each was used")
         rows = rows[~dup]
     e0 = rows[rows["epoch"] == 0]
-    wanted = np.concatenate([d.bases, d.probe_ids])
-    wanted_set = set(wanted.tolist())
-    e0 = e0[np.isin(e0["request_id"].to_numpy(dtype=object), wanted)]
     grade = dict(zip(e0.loc[e0["_usable"], "request_id"], e0.loc[e0["_usable"], "score"].astype(float), strict=True))
     n_missing = int(len(wanted_set - set(e0["request_id"])))
     base_ids = d.bases[d.base_index]
