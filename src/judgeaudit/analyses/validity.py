@@ -26,7 +26,6 @@ matrix shared by every judge and every statistic, so all intervals are paired.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,8 +116,11 @@ def _estimates(means: np.ndarray, has: np.ndarray) -> np.ndarray:
 
 def _boot_estimates(counts: np.ndarray, means: np.ndarray, has: np.ndarray) -> np.ndarray:
     """``(n_boot, k)`` Eq. (6) in every resample: ``counts`` is the base-item multiplicity matrix."""
-    num = counts @ (means * has)
-    den = counts @ has
+    # One product of the counts matrix with [numerators | denominators]; einsum avoids the BLAS
+    # thread start-up that dominates at this size.
+    both = np.einsum("bn,nk->bk", counts, np.hstack([means * has, has]))
+    k = has.shape[1]
+    num, den = both[:, :k], both[:, k:]
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
@@ -458,6 +460,28 @@ def _usable(rows: pd.DataFrame) -> np.ndarray:
     return ~err & ok & ~np.isnan(score)
 
 
+def _member(ids: pd.Series, allowed: Any) -> np.ndarray:
+    """Boolean mask of ``ids`` that are in the set ``allowed`` (a hash lookup per row)."""
+    allowed = allowed if isinstance(allowed, (set, frozenset, dict)) else set(allowed)
+    return np.fromiter((x in allowed for x in ids.tolist()), dtype=bool, count=len(ids))
+
+
+def _column_cis(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval of every column of ``boot``: one quantile call for the columns without
+    NaN resamples, ``stats.resample.percentile_ci`` (NaN-aware) for the rest."""
+    lo = np.full(boot.shape[1], np.nan)
+    hi = np.full(boot.shape[1], np.nan)
+    nan_cols = np.isnan(boot).any(axis=0)
+    clean = ~nan_cols
+    if clean.any():
+        alpha = (1.0 - level) / 2.0
+        lo[clean], hi[clean] = np.quantile(boot[:, clean], [alpha, 1.0 - alpha], axis=0)
+    partial = nan_cols & ~np.isnan(boot).all(axis=0)
+    if partial.any():
+        lo[partial], hi[partial] = percentile_ci(boot[:, partial], level, axis=0)
+    return lo, hi
+
+
 def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.ndarray, s_floor: float,
                    level: float, n_perm: int, seed: int) -> JudgeProfile:
     notes: list[str] = []
@@ -467,7 +491,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     rows["score"] = pd.to_numeric(rows["score"], errors="coerce")
     wanted = np.concatenate([d.bases, d.probe_ids])
     wanted_set = set(wanted.tolist())
-    rows = rows[np.isin(rows["request_id"].to_numpy(dtype=object), wanted)]  # this probe set's requests only
+    rows = rows[_member(rows["request_id"], wanted_set)]  # this probe set's requests only
     rows["_usable"] = _usable(rows)
     err = rows["error"].notna() if "error" in rows else pd.Series(False, index=rows.index)
     pok = rows["parse_ok"].fillna(False).astype(bool) if "parse_ok" in rows else pd.Series(True, index=rows.index)
@@ -576,9 +600,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     boot = _boot_estimates(counts, means, has) if len(counts) else np.full((0, len(names)), np.nan)
     col = {k: i for i, k in enumerate(names)}
     if len(boot):
-        with np.errstate(invalid="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: empty subsets
-            lo_all, hi_all = percentile_ci(boot, level, axis=0)
+        lo_all, hi_all = _column_cis(boot, level)
     cis = {k: (_ci(lo_all[i], hi_all[i]) if len(boot) else None) for k, i in col.items()}
 
     def ci_of(samples: np.ndarray) -> list[float | None] | None:
@@ -649,7 +671,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     }
 
     # ---- instrument quality: regrade agreement (App. D)
-    known = np.isin(rows["request_id"].to_numpy(dtype=object), np.array(list(grade), dtype=object))
+    known = _member(rows["request_id"], grade.keys())
     re = rows[(rows["epoch"].to_numpy() >= 1) & rows["_usable"].to_numpy() & known]
     if len(re):
         first = re["request_id"].map(grade).to_numpy(dtype=float)
