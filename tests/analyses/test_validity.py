@@ -277,6 +277,11 @@ def test_construct_item_enters_only_if_majority_matches_and_cannot_tell_is_count
     assert de["n_in_arm"] == 6 and de["yield"] == pytest.approx(0.5)
     assert de["n_cannot_tell"] == 3 and de["n_other_direction"] == 3 and de["n_no_majority"] == 0
     assert res["sim"]["per_slot"]["domain_extension"]["n"] == 6
+    # Appendix C: a pair the annotators say changes the facts is discarded as a generator failure
+    probes.at[0, "meta"] = {"facts_differ": [True, True, False]}     # b000-domain_extension, in the arm
+    res2 = validity_profile(probes, simulate_grades(probes, planted(0.0, 1.0, 1.0), seed=1), n_boot=0, n_perm=0)
+    assert probes.at[0, "slot"] == "domain_extension"
+    assert res2.slots["domain_extension"]["n_facts_differ"] == 1 and res2.slots["domain_extension"]["n_in_arm"] == 5
     assert any("cannot-tell majority on 3" in x for x in res.notes)
 
 

@@ -332,6 +332,19 @@ def _labels_of(v: Any) -> list[str] | None:
     return labs or None
 
 
+def _facts_differ(meta: Any) -> bool:
+    """Appendix C: a pair the annotators say asserts different facts is a generator failure. Read
+    from ``meta["facts_differ"]`` (one bool per annotator, as ``probes.merge`` writes it); True on
+    a strict majority."""
+    if not isinstance(meta, dict):
+        return False
+    fd = meta.get("facts_differ")
+    if not isinstance(fd, list | tuple):
+        return False
+    vals = [bool(x) for x in fd if x is not None]
+    return bool(vals) and sum(vals) * 2 > len(vals)
+
+
 def _design(probes: pd.DataFrame, bar: float) -> _Design:
     need = {"probe_id", "base_id", "slot", "original", "edited"}
     missing = need - set(probes.columns)
@@ -404,17 +417,21 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
         for ax in ("scope", "strength", "control"):
             if axes[ax]["n_annotated"] and not axis_ok[ax]:
                 notes.append(f"axis {ax} is not measurable (agreement {axes[ax]['agreement']}); excluded")
-        in_arm = has_labels & match & np.array([slot_ok[s] for s in slot])
+        facts_bad = np.array([_facts_differ(m) for m in (probes["meta"] if "meta" in probes else [None] * n)])
+        for s in SLOT_ORDER:
+            slots[s]["n_facts_differ"] = int((facts_bad & (slot == s)).sum())
+        in_arm = has_labels & match & ~facts_bad & np.array([slot_ok[s] for s in slot])
         n_unl = int((~has_labels).sum())
         if n_unl:
             notes.append(f"{n_unl} probes carry no human labels and are excluded from both arms")
         n_ct = sum(v["n_cannot_tell"] for v in slots.values())
         n_nm = sum(v["n_no_majority"] for v in slots.values())
         n_lab = int(has_labels.sum())
+        n_fd = int(facts_bad.sum())
         notes.append(f"cannot-tell majority on {n_ct} of {n_lab} annotated probes ({n_ct / n_lab:.1%}); "
                      f"no majority label on {n_nm} ({n_nm / n_lab:.1%}); both leave the primary analysis "
-                     "(Appendix C). The label set has no facts-differ code, so generator failures of that "
-                     "kind are not separately counted.")
+                     f"(Appendix C). {n_fd} probes whose annotators (by strict majority) said the facts "
+                     "differ are discarded as generator failures.")
         for ax in ("scope", "strength", "control"):
             axes[ax]["n_in_arm"] = int((in_arm & (axis == ax)).sum())
     else:
@@ -440,6 +457,7 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
         notes.append("directions are author-intended and not human-verified")
     for s in SLOT_ORDER:
         slots[s]["n_in_arm"] = int((in_arm & (slot == s)).sum())
+        slots[s].setdefault("n_facts_differ", None)
         slots[s]["arm"] = "control" if axis_of(s) == "control" else "construct"
     if "group" in probes and probes["group"].nunique() < len(bases):
         notes.append("the group column is coarser than base items; intervals resample base items, "
