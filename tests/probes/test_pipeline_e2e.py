@@ -12,7 +12,12 @@ from fastapi.testclient import TestClient
 from scripted_judges import _GEN, _VER
 from typer.testing import CliRunner
 
+from judgeaudit.analyses.validity import validity_profile
 from judgeaudit.commands.probes import app
+from judgeaudit.judges import make_judge
+from judgeaudit.probes.design import graded_requests
+from judgeaudit.records import probes_frame, verdicts_frame
+from judgeaudit.runtime.executor import run
 from judgeaudit.probes.annotate.app import create_app
 from judgeaudit.probes import gates
 from judgeaudit.probes.io import bundled_probes_path, read_probes
@@ -149,4 +154,13 @@ def test_three_stage_run_on_bundled_probes(tmp_path, fake_server, monkeypatch):
         assert per_slot["elaboration"]["facts_differ_rate"] == 1 / 3
     assert per_slot["register_shift"]["agree"] == 1.0 and per_slot["register_shift"]["dominance_flag"]
     assert (tmp_path / "agr" / "agreement.html").read_text().count("<table") == 2
+    # the validity analysis consumes the merged labels: the slot below the bar is excluded from R
+    pf = probes_frame(list(merged.values()))
+    verdicts = verdicts_frame(run(make_judge("reference:length"), graded_requests(pf), progress=False))
+    vd = validity_profile(pf, verdicts, n_boot=0, n_perm=0).to_dict()
+    assert vd["direction_source"] == "human"
+    for slot in per_slot:      # a slot is excluded when it or its axis is below the bar
+        assert vd["slots"][slot]["measurable"] == (slot not in agr["excluded_slots"]), slot
+    if "hedging_removal" in per_slot:
+        assert vd["slots"]["hedging_removal"]["n_in_arm"] == 0
     print(r.output)
