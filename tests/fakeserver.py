@@ -24,6 +24,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024   # the default backlog (5) drops connections under high concurrency
+
+
 class FakeServer:
     def __init__(self, responder: Callable[[str], str] | None = None, latency: float = 0.0,
                  logprobs: bool = False):
@@ -35,7 +39,7 @@ class FakeServer:
         self.auth_headers: list[str] = []
         self._faults: deque[tuple[str, dict[str, Any]]] = deque()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd = _Server(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 

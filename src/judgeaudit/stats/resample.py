@@ -41,16 +41,15 @@ def permute_within_groups(values: np.ndarray, groups: np.ndarray, n_perm: int,
     """``(n_perm, n)`` matrix: ``values`` shuffled within each group (one group: a plain shuffle)."""
     rng = rng_for(seed)
     values = np.asarray(values)
-    groups = np.asarray(groups)
+    _, codes = np.unique(np.asarray(groups), return_inverse=True)
     n = len(values)
-    # Sort by (group, random key) per permutation: a within-group shuffle without a group loop.
-    order = np.argsort(groups, kind="stable")
-    sorted_groups = groups[order]
-    keys = rng.random((n_perm, n))
+    # Rows sorted by (group, random key) list each group's members in a random order; writing them
+    # back onto the positions of that group in stable order is a within-group shuffle, for all
+    # permutations at once.
+    order = np.argsort(codes, kind="stable")
+    shuffled = np.argsort(codes[None, :] + rng.random((n_perm, n)), axis=1)
     out = np.empty((n_perm, n), dtype=values.dtype)
-    for p in range(n_perm):
-        perm = order[np.lexsort((keys[p], sorted_groups))]
-        out[p, order] = values[perm]
+    out[:, order] = values[shuffled]
     return out
 
 
