@@ -1,0 +1,128 @@
+"""``judgeaudit vp audit``: validation power of label sets (construct-validity.txt Def. 6, §5.4,
+App. E) — how much of each set a reader of surface form alone recovers, per input mode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from judgeaudit.analyses.validation_power import ValidationPowerResult, audit_validation_power
+from judgeaudit.errors import InputError
+
+app = typer.Typer(help="Validation power of label sets: could surface form alone reproduce the labels? "
+                       "(construct-validity.txt Def. 6, App. E)", no_args_is_help=True)
+console = Console(stderr=True)
+
+DEFAULT_PERMUTATIONS = 20
+"""Label permutations per member for the null (recorded in result.json)."""
+
+
+def parse_ceiling(text: str) -> tuple[str, str | None, tuple[float, float, float]]:
+    """``NAME[:MODE]=VALUE,LO,HI`` → (set name, mode or None for both, (a_hum, lo, hi))."""
+    if "=" not in text:
+        raise InputError(f"--ceiling must look like NAME[:MODE]=VALUE,LO,HI, got {text!r}", field="ceiling")
+    key, val = text.rsplit("=", 1)
+    name, _, mode = key.partition(":") if key.endswith((":item", ":paired")) else (key, "", "")
+    try:
+        parts = [float(x) for x in val.split(",")]
+    except ValueError:
+        raise InputError(f"--ceiling values must be numbers, got {val!r}", field="ceiling") from None
+    if len(parts) == 1:
+        parts = [parts[0], parts[0], parts[0]]
+    if len(parts) != 3 or not parts[1] <= parts[0] <= parts[2]:
+        raise InputError("--ceiling needs VALUE,LO,HI with LO ≤ VALUE ≤ HI", field="ceiling")
+    return name, mode or None, (parts[0], parts[1], parts[2])
+
+
+def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
+              permutations: int = DEFAULT_PERMUTATIONS, seed: int = 0, n_boot: int = 1000,
+              ceilings: list[str] | None = None, transfer: bool = True) -> ValidationPowerResult:
+    """Load every spec, audit it in the requested mode(s), and (with ``out``) write
+    ``out/result.json`` and ``out/report.html``. Returns the result."""
+    from judgeaudit.datasets.registry import load_set
+    from judgeaudit.io import write_json
+
+    if mode not in ("item", "paired", "both"):
+        raise InputError(f"--mode must be item, paired or both, got {mode!r}", field="mode")
+    if not specs:
+        raise InputError("give at least one --set SPEC", field="set")
+    if permutations < 0:
+        raise InputError("--permutations must be ≥ 0", field="permutations")
+    modes = ("item", "paired") if mode == "both" else (mode,)
+    tables, meta = {}, {}
+    for spec in specs:
+        df = load_set(spec)
+        m = dict(df.attrs.get("judgeaudit", {}))
+        name = m.get("name", spec)
+        k = 2
+        while name in tables:
+            name = f"{m.get('name', spec)}#{k}"
+            k += 1
+        tables[name] = df
+        meta[name] = m
+    ceil: dict[tuple[str, str], tuple[float, float, float]] = {}
+    for c in ceilings or []:
+        name, cm, val = parse_ceiling(c)
+        if name not in tables:
+            raise InputError(f"--ceiling names unknown set {name!r} (sets: {', '.join(tables)})", field="ceiling")
+        for mm in ([cm] if cm else modes):
+            ceil[(name, mm)] = val
+    result = audit_validation_power(tables, modes=modes, n_permutations=permutations, seed=seed, n_boot=n_boot,
+                                    ceilings=ceil, transfer=transfer, set_meta=meta)
+    if out is not None:
+        from judgeaudit.report.html import write_page
+        from judgeaudit.report.validation_power import vp_sections
+
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        write_json(out / "result.json", result.to_dict())
+        write_page(out / "report.html", "judgeaudit — validation power", vp_sections(result),
+                   subtitle="Label sets audited: " + ", ".join(tables))
+    return result
+
+
+def print_table(result: ValidationPowerResult) -> None:
+    table = Table("label set", "n", "item a_imp", "pairs", "paired κ", "paired acc.", "prefer shorter", "VP")
+    for row in result.to_frame().to_dict("records"):
+        name = row["label set"]
+        vps = []
+        for mm in ("item", "paired"):
+            try:
+                r = result.get(name, mm)
+            except KeyError:
+                continue
+            if r.applicable and r.vp is not None:
+                vps.append(f"{mm}: {r.vp:+.3f}{'' if r.resolvable else ' (n.r.)'}")
+
+        def f(v: object, pct: bool = False) -> str:
+            if v is None or v != v:
+                return "—"
+            return f"{100 * v:.1f}%" if pct else (f"{v:.3f}" if isinstance(v, float) else str(v))
+
+        table.add_row(name, f(row["n"]), f(row["a_imp (item κ)"]), f(row["pairs"]), f(row["κ (paired)"]),
+                      f(row["accuracy (paired)"], True), f(row["prefer shorter"], True), "; ".join(vps) or "—")
+    Console().print(table)
+
+
+@app.command("audit")
+def audit(
+    sets: Annotated[list[str], typer.Option("--set", help="data-set spec, e.g. llmbar:PATH?subset=Natural, "
+                                            "jsonl:PATH?text=…&label=…&group=… (repeatable)")],
+    out: Annotated[Path, typer.Option("--out", help="output folder (result.json, report.html)")],
+    mode: Annotated[str, typer.Option("--mode", help="item | paired | both")] = "both",
+    permutations: Annotated[int, typer.Option("--permutations", help="label permutations per member (null)")] =
+    DEFAULT_PERMUTATIONS,
+    seed: Annotated[int, typer.Option("--seed", help="side order, KFold shuffle, permutations, bootstrap")] = 0,
+    ceiling: Annotated[list[str] | None, typer.Option("--ceiling", help="user-supplied human ceiling "
+                                                      "NAME[:MODE]=VALUE,LO,HI (repeatable)")] = None,
+    no_transfer: Annotated[bool, typer.Option("--no-transfer", help="skip cross-set transfer")] = False,
+) -> None:
+    """Audit label sets with the frozen impoverished family, in per-item and/or paired mode."""
+    result = run_audit(list(sets), mode=mode, out=out, permutations=permutations, seed=seed,
+                       ceilings=list(ceiling or []), transfer=not no_transfer)
+    print_table(result)
+    console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")

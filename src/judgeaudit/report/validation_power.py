@@ -1,0 +1,160 @@
+"""Report sections for validation power (construct-validity.txt Def. 6, §5.4 Table 7, App. E).
+
+``vp_sections(result)`` returns: the Table-7-shaped summary (per-item a_imp and paired κ /
+accuracy side by side, provenance-inherited sets last, as the paper's last row), the ceiling and
+VP, the per-member breakdown with nulls, the content-free length rules, the transfer matrix, and
+a bar chart of a_imp vs. null vs. a_hum per set and mode.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from judgeaudit.analyses.validation_power import ValidationPowerResult
+from judgeaudit.report.html import Section, esc, figure_html, table_html
+
+
+def _is_provenance(result: ValidationPowerResult, name: str) -> bool:
+    origin = str(result.set_meta.get(name, {}).get("label_origin", "")).lower()
+    return "provenance" in origin and "human" not in origin
+
+
+def _ordered_names(result: ValidationPowerResult) -> list[str]:
+    names = result.set_names
+    return [n for n in names if not _is_provenance(result, n)] + [n for n in names if _is_provenance(result, n)]
+
+
+def table7_frame(result: ValidationPowerResult) -> pd.DataFrame:
+    """Table 7's shape: label set, label origin, n, per-item a_imp, pairs, paired κ, accuracy;
+    provenance-inherited sets last."""
+    df = result.to_frame()
+    order = {n: i for i, n in enumerate(_ordered_names(result))}
+    df = df.sort_values("label set", key=lambda s: s.map(order)).reset_index(drop=True)
+    notes = []
+    for name in df["label set"]:
+        meta = result.set_meta.get(name, {})
+        t = meta.get("trimmed")
+        notes.append(f"trimmed {t['from_rows']}→{t['to_rows']} rows" if t else "")
+    df["note"] = notes
+    if "accuracy (paired)" in df.columns:
+        df["accuracy (paired)"] = df["accuracy (paired)"].map(lambda v: None if pd.isna(v) else f"{100 * v:.1f}%")
+        df["prefer shorter"] = df["prefer shorter"].map(lambda v: None if pd.isna(v) else f"{100 * v:.1f}%")
+    return df
+
+
+def ceiling_frame(result: ValidationPowerResult) -> pd.DataFrame:
+    """a_imp (with its group-bootstrap interval), a_hum (with its interval), VP and resolvability."""
+    rows = []
+    for r in result.sets:
+        if not r.applicable:
+            continue
+        ci = r.a_imp_ci or (None, None)
+        hci = r.a_hum_ci or (None, None)
+        rows.append({"label set": r.set_name, "mode": r.mode, "best member": r.a_imp_member, "a_imp": r.a_imp,
+                     "a_imp 95% lo": ci[0], "a_imp 95% hi": ci[1], "a_hum": r.a_hum, "a_hum 95% lo": hci[0],
+                     "a_hum 95% hi": hci[1], "VP": r.vp,
+                     "resolvable": ("—" if r.resolvable is None else ("yes" if r.resolvable else "no (intervals overlap)")),
+                     "folds": r.folds.get("scheme"), "harness": "BROKEN" if r.broken_harness else "ok"})
+    return pd.DataFrame(rows)
+
+
+def length_rules_frame(result: ValidationPowerResult) -> pd.DataFrame:
+    rows = []
+    for r in result.sets:
+        if r.mode == "paired" and r.applicable:
+            rows.append({"label set": r.set_name, "pairs": r.n,
+                         "preferred side is longer": r.preferred_longer_rate,
+                         "prefer the longer (acc.)": r.prefer_longer_accuracy,
+                         "prefer the shorter (acc.)": r.prefer_shorter_accuracy,
+                         "equal-length pairs": r.n_equal_length, "tie labels dropped": r.n_ties_dropped})
+    return pd.DataFrame(rows)
+
+
+def transfer_frame(result: ValidationPowerResult) -> pd.DataFrame:
+    rows = []
+    for t in result.transfer:
+        row: dict[str, Any] = {"source": t.source, "target": t.target, "mode": t.mode,
+                               "admitted": "yes" if t.admitted else f"no ({t.reason})"}
+        for m, s in t.members.items():
+            row[f"{m} κ"] = s["kappa"]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def vp_figure(result: ValidationPowerResult) -> Any:
+    """Bars per set and mode: a_imp (with its interval), the best member's null p95, and a_hum."""
+    import plotly.graph_objects as go
+
+    xs, a_imp, lo, hi, null, hum = [], [], [], [], [], []
+    for name in _ordered_names(result):
+        for mode in ("item", "paired"):
+            try:
+                r = result.get(name, mode)
+            except KeyError:
+                continue
+            if not r.applicable:
+                continue
+            xs.append(f"{name} ({mode})")
+            a_imp.append(r.a_imp)
+            lo.append(r.a_imp - r.a_imp_ci[0] if r.a_imp_ci else 0)
+            hi.append(r.a_imp_ci[1] - r.a_imp if r.a_imp_ci else 0)
+            null.append(r.member(r.a_imp_member).null_p95)
+            hum.append(r.a_hum)
+    fig = go.Figure()
+    fig.add_bar(name="a_imp (best member, κ)", x=xs, y=a_imp,
+                error_y={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo})
+    fig.add_bar(name="null p95 (label permutation)", x=xs, y=null)
+    fig.add_bar(name="a_hum (human ceiling)", x=xs, y=[h if h is not None else None for h in hum])
+    fig.update_layout(barmode="group", yaxis_title="Cohen's κ", height=420, margin={"t": 30},
+                      legend={"orientation": "h"})
+    return fig
+
+
+def vp_sections(result: ValidationPowerResult) -> list[Section]:
+    """The validation-power sections of a report (one ``Section`` each)."""
+    cfg = result.config
+    banners: list[str] = []
+    for r in result.sets:
+        if r.applicable and r.broken_harness:
+            banners.append(f"!Broken harness on {r.set_name} ({r.mode}): the label-permutation null of "
+                           f"{', '.join(r.broken_harness)} sits clearly above chance, so the pipeline leaks "
+                           "(App. E). Its a_imp is not evidence.")
+    for name, meta in result.set_meta.items():
+        if meta.get("trimmed"):
+            t = meta["trimmed"]
+            banners.append(f"{name} was trimmed deterministically from {t['from_rows']} to {t['to_rows']} rows "
+                           f"({t['rule']}).")
+    intro = (
+        "<p>How much of each label set a reader of surface form alone recovers, in each input mode "
+        "(construct-validity.txt Def. 6). Per-item a<sub>imp</sub> is Cohen's κ of the pooled out-of-fold "
+        "predictions of the best member of the frozen family; paired accuracy has chance at 50% with side "
+        "order randomised (seed " + esc(cfg.get("seed")) + "). Every member is refit on labels permuted "
+        "within group under the same folds (" + esc(cfg.get("n_permutations")) + " permutations). Provenance-"
+        "inherited sets (labels a function of how the response was generated, Def. 5) are listed last, as "
+        "the paper's contrast row.</p>")
+    t7 = Section("Validation power: construct-blind recovery of the label sets (Table 7)",
+                 intro + table_html(table7_frame(result)) + figure_html(vp_figure(result)), banners)
+    ceil = Section("Validation power: human ceiling and VP",
+                   "<p>VP = a<sub>hum</sub> − a<sub>imp</sub>; a<sub>imp</sub>'s interval is a bootstrap over "
+                   "groups of the pooled out-of-fold predictions, a<sub>hum</sub>'s is Fleiss' κ among the set's "
+                   "own annotators bootstrapped over groups (or the user's). Where the intervals overlap VP is "
+                   "reported as not resolvable (App. E). Sets without several human labels per item have no "
+                   "ceiling and no VP.</p>" + table_html(ceiling_frame(result)))
+    mem = Section("Validation power: per-member breakdown and nulls",
+                  "<p>Which member recovers a set locates the leak (App. E): length_only → a quantity nobody "
+                  "would defend as the construct; numeric_surface → formatting or numeric density; "
+                  "surface_ngram only → a lexical idiom; provenance_recoverable → the generative condition is "
+                  "readable from the text.</p>" + table_html(result.members_frame()))
+    rules = Section("Validation power: content-free length rules (paired sets)",
+                    "<p>How often the preferred response is the longer one (characters; equal-length pairs "
+                    "excluded), and so the accuracy of “prefer the longer” and “prefer the shorter” (§5.4).</p>"
+                    + table_html(length_rules_frame(result)))
+    out = [t7, ceil, mem, rules]
+    if result.transfer:
+        out.append(Section("Validation power: transfer between sets",
+                           "<p>Each member fit on the source set and scored on the target (same mode); a pair is "
+                           "admitted only where the two label spaces share at least two categories.</p>"
+                           + table_html(transfer_frame(result))))
+    return out

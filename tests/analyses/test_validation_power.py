@@ -1,0 +1,424 @@
+"""Validation power (construct-validity.txt Def. 5–6, §5.4, App. E): planted effects on synthetic
+label sets, hand-computed statistics, the frozen family, and the real LLMBar / JudgeBench rates."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgeaudit.analyses import validation_power as vp
+from judgeaudit.stats.agreement import fleiss_kappa
+
+WORDS = ("alpha beta gamma delta epsilon zeta theta iota kappa lambda sigma omega river stone cloud "
+         "field light paper window garden table").split()
+
+
+def _sentence(rng: np.random.Generator, n_words: int) -> str:
+    return " ".join(rng.choice(WORDS, size=n_words))
+
+
+def _items(n: int = 160, n_groups: int = 40, seed: int = 0, label_fn=None, text_fn=None) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        n_words = int(rng.integers(5, 60))
+        lab = label_fn(i, n_words, rng) if label_fn else str(rng.integers(0, 2))
+        text = text_fn(i, n_words, lab, rng) if text_fn else _sentence(rng, n_words)
+        rows.append({"item_id": f"i{i}", "text": text, "label": lab, "group": f"g{i % n_groups}",
+                     "condition": None})
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- the frozen family
+
+def test_member_set_is_frozen():
+    assert vp.FAMILY == ("length_only", "numeric_surface", "surface_ngram")
+    assert vp.PROVENANCE_MEMBER == "provenance_recoverable"
+    assert vp.MEMBERS == vp.FAMILY + ("provenance_recoverable",)
+    assert vp.HEDGES == ("may", "might", "could", "appears", "suggests", "possibly", "likely", "generally",
+                         "typically", "often", "tends to", "in some cases")
+    assert vp.UNIVERSALS == ("all", "always", "never", "every", "any", "invariably", "universally")
+    assert len(vp.NUMERIC_SURFACE_FEATURES) == 10
+    assert dict(vp.NGRAM_PARAMS) == {"analyzer": "char_wb", "ngram_range": (3, 5), "min_df": 3,
+                                     "max_features": 20000, "sublinear_tf": True}
+    assert dict(vp.CLASSIFIER_PARAMS) == {"max_iter": 2000, "class_weight": "balanced"}
+    clf = vp.make_classifier().get_params()
+    assert clf["max_iter"] == 2000 and clf["class_weight"] == "balanced" and clf["C"] == 1.0
+    vec = vp.make_ngram_vectorizer().get_params()
+    assert (vec["analyzer"], vec["ngram_range"], vec["min_df"], vec["max_features"], vec["sublinear_tf"]) == \
+        ("char_wb", (3, 5), 3, 20000, True)
+    assert vp.N_FOLDS == 5
+
+
+def test_extractors_take_one_string_only():
+    for fn in (vp.length_only_features, vp.numeric_surface_features, vp.token_count):
+        params = list(inspect.signature(fn).parameters)
+        assert params == ["text"], fn.__name__
+
+
+def test_numeric_surface_hand_computed():
+    text = "It may Always rain (2024).\nAll of it; any."
+    f = vp.numeric_surface_features(text)
+    n_chr = len(text)
+    # tokens: It may Always rain (2024). All of it; any.  → 9, total token length 34
+    expected = [n_chr, 9, 3, 1, 1,
+                1 / 9,          # hedges: "may"
+                3 / 9,          # universals: "always", "all", "any"
+                4 / n_chr,      # digits 2024
+                3 / n_chr,      # I, A, A
+                34 / 9]
+    np.testing.assert_allclose(f, expected)
+    assert vp.length_only_features("a b  c\n d").tolist() == [4.0]
+
+
+# --------------------------------------------------------------------------- planted effects
+
+def test_length_labels_are_recovered_by_length_only():
+    # groups of two, one long and one short response each (the design of a pairwise set split
+    # into items): the within-group null is then exactly at chance
+    rng = np.random.default_rng(0)
+    rows = []
+    for g in range(80):
+        for lab, (lo, hi) in (("long", (33, 60)), ("short", (5, 31))):
+            rows.append({"item_id": f"{g}{lab}", "text": _sentence(rng, int(rng.integers(lo, hi))), "label": lab,
+                         "group": f"g{g}", "condition": None})
+    df = pd.DataFrame(rows)
+    prep = vp.prepare_item(df)
+    r = vp.audit_prepared(prep, n_permutations=10, members=["length_only"])
+    m = r.member("length_only")
+    assert m.kappa > 0.9
+    assert abs(m.null_mean) < 0.15 and m.null_p95 < 0.3
+    assert r.folds["scheme"] == "GroupKFold"
+
+
+def test_independent_labels_sit_inside_the_null():
+    df = _items(seed=3)
+    r = vp.audit_prepared(vp.prepare_item(df), n_permutations=20)
+    for m in r.members:
+        assert abs(m.kappa) < 0.2, m
+        assert m.p_value > 0.05, m
+        assert not m.broken_null
+    assert not r.broken_harness
+
+
+def test_lexical_idiom_is_found_by_surface_ngram_not_length_only():
+    def text(i, n, lab, rng):
+        words = list(rng.choice(WORDS, size=n))
+        if lab == "1":
+            words[int(rng.integers(0, n))] = "notwithstanding"
+        else:
+            words[int(rng.integers(0, n))] = "meanwhile"
+        return " ".join(words)
+
+    df = _items(label_fn=lambda i, n, rng: str(i % 2), text_fn=text, seed=5)
+    r = vp.audit_prepared(vp.prepare_item(df), n_permutations=5, members=["length_only", "surface_ngram"])
+    assert r.member("surface_ngram").kappa > 0.8
+    assert abs(r.member("length_only").kappa) < 0.25
+    assert r.a_imp_member == "surface_ngram"
+
+
+# --------------------------------------------------------------------------- folds and scoring
+
+def test_grouped_folds_never_split_a_group():
+    groups = np.array([f"g{i % 13}" for i in range(100)])
+    plan = vp.make_folds(groups, seed=1)
+    assert plan.scheme == "GroupKFold"
+    for g in np.unique(groups):
+        assert len(np.unique(plan.fold_of[groups == g])) == 1
+    seen = np.concatenate([test for _, test in plan.splits()])
+    assert sorted(seen.tolist()) == list(range(100))
+
+
+def test_fewer_than_five_groups_use_seeded_kfold_and_record_it():
+    groups = np.array(["a", "b", "c", "d"] * 10)
+    p1, p2 = vp.make_folds(groups, seed=7), vp.make_folds(groups, seed=7)
+    assert p1.scheme == "KFold" and p1.seed == 7 and p1.to_dict()["group_aware"] is False
+    assert (p1.fold_of == p2.fold_of).all()
+
+
+def test_pooled_kappa_equals_hand_computation_on_pooled_predictions():
+    df = _items(label_fn=lambda i, n, rng: "long" if n + rng.normal(0, 12) > 32 else "short", seed=11)
+    prep = vp.prepare_item(df)
+    r = vp.audit_prepared(prep, n_permutations=0, members=["length_only"])
+    plan = vp.make_folds(prep.groups, seed=0)
+    pred = vp.oof_predictions(vp._Designs(prep, plan), "length_only", prep.y)
+    y = prep.y
+    po = np.mean(pred == y)
+    pe = sum(np.mean(y == c) * np.mean(pred == c) for c in np.unique(y))
+    by_hand = (po - pe) / (1 - pe)
+    assert r.member("length_only").kappa == pytest.approx(by_hand, abs=1e-12)
+    per_fold = []
+    for _, test in plan.splits():
+        yt, pt = y[test], pred[test]
+        po_f = np.mean(yt == pt)
+        pe_f = sum(np.mean(yt == c) * np.mean(pt == c) for c in np.unique(y))
+        per_fold.append((po_f - pe_f) / (1 - pe_f))
+    assert by_hand != pytest.approx(np.mean(per_fold), abs=1e-9)  # the mean of fold κs is a different number
+
+
+def test_kappa_from_confusions_matches_cohen():
+    from judgeaudit.stats.agreement import cohen_kappa
+
+    rng = np.random.default_rng(0)
+    y, p = rng.integers(0, 3, 200).astype(str), rng.integers(0, 3, 200).astype(str)
+    conf = np.zeros((3, 3))
+    for a, b in zip(y, p, strict=True):
+        conf[int(a), int(b)] += 1
+    assert vp.kappa_from_confusions(conf[None])[0] == pytest.approx(cohen_kappa(y, p))
+
+
+def test_permutation_null_above_chance_is_reported_as_broken():
+    # Every group holds a single label, so a within-group permutation leaves the labels as they
+    # are: the "null" recovers the labels as well as the fit does — the harness leaks.
+    df = _items(n=150, n_groups=30, label_fn=None, seed=2)
+    df["label"] = [("long" if len(t.split()) >= 32 else "short") for t in df["text"]]
+    df["group"] = df["label"] + "-" + (df.index % 15).astype(str)
+    r = vp.audit_prepared(vp.prepare_item(df), n_permutations=5, members=["length_only"])
+    m = r.member("length_only")
+    assert m.null_mean > 0.5 and m.broken_null
+    assert r.broken_harness == ("length_only",)
+    assert r.to_dict()["broken_harness"] is True
+
+
+def test_singleton_groups_are_pooled_for_the_permutation():
+    strata = vp.permutation_strata(np.array(["a", "a", "b", "c", "d"]))
+    assert strata[0] == strata[1] == "a"
+    assert len(set(strata[2:])) == 1 and strata[2] != "a"
+
+
+# --------------------------------------------------------------------------- paired mode
+
+def _pairs(n: int = 120, seed: int = 0, prefer_longer: float = 1.0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        la, lb = rng.choice(np.arange(5, 80), size=2, replace=False)
+        a, b = _sentence(rng, int(la)), _sentence(rng, int(lb))
+        longer = "A" if la > lb else "B"
+        lab = longer if rng.random() < prefer_longer else ("B" if longer == "A" else "A")
+        rows.append({"pair_id": f"p{i}", "prompt": f"q{i // 2}", "response_a": a, "response_b": b, "label": lab,
+                     "group": f"q{i // 2}", "source_set": "syn", "subset": None, "condition_a": None,
+                     "condition_b": None, "meta": {}})
+    return pd.DataFrame(rows)
+
+
+def test_paired_mode_length_preference_and_rules():
+    df = _pairs(prefer_longer=0.8, seed=4)
+    prep = vp.prepare_paired(df, seed=0)
+    r = vp.audit_prepared(prep, n_permutations=10, members=["length_only"])
+    la = df["response_a"].str.len().to_numpy()
+    lb = df["response_b"].str.len().to_numpy()
+    pref = np.where(df["label"] == "A", la, lb)
+    oth = np.where(df["label"] == "A", lb, la)
+    keep = pref != oth
+    rate = np.mean(pref[keep] > oth[keep])
+    assert r.preferred_longer_rate == pytest.approx(rate)
+    assert r.prefer_shorter_accuracy == pytest.approx(1 - rate)
+    assert r.member("length_only").accuracy > 0.7
+    assert r.member("length_only").null_mean < 0.15
+
+
+def test_side_randomisation_is_seeded_and_consistent():
+    df = _pairs(seed=1)
+    p1, p2, p3 = vp.prepare_paired(df, seed=0), vp.prepare_paired(df, seed=0), vp.prepare_paired(df, seed=9)
+    assert (p1.y == p2.y).all() and p1.texts_a == p2.texts_a
+    assert not (p1.y == p3.y).all()
+    assert 0.3 < np.mean(p1.y == "A") < 0.7
+    for i in range(len(df)):  # the preferred text is still the preferred text
+        orig = df.iloc[i]
+        pref_text = orig.response_a if orig.label == "A" else orig.response_b
+        assert (p1.texts_a[i] if p1.y[i] == "A" else p1.texts_b[i]) == pref_text
+
+
+def test_paired_features_are_antisymmetric():
+    df = _pairs(seed=2, prefer_longer=0.7)
+    prep = vp.prepare_paired(df, seed=0)
+    swapped = vp.Prepared("paired", prep.texts_b, prep.texts_a, np.where(prep.y == "A", "B", "A"), prep.groups,
+                          None, None, None)
+    plan = vp.make_folds(prep.groups)
+    d1, d2 = vp._Designs(prep, plan), vp._Designs(swapped, plan)
+    tr, te = next(plan.splits())
+    for m in ("length_only", "numeric_surface"):
+        x1, t1 = d1.fold(m, 0, tr, te)
+        x2, t2 = d2.fold(m, 0, tr, te)
+        np.testing.assert_allclose(x1, -x2, atol=1e-12)
+        np.testing.assert_allclose(t1, -t2, atol=1e-12)
+    va, vb = d1.ngram_responses(0, tr)
+    wa, wb = d2.ngram_responses(0, tr)
+    np.testing.assert_allclose((va - vb).toarray(), -(wa - wb).toarray(), atol=1e-12)
+    for m in vp.FAMILY:  # swapping both sides and labels swaps every prediction
+        p1 = vp.oof_predictions(d1, m, prep.y)
+        p2 = vp.oof_predictions(d2, m, swapped.y)
+        assert np.mean(p1 == np.where(p2 == "A", "B", "A")) > 0.97, m
+
+
+def test_paired_null_swaps_sides_and_item_null_stays_within_group():
+    prep = vp.prepare_paired(_pairs(n=80, seed=3), seed=0)
+    perms = vp.label_permutations(prep, 200, seed=1)
+    changed = perms != prep.y[None, :]
+    assert 0.45 < changed.mean() < 0.55
+    item = vp.prepare_item(_pairs(n=80, seed=3))
+    ip = vp.label_permutations(item, 50, seed=1)
+    for g in np.unique(item.groups):
+        rows = item.groups == g
+        for p in ip:
+            assert sorted(p[rows]) == sorted(item.y[rows])
+
+
+def test_item_mode_of_a_paired_set_has_two_rows_per_pair():
+    df = _pairs(n=40)
+    df.loc[0, "label"] = "tie"
+    prep = vp.prepare_item(df)
+    assert prep.n == 78 and prep.n_ties_dropped == 1
+    assert set(prep.y) == {"preferred", "rejected"}
+
+
+# --------------------------------------------------------------------------- provenance member
+
+def test_provenance_member_recovers_a_provenance_inherited_set():
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(120):
+        gold = _sentence(rng, int(rng.integers(3, 8))).title()          # gold: title case
+        fake = _sentence(rng, int(rng.integers(3, 8))) + " was the one."  # generated: an idiom
+        side = "A" if i % 2 else "B"
+        a, b, ca, cb = (gold, fake, "gold", "gen") if side == "A" else (fake, gold, "gen", "gold")
+        rows.append({"pair_id": f"p{i}", "prompt": f"q{i}", "response_a": a, "response_b": b, "label": side,
+                     "group": f"q{i}", "source_set": "syn", "subset": None, "condition_a": ca, "condition_b": cb,
+                     "meta": {}})
+    df = pd.DataFrame(rows)
+    r = vp.audit_prepared(vp.prepare_paired(df), n_permutations=5)
+    assert r.member("provenance_recoverable").kappa > 0.9
+    assert r.member("provenance_recoverable").null_mean < 0.2
+    ri = vp.audit_prepared(vp.prepare_item(df), n_permutations=3)
+    assert "provenance_recoverable" in [m.name for m in ri.members]
+    # no recorded condition → no provenance member
+    r2 = vp.audit_prepared(vp.prepare_paired(df.assign(condition_a=None, condition_b=None)), n_permutations=0)
+    assert "provenance_recoverable" not in [m.name for m in r2.members]
+
+
+# --------------------------------------------------------------------------- ceiling and VP
+
+def test_human_ceiling_is_fleiss_kappa_and_vp_resolvability():
+    rng = np.random.default_rng(0)
+    df = _items(n=150, n_groups=50, seed=8)
+    truth = df["label"].to_numpy()
+    human = [[t if rng.random() < 0.9 else ("1" if t == "0" else "0") for _ in range(3)] for t in truth]
+    df["human_labels"] = human
+    r = vp.audit_prepared(vp.prepare_item(df), n_permutations=0, members=["length_only"], n_boot=300)
+    assert r.a_hum == pytest.approx(fleiss_kappa(human))
+    assert r.a_hum_ci[0] < r.a_hum < r.a_hum_ci[1]
+    assert r.vp == pytest.approx(r.a_hum - r.a_imp)
+    assert r.resolvable is True  # ceiling ~0.6, a_imp ~0
+    user = vp.audit_prepared(vp.prepare_item(df), n_permutations=0, members=["length_only"],
+                             ceiling=(0.05, -0.1, 0.2), n_boot=300)
+    assert user.a_hum_source == "user-supplied" and user.resolvable is False
+    assert vp.fleiss_kappa_general([["a", "a", "b"], ["b", "b"], ["a"]]) == pytest.approx(
+        vp.fleiss_kappa_general([["a", "a", "b"], ["b", "b"]]))
+
+
+def test_bootstrap_interval_brackets_the_estimate():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 300).astype(str)
+    p = np.where(rng.random(300) < 0.8, y, np.where(y == "0", "1", "0"))
+    g = np.arange(300) // 3
+    lo, hi = vp.bootstrap_kappa_ci(y, p, g, n_boot=500)
+    k = vp.pooled_kappa(y, p)
+    assert lo < k < hi and hi - lo < 0.3
+
+
+# --------------------------------------------------------------------------- efficiency pieces are exact
+
+def test_ngram_bank_reproduces_tfidf_vectorizer():
+    rng = np.random.default_rng(0)
+    texts = [_sentence(rng, int(rng.integers(3, 30))) + ("!" if i % 3 else "?") for i in range(200)]
+    bank = vp.NgramBank(texts)
+    train = np.arange(0, 200, 2)
+    sel, idf = bank.tfidf(train)
+    mine = bank.transform(slice(None), sel, idf).toarray()
+    ref = vp.make_ngram_vectorizer().fit([texts[i] for i in train]).transform(texts).toarray()
+    np.testing.assert_allclose(mine, ref, atol=1e-12)
+
+
+def test_rowspace_reduction_is_the_same_fitted_model():
+    from scipy import sparse
+
+    rng = np.random.default_rng(0)
+    x = sparse.random(120, 3000, density=0.05, random_state=1, format="csr")
+    w = rng.normal(size=3000)
+    y = np.where(x @ w + rng.normal(0, 0.5, 120) > 0, "a", "b")
+    tr, te = np.arange(90), np.arange(90, 120)
+    p_direct = vp.make_classifier().fit(x[tr], y[tr]).predict_proba(x[te])
+    ztr, zte = vp.rowspace_reduce(x[tr], x[te])
+    assert ztr.shape[1] <= 90
+    p_reduced = vp.make_classifier().fit(ztr, y[tr]).predict_proba(zte)
+    np.testing.assert_allclose(p_direct, p_reduced, atol=2e-3)
+
+
+# --------------------------------------------------------------------------- result shape, transfer
+
+def test_audit_result_dict_shape_and_transfer_admission():
+    sets = {"pairs1": _pairs(n=60, seed=1), "pairs2": _pairs(n=60, seed=2),
+            "items": _items(n=80, seed=3)}
+    res = vp.audit_validation_power(sets, n_permutations=3, n_boot=100)
+    d = json.loads(json.dumps(res.to_dict(), default=float))
+    p = d["sets"]["pairs1"]["paired"]
+    for key in ("n", "n_groups", "folds", "members", "a_imp", "a_hum", "a_hum_ci", "vp", "resolvable",
+                "prefer_longer_accuracy", "prefer_shorter_accuracy", "preferred_longer_rate"):
+        assert key in p
+    assert set(p["members"]["length_only"]) >= {"kappa", "accuracy", "null_kappa"}
+    assert d["sets"]["items"]["paired"] == {"applicable": False, "reason": "per-item labels, not comparisons"}
+    adm = {(t["source"], t["target"], t["mode"]): t["admitted"] for t in d["transfer"]}
+    assert adm[("pairs1", "pairs2", "paired")] is True
+    assert adm[("pairs1", "pairs2", "item")] is True
+    assert adm[("items", "pairs1", "item")] is False  # {0,1} vs {preferred,rejected}
+    frame = res.to_frame()
+    assert list(frame["label set"]) == ["pairs1", "pairs2", "items"]
+    assert res.members_frame().shape[0] == 2 * (3 + 3) + 3
+
+
+# --------------------------------------------------------------------------- real data (JUDGEAUDIT_DATA_DIR)
+
+def _independent_rate(pairs: list[tuple[str, str, str]]) -> tuple[float, float]:
+    longer = shorter = 0
+    for a, b, lab in pairs:
+        pref, other = (a, b) if lab == "A" else (b, a)
+        if len(pref) > len(other):
+            longer += 1
+        elif len(pref) < len(other):
+            shorter += 1
+    return longer / (longer + shorter), shorter / (longer + shorter)
+
+
+@pytest.mark.data
+def test_llmbar_prefer_longer_rates_match_an_independent_count(data_dir):
+    from judgeaudit.datasets import llmbar
+
+    raw = json.loads((data_dir / "llmbar/Dataset/LLMBar/Natural/dataset.json").read_text())
+    pairs = [(o["output_1"], o["output_2"], "A" if o["label"] == 1 else "B") for o in raw]
+    longer, shorter = _independent_rate(pairs)
+    prep = vp.prepare_paired(llmbar.load_pairs(data_dir / "llmbar", sets=["Natural"]), seed=0)
+    rules = vp.length_rules(prep)
+    assert rules["preferred_longer_rate"] == pytest.approx(longer)
+    assert rules["prefer_shorter_accuracy"] == pytest.approx(shorter)
+
+
+@pytest.mark.data
+def test_judgebench_prefer_longer_rates_match_an_independent_count(data_dir):
+    from judgeaudit.datasets import judgebench
+
+    pairs = []
+    for f in sorted((data_dir / "judgebench/data").glob("*.jsonl")):
+        for line in f.read_text().splitlines():
+            if line.strip():
+                o = json.loads(line)
+                pairs.append((o["response_A"], o["response_B"], "A" if o["label"] == "A>B" else "B"))
+    longer, shorter = _independent_rate(pairs)
+    prep = vp.prepare_paired(judgebench.load_pairs(data_dir / "judgebench"), seed=3)
+    rules = vp.length_rules(prep)
+    assert rules["preferred_longer_rate"] == pytest.approx(longer)
+    assert rules["prefer_shorter_accuracy"] == pytest.approx(shorter)
