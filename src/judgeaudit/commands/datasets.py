@@ -9,6 +9,11 @@ from rich.table import Table
 app = typer.Typer(help="Data-set adapters (specs NAME:PATH?options for --set).", no_args_is_help=True)
 
 
+@app.callback()
+def _group() -> None:
+    """Data-set adapters."""
+
+
 @app.command("list")
 def list_cmd() -> None:
     """List the data-set adapters: name, what it reads, input modes, label space and origin."""

@@ -108,6 +108,11 @@ def print_table(result: ValidationPowerResult) -> None:
     Console().print(table)
 
 
+@app.callback()
+def _group() -> None:
+    """Validation power of label sets (construct-validity.txt Def. 6, App. E)."""
+
+
 @app.command("audit")
 def audit(
     sets: Annotated[list[str], typer.Option("--set", help="data-set spec, e.g. llmbar:PATH?subset=Natural, "

@@ -1,0 +1,58 @@
+"""`judgeaudit vp audit` and `judgeaudit datasets list`, driven through typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from typer.testing import CliRunner
+
+from judgeaudit.commands import datasets as datasets_cmd
+from judgeaudit.commands import vp as vp_cmd
+from judgeaudit.errors import InputError
+
+
+def _pairs_file(tmp_path, n=60):
+    rng = np.random.default_rng(0)
+    words = "red green blue stone river cloud light paper".split()
+    lines = []
+    for i in range(n):
+        a = " ".join(rng.choice(words, int(rng.integers(3, 40))))
+        b = " ".join(rng.choice(words, int(rng.integers(3, 40))))
+        lab = "A" if len(a) > len(b) else "B"
+        lines.append(json.dumps({"q": f"q{i}", "ra": a, "rb": b, "pref": lab}))
+    p = tmp_path / "pairs.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def test_vp_audit_writes_result_and_report(tmp_path):
+    p = _pairs_file(tmp_path)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(vp_cmd.app, ["audit", "--set", f"jsonl:{p}?prompt=q&response_a=ra&response_b=rb&label=pref",
+                                          "--permutations", "3", "--out", str(out), "--no-transfer"])
+    assert res.exit_code == 0, res.output
+    d = json.loads((out / "result.json").read_text())
+    r = d["sets"]["pairs"]
+    assert r["paired"]["members"]["length_only"]["accuracy"] > 0.85
+    assert r["paired"]["preferred_longer_rate"] == 1.0 and r["paired"]["prefer_shorter_accuracy"] == 0.0
+    assert r["item"]["n"] == 120 and d["config"]["n_permutations"] == 3
+    html = (out / "report.html").read_text()
+    assert "Table 7" in html and "per-member breakdown" in html
+
+
+def test_vp_audit_bad_spec_raises_input_error(tmp_path):
+    res = CliRunner().invoke(vp_cmd.app, ["audit", "--set", "nosuch:/x", "--out", str(tmp_path)])
+    assert res.exit_code != 0 and isinstance(res.exception, InputError)
+
+
+def test_ceiling_option_parses():
+    assert vp_cmd.parse_ceiling("mt:paired=0.6,0.5,0.7") == ("mt", "paired", (0.6, 0.5, 0.7))
+    assert vp_cmd.parse_ceiling("mt=0.6,0.5,0.7") == ("mt", None, (0.6, 0.5, 0.7))
+
+
+def test_datasets_list_shows_the_registry():
+    res = CliRunner().invoke(datasets_cmd.app, ["list"])
+    assert res.exit_code == 0
+    for name in ("judgebench", "llmbar", "rm_bench", "mt_bench", "halueval", "frank", "jsonl", "hf"):
+        assert name in res.output
