@@ -113,6 +113,21 @@ def store_export(store: Annotated[Path, typer.Option("--store")],
         console.print(f"{len(cs)} calls → {out}")
 
 
+@app.command("run")
+def run_experiment(experiment: Annotated[Path, typer.Argument(help="experiment YAML file")]) -> None:
+    """Run an experiment described by one YAML file (see judgeaudit.experiment)."""
+    from judgeaudit.commands.validity import print_summary, run_validity, sections
+    from judgeaudit.experiment import judge_specs, load_experiment
+    from judgeaudit.report.html import write_page
+
+    exp = load_experiment(experiment)
+    r = run_validity(exp.probes, judge_specs(exp), out=exp.out, store=exp.store, s_floor=exp.s_floor, bar=exp.bar,
+                     n_boot=exp.bootstrap, n_regrade=exp.regrade, concurrency=exp.concurrency, seed=exp.seed)
+    write_page(exp.out / "report.html", "judgeaudit — validity profile", sections(r))
+    print_summary(r.result)
+    console.print(f"→ {exp.out}/result.json, {exp.out}/report.html")
+
+
 @app.command("demo")
 def demo_cmd(
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("demo-out"),

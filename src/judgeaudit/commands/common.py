@@ -12,12 +12,21 @@ from judgeaudit.runtime.executor import RetryPolicy, run
 from judgeaudit.runtime.store import CallStore
 
 
-def build_judges(specs: list[str], *, api_base: str | None = None) -> list[Judge]:
-    """One judge per spec; a replay file holding several judges becomes one judge per judge id."""
+def build_judges(specs: list[str | dict], *, api_base: str | None = None) -> list[Judge]:
+    """One judge per spec; a replay file holding several judges becomes one judge per judge id.
+
+    A spec is a string (``local``) or a mapping with ``spec`` and backend options
+    (``{"spec": "api:openai/gpt-4o-mini", "family": "gpt", "temperature": 0}``).
+    """
     from judgeaudit.judges.replay import replay_judge_ids
 
     judges: list[Judge] = []
     for spec in specs:
+        if isinstance(spec, dict):
+            opts = {k: v for k, v in spec.items() if k != "spec"}
+            opts.setdefault("api_base", api_base)
+            judges.append(make_judge(spec["spec"], **opts))
+            continue
         if spec.startswith("replay:") and "judge=" not in spec:
             ids = replay_judge_ids(spec.removeprefix("replay:"))
             if len(ids) > 1:
@@ -38,10 +47,11 @@ def build_judges(specs: list[str], *, api_base: str | None = None) -> list[Judge
 def judge_all(judges: list[Judge], requests: list[JudgeRequest], *, store_path: Path,
               concurrency: int | None = None, policy: RetryPolicy | None = None,
               progress: bool = True) -> pd.DataFrame:
-    """Run every judge on every request through one call store; the verdict table of all of them."""
+    """Run every judge on every request it can answer (``Judge.can_answer``) through one call store;
+    the verdict table of all of them."""
     frames = []
     with CallStore(store_path) as store:
         for j in judges:
-            verdicts = run(j, requests, store=store, concurrency=concurrency, policy=policy, progress=progress)
+            verdicts = run(j, [r for r in requests if j.can_answer(r)], store=store, concurrency=concurrency, policy=policy, progress=progress)
             frames.append(verdicts_frame(verdicts))
     return pd.concat(frames, ignore_index=True) if frames else verdicts_frame([])

@@ -35,7 +35,7 @@ class ValidityRun:
     bundled: bool
 
 
-def run_validity(probes_path: str, judge_specs: list[str], *, out: Path, store: Path | None = None,
+def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, store: Path | None = None,
                  s_floor: float = 0.90, bar: float = 0.75, n_boot: int = 2000, n_regrade: int = 48,
                  concurrency: int | None = None, api_base: str | None = None, seed: int = 0,
                  write: bool = True) -> ValidityRun:

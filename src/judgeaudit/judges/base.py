@@ -96,6 +96,10 @@ class Judge:
     def render(self, request: JudgeRequest) -> str:
         raise NotImplementedError
 
+    def can_answer(self, request: JudgeRequest) -> bool:
+        """Whether asking is meaningful (a replay file cannot be re-asked for an epoch it lacks)."""
+        return True
+
     def key(self, request: JudgeRequest) -> str:
         return call_key(self.spec, self.render(request), request.epoch)
 

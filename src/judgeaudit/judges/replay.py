@@ -82,6 +82,9 @@ class ReplayJudge(Judge):
     def provider(self) -> str:
         return "replay"
 
+    def can_answer(self, request: JudgeRequest) -> bool:
+        return request.epoch == 0 or (request.request_id, request.epoch) in self._rows
+
     def render(self, request: JudgeRequest) -> str:
         return f"{self.path}\x1f{request.request_id}"
 
