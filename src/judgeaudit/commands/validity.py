@@ -15,10 +15,6 @@ from judgeaudit.records import JudgeRequest
 app = typer.Typer(help="The (S, R) validity profile (construct-validity.txt §2, §5.1–5.2).", no_args_is_help=True)
 console = Console(stderr=True)
 
-BUNDLED_NOTICE = ("Directions on the bundled probe set are author-intended and not human-verified: R measured on "
-                  "it is sensitivity to the edits' intended direction.")
-
-
 def regrade_requests(requests: list[JudgeRequest], n: int) -> list[JudgeRequest]:
     """A deterministic, evenly spaced sample of ``n`` requests, re-asked as epoch 1 (regrade agreement)."""
     if n <= 0 or not requests:
@@ -65,12 +61,10 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
 
 
 def sections(run: ValidityRun) -> list:
+    """Report sections; their banners say when directions are author-intended, not human-verified."""
     from judgeaudit.report.validity import validity_sections
 
-    secs = validity_sections(run.result)
-    if run.bundled and secs:
-        secs[0].banners.insert(0, BUNDLED_NOTICE)
-    return secs
+    return validity_sections(run.result)
 
 
 def summary_table(result) -> pd.DataFrame:
@@ -88,7 +82,7 @@ def print_summary(result) -> None:
     table = Table(*df.columns, title="validity profile at matched invariance")
     for row in df.itertuples(index=False):
         table.add_row(*("—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v) for v in row))
-    Console().print(table)
+    Console(width=160).print(table)
 
 
 @app.command("run")

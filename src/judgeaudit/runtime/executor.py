@@ -16,6 +16,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
+from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.text import Text
@@ -140,9 +141,12 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
     limiter = RateLimiter(rpm)
     tracker = {"cost": float(sum(v.cost_usd or 0.0 for v in cached.values()))}
 
+    console = Console(stderr=True)
+    live = progress and bool(todo) and console.is_terminal
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                    _RateColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                   _CostColumn(tracker), disable=not progress or not todo, transient=False)
+                   _CostColumn(tracker), console=console, disable=not live, transient=False)
+    started = time.perf_counter()
 
     async def one(k: str, r: JudgeRequest) -> None:
         v = await _call_with_retries(judge, r, k, policy, limiter, sem)
@@ -162,6 +166,11 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
+    if progress and not live:   # no live bar (not a terminal): one line per run instead
+        failed = sum(1 for k in todo if results[k].error is not None)
+        console.print(f"{description or judge.id}: {len(keys)} requests, {len(cached)} from the store, "
+                      f"{len(todo)} called in {time.perf_counter() - started:.1f} s, {failed} failed, "
+                      f"cost ${tracker['cost']:.4f}", highlight=False, soft_wrap=True)
     return [results[k] for k in keys]
 
 
