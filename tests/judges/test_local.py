@@ -55,3 +55,29 @@ def test_pairwise_choice(judge):
                        response_b="8")
     v = asyncio.run(judge.judge_one(req))
     assert v.parse_ok and v.choice in ("A", "B") and 0 < v.meta["choice_mass"] <= 1
+
+
+def test_runs_with_the_network_blocked(tmp_path):
+    """In a fresh process whose sockets refuse every non-loopback address, the judge still loads and grades."""
+    import subprocess
+    import sys
+
+    code = (
+        "import socket\n"
+        "real = socket.socket.connect\n"
+        "def guarded(self, addr):\n"
+        "    host = addr[0] if isinstance(addr, tuple) else str(addr)\n"
+        "    if not str(host).startswith(('127.', '::1', 'localhost', '/')):\n"
+        "        raise OSError('network blocked by test: ' + str(host))\n"
+        "    return real(self, addr)\n"
+        "socket.socket.connect = guarded\n"
+        "import asyncio\n"
+        "from judgeaudit.judges import make_judge\n"
+        "from judgeaudit.records import JudgeRequest\n"
+        "v = asyncio.run(make_judge('local').judge_one(JudgeRequest(request_id='a', text='A claim.', evidence='E.')))\n"
+        "print(sum(v.score_dist))\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "HOME": str(tmp_path)})
+    assert p.returncode == 0, p.stderr
+    assert abs(float(p.stdout.split()[-1]) - 1.0) < 1e-9
