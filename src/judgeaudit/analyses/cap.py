@@ -589,14 +589,18 @@ def _spearman_table(cells: pd.DataFrame, sets: list[str], n_perm: int,
     """Eq. 2: Spearman ρ of judge values per condition measurable on both sets (≥ 3 shared
     judges), with a permutation p-value; coverage statuses of both cells are carried."""
     rows = []
+    v = cells[(cells["metric"] == "value") & cells["value"].notna()
+              & cells["condition"].isin(CONDITION_CODES)]
+    by = {k: g.set_index("judge_id") for k, g in v.groupby(["set", "condition"], sort=False)}
     for a, b in combinations(sets, 2):
         for code in CONDITION_CODES:
-            va, vb = _values(cells, a, code), _values(cells, b, code)
-            shared = sorted(set(va["judge_id"]) & set(vb["judge_id"]))
+            xa, xb = by.get((a, code)), by.get((b, code))
+            if xa is None or xb is None:
+                continue
+            shared = sorted(set(xa.index) & set(xb.index))
             if len(shared) < 3:
                 continue
-            xa = va.set_index("judge_id").loc[shared]
-            xb = vb.set_index("judge_id").loc[shared]
+            xa, xb = xa.loc[shared], xb.loc[shared]
             rho, p = spearman_permutation(xa["value"].to_numpy(), xb["value"].to_numpy(), n_perm=n_perm,
                                           seed=rng)
             rows.append({"condition": code, "set_a": a, "set_b": b, "n_judges": len(shared), "rho": rho,
