@@ -389,6 +389,14 @@ def cap_profile(
         rl = rationale_labels.dropna(subset=["supports"]).drop_duplicates(["pair_id", "judge_id"])
         rl = rl.set_index(["pair_id", "judge_id"])["supports"].astype(bool)
 
+    # which judges saw which set (a judge is joined only to the sets it has verdicts on)
+    set_of_pair = df.drop_duplicates("pair_id").set_index("pair_id")["source_set"]
+    judge_parts: dict[str, dict[str, pd.DataFrame]] = {}
+    for jid, t in judges.items():
+        sets_j = t["pair_id"].map(set_of_pair)
+        for s_name, part in t.groupby(sets_j, sort=False):
+            judge_parts.setdefault(s_name, {})[jid] = part
+
     cell_rows: list[dict[str, Any]] = []
     excl_rows: list[dict[str, Any]] = []
     bias_rows: list[dict[str, Any]] = []
@@ -412,7 +420,7 @@ def cap_profile(
         meta: dict[tuple[str, str, str], tuple[str, str]] = {}
         q_params: dict[str, tuple[float, float, float, float]] = {}
 
-        for jid, table in judges.items():
+        for jid, table in judge_parts.get(set_name, {}).items():
             ind = _join_judge(rows, table, failures)
             if not ind["scope"].any():
                 continue
