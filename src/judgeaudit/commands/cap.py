@@ -1,0 +1,266 @@
+"""``judgeaudit cap run|build``: conditional accuracy profiles of pairwise judges
+(conditional-accuracy-profiles.txt) on published outputs (zero calls) and live judges."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import pandas as pd
+import typer
+from rich.console import Console
+
+from judgeaudit.analyses.cap import CapResult, cap_profile
+from judgeaudit.datasets._common import CoverageCell, family_of
+from judgeaudit.errors import InputError
+
+app = typer.Typer(help="Conditional accuracy profiles of pairwise judges (conditional-accuracy-profiles.txt)",
+                  no_args_is_help=True)
+console = Console(stderr=True)
+
+_CAP_ADAPTERS = ("judgebench", "llmbar", "rm_bench")
+
+
+def _adapter(name: str) -> Any:
+    from judgeaudit.datasets import judgebench, llmbar, rm_bench
+
+    return {"judgebench": judgebench, "llmbar": llmbar, "rm_bench": rm_bench}[name]
+
+
+def coverage_for(adapter: str, source_sets: list[str]) -> dict[str, dict[str, CoverageCell]]:
+    """The adapter's coverage declaration for each source_set it produced."""
+    mod = _adapter(adapter)
+    cov = mod.COVERAGE
+    if all(isinstance(v, CoverageCell) for v in cov.values()):
+        return {s: cov for s in source_sets}
+    return {s: cov[s] for s in source_sets}
+
+
+def load_cap_set(spec: str) -> tuple[pd.DataFrame, dict[str, dict[str, CoverageCell]], str, str]:
+    """Load a ``judgebench:PATH`` / ``llmbar:PATH`` / ``rm_bench:PATH`` spec (options as in
+    ``datasets.registry``); returns (pairs, coverage per source_set, adapter, path)."""
+    try:
+        from judgeaudit.datasets.registry import load_set, parse_spec
+    except ImportError:  # pragma: no cover - registry is part of the package
+        raise
+    name, path, opts = parse_spec(spec)
+    if name not in _CAP_ADAPTERS:
+        raise InputError(f"CAP needs a pairwise set with a coverage declaration ({', '.join(_CAP_ADAPTERS)}); "
+                         f"got {name!r}", field="set")
+    df = load_set(spec)
+    sets = list(dict.fromkeys(df["source_set"]))
+    cov = coverage_for(name, sets)
+    if "name" in opts and len(sets) == 1:
+        df = df.assign(source_set=opts["name"])
+        cov = {opts["name"]: cov[sets[0]]}
+    return df, cov, name, path
+
+
+def _restrict(tables: dict[str, pd.DataFrame], pair_ids: set[str]) -> dict[str, pd.DataFrame]:
+    out = {}
+    for jid, t in tables.items():
+        t = t[t["pair_id"].isin(pair_ids)]
+        if len(t):
+            out[jid] = t.reset_index(drop=True)
+    return out
+
+
+def _judge_requests(judges: list, requests: list, store_path: Path, concurrency: int | None) -> pd.DataFrame:
+    """Verdict table of every judge on ``requests`` through the call store; request ids are set by
+    position (identical prompts share one call key, so a stored verdict may carry another id)."""
+    from judgeaudit.records import verdicts_frame
+    from judgeaudit.runtime.executor import run
+    from judgeaudit.runtime.store import CallStore
+
+    frames = []
+    with CallStore(store_path) as store:
+        for j in judges:
+            verdicts = run(j, requests, store=store, concurrency=concurrency)
+            f = verdicts_frame(verdicts)
+            f["request_id"] = [r.request_id for r in requests]
+            f["judge_id"] = j.id
+            frames.append(f)
+    return pd.concat(frames, ignore_index=True) if frames else verdicts_frame([])
+
+
+def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, published: bool = False,
+            evaluator_spec: str | None = None, allow_same_family: bool = False, human: Path | None = None,
+            stress: list[str] | None = None, n_boot: int = 1000, seed: int = 0, store: Path | None = None,
+            out: Path | None = None, concurrency: int | None = None, failures: str = "exclude",
+            api_base: str | None = None) -> CapResult:
+    """Load the sets, collect judges (published outputs and/or live judges run in both orders
+    through the call store), optionally run the C8 evaluator, estimate the profile, and with
+    ``out`` write ``out/result.json`` and ``out/report.html``."""
+    from judgeaudit.analyses.cap_design import (
+        evaluator_agreement,
+        failure_counts,
+        pairwise_requests,
+        rationale_labels,
+        rationale_requests,
+        two_order_table,
+    )
+    from judgeaudit.datasets import published as pub
+
+    if not set_specs:
+        raise InputError("give at least one --set SPEC", field="set")
+    frames, coverage, tables = [], {}, {}
+    for spec in set_specs:
+        df, cov, adapter, path = load_cap_set(spec)
+        clash = set(cov) & set(coverage)
+        if clash:
+            raise InputError(f"set name(s) {sorted(clash)} given twice; add ?name=… to one spec", field="set")
+        frames.append(df)
+        coverage.update(cov)
+        if published:
+            found = _restrict(pub.published_judges(path), set(df["pair_id"]))
+            for jid, t in found.items():
+                tables[jid] = pd.concat([tables[jid], t], ignore_index=True) if jid in tables else t
+    pairs = pd.concat(frames, ignore_index=True)
+    store_path = Path(store) if store else (Path(out) / "calls.sqlite" if out else Path("judgeaudit-calls.sqlite"))
+    live_failures = None
+    if judge_specs:
+        from judgeaudit.commands.common import build_judges
+
+        judges = build_judges(list(judge_specs), api_base=api_base)
+        store_path.parent.mkdir(parents=True, exist_ok=True)
+        verdicts = _judge_requests(judges, pairwise_requests(pairs), store_path, concurrency)
+        live_failures = failure_counts(verdicts) if len(verdicts) else None
+        for j in judges:
+            t = two_order_table(verdicts, j.id)
+            fam = j.spec.family or family_of(j.spec.model or j.id)
+            tables[j.id] = t.assign(family=t["family"].fillna(fam) if t["family"].notna().any() else fam)
+    if published and not tables and not judge_specs:
+        raise InputError("--published found no judge outputs shipped with these sets", field="published")
+    if not tables:
+        raise InputError("no judges: pass --published and/or --judge SPEC", field="judge")
+    labels, evaluator = None, None
+    if evaluator_spec:
+        from judgeaudit.analyses.cap_design import check_evaluator_family
+        from judgeaudit.commands.common import build_judges
+
+        (ev,) = build_judges([evaluator_spec], api_base=api_base)
+        ev_family = ev.spec.family or family_of(ev.spec.model or ev.id)
+        fams = {j: (t["family"].dropna().iloc[0] if t["family"].notna().any() else None) for j, t in tables.items()}
+        same = check_evaluator_family(ev_family, fams, allow_same_family)
+        reqs = rationale_requests(pairs, tables, evaluator_family=ev_family, allow_same_family=allow_same_family)
+        store_path.parent.mkdir(parents=True, exist_ok=True)
+        ver = _judge_requests([ev], reqs, store_path, concurrency)
+        labels = rationale_labels(ver)
+        evaluator = {"id": ev.id, "family": ev_family, "allow_same_family": bool(allow_same_family),
+                     "same_family_judges": same, "n_requests": len(reqs),
+                     "n_unreadable": int(labels["supports"].isna().sum())}
+        if human is not None:
+            from judgeaudit.io import read_table
+
+            evaluator["human_agreement"] = evaluator_agreement(labels, read_table(human))
+    stress_pairs = []
+    for s in stress or []:
+        if "=" not in s:
+            raise InputError(f"--stress must look like BASE=STRESS, got {s!r}", field="stress")
+        a, b = s.split("=", 1)
+        stress_pairs.append((a, b))
+    result = cap_profile(pairs, tables, coverage, rationale_labels=labels, evaluator=evaluator,
+                         stress=stress_pairs, n_boot=n_boot, seed=seed, failures=failures)  # type: ignore[arg-type]
+    if out is not None:
+        write_outputs(result, Path(out), live_failures=live_failures)
+    return result
+
+
+def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame | None = None,
+                  title: str = "judgeaudit: conditional accuracy profiles") -> None:
+    from judgeaudit.io import write_json
+    from judgeaudit.report.cap import cap_sections
+    from judgeaudit.report.html import write_page
+
+    out.mkdir(parents=True, exist_ok=True)
+    d = result.to_dict()
+    if live_failures is not None:
+        d["call_failures"] = live_failures.to_dict(orient="records")
+    write_json(out / "result.json", d)
+    write_page(out / "report.html", title, cap_sections(result))
+
+
+@app.command("run")
+def run_cmd(
+    set_: Annotated[list[str], typer.Option("--set", help="judgebench:PATH, llmbar:PATH or rm_bench:PATH (repeat)")],
+    judge: Annotated[list[str] | None, typer.Option("--judge", help="live judge spec (repeat)")] = None,
+    published: Annotated[bool, typer.Option("--published", help="use the judge outputs shipped with the sets")] = False,
+    evaluator: Annotated[str | None, typer.Option("--evaluator", help="C8 rationale evaluator judge spec")] = None,
+    allow_same_family: Annotated[bool, typer.Option("--allow-same-family",
+                                                    help="allow a C8 evaluator of a judge's own family (recorded)")] = False,
+    human: Annotated[Path | None, typer.Option("--human", help="human-labelled C8 sample (pair_id, judge_id, human)")] = None,
+    stress: Annotated[list[str] | None, typer.Option("--stress", help="BASE=STRESS set names (Eq. 3)")] = None,
+    bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples per cell")] = 1000,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    failures: Annotated[str, typer.Option("--failures", help="exclude (App. L) or wrong")] = "exclude",
+    store: Annotated[Path | None, typer.Option("--store", help="call store (SQLite)")] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
+    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("cap-out"),
+) -> None:
+    """Profile judges on pairwise benchmarks: DIR/result.json and DIR/report.html."""
+    result = run_cap(set_, judge_specs=judge, published=published, evaluator_spec=evaluator,
+                     allow_same_family=allow_same_family, human=human, stress=stress, n_boot=bootstrap, seed=seed,
+                     store=store, out=out, concurrency=concurrency, failures=failures, api_base=api_base)
+    for s in dict.fromkeys(result.cells["set"]):
+        from judgeaudit.report.cap import profile_table
+
+        console.print(f"[bold]{s}[/bold]")
+        console.print(profile_table(result, s).to_string(index=False), highlight=False, soft_wrap=True)
+    console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
+
+
+@app.command("build")
+def build_cmd(
+    source: Annotated[Path, typer.Option("--source", help="QA source (jsonl/csv/parquet with question, answer)")],
+    generator: Annotated[str, typer.Option("--generator", help="generator judge spec")],
+    gate: Annotated[str, typer.Option("--gate", help="subtlety gate judge spec (another family)")],
+    out: Annotated[Path, typer.Option("--out", help="output JSONL of pairwise items")],
+    question_field: Annotated[str, typer.Option("--question-field")] = "question",
+    answer_field: Annotated[str, typer.Option("--answer-field")] = "answer",
+    error_types: Annotated[list[str] | None, typer.Option("--error-type")] = None,
+    max_items: Annotated[int | None, typer.Option("--max-items")] = None,
+    threshold: Annotated[int, typer.Option("--threshold", help="subtlety needed (1-5)")] = 4,
+    retries: Annotated[int, typer.Option("--retries", help="regenerations below threshold")] = 3,
+    allow_same_family: Annotated[bool, typer.Option("--allow-same-family")] = False,
+    store: Annotated[Path | None, typer.Option("--store")] = None,
+    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+) -> None:
+    """Build a controlled CAP testbed (judgerEva-style) from a QA source with your own generator."""
+    from judgeaudit.commands.common import build_judges
+    from judgeaudit.io import read_table, write_jsonl
+    from judgeaudit.probes.cap_testbed import ERROR_TYPES, build_testbed
+
+    src = read_table(source)
+    for f in (question_field, answer_field):
+        if f not in src.columns:
+            raise InputError("QA source lacks a column", path=source, field=f)
+    if max_items:
+        src = src.head(max_items)
+    gen, gat = build_judges([generator, gate], api_base=api_base)
+    items = build_testbed(src.rename(columns={question_field: "question", answer_field: "answer"}),
+                          generator=gen, gate=gat, error_types=tuple(error_types or ERROR_TYPES),
+                          threshold=threshold, max_retries=retries, allow_same_family=allow_same_family,
+                          store_path=store or out.with_suffix(".calls.sqlite"))
+    write_jsonl(out, items)
+    console.print(f"wrote {len(items)} pairwise items to {out}")
+
+
+def cap_demo(n_boot: int = 200, seed: int = 0) -> list:
+    """CAP sections built from the trimmed published outputs the package carries
+    (``judgeaudit/data/{judgebench,llmbar}``), with zero model calls."""
+    from judgeaudit.datasets import judgebench, llmbar
+    from judgeaudit.report.cap import cap_sections
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    jb = judgebench.load_pairs(data / "judgebench")
+    lb = llmbar.load_pairs(data / "llmbar")
+    pairs = pd.concat([jb, lb], ignore_index=True)
+    tables = {**judgebench.published_judges(data / "judgebench"), **llmbar.published_judges(data / "llmbar")}
+    cov = {"judgebench": judgebench.COVERAGE, **{s: llmbar.COVERAGE[s] for s in lb["source_set"].unique()}}
+    result = cap_profile(pairs, tables, cov, n_boot=n_boot, seed=seed)
+    sections = cap_sections(result)
+    for s in sections[:1]:
+        s.banners.append("Demo: trimmed copies of the published JudgeBench and LLMBar judge outputs "
+                         "(see judgeaudit/data/*/PROVENANCE.json); intervals are wide by construction.")
+    return sections

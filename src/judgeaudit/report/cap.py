@@ -1,0 +1,163 @@
+"""Report sections of a CAP result (conditional-accuracy-profiles.txt §4 tables, Fig. 3 radar,
+Table 2 coverage matrix, Appendix H strict-vs-consistency, Appendix K, L, M, J tables)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from judgeaudit.analyses.cap import CONDITION_BY_CODE, CONDITION_CODES, MAIN_STATUSES, CapResult, l1_summary
+from judgeaudit.report.html import Section, esc, figure_html, table_html
+
+_SHORT = {"direct": "Direct", "approx": "Approx.", "augmented": "Aug.", "unavailable": "—"}
+
+
+def _pct(v: Any) -> str:
+    return "—" if v is None or pd.isna(v) else f"{100 * v:.1f}"
+
+
+def _cell(r: pd.Series) -> str:
+    if pd.isna(r["value"]):
+        return "—"
+    return f"{100 * r['value']:.1f} ({100 * r['ci_lo']:.0f},{100 * r['ci_hi']:.0f})"
+
+
+def profile_table(result: CapResult, set_name: str) -> pd.DataFrame:
+    """Table 3's shape: judge × (overall, C1–C8), '% (CI)'; approximate cells marked ≈; augmented
+    cells n.r. (reported separately); unavailable cells —."""
+    c = result.cells[(result.cells["set"] == set_name) & (result.cells["metric"] == "value")]
+    cov = result.coverage[result.coverage["set"] == set_name].set_index("condition")["status"]
+    rows = []
+    for judge, g in c.groupby("judge_id", sort=False):
+        by = g.set_index("condition")
+        row = {"judge": judge, "overall": _cell(by.loc["overall"]) if "overall" in by.index else "—"}
+        for code in CONDITION_CODES:
+            status = cov.get(code, "unavailable")
+            head = code + ("≈" if status == "approx" else ("aug" if status == "augmented" else ""))
+            if status == "unavailable" or code not in by.index:
+                row[head] = "—"
+            elif status not in MAIN_STATUSES:
+                row[head] = "n.r."
+            else:
+                row[head] = _cell(by.loc[code])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def augmented_table(result: CapResult, set_name: str) -> pd.DataFrame:
+    c = result.cells[(result.cells["set"] == set_name) & (result.cells["metric"] == "value")
+                     & (result.cells["coverage"] == "augmented") & result.cells["value"].notna()]
+    return pd.DataFrame([{"judge": r["judge_id"], "condition": r["condition"], "value": _cell(r), "n": r["n"],
+                          "operator": r["operator"]} for _, r in c.iterrows()])
+
+
+def coverage_matrix(result: CapResult) -> pd.DataFrame:
+    """Table 2's shape: condition × set status, with the operator behind each cell."""
+    rows = []
+    for code in CONDITION_CODES:
+        row = {"condition": f"{code} {CONDITION_BY_CODE[code].name}"}
+        for s, g in result.coverage.groupby("set", sort=False):
+            r = g.set_index("condition").loc[code]
+            row[s] = _SHORT[r["status"]] + (f": {r['operator']}" if r["status"] != "unavailable" else "")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def strict_vs_consistency(result: CapResult) -> pd.DataFrame:
+    """Table 15's shape: per set and judge, strict and consistency for C5–C7 and Δ = cons − strict
+    (the stable-but-wrong mass)."""
+    c = result.cells[result.cells["metric"].isin(["strict", "consistency"])]
+    rows = []
+    for (s, j), g in c.groupby(["set", "judge_id"], sort=False):
+        row: dict[str, Any] = {"set": s, "judge": j}
+        any_value = False
+        for code in ("C5", "C6", "C7"):
+            x = g[g["condition"] == code].set_index("metric")["value"]
+            st, co = x.get("strict"), x.get("consistency")
+            any_value |= st is not None and not pd.isna(st)
+            row[f"{code} strict"] = _pct(st)
+            row[f"{code} cons."] = _pct(co)
+            row[f"{code} Δ"] = _pct(co - st) if st is not None and co is not None and not pd.isna(st) \
+                and not pd.isna(co) else "—"
+        if any_value:
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def radar_figure(result: CapResult, set_name: str) -> Any:
+    """Fig. 3: one polygon per judge over the measurable main-table conditions of the set."""
+    import plotly.graph_objects as go
+
+    c = result.cells[(result.cells["set"] == set_name) & (result.cells["metric"] == "value")
+                     & result.cells["condition"].isin(CONDITION_CODES)
+                     & result.cells["coverage"].isin(MAIN_STATUSES)]
+    conds = [code for code in CONDITION_CODES if c.loc[c["condition"] == code, "value"].notna().any()]
+    fig = go.Figure()
+    for judge, g in c.groupby("judge_id", sort=False):
+        by = g.set_index("condition")["value"]
+        vals = [100 * by.get(code) if by.get(code) is not None and not pd.isna(by.get(code)) else None
+                for code in conds]
+        labels = [f"{code} {CONDITION_BY_CODE[code].name}" for code in conds]
+        fig.add_trace(go.Scatterpolar(r=vals + vals[:1], theta=labels + labels[:1], name=judge, mode="lines+markers"))
+    fig.update_layout(polar={"radialaxis": {"range": [0, 100]}}, height=520,
+                      title=f"CAP profiles on {set_name} (%, raw)", legend={"font": {"size": 10}})
+    return fig
+
+
+def cap_sections(result: CapResult) -> list[Section]:
+    """Sections of the CAP report: per set the profile table with intervals and the radar; then the
+    coverage matrix, the strict-vs-consistency table, bias-corrected values, cross-set Spearman,
+    stress and L1 tables, and the exclusions (every number computed from this run's verdicts)."""
+    sections: list[Section] = []
+    sets = list(dict.fromkeys(result.cells["set"]))
+    for s in sets:
+        prof = profile_table(result, s)
+        body = (f"<p class='note'>Each cell: raw conditional accuracy (%) with its 95% bootstrap interval over "
+                f"items ({result.n_boot} resamples). ≈ marks an approximate cell (a native task subset used as a "
+                f"proxy); augmented cells are n.r. here and listed separately; — means not measurable. "
+                f"C5–C7 use the strict both-correct criterion.</p>" + table_html(prof))
+        aug = augmented_table(result, s)
+        if len(aug):
+            body += "<h3>Augmented cells (not aggregated with direct cells)</h3>" + table_html(aug)
+        body += figure_html(radar_figure(result, s))
+        banners = []
+        if result.evaluator and result.evaluator.get("allow_same_family"):
+            banners.append("!The C8 evaluator shares a family with judge(s) "
+                           f"{', '.join(result.evaluator.get('same_family_judges') or [])} (explicitly allowed).")
+        sections.append(Section(f"CAP profile: {s}", body, banners))
+    sections.append(Section("CAP coverage matrix", "<p class='note'>How each benchmark measures each "
+                            "condition (Table 2, operators of Appendix D). PA = position-averaged; BC = strict "
+                            "both-correct.</p>" + table_html(coverage_matrix(result))))
+    svc = strict_vs_consistency(result)
+    if len(svc):
+        sections.append(Section("CAP robustness: strict vs. pure consistency", "<p class='note'>Δ = consistency "
+                                "− strict: the stable-but-wrong mass (Appendix H).</p>" + table_html(svc)))
+    bc = result.bias_corrected
+    if len(bc):
+        t = bc.assign(raw=bc["raw"].map(_pct), corrected=bc["corrected"].map(_pct),
+                      ci=[f"({100 * a:.0f},{100 * b:.0f})" for a, b in zip(bc["ci_lo"], bc["ci_hi"])],
+                      saturated=bc["saturated"].map({True: "† saturated", False: ""}))
+        t = t[["set", "judge_id", "condition", "q0", "q1", "raw", "corrected", "ci", "saturated"]]
+        sections.append(Section("CAP bias-corrected estimates (diagnostic)", "<p class='note'>(raw + q0 − 1) / "
+                                "(q0 + q1 − 1) with q1, q0 the accuracies when the better response is shown "
+                                "first / second; joint bootstrap over items and parametric q draws (Appendix K). "
+                                "† marks saturated cells (> 100%): the correction over-compensates there; raw "
+                                "values remain the primary quantities.</p>" + table_html(t)))
+    extra = ""
+    if len(result.spearman):
+        extra += "<h3>Cross-benchmark Spearman ρ of judge rankings (Eq. 2)</h3>" + table_html(result.spearman)
+    if len(result.stress):
+        extra += "<h3>Stress degradation δ = base − stress (Eq. 3)</h3>" + table_html(result.stress)
+    if len(result.l1):
+        extra += "<h3>L1 profile distance (Appendix J)</h3>" + table_html(l1_summary(result.l1))
+    if extra:
+        sections.append(Section("CAP cross-benchmark tables", extra))
+    ex = result.exclusions
+    if len(ex):
+        sections.append(Section("CAP exclusions", "<p class='note'>Per judge and condition: items in scope, items "
+                                "with a parse failure, with an API failure, and items used (Appendix L).</p>"
+                                + table_html(ex)))
+    if result.evaluator:
+        sections.append(Section("CAP rationale evaluator", "<pre>" + esc(result.evaluator) + "</pre>"))
+    return sections
