@@ -72,3 +72,22 @@ def test_demo_sections_have_no_model_calls():
     titles = [s.title for s in sections]
     assert any(t.startswith("CAP profile: judgebench") for t in titles)
     assert "CAP coverage matrix" in titles
+
+
+def test_built_testbed_spec_is_profiled(tmp_path):
+    from judgeaudit.io import write_jsonl
+    from judgeaudit.probes import cap_testbed
+
+    rows = []
+    for i in range(6):
+        for v in ("original", "polished", "padded"):
+            rows.append({"pair_id": f"t/{i}|{v}", "prompt": f"q{i}", "response_a": "right " * (2 if v == "padded" else 1),
+                         "response_b": "wrong " * (4 if v == "padded" else 1), "label": "A", "group": f"q{i}",
+                         "source_set": cap_testbed.SOURCE_SET, "subset": cap_testbed.ERROR_TYPES[i % 4],
+                         "base_id": f"t/{i}", "variant": v, "failure_type": cap_testbed.ERROR_TYPES[i % 4]})
+    f = tmp_path / "tb.jsonl"
+    write_jsonl(f, rows)
+    df, cov, adapter, _ = cap_cmd.load_cap_set(f"cap_testbed:{f}")
+    assert adapter == "cap_testbed" and cov[cap_testbed.SOURCE_SET]["C4"].status == "direct"
+    with pytest.raises(InputError):
+        cap_cmd.run_cap([f"judgebench:{DATA / 'judgebench'}"], published=True, augment=["style"])

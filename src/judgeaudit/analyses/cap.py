@@ -637,7 +637,9 @@ def _stress_table(cells: pd.DataFrame, boots: dict, pairs: list[tuple[str, str]]
                 bb, bs = boots.get((base, jid, code, "value")), boots.get((stress, jid, code, "value"))
                 lo = hi = np.nan
                 if bb is not None and bs is not None and len(bb) == len(bs):
-                    lo, hi = percentile_ci(bb - bs, level)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", RuntimeWarning)
+                        lo, hi = percentile_ci(bb - bs, level)
                 rows.append({"base": base, "stress": stress, "judge_id": jid, "condition": code,
                              "delta": x - y, "ci_lo": float(lo), "ci_hi": float(hi),
                              "coverage_base": vb.loc[vb["judge_id"] == jid, "coverage"].iloc[0],

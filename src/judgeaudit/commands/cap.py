@@ -23,13 +23,14 @@ _CAP_ADAPTERS = ("judgebench", "llmbar", "rm_bench")
 
 def _adapter(name: str) -> Any:
     from judgeaudit.datasets import judgebench, llmbar, rm_bench
+    from judgeaudit.probes import cap_testbed
 
-    return {"judgebench": judgebench, "llmbar": llmbar, "rm_bench": rm_bench}[name]
+    return {"judgebench": judgebench, "llmbar": llmbar, "rm_bench": rm_bench, "cap_testbed": cap_testbed}[name]
 
 
 def coverage_for(adapter: str, source_sets: list[str]) -> dict[str, dict[str, CoverageCell]]:
     """The adapter's coverage declaration for each source_set it produced."""
-    mod = _adapter(adapter)
+    mod = _adapter(adapter)  # judgebench, llmbar, rm_bench
     cov = mod.COVERAGE
     if all(isinstance(v, CoverageCell) for v in cov.values()):
         return {s: cov for s in source_sets}
@@ -43,6 +44,12 @@ def load_cap_set(spec: str) -> tuple[pd.DataFrame, dict[str, dict[str, CoverageC
         from judgeaudit.datasets.registry import load_set, parse_spec
     except ImportError:  # pragma: no cover - registry is part of the package
         raise
+    if spec.startswith("cap_testbed:"):
+        from judgeaudit.probes import cap_testbed
+
+        path = spec.split(":", 1)[1]
+        df = cap_testbed.load_pairs(path)
+        return df, {s: cap_testbed.COVERAGE for s in df["source_set"].unique()}, "cap_testbed", path
     name, path, opts = parse_spec(spec)
     if name not in _CAP_ADAPTERS:
         raise InputError(f"CAP needs a pairwise set with a coverage declaration ({', '.join(_CAP_ADAPTERS)}); "
@@ -87,7 +94,8 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
             evaluator_spec: str | None = None, allow_same_family: bool = False, human: Path | None = None,
             stress: list[str] | None = None, n_boot: int = 1000, seed: int = 0, store: Path | None = None,
             out: Path | None = None, concurrency: int | None = None, failures: str = "exclude",
-            api_base: str | None = None) -> CapResult:
+            api_base: str | None = None, augment: list[str] | None = None,
+            generator_spec: str | None = None) -> CapResult:
     """Load the sets, collect judges (published outputs and/or live judges run in both orders
     through the call store), optionally run the C8 evaluator, estimate the profile, and with
     ``out`` write ``out/result.json`` and ``out/report.html``."""
@@ -109,6 +117,20 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         clash = set(cov) & set(coverage)
         if clash:
             raise InputError(f"set name(s) {sorted(clash)} given twice; add ?name=… to one spec", field="set")
+        if augment:
+            from judgeaudit.commands.common import build_judges
+            from judgeaudit.probes.cap_testbed import augment_pairs
+
+            if not generator_spec:
+                raise InputError("--augment needs --generator SPEC", field="generator")
+            admissible = bool(getattr(_adapter(adapter), "AUGMENTATION_ADMISSIBLE", False))
+            if admissible:
+                (gen,) = build_judges([generator_spec], api_base=api_base)
+                sp = Path(store) if store else (Path(out) / "calls.sqlite" if out else Path("judgeaudit-calls.sqlite"))
+                sp.parent.mkdir(parents=True, exist_ok=True)
+                df = augment_pairs(df, generator=gen, admissible=True, kinds=tuple(augment), store_path=sp)
+            else:  # inadmissible: the style/length cells stay unavailable (§3.2)
+                console.print(f"{adapter}: augmentation not admissible; C5/C6 stay as declared")
         frames.append(df)
         coverage.update(cov)
         if published:
@@ -182,7 +204,7 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
 
 @app.command("run")
 def run_cmd(
-    set_: Annotated[list[str], typer.Option("--set", help="judgebench:PATH, llmbar:PATH or rm_bench:PATH (repeat)")],
+    set_: Annotated[list[str], typer.Option("--set", help="judgebench:PATH, llmbar:PATH, rm_bench:PATH or cap_testbed:FILE.jsonl (repeat)")],
     judge: Annotated[list[str] | None, typer.Option("--judge", help="live judge spec (repeat)")] = None,
     published: Annotated[bool, typer.Option("--published", help="use the judge outputs shipped with the sets")] = False,
     evaluator: Annotated[str | None, typer.Option("--evaluator", help="C8 rationale evaluator judge spec")] = None,
@@ -196,12 +218,18 @@ def run_cmd(
     store: Annotated[Path | None, typer.Option("--store", help="call store (SQLite)")] = None,
     concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    augment: Annotated[list[str] | None, typer.Option("--augment", help="style and/or length (needs --generator; "
+                                                      "only where the adapter admits augmentation)")] = None,
+    generator: Annotated[str | None, typer.Option("--generator", help="generator judge spec for --augment")] = None,
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("cap-out"),
 ) -> None:
     """Profile judges on pairwise benchmarks: DIR/result.json and DIR/report.html."""
+    if augment and any(a not in ("style", "length") for a in augment):
+        raise InputError("--augment takes style or length", field="augment")
     result = run_cap(set_, judge_specs=judge, published=published, evaluator_spec=evaluator,
                      allow_same_family=allow_same_family, human=human, stress=stress, n_boot=bootstrap, seed=seed,
-                     store=store, out=out, concurrency=concurrency, failures=failures, api_base=api_base)
+                     store=store, out=out, concurrency=concurrency, failures=failures, api_base=api_base,
+                     augment=augment, generator_spec=generator)
     for s in dict.fromkeys(result.cells["set"]):
         from judgeaudit.report.cap import profile_table
 
