@@ -547,9 +547,10 @@ def cap_profile(
                 corrected = bias_correct(raw, q0, q1)
                 q0s = rng.normal(q0, se0, size=len(b))
                 q1s = rng.normal(q1, se1, size=len(b))
-                with np.errstate(invalid="ignore", divide="ignore"):
+                with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
                     cb = (b + q0s - 1) / (q0s + q1s - 1)
-                lo, hi = percentile_ci(cb, level)
+                    lo, hi = percentile_ci(cb, level)
                 bias_rows.append({"set": set_name, "judge_id": jid, "condition": code, "raw": raw,
                                   "q0": q0, "q1": q1, "se_q0": se0, "se_q1": se1,
                                   "corrected": corrected, "ci_lo": float(lo), "ci_hi": float(hi),
