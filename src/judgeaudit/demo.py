@@ -43,7 +43,7 @@ def _validation_power(out: Path) -> list[Section]:
 def _cap(out: Path) -> list[Section]:
     from judgeaudit.commands.cap import cap_demo
 
-    return cap_demo(out / "cap")
+    return cap_demo()
 
 
 def run_demo(out: Path, *, n_boot: int = 2000) -> Path:

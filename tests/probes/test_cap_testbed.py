@@ -130,3 +130,27 @@ def test_augmentation_admissibility_and_rows():
     # only the rejected response is padded
     assert pad.loc["p1", "response_a"] == "good one" and pad.loc["p1", "response_b"] == "bad two bad two"
     assert pad.loc["p2", "response_b"] == "good two" and pad.loc["p2", "response_a"] == "bad one bad one"
+
+
+@pytest.mark.slow
+def test_builder_with_the_local_judge_as_generator(tmp_path):
+    """A small testbed whose every text is written by the embedded Gemma model (deterministic at T=0)."""
+    from judgeaudit.judges import make_judge
+
+    gen = make_judge("local", max_tokens=48)
+    gate = Scripted("gate", "fam-b", lambda prompt, epoch: "5")
+    src = pd.DataFrame({"question": ["What is the boiling point of water at sea level in Celsius?",
+                                     "How many legs does a spider have?"],
+                        "answer": ["100 degrees Celsius", "Eight"]})
+    rows = tb.build_testbed(src, generator=gen, gate=gate, threshold=4, max_retries=1,
+                            store_path=tmp_path / "calls.sqlite")
+    df = pd.DataFrame(rows)
+    plain = df[df["variant"] == "original"]
+    assert len(plain) == 2 and list(plain["failure_type"]) == list(tb.ERROR_TYPES[:2])
+    assert (plain["subtlety"] == 5).all() and (plain["attempts"] == 1).all()
+    assert (df["label"] == "A").all() and (df["condition_a"] == "local:expanded").all()
+    assert all(len(t) >= 10 for t in df["response_a"]) and all(len(t) >= 10 for t in df["response_b"])
+    assert (plain["response_a"] != plain["response_b"]).all()
+    again = pd.DataFrame(tb.build_testbed(src, generator=gen, gate=gate, threshold=4, max_retries=1,
+                                          store_path=tmp_path / "calls.sqlite"))
+    assert again["response_b"].tolist() == df["response_b"].tolist()
