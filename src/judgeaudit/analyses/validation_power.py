@@ -552,11 +552,8 @@ class _Designs:
         if member == "surface_ngram":
             va, vb = self.ngram_responses(k, train)
             x = (va - vb).tocsr() if paired else va
-            x_tr, x_te = x[train], x[test]
-            nnz_per_row = x_tr.nnz / max(x_tr.shape[0], 1)
-            if x_tr.shape[1] > x_tr.shape[0] and x_tr.shape[0] <= 2 * nnz_per_row:
-                return rowspace_reduce(x_tr, x_te)   # same fitted model, far fewer columns
-            return x_tr, x_te
+            # same fitted model on ≤ n_train columns (L-BFGS cost grows with the column count)
+            return rowspace_reduce(x[train], x[test])
         a, b = self.raw(member)
         tr_resp = a[train] if not paired else np.vstack([a[train], b[train]])
         mu = tr_resp.mean(axis=0)
@@ -580,33 +577,42 @@ class _Designs:
         return self._ngram_resp[k]
 
 
-def rowspace_reduce(x_train: Any, x_test: Any, *, rtol: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
+def rowspace_basis(x_train: Any, *, rtol: float = 1e-10) -> tuple[np.ndarray, Callable[[Any], np.ndarray]]:
     """Exact reparametrisation of an L2-penalised linear model when features outnumber rows.
 
     The penalised logistic-regression optimum ``w*`` lies in the row space of ``x_train``
     (representer theorem; the intercept is unpenalised). With ``Q`` an orthonormal basis of that
     row space, ``w = Q v`` preserves both ``x_train @ w`` and ``‖w‖²``, so fitting the same
     ``LogisticRegression`` on ``x_train @ Q`` (≤ n_train dense columns) and predicting from
-    ``x_test @ Q`` yields the same fitted model as fitting on the 20,000 sparse columns, at a
-    fraction of the cost. ``Q`` depends only on the training texts, so it is computed once per
-    fold and shared by every permutation refit. Returns ``(z_train, z_test)``.
+    ``x @ Q`` yields the same fitted model as fitting on the 20,000 sparse columns (up to the
+    solver's tolerance), at a fraction of the cost. ``Q`` depends only on the training texts,
+    so it is computed once per fold and shared by every permutation refit.
+
+    Returns ``(x_train @ Q, project)`` where ``project(x) = x @ Q``.
     """
-    n, p = x_train.shape
-    if p <= n:
-        dense_tr = x_train.toarray() if sparse.issparse(x_train) else np.asarray(x_train)
-        dense_te = x_test.toarray() if sparse.issparse(x_test) else np.asarray(x_test)
-        return dense_tr, dense_te
     gram = x_train @ x_train.T
     gram = gram.toarray() if sparse.issparse(gram) else np.asarray(gram)
     evals, evecs = np.linalg.eigh(gram)
     keep = evals > rtol * max(evals.max(initial=0.0), 1e-300)
     s = np.sqrt(evals[keep])
     u = evecs[:, keep]
-    z_train = u * s                                   # = x_train @ Q, Q = x_trainᵀ U S⁻¹
-    cross = x_test @ x_train.T
-    cross = cross.toarray() if sparse.issparse(cross) else np.asarray(cross)
-    z_test = (cross @ u) / s
-    return z_train, z_test
+
+    def project(x: Any) -> np.ndarray:
+        cross = x @ x_train.T
+        cross = cross.toarray() if sparse.issparse(cross) else np.asarray(cross)
+        return (cross @ u) / s
+
+    return u * s, project                               # x_train @ Q with Q = x_trainᵀ U S⁻¹
+
+
+def rowspace_reduce(x_train: Any, x_test: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(x_train @ Q, x_test @ Q)`` for ``Q`` of ``rowspace_basis`` when features outnumber
+    rows; otherwise the two matrices unchanged (dense)."""
+    if x_train.shape[1] <= x_train.shape[0]:
+        return (x_train.toarray() if sparse.issparse(x_train) else np.asarray(x_train),
+                x_test.toarray() if sparse.issparse(x_test) else np.asarray(x_test))
+    z, project = rowspace_basis(x_train)
+    return z, project(x_test)
 
 
 def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any) -> np.ndarray:
@@ -956,47 +962,95 @@ def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int
         n_permutations=n_permutations, **rules)
 
 
-def transfer_scores(source: Prepared, target: Prepared, *, source_name: str, target_name: str
-                    ) -> TransferScore:
-    """Fit each frozen member on all of ``source`` and score it on ``target`` (same mode).
-    Admitted only where the two label spaces share at least two categories; scored on the
-    target rows whose label is shared."""
-    shared = tuple(sorted(set(np.unique(source.y)) & set(np.unique(target.y))))
-    if len(shared) < 2:
-        return TransferScore(source_name, target_name, source.mode, False, shared,
-                             reason="label spaces share fewer than two categories")
-    s_keep = np.isin(source.y, shared)
-    t_keep = np.isin(target.y, shared)
-    out: dict[str, dict[str, float]] = {}
-    ys, yt = source.y[s_keep], target.y[t_keep]
+def _fit_on_source(source: Prepared, shared: tuple[str, ...]) -> dict[str, Callable[[Prepared], np.ndarray]]:
+    """Each frozen member fit on all rows of ``source`` whose label is in ``shared``; returns
+    member → predictor of a prepared target (same mode)."""
+    keep = np.isin(source.y, shared)
+    ys = source.y[keep]
     paired = source.texts_b is not None
-    sa = [t for t, k in zip(source.texts_a, s_keep, strict=True) if k]
-    ta = [t for t, k in zip(target.texts_a, t_keep, strict=True) if k]
-    sb = [t for t, k in zip(source.texts_b, s_keep, strict=True) if k] if paired else None
-    tb = [t for t, k in zip(target.texts_b, t_keep, strict=True) if k] if paired else None
+    sa = [t for t, k in zip(source.texts_a, keep, strict=True) if k]
+    sb = [t for t, k in zip(source.texts_b, keep, strict=True) if k] if paired else None
+    out: dict[str, Callable[[Prepared], np.ndarray]] = {}
     for m in FAMILY:
         if m == "surface_ngram":
             vec = make_ngram_vectorizer()
             vec.fit(sa + (sb or []))
-            xs, xt = vec.transform(sa), vec.transform(ta)
+            xs_raw = vec.transform(sa)
             if paired:
-                xs, xt = (xs - vec.transform(sb)).tocsr(), (xt - vec.transform(tb)).tocsr()
+                xs_raw = (xs_raw - vec.transform(sb)).tocsr()
+            if xs_raw.shape[1] > xs_raw.shape[0]:
+                xs, project = rowspace_basis(xs_raw)
+            else:
+                xs, project = xs_raw, (lambda x: x)
+
+            def design(t: Prepared, rows: np.ndarray, _vec=vec, _project=project) -> Any:
+                xa = _vec.transform([t.texts_a[i] for i in rows])
+                return _project((xa - _vec.transform([t.texts_b[i] for i in rows])).tocsr() if paired else xa)
         else:
-            rsa, rta = _dense_matrix(m, sa), _dense_matrix(m, ta)
-            resp = np.vstack([rsa, _dense_matrix(m, sb)]) if paired else rsa
+            rsa = _dense_matrix(m, sa)
+            rsb = _dense_matrix(m, sb) if paired else None
+            resp = np.vstack([rsa, rsb]) if paired else rsa
             mu, sd = resp.mean(axis=0), resp.std(axis=0)
             sd = np.where(sd > 0, sd, 1.0)
-            if paired:
-                xs = (rsa - _dense_matrix(m, sb)) / sd
-                xt = (rta - _dense_matrix(m, tb)) / sd
-            else:
-                xs, xt = (rsa - mu) / sd, (rta - mu) / sd
-        pred = _fit_predict(xs, ys, xt).astype(str)
+            xs = (rsa - rsb) / sd if paired else (rsa - mu) / sd
+
+            def design(t: Prepared, rows: np.ndarray, _m=m, _mu=mu, _sd=sd) -> Any:
+                ra = _dense_matrix(_m, [t.texts_a[i] for i in rows])
+                if paired:
+                    return (ra - _dense_matrix(_m, [t.texts_b[i] for i in rows])) / _sd
+                return (ra - _mu) / _sd
+        classes = np.unique(ys)
+        clf = make_classifier().fit(xs, ys) if len(classes) >= 2 else None
+
+        def predict(t: Prepared, rows: np.ndarray, _clf=clf, _design=design, _c=classes) -> np.ndarray:
+            if _clf is None:
+                return np.full(len(rows), _c[0] if len(_c) else "", dtype=object).astype(str)
+            return _clf.predict(_design(t, rows)).astype(str)
+
+        out[m] = predict
+    return out
+
+
+def transfer_scores(source: Prepared, target: Prepared, *, source_name: str, target_name: str,
+                    cache: dict[Any, Any] | None = None) -> TransferScore:
+    """Fit each frozen member on all of ``source`` and score it on ``target`` (same mode;
+    App. E's last sentence). Admitted only where the two label spaces share at least two
+    categories; scored on the target rows whose label is shared. ``cache`` reuses a source's
+    fitted members across targets."""
+    shared = tuple(sorted(set(np.unique(source.y)) & set(np.unique(target.y))))
+    if len(shared) < 2:
+        return TransferScore(source_name, target_name, source.mode, False, shared,
+                             reason="label spaces share fewer than two categories")
+    key = (source_name, source.mode, shared)
+    if cache is not None and key in cache:
+        fitted = cache[key]
+    else:
+        fitted = _fit_on_source(source, shared)
+        if cache is not None:
+            cache[key] = fitted
+    rows = np.flatnonzero(np.isin(target.y, shared))
+    yt = target.y[rows]
+    out: dict[str, dict[str, float]] = {}
+    for m, predict in fitted.items():
+        pred = predict(target, rows)
         out[m] = {"kappa": pooled_kappa(yt, pred), "accuracy": _accuracy(yt, pred)}
-    return TransferScore(source_name, target_name, source.mode, True, shared, n=int(t_keep.sum()), members=out)
+    return TransferScore(source_name, target_name, source.mode, True, shared, n=len(rows), members=out)
 
 
-def audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence[str] = ("item", "paired"),
+def audit_validation_power(sets: Mapping[str, pd.DataFrame], **kw: Any) -> ValidationPowerResult:
+    """Audit every label set in every requested input mode (Def. 6, App. E) and, optionally,
+    transfer between sets. See ``_audit_validation_power`` for the arguments.
+
+    BLAS is held to one thread for the duration: the work is thousands of small
+    logistic-regression fits, for which multi-threaded BLAS only adds contention.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _audit_validation_power(sets, **kw)
+
+
+def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence[str] = ("item", "paired"),
                            n_permutations: int = 30, seed: int = 0, n_boot: int = 1000,
                            ceilings: Mapping[tuple[str, str], tuple[float, float, float]] | None = None,
                            transfer: bool = True, set_meta: Mapping[str, dict[str, Any]] | None = None,
@@ -1034,10 +1088,11 @@ def audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence[
                                           members=members))
     transfers: list[TransferScore] = []
     if transfer:
+        cache: dict[Any, Any] = {}
         for (sn, sm), sp in prepared.items():
             for (tn, tm), tp in prepared.items():
                 if sn != tn and sm == tm:
-                    transfers.append(transfer_scores(sp, tp, source_name=sn, target_name=tn))
+                    transfers.append(transfer_scores(sp, tp, source_name=sn, target_name=tn, cache=cache))
     config = {"family": list(FAMILY), "provenance_member": PROVENANCE_MEMBER, "modes": list(modes),
               "n_permutations": n_permutations, "seed": seed, "n_boot": n_boot, "n_folds": N_FOLDS,
               "classifier": f"LogisticRegression({', '.join(f'{k}={v!r}' for k, v in CLASSIFIER_PARAMS.items())})",
@@ -1057,5 +1112,5 @@ __all__ = [
     "bootstrap_kappa_ci", "fleiss_kappa_general", "human_ceiling", "is_paired_table",
     "kappa_from_confusions", "label_permutations", "length_only_features", "length_rules", "make_classifier", "make_folds",
     "make_ngram_vectorizer", "numeric_surface_features", "oof_predictions", "permutation_strata",
-    "pooled_kappa", "prepare_item", "prepare_paired", "rowspace_reduce", "token_count", "transfer_scores",
+    "pooled_kappa", "prepare_item", "prepare_paired", "rowspace_basis", "rowspace_reduce", "token_count", "transfer_scores",
 ]
