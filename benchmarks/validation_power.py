@@ -62,6 +62,13 @@ def naive_member(prep: vp.Prepared, member: str, perms: np.ndarray, plan: vp.Fol
 
 
 def naive_audit(tables: dict, n_perm: int, seed: int) -> dict:
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):  # same BLAS setting as the audit: isolate caching
+        return _naive_audit(tables, n_perm, seed)
+
+
+def _naive_audit(tables: dict, n_perm: int, seed: int) -> dict:
     out = {}
     for name, df in tables.items():
         for mode in ("item", "paired"):

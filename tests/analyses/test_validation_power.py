@@ -422,3 +422,11 @@ def test_judgebench_prefer_longer_rates_match_an_independent_count(data_dir):
     rules = vp.length_rules(prep)
     assert rules["preferred_longer_rate"] == pytest.approx(longer)
     assert rules["prefer_shorter_accuracy"] == pytest.approx(shorter)
+
+
+def test_between_group_label_share():
+    y = np.array(["a", "a", "b", "b", "a", "b"])
+    g = np.array(["x", "x", "y", "y", "z", "z"])
+    # indicator of "a": group means 1, 0, .5 around .5 → between SS = 2·.25 + 2·.25 + 0 = 1; total = 1.5
+    assert vp.between_group_label_share(y, g) == pytest.approx(1 / 1.5)
+    assert vp.between_group_label_share(np.array(["a", "b"] * 3), np.repeat(["p", "q", "r"], 2)) == 0.0

@@ -737,6 +737,7 @@ class ModeResult:
     n_ties_dropped: int = 0
     side_seed: int | None = None
     n_permutations: int = 0
+    between_group_label_share: float | None = None
 
     def member(self, name: str) -> MemberScore:
         for m in self.members:
@@ -757,6 +758,7 @@ class ModeResult:
             "a_hum_source": self.a_hum_source, "vp": self.vp, "resolvable": self.resolvable,
             "broken_harness": bool(self.broken_harness), "broken_members": list(self.broken_harness),
             "n_permutations": self.n_permutations, "n_ties_dropped": self.n_ties_dropped,
+            "between_group_label_share": self.between_group_label_share,
         }
         if self.mode == "paired":
             d.update({"a_imp_accuracy": self.a_imp_accuracy,
@@ -882,6 +884,24 @@ def length_rules(prep: Prepared) -> dict[str, Any]:
             "n_equal_length": int((~unequal).sum())}
 
 
+def between_group_label_share(y: np.ndarray, groups: np.ndarray) -> float:
+    """η² of the label (mean over its categories' indicators) on the group key: the share of
+    label variance that lies between groups. A within-group permutation keeps each group's label
+    composition, so where this share is high a reader that recognises the group from surface
+    form recovers the labels under the null too (the null then sits above chance)."""
+    gvals, ginv = np.unique(groups, return_inverse=True)
+    sizes = np.bincount(ginv).astype(float)
+    shares = []
+    for c in np.unique(y):
+        z = (y == c).astype(float)
+        total = np.sum((z - z.mean()) ** 2)
+        if total == 0:
+            continue
+        means = np.bincount(ginv, weights=z) / sizes
+        shares.append(float(np.sum(sizes * (means - z.mean()) ** 2) / total))
+    return float(np.mean(shares)) if shares else 0.0
+
+
 def has_condition(prep: Prepared) -> bool:
     """True where the set records a generative condition with at least two values (in paired
     mode: and the two sides of at least one pair differ in condition)."""
@@ -959,7 +979,9 @@ def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int
         a_imp_accuracy=best.accuracy, a_hum=a_hum, a_hum_ci=a_hum_ci, a_hum_source=src, vp=vp,
         resolvable=resolvable, broken_harness=tuple(s.name for s in scores if s.broken_null),
         n_ties_dropped=prep.n_ties_dropped, side_seed=seed if prep.mode == "paired" else None,
-        n_permutations=n_permutations, **rules)
+        n_permutations=n_permutations,
+        between_group_label_share=(between_group_label_share(y, prep.groups) if prep.mode == "item" else None),
+        **rules)
 
 
 def _fit_on_source(source: Prepared, shared: tuple[str, ...]) -> dict[str, Callable[[Prepared], np.ndarray]]:
@@ -1109,7 +1131,7 @@ __all__ = [
     "CLASSIFIER_PARAMS", "FAMILY", "HEDGES", "MEMBERS", "NGRAM_PARAMS", "NUMERIC_SURFACE_FEATURES",
     "PROVENANCE_MEMBER", "UNIVERSALS", "FoldPlan", "MemberScore", "NgramBank", "ModeResult", "Prepared",
     "TransferScore", "ValidationPowerResult", "audit_prepared", "audit_validation_power",
-    "bootstrap_kappa_ci", "fleiss_kappa_general", "human_ceiling", "is_paired_table",
+    "between_group_label_share", "bootstrap_kappa_ci", "fleiss_kappa_general", "human_ceiling", "is_paired_table",
     "kappa_from_confusions", "label_permutations", "length_only_features", "length_rules", "make_classifier", "make_folds",
     "make_ngram_vectorizer", "numeric_surface_features", "oof_predictions", "permutation_strata",
     "pooled_kappa", "prepare_item", "prepare_paired", "rowspace_basis", "rowspace_reduce", "token_count", "transfer_scores",

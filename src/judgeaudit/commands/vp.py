@@ -103,7 +103,10 @@ def print_table(result: ValidationPowerResult) -> None:
                 return "—"
             return f"{100 * v:.1f}%" if pct else (f"{v:.3f}" if isinstance(v, float) else str(v))
 
-        table.add_row(name, f(row["n"]), f(row["a_imp (item κ)"]), f(row["pairs"]), f(row["κ (paired)"]),
+        def n(v: object) -> str:
+            return "—" if v is None or v != v else str(int(v))
+
+        table.add_row(name, n(row["n"]), f(row["a_imp (item κ)"]), n(row["pairs"]), f(row["κ (paired)"]),
                       f(row["accuracy (paired)"], True), f(row["prefer shorter"], True), "; ".join(vps) or "—")
     Console().print(table)
 

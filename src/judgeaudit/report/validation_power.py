@@ -56,7 +56,8 @@ def ceiling_frame(result: ValidationPowerResult) -> pd.DataFrame:
                      "a_imp 95% lo": ci[0], "a_imp 95% hi": ci[1], "a_hum": r.a_hum, "a_hum 95% lo": hci[0],
                      "a_hum 95% hi": hci[1], "VP": r.vp,
                      "resolvable": ("—" if r.resolvable is None else ("yes" if r.resolvable else "no (intervals overlap)")),
-                     "folds": r.folds.get("scheme"), "harness": "BROKEN" if r.broken_harness else "ok"})
+                     "folds": r.folds.get("scheme"), "harness": "BROKEN" if r.broken_harness else "ok",
+                     "between-group label share": r.between_group_label_share})
     return pd.DataFrame(rows)
 
 
@@ -118,9 +119,15 @@ def vp_sections(result: ValidationPowerResult) -> list[Section]:
     banners: list[str] = []
     for r in result.sets:
         if r.applicable and r.broken_harness:
+            why = ""
+            if r.between_group_label_share is not None and r.between_group_label_share >= 0.2:
+                why = (f" Here {100 * r.between_group_label_share:.0f}% of the label variance lies between groups, "
+                       "which a within-group permutation keeps: a surface reader that recognises the group "
+                       "recovers the labels under the null too, so this set's a_imp cannot be separated from "
+                       "group-level structure.")
             banners.append(f"!Broken harness on {r.set_name} ({r.mode}): the label-permutation null of "
-                           f"{', '.join(r.broken_harness)} sits clearly above chance, so the pipeline leaks "
-                           "(App. E). Its a_imp is not evidence.")
+                           f"{', '.join(r.broken_harness)} sits clearly above chance (App. E: the pipeline "
+                           f"leaks). Its a_imp is not evidence.{why}")
     for name, meta in result.set_meta.items():
         if meta.get("trimmed"):
             t = meta["trimmed"]
