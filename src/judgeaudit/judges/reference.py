@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from typing import Any
 
@@ -45,6 +46,8 @@ class ReferenceJudge(Judge):
     def __init__(self, spec: JudgeSpec):
         super().__init__(spec)
         self.name = spec.model or ""
+        self._embeddings: dict[str, Any] = {}
+        self._pending: dict[str, asyncio.Future] = {}
 
     def render(self, request: JudgeRequest) -> str:
         return "\x1f".join(str(x) for x in (request.form, request.request_id, request.text, request.evidence,
@@ -62,20 +65,35 @@ class ReferenceJudge(Judge):
             return 1.0 if int(key[:8], 16) % 2 == 0 else 9.0
         if self.name == "length":
             return length_grade(request.text or "")
-        if self.name == "similarity":
-            return self._similarity_grades([request])[0]
         raise AssertionError(self.name)
 
-    def _similarity_grades(self, requests: list[JudgeRequest]) -> list[float]:
-        import numpy as np
+    async def _similarity_grade(self, request: JudgeRequest) -> float:
+        a, b = await asyncio.gather(self._embed(request.text or ""), self._embed(request.evidence or ""))
+        return float(1.0 + 8.0 * (1.0 - float(a @ b)) / 2.0)
 
-        model = _embedder()
-        texts = [r.text or "" for r in requests]
-        evid = [r.evidence or "" for r in requests]
-        a = np.asarray(model.encode(texts, normalize_embeddings=True))
-        b = np.asarray(model.encode(evid, normalize_embeddings=True))
-        cos = (a * b).sum(axis=1)
-        return [float(1.0 + 8.0 * (1.0 - c) / 2.0) for c in cos]
+    async def _embed(self, text: str) -> Any:
+        """Embedding of ``text``; every text asked for in one event-loop turn is encoded in one batch."""
+        if text in self._embeddings:
+            return self._embeddings[text]
+        loop = asyncio.get_running_loop()
+        if text not in self._pending:
+            self._pending[text] = loop.create_future()
+            if len(self._pending) == 1:
+                loop.call_soon(self._flush)
+        return await self._pending[text]
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, {}
+        texts = list(pending)
+        try:
+            vectors = _embedder().encode(texts, normalize_embeddings=True, batch_size=64)
+        except Exception as e:  # noqa: BLE001 - handed to every waiting call
+            for fut in pending.values():
+                fut.set_exception(e)
+            return
+        for text, vec in zip(texts, vectors, strict=True):
+            self._embeddings[text] = vec
+            pending[text].set_result(vec)
 
     def _pairwise(self, request: JudgeRequest, key: str) -> str:
         if self.name == "constant":
@@ -93,6 +111,8 @@ class ReferenceJudge(Judge):
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         key = self.key(request)
         if request.form == "graded":
+            if self.name == "similarity":
+                return self._make(request, score=await self._similarity_grade(request))
             return self._make(request, score=self._graded(request, key))
         if request.form == "pairwise":
             return self._make(request, choice=self._pairwise(request, key))
