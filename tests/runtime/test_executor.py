@@ -115,3 +115,13 @@ def test_concurrency_is_bounded(fake_server):
     srv = fake_server(responder=responder)
     run(_judge(srv), _requests(24), concurrency=4, policy=FAST, progress=False)
     assert active["max"] == 4
+
+
+def test_requests_that_render_identically_share_one_call_but_keep_their_ids(fake_server, tmp_path):
+    srv = fake_server(responder=lambda p: "Score: 3")
+    same = [JudgeRequest(request_id=i, text="the same claim", evidence="e") for i in ("a", "b")]
+    out = run(_judge(srv, id="first"), same, store=CallStore(tmp_path / "s.sqlite"), policy=FAST, progress=False)
+    assert len(srv.requests) == 1 and [v.request_id for v in out] == ["a", "b"]
+    assert out[0].call_key == out[1].call_key and out[1].score == 3.0
+    again = run(_judge(srv, id="second"), same, store=CallStore(tmp_path / "s.sqlite"), policy=FAST, progress=False)
+    assert len(srv.requests) == 1 and {v.judge_id for v in again} == {"second"}

@@ -72,24 +72,6 @@ def _restrict(tables: dict[str, pd.DataFrame], pair_ids: set[str]) -> dict[str, 
     return out
 
 
-def _judge_requests(judges: list, requests: list, store_path: Path, concurrency: int | None) -> pd.DataFrame:
-    """Verdict table of every judge on ``requests`` through the call store; request ids are set by
-    position (identical prompts share one call key, so a stored verdict may carry another id)."""
-    from judgeaudit.records import verdicts_frame
-    from judgeaudit.runtime.executor import run
-    from judgeaudit.runtime.store import CallStore
-
-    frames = []
-    with CallStore(store_path) as store:
-        for j in judges:
-            verdicts = run(j, requests, store=store, concurrency=concurrency)
-            f = verdicts_frame(verdicts)
-            f["request_id"] = [r.request_id for r in requests]
-            f["judge_id"] = j.id
-            frames.append(f)
-    return pd.concat(frames, ignore_index=True) if frames else verdicts_frame([])
-
-
 def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, published: bool = False,
             evaluator_spec: str | None = None, allow_same_family: bool = False, human: Path | None = None,
             stress: list[str] | None = None, n_boot: int = 1000, seed: int = 0, store: Path | None = None,
@@ -141,11 +123,11 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
     store_path = Path(store) if store else (Path(out) / "calls.sqlite" if out else Path("judgeaudit-calls.sqlite"))
     live_failures = None
     if judge_specs:
-        from judgeaudit.commands.common import build_judges
+        from judgeaudit.commands.common import build_judges, judge_all
 
         judges = build_judges(list(judge_specs), api_base=api_base)
         store_path.parent.mkdir(parents=True, exist_ok=True)
-        verdicts = _judge_requests(judges, pairwise_requests(pairs), store_path, concurrency)
+        verdicts = judge_all(judges, pairwise_requests(pairs), store_path=store_path, concurrency=concurrency)
         live_failures = failure_counts(verdicts) if len(verdicts) else None
         for j in judges:
             t = two_order_table(verdicts, j.id)
@@ -158,7 +140,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
     labels, evaluator = None, None
     if evaluator_spec:
         from judgeaudit.analyses.cap_design import check_evaluator_family
-        from judgeaudit.commands.common import build_judges
+        from judgeaudit.commands.common import build_judges, judge_all
 
         (ev,) = build_judges([evaluator_spec], api_base=api_base)
         ev_family = ev.spec.family or family_of(ev.spec.model or ev.id)
@@ -166,7 +148,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         same = check_evaluator_family(ev_family, fams, allow_same_family)
         reqs = rationale_requests(pairs, tables, evaluator_family=ev_family, allow_same_family=allow_same_family)
         store_path.parent.mkdir(parents=True, exist_ok=True)
-        ver = _judge_requests([ev], reqs, store_path, concurrency)
+        ver = judge_all([ev], reqs, store_path=store_path, concurrency=concurrency)
         labels = rationale_labels(ver)
         evaluator = {"id": ev.id, "family": ev_family, "allow_same_family": bool(allow_same_family),
                      "same_family_judges": same, "n_requests": len(reqs),

@@ -128,8 +128,7 @@ def _run(judge: Judge, requests: list[JudgeRequest], store_path: Path | None) ->
             verdicts = run(judge, requests, store=store, progress=False)
     else:
         verdicts = run(judge, requests, progress=False)
-    # by position: identical prompts share one call key, so a verdict may carry another request's id
-    return {r.request_id: (v.raw if v.error is None else None) for r, v in zip(requests, verdicts, strict=True)}
+    return {v.request_id: (v.raw if v.error is None else None) for v in verdicts}
 
 
 def _clean(text: str | None) -> str | None:

@@ -171,7 +171,15 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
         console.print(f"{description or judge.id}: {len(keys)} requests, {len(cached)} from the store, "
                       f"{len(todo)} called in {time.perf_counter() - started:.1f} s, {failed} failed, "
                       f"cost ${tracker['cost']:.4f}", highlight=False, soft_wrap=True)
-    return [results[k] for k in keys]
+    return [_as_answer_to(results[k], r, judge) for k, r in zip(keys, requests, strict=True)]
+
+
+def _as_answer_to(verdict: Verdict, request: JudgeRequest, judge: Judge) -> Verdict:
+    """The stored verdict, labelled with the asking request and judge: requests that render
+    identically (or judges with one fingerprint) share a call, but each gets its own row."""
+    if (verdict.request_id, verdict.judge_id) == (request.request_id, judge.id):
+        return verdict
+    return verdict.model_copy(update={"request_id": request.request_id, "judge_id": judge.id})
 
 
 def run(judge: Judge, requests: list[JudgeRequest], **kwargs) -> list[Verdict]:
