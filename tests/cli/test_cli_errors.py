@@ -49,3 +49,10 @@ def test_judge_command_writes_both_tables(tmp_path):
     assert len((tmp_path / "o" / "verdicts.jsonl").read_text().splitlines()) == 4
     rc, out = _run("judges", "list")
     assert rc == 0 and "local" in out and "replay" in out
+
+
+def test_public_names_are_exported():
+    import judgeaudit
+
+    for name in judgeaudit.__all__:
+        assert getattr(judgeaudit, name) is not None, name
