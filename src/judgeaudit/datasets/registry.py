@@ -5,7 +5,7 @@ A spec is ``NAME:PATH[?key=value&…]``:
 * ``llmbar:PATH[?subset=Natural,Adversarial/GPTInst]``, ``judgebench:PATH[?response_model=…]``,
   ``rm_bench:PATH[?pairs=diagonal|length|all&domains=chat,code]``,
   ``mt_bench:PATH[?judgments=FILE&turn=1]``, ``halueval:PATH[?part=general|qa&strategy=one-turn]``,
-  ``frank:PATH[?threshold=1.0]``;
+  ``frank:PATH[?threshold=1.0]``, ``gsm8k:PATH[?part=items|pairs&pairs=first|all]``;
 * ``jsonl:PATH?text=…&label=…&group=…`` (item mode) or ``jsonl:PATH?response_a=…&response_b=…&label=…``
   (paired), and likewise ``csv:`` and ``parquet:``;
 * ``hf:NAME[?split=…&config=…&<mapping>]``.
@@ -82,6 +82,16 @@ def _frank(path: str, threshold: str | None = None) -> pd.DataFrame:
     return frank.load_items(path, threshold=float(threshold) if threshold else 1.0)
 
 
+def _gsm8k(path: str, part: str = "items", **kw: Any) -> pd.DataFrame:
+    from judgeaudit.datasets import gsm8k
+
+    if part == "items":
+        return gsm8k.load_items(path, **kw)
+    if part == "pairs":
+        return gsm8k.load_pairs(path, **kw)
+    raise InputError(f"gsm8k part must be items or pairs, got {part!r}", field="part")
+
+
 def _generic(path: str, **mapping: Any) -> pd.DataFrame:
     from judgeaudit.datasets import generic
 
@@ -109,6 +119,9 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
             "hallucinated/not_hallucinated | A/B", "human label | provenance"),
     Adapter("frank", _frank, "FRANK summary factuality (human, aggregated over sentences)", ("item",),
             "no_error/error", "human annotation"),
+    Adapter("gsm8k", _gsm8k, "GSM8K test questions with GPT-3 6B/175B finetuned / verifier solutions "
+            "(part=items: one row per solution; part=pairs: a correct vs. an incorrect solution per question)",
+            ("item", "paired"), "correct/incorrect | A/B", "objective correctness (model answer vs. ground truth)"),
     Adapter("jsonl", _generic, "any JSONL table with a column mapping", ("item", "paired"), "user", "user"),
     Adapter("csv", _generic, "any CSV table with a column mapping", ("item", "paired"), "user", "user"),
     Adapter("parquet", _generic, "any Parquet table with a column mapping", ("item", "paired"), "user", "user"),
@@ -159,6 +172,8 @@ def display_name(name: str, path: str, opts: dict[str, str]) -> str:
     extra = opts.get("subset") or opts.get("part") or opts.get("response_model") or opts.get("pairs")
     if name == "halueval":
         return f"halueval:{opts.get('part', 'general')}"
+    if name == "gsm8k":
+        return f"gsm8k:{opts.get('part', 'items')}"
     if name in ("jsonl", "csv", "parquet"):
         return Path(path).stem
     return f"{name}:{extra}" if extra else name
