@@ -57,14 +57,66 @@ def test_cli_run_and_bad_spec(tmp_path):
 
 
 def test_live_reference_judge_both_orders(tmp_path):
-    """A live judge through the executor and store: both orders judged, C7 computed."""
-    try:
-        res = cap_cmd.run_cap([f"judgebench:{DATA / 'judgebench'}"], judge_specs=["reference:random"], n_boot=50,
-                              out=tmp_path)
-    except InputError as e:  # pragma: no cover - depends on the reference backend's spec names
-        pytest.skip(f"reference judge unavailable: {e}")
-    v = res.value("judgebench", "reference:random", "C7", "consistency")
-    assert v is not None
+    """A live judge through the executor and store, both orders: the length judge is order-consistent and
+    right exactly where the preferred response is the longer one."""
+    res = cap_cmd.run_cap([f"judgebench:{DATA / 'judgebench'}"], judge_specs=["reference:length"], n_boot=50,
+                          out=tmp_path)
+    pairs = judgebench.load_pairs(DATA / "judgebench")
+    pairs = pairs[pairs["response_a"].str.len() != pairs["response_b"].str.len()]
+    longer = (pairs["response_a"].str.len() > pairs["response_b"].str.len()).map({True: "A", False: "B"})
+    expected = float((longer == pairs["label"]).mean())
+    assert res.value("judgebench", "reference:length", "C7", "consistency") == 1.0
+    for kind in ("strict", "acc_AB", "acc_BA"):
+        assert res.value("judgebench", "reference:length", "C7", kind) == pytest.approx(expected)
+    calls = json.loads((tmp_path / "result.json").read_text())
+    assert calls["sets"]["judgebench"]["judges"]["reference:length"]["conditions"]["C7"]["n"] == len(pairs)
+
+
+def test_rm_bench_style_condition_with_a_live_judge(tmp_path, data_dir):
+    """RM-Bench's style condition (C5) measured with a live judge: a coin flip is right in both orders 1/4 of the
+    time; the length judge is fooled by RM-Bench's style-hard pairs (below the coin)."""
+    res = cap_cmd.run_cap([f"rm_bench:{data_dir / 'rm_bench'}"], judge_specs=["reference:random", "reference:length"],
+                          n_boot=200, out=tmp_path)
+    coin = res.value("rm_bench", "reference:random", "C5", "value")
+    length = res.value("rm_bench", "reference:length", "C5", "value")
+    assert 0.21 < coin < 0.29
+    assert length < coin
+    d = json.loads((tmp_path / "result.json").read_text())
+    assert d["sets"]["rm_bench"]["coverage"]["C5"]["status"] == "direct"
+
+
+def test_cap_build_cli_with_api_judges(tmp_path, fake_server, monkeypatch):
+    """``judgeaudit cap build`` through the api backend: a scripted generator and a gate of another family."""
+    import re
+
+    from judgeaudit.commands.cap import app
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+    def respond(prompt):
+        if prompt.startswith("Two explanations answer the same question"):
+            return "5"
+        m = re.search(r"Correct answer:\n(.*?)\n", prompt)
+        if m:
+            return f"The answer is {m[1]}, as a careful reading of the question shows."
+        return "A rewritten version of the text that keeps every claim as it was."
+
+    srv = fake_server(responder=respond)
+    src = tmp_path / "qa.jsonl"
+    src.write_text(json.dumps({"question": "How many legs has a spider?", "answer": "Eight"}) + "\n")
+    out = tmp_path / "testbed.jsonl"
+    r = CliRunner().invoke(app, ["build", "--source", str(src), "--generator", "api:openai/gen-model",
+                                 "--gate", "api:anthropic/gate-model", "--api-base", srv.base_url,
+                                 "--store", str(tmp_path / "calls.sqlite"), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert {x["variant"] for x in rows} == {"original", "polished", "padded"}
+    assert all(x["label"] == "A" and x["failure_type"] == "factual_fabrication" for x in rows)
+    n = len(srv.requests)
+    r = CliRunner().invoke(app, ["build", "--source", str(src), "--generator", "api:openai/gen-model",
+                                 "--gate", "api:anthropic/gate-model", "--api-base", srv.base_url,
+                                 "--store", str(tmp_path / "calls.sqlite"), "--out", str(out)])
+    assert r.exit_code == 0 and len(srv.requests) == n          # served by the call store
 
 
 def test_demo_sections_have_no_model_calls():
