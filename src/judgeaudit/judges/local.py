@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
+from concurrent.futures import ThreadPoolExecutor
 import time
 from typing import Any
 
@@ -47,6 +48,9 @@ _MODELS: dict[tuple[str, int, int], Any] = {}
 _DIST_CACHE: dict[str, tuple[np.ndarray, float]] = {}
 _DIST_CACHE_SIZE = 8192
 _MODELS_LOCK = threading.Lock()
+# Every llama.cpp call runs on this one OS thread: ggml's compute threads are tied to the calling
+# thread, and hopping between pool threads leaves the previous team spinning on the same cores.
+_LLAMA_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgeaudit-llama")
 
 
 def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
@@ -173,7 +177,7 @@ class LocalJudge(Judge):
         return self._verdict(request, **fields)
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:
-        return await asyncio.to_thread(self.judge_sync, request)
+        return await asyncio.get_running_loop().run_in_executor(_LLAMA_THREAD, self.judge_sync, request)
 
 
 @register("local", "the embedded default: Gemma 3 270M (GGUF, CPU, offline) via llama.cpp")
