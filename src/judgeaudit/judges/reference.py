@@ -46,6 +46,8 @@ class ReferenceJudge(Judge):
     def __init__(self, spec: JudgeSpec):
         super().__init__(spec)
         self.name = spec.model or ""
+        # Only the embedding judge costs model time; the others are cheaper to recompute than to store.
+        self.cacheable = self.name == "similarity"
         self._embeddings: dict[str, Any] = {}
         self._pending: dict[str, asyncio.Future] = {}
 
