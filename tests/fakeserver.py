@@ -94,6 +94,7 @@ class FakeServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True   # headers and body go out as separate writes
 
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
