@@ -15,11 +15,13 @@ _VER = re.compile(r"Sentence 1:\n(?P<original>.*?)\n\nSentence 2:\n(?P<edited>.*
 
 
 class ScriptedJudge(Judge):
-    """A judge answering ``form="generate"`` requests with ``responder(prompt)``; counts calls."""
+    """A judge answering ``form="generate"`` requests with ``responder(prompt)`` — or
+    ``responder(prompt, epoch)`` with ``pass_epoch=True`` — and recording every prompt it is sent."""
 
-    def __init__(self, name: str, family: str, responder: Callable[[str], str | None]):
+    def __init__(self, name: str, family: str, responder: Callable[..., str | None], *, pass_epoch: bool = False):
         super().__init__(JudgeSpec(id=name, backend="scripted", model=name, family=family))
         self.responder = responder
+        self.pass_epoch = pass_epoch
         self.prompts: list[str] = []
 
     def render(self, request: JudgeRequest) -> str:
@@ -27,7 +29,8 @@ class ScriptedJudge(Judge):
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         self.prompts.append(request.prompt or "")
-        raw = self.responder(request.prompt or "")
+        args = (request.prompt or "", request.epoch) if self.pass_epoch else (request.prompt or "",)
+        raw = self.responder(*args)
         if raw is None:
             return self._verdict(request, error="scripted API failure")
         return self._verdict(request, raw=raw, parse_ok=True)

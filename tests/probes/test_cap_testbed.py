@@ -7,32 +7,17 @@ from collections.abc import Callable
 
 import pandas as pd
 import pytest
+from scripted_judges import ScriptedJudge
 
 from judgeaudit.analyses.cap import cap_profile
 from judgeaudit.datasets._common import TWO_ORDER_COLUMNS
 from judgeaudit.errors import InputError
-from judgeaudit.judges.base import Judge, JudgeSpec
 from judgeaudit.probes import cap_testbed as tb
-from judgeaudit.records import JudgeRequest, Verdict
 
 
-class Scripted(Judge):
-    """Answers ``generate`` requests with ``responder(prompt, epoch)``; records prompts."""
-
-    def __init__(self, name: str, family: str, responder: Callable[[str, int], str | None]):
-        super().__init__(JudgeSpec(id=name, backend="scripted", model=name, family=family))
-        self.responder = responder
-        self.calls: list[str] = []
-
-    def render(self, request: JudgeRequest) -> str:
-        return request.prompt or ""
-
-    async def judge_one(self, request: JudgeRequest) -> Verdict:
-        self.calls.append(request.prompt or "")
-        raw = self.responder(request.prompt or "", request.epoch)
-        if raw is None:
-            return self._verdict(request, error="scripted failure")
-        return self._verdict(request, raw=raw, parse_ok=True)
+def Scripted(name: str, family: str, responder: Callable[[str, int], str | None]) -> ScriptedJudge:  # noqa: N802
+    """A scripted judge whose answers may depend on the regeneration epoch."""
+    return ScriptedJudge(name, family, responder, pass_epoch=True)
 
 
 def _generator():
@@ -82,9 +67,9 @@ def test_builder_shape_gate_and_variants(tmp_path):
     assert len(padded["response_b"]) > 1.9 * len(plain["response_b"])
     assert (df["label"] == "A").all()
     # a rerun is served by the call store: no new generator calls
-    n = len(gen.calls)
+    n = len(gen.prompts)
     tb.build_testbed(SOURCE, generator=gen, gate=gate, store_path=tmp_path / "calls.sqlite")
-    assert len(gen.calls) == n
+    assert len(gen.prompts) == n
 
 
 def test_bounded_regeneration_flags_low_quality():
