@@ -28,7 +28,6 @@ Quirks handled here:
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ import pandas as pd
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl
 from judgeaudit.records import PAIRWISE_COLUMNS
+from judgeaudit.stats.agreement import majority_label
 
 EXTRA_COLUMNS = ("human_labels", "turn", "judge", "label_source")
 
@@ -56,24 +56,22 @@ def load_questions(root: str | Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _answer_dirs(root: Path, judgment_files: list[Path]) -> list[Path]:
-    dirs = [root / "model_answer"] + [f.parent / "model_answer" for f in judgment_files]
-    dirs += [f.parent.parent / "model_answer" for f in judgment_files]
-    seen, out = set(), []
-    for d in dirs:
-        if d.is_dir() and d.resolve() not in seen:
-            seen.add(d.resolve())
-            out.append(d)
-    return out
+def _answer_dirs(judgment_files: list[Path]) -> list[Path]:
+    """The ``model_answer`` folders beside each judgment file and one level up."""
+    return [f.parent / "model_answer" for f in judgment_files] + \
+        [f.parent.parent / "model_answer" for f in judgment_files]
 
 
 def load_answers(root: str | Path, *, extra_dirs: list[Path] | None = None) -> dict[tuple[str, str], list[str]]:
-    """(model, question_id) → list of turn answers, from every ``model_answer/*.jsonl`` found."""
+    """(model, question_id) → list of turn answers, from every ``model_answer/*.jsonl`` found
+    (``root/model_answer`` first, then ``extra_dirs``; each folder read once)."""
     root = Path(root)
     out: dict[tuple[str, str], list[str]] = {}
+    seen: set[Path] = set()
     for d in [root / "model_answer", *(extra_dirs or [])]:
-        if not d.is_dir():
+        if not d.is_dir() or d.resolve() in seen:
             continue
+        seen.add(d.resolve())
         for f in sorted(d.glob("*.jsonl")):
             for line, obj in iter_jsonl(f):
                 try:
@@ -111,11 +109,6 @@ def _conversation_turn(conv: Any, turn: int) -> str | None:
     return str(said[turn - 1]) if len(said) >= turn else None
 
 
-def _majority(votes: list[str]) -> str:
-    (lab, c), = Counter(votes).most_common(1)
-    return lab if c * 2 > len(votes) else "tie"
-
-
 def load_pairs(root: str | Path, *, judgments: str | Path | None = None, turn: int | None = None) -> pd.DataFrame:
     """Load MT-Bench pairwise judgments as a pairwise table (``PAIRWISE_COLUMNS`` + extras).
 
@@ -130,7 +123,7 @@ def load_pairs(root: str | Path, *, judgments: str | Path | None = None, turn: i
         raise InputError("no MT-Bench pairwise judgment file (*_pair.jsonl or human judgments) found",
                          path=root)
     questions = load_questions(root).set_index("question_id")
-    answers = load_answers(root, extra_dirs=_answer_dirs(root, files))
+    answers = load_answers(root, extra_dirs=_answer_dirs(files))
     rows: list[dict[str, Any]] = []
     n_error = 0
     human_votes: dict[tuple[str, str, str, int], dict[str, Any]] = {}
@@ -204,7 +197,7 @@ def load_pairs(root: str | Path, *, judgments: str | Path | None = None, turn: i
             texts.append(txt)
         rows.append({
             "pair_id": f"mt_bench/{qid}/{ma}/{mb}/t{t}/human", "prompt": str(questions.loc[qid, "turns"][t - 1]),
-            "response_a": texts[0], "response_b": texts[1], "label": _majority(e["votes"]),
+            "response_a": texts[0], "response_b": texts[1], "label": majority_label(e["votes"]) or "tie",
             "group": qid, "source_set": "mt_bench", "subset": str(questions.loc[qid, "category"]),
             "condition_a": ma, "condition_b": mb, "meta": {"file": e["file"], "judges": e["judges"]},
             "human_labels": list(e["votes"]), "turn": t, "judge": "human", "label_source": "human_vote",
