@@ -44,7 +44,7 @@ import pandas as pd
 from scipy import sparse
 
 from judgeaudit.errors import InputError
-from judgeaudit.stats.agreement import cohen_kappa
+from judgeaudit.stats.agreement import category_counts, cohen_kappa
 from judgeaudit.stats.resample import (
     bootstrap_counts,
     percentile_ci,
@@ -424,12 +424,8 @@ def fleiss_kappa_general(labels: Sequence[Sequence[str]]) -> float:
 def _fleiss_stats_boot(labels: Sequence[Sequence[str]], groups: np.ndarray,
                        counts: np.ndarray | None) -> np.ndarray:
     cats = sorted({c for x in labels for c in x})
-    ci = {c: i for i, c in enumerate(cats)}
     keep = np.array([len(x) >= 2 for x in labels])
-    mat = np.zeros((len(labels), len(cats)))
-    for r, item in enumerate(labels):
-        for lab in item:
-            mat[r, ci[lab]] += 1
+    mat = category_counts(labels, cats)
     m = mat.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         p_i = np.where(keep, (np.sum(mat * mat, axis=1) - m) / (m * (m - 1)), 0.0)
