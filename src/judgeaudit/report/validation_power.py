@@ -107,7 +107,7 @@ def vp_figure(result: ValidationPowerResult) -> Any:
     fig.add_bar(name="a_imp (best member, κ)", x=xs, y=a_imp,
                 error_y={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo})
     fig.add_bar(name="null p95 (label permutation)", x=xs, y=null)
-    fig.add_bar(name="a_hum (human ceiling)", x=xs, y=[h if h is not None else None for h in hum])
+    fig.add_bar(name="a_hum (human ceiling)", x=xs, y=hum)
     fig.update_layout(barmode="group", yaxis_title="Cohen's κ", height=420, margin={"t": 30},
                       legend={"orientation": "h"})
     return fig
