@@ -8,14 +8,18 @@ items can measure it (conditional-accuracy-profiles.txt §3.2 Table 2, Appendix 
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
 from judgeaudit.errors import InputError
 from judgeaudit.records import PAIRWISE_COLUMNS
+
+if TYPE_CHECKING:
+    from judgeaudit.judges.base import Judge
 
 CoverageStatus = Literal["direct", "approx", "augmented", "unavailable"]
 
@@ -112,6 +116,23 @@ def family_of(model: str) -> str:
         if any(k in m for k in keys):
             return fam
     return "unknown"
+
+
+def table_family(table: pd.DataFrame) -> str | None:
+    """The family recorded in a two-order table (its first non-null ``family``), or None."""
+    fam = table["family"].dropna()
+    return fam.iloc[0] if len(fam) else None
+
+
+def judge_family(judge: Judge) -> str | None:
+    """A judge's family: its spec's family, else the family of its model name (or id)."""
+    return judge.spec.family or family_of(judge.spec.model or judge.id)
+
+
+def hash_side(key: str) -> str:
+    """A stable side (``'A'`` or ``'B'``) for ``key``: the parity of its CRC-32. Adapters of sets
+    whose preferred response has no side of its own place it with this."""
+    return "A" if zlib.crc32(key.encode("utf-8")) % 2 == 0 else "B"
 
 
 def two_order_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:

@@ -12,13 +12,13 @@ the chosen side fixed by a hash of the row.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from judgeaudit.datasets._common import hash_side
 from judgeaudit.errors import InputError
 from judgeaudit.io import read_table
 from judgeaudit.records import PAIRWISE_COLUMNS
@@ -132,7 +132,7 @@ def _chosen_rejected(df: pd.DataFrame, m: dict[str, str], path: Path) -> pd.Data
         d = r._asdict()
         p = str(d.get(prompt_col, "")) if prompt_col else ""
         pid = str(d.get(m.get("id", "id"), f"{path.stem}/{i}"))
-        side = "A" if zlib.crc32(f"{pid}|{p}".encode()) % 2 == 0 else "B"
+        side = hash_side(f"{pid}|{p}")
         c, rj = str(d["chosen"]), str(d["rejected"])
         a, b = (c, rj) if side == "A" else (rj, c)
         rows.append({"pair_id": pid, "prompt": p, "response_a": a, "response_b": b, "label": side,

@@ -23,13 +23,12 @@ Quirks handled here:
 
 from __future__ import annotations
 
-import zlib
 from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
 
-from judgeaudit.datasets._common import finish_pairs
+from judgeaudit.datasets._common import finish_pairs, hash_side
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl
 
@@ -99,7 +98,7 @@ def load_items(root: str | Path) -> pd.DataFrame:
 
 def correct_side(question: str) -> str:
     """The side ('A' or 'B') the correct solution occupies for ``question`` (a stable hash)."""
-    return "A" if zlib.crc32(question.encode("utf-8")) % 2 == 0 else "B"
+    return hash_side(question)
 
 
 def mixed_pairs(sols: dict[str, tuple[bool, str]], pairs: PairSelection = "first") -> list[tuple[str, str]]:

@@ -19,12 +19,12 @@ Quirks handled here:
 
 from __future__ import annotations
 
-import zlib
 from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
 
+from judgeaudit.datasets._common import hash_side
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl
 from judgeaudit.records import PAIRWISE_COLUMNS
@@ -65,7 +65,7 @@ def load_items(root: str | Path) -> pd.DataFrame:
 
 def gold_side(question: str) -> str:
     """The side ('A' or 'B') the gold answer occupies for ``question`` (a stable hash)."""
-    return "A" if zlib.crc32(question.encode("utf-8")) % 2 == 0 else "B"
+    return hash_side(question)
 
 
 def load_pairs(root: str | Path, *, strategy: Strategy = "one-turn") -> pd.DataFrame:
