@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, SLOTS, axis_of
+from judgeaudit.probes.taxonomy import AXES, CONSTRUCT_SLOTS, SLOTS, axis_of
 from judgeaudit.probes.taxonomy import intended_direction as slot_direction
 from judgeaudit.stats.agreement import majority_label, raw_pairwise_agreement
 from judgeaudit.stats.resample import bootstrap_counts, percentile_ci, permutation_p, permute_within_groups
@@ -189,6 +189,13 @@ def _eta_squared(values: Sequence[float], groups: Sequence[str]) -> float | None
 # ----------------------------------------------------------------------------- result objects
 
 
+def _mean_flip_rate(judges: Sequence[JudgeProfile], slot: str) -> float | None:
+    """Mean flip rate on ``slot`` at the operating points of the interpretable judges that measured it."""
+    rates = [j.stats["per_slot"][slot]["flip_rate"] for j in judges
+             if j.stats["interpretable"] and j.stats["per_slot"].get(slot, {}).get("flip_rate") is not None]
+    return float(np.mean(rates)) if rates else None
+
+
 def _num(x: Any) -> float | None:
     if x is None:
         return None
@@ -293,13 +300,10 @@ class ValidityResult:
         rows = []
         for slot in SLOT_ORDER:
             info = self.slots[slot]
-            rates = [j.stats["per_slot"][slot]["flip_rate"] for j in self.judges
-                     if j.stats["interpretable"] and j.stats["per_slot"].get(slot)
-                     and j.stats["per_slot"][slot]["flip_rate"] is not None]
             rows.append({"slot": slot, "axis": info["axis"], "n": info["n_in_arm"],
                          "n_probes": info["n_probes"], "agreement": info["agreement"],
                          "yield": info["yield"], "measurable": info["measurable"],
-                         "mean_flip_rate": float(np.mean(rates)) if rates else None})
+                         "mean_flip_rate": _mean_flip_rate(self.judges, slot)})
         return pd.DataFrame(rows)
 
 
@@ -345,6 +349,12 @@ def _facts_differ(meta: Any) -> bool:
     return bool(vals) and sum(vals) * 2 > len(vals)
 
 
+def _agreement(labels: list[list[str]], bar: float) -> tuple[float, bool]:
+    """Raw pairwise agreement of the label lists (NaN when none) and whether it reaches ``bar`` (App. C)."""
+    agr = raw_pairwise_agreement(labels) if labels else float("nan")
+    return agr, bool(not math.isnan(agr) and agr >= bar)
+
+
 def _design(probes: pd.DataFrame, bar: float) -> _Design:
     need = {"probe_id", "base_id", "slot", "original", "edited"}
     missing = need - set(probes.columns)
@@ -379,18 +389,17 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
         match = np.array([m is not None and m == d for m, d in zip(majority, designed, strict=True)])
         unanimous = np.array([lab is not None and len(lab) >= 2 and len(set(lab)) == 1 for lab in labels]) & match
         axis_ok: dict[str, bool] = {}
-        for ax in ("scope", "strength", "control"):
+        for ax in AXES:
             sel = [labels[i] for i in np.flatnonzero((axis == ax) & has_labels)]
-            agr = raw_pairwise_agreement(sel) if sel else float("nan")
-            axis_ok[ax] = bool(not math.isnan(agr) and agr >= bar)
+            agr, axis_ok[ax] = _agreement(sel, bar)
             axes[ax] = {"agreement": _num(agr), "measurable": axis_ok[ax], "n_annotated": len(sel)}
         slot_ok: dict[str, bool] = {}
         for s in SLOT_ORDER:
             idx = np.flatnonzero(slot == s)
             lab_idx = [i for i in idx if has_labels[i]]
             sel = [labels[i] for i in lab_idx]
-            agr = raw_pairwise_agreement(sel) if sel else float("nan")
-            ok = bool(not math.isnan(agr) and agr >= bar) and axis_ok[axis_of(s)]
+            agr, slot_agrees = _agreement(sel, bar)
+            ok = slot_agrees and axis_ok[axis_of(s)]
             slot_ok[s] = ok
             flat = [x for lab in sel for x in lab]
             dom = max((flat.count(c) for c in set(flat)), default=0) / len(flat) if flat else None
@@ -414,7 +423,7 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
                        else "no item carries two or more labels")
                 notes.append(f"slot {s} is not measurable ({why}); excluded from "
                              f"{'S' if axis_of(s) == 'control' else 'R and the axis comparison'}")
-        for ax in ("scope", "strength", "control"):
+        for ax in AXES:
             if axes[ax]["n_annotated"] and not axis_ok[ax]:
                 notes.append(f"axis {ax} is not measurable (agreement {axes[ax]['agreement']}); excluded")
         facts_bad = np.array([_facts_differ(m) for m in (probes["meta"] if "meta" in probes else [None] * n)])
@@ -432,7 +441,7 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
                      f"no majority label on {n_nm} ({n_nm / n_lab:.1%}); both leave the primary analysis "
                      f"(Appendix C). {n_fd} probes whose annotators (by strict majority) said the facts "
                      "differ are discarded as generator failures.")
-        for ax in ("scope", "strength", "control"):
+        for ax in AXES:
             axes[ax]["n_in_arm"] = int((in_arm & (axis == ax)).sum())
     else:
         source = "intended"
@@ -451,7 +460,7 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
                         "n_usable": int((in_arm & idx).sum()), "yield": None, "n_cannot_tell": None,
                         "n_no_majority": None, "n_other_direction": None,
                         "dominant_label_share": None, "dominant_label_flag": False}
-        for ax in ("scope", "strength", "control"):
+        for ax in AXES:
             axes[ax] = {"agreement": None, "measurable": True, "n_annotated": 0,
                         "n_in_arm": int((in_arm & (axis == ax)).sum())}
         notes.append("directions are author-intended and not human-verified")
@@ -469,13 +478,6 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
 
 
 # ----------------------------------------------------------------------------- one judge
-
-
-def _usable(rows: pd.DataFrame) -> np.ndarray:
-    err = rows["error"].notna().to_numpy() if "error" in rows else np.zeros(len(rows), bool)
-    ok = rows["parse_ok"].fillna(False).astype(bool).to_numpy() if "parse_ok" in rows else np.ones(len(rows), bool)
-    score = pd.to_numeric(rows["score"], errors="coerce").to_numpy(dtype=float)
-    return ~err & ok & ~np.isnan(score)
 
 
 def _member(ids: pd.Series, allowed: Any) -> np.ndarray:
@@ -510,9 +512,9 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     wanted = np.concatenate([d.bases, d.probe_ids])
     wanted_set = set(wanted.tolist())
     rows = rows[_member(rows["request_id"], wanted_set)]  # this probe set's requests only
-    rows["_usable"] = _usable(rows)
     err = rows["error"].notna() if "error" in rows else pd.Series(False, index=rows.index)
     pok = rows["parse_ok"].fillna(False).astype(bool) if "parse_ok" in rows else pd.Series(True, index=rows.index)
+    rows["_usable"] = ~err & pok & rows["score"].notna()
     n_errors = int(err.sum())
     n_parse = int((~err & ~pok).sum())
     n_nan = int((~err & pok & rows["score"].isna()).sum())
@@ -739,7 +741,7 @@ def _length_table(d: _Design) -> dict[str, Any]:
 
     return {"unit": "characters, as a fraction of the original's length",
             "per_slot": {s: summary(d.in_arm & (d.slot == s)) for s in SLOT_ORDER},
-            "per_axis": {a: summary(d.in_arm & (d.axis == a)) for a in ("scope", "strength", "control")}}
+            "per_axis": {a: summary(d.in_arm & (d.axis == a)) for a in AXES}}
 
 
 def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: float = 0.90,
@@ -776,12 +778,7 @@ def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: f
         judges.append(_judge_profile(str(jid), rows, d, counts=counts, s_floor=s_floor, level=level,
                                      n_perm=n_perm, seed=seed))
     length = _length_table(d)
-    slot_r = {}
-    for s in CONSTRUCT_SLOTS:
-        v = [j.stats["per_slot"][s]["flip_rate"] for j in judges
-             if j.stats["interpretable"] and j.stats["per_slot"].get(s, {}).get("flip_rate") is not None]
-        if v:
-            slot_r[s] = float(np.mean(v))
+    slot_r = {s: r for s in CONSTRUCT_SLOTS if (r := _mean_flip_rate(judges, s)) is not None}
     length["eta2_axis_mean_over_judges"] = _eta_squared(list(slot_r.values()), [axis_of(s) for s in slot_r])
     return ValidityResult(s_floor=s_floor, bar=bar, level=level, n_boot=n_boot, n_perm=n_perm, seed=seed,
                           n_base=n_b, n_probes=len(d.probe_ids), direction_source=d.direction_source,
