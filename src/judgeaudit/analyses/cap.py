@@ -29,7 +29,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from judgeaudit.datasets._common import TWO_ORDER_COLUMNS, CoverageCell
+from judgeaudit.datasets._common import TWO_ORDER_COLUMNS, CoverageCell, table_family
 from judgeaudit.errors import InputError
 from judgeaudit.stats.resample import bootstrap_counts, percentile_ci, rng_for
 from judgeaudit.stats.tests import spearman_permutation
@@ -382,8 +382,7 @@ def cap_profile(
         miss = [c for c in TWO_ORDER_COLUMNS if c not in t.columns]
         if miss:
             raise InputError(f"judge {jid!r} table lacks column(s) {', '.join(miss)}", field=miss[0])
-    families = {jid: (t["family"].dropna().iloc[0] if t["family"].notna().any() else None)
-                for jid, t in judges.items()}
+    families = {jid: table_family(t) for jid, t in judges.items()}
     rl = None
     if rationale_labels is not None and len(rationale_labels):
         rl = rationale_labels.dropna(subset=["supports"]).drop_duplicates(["pair_id", "judge_id"])

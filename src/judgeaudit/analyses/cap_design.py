@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgeaudit.datasets._common import TWO_ORDER_COLUMNS
+from judgeaudit.datasets._common import TWO_ORDER_COLUMNS, table_family
 from judgeaudit.errors import InputError
 from judgeaudit.records import JudgeRequest
 from judgeaudit.stats.agreement import cohen_kappa
@@ -155,8 +155,7 @@ def rationale_requests(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], *,
     rationale (Appendix B.4 position alignment: only A/B rationales). Form A when the pairs carry a
     planted ``failure_type``, Form B otherwise. Refuses a same-family evaluator (see
     ``check_evaluator_family``)."""
-    fams = {j: (t["family"].dropna().iloc[0] if t["family"].notna().any() else None) for j, t in tables.items()}
-    check_evaluator_family(evaluator_family, fams, allow_same_family)
+    check_evaluator_family(evaluator_family, {j: table_family(t) for j, t in tables.items()}, allow_same_family)
     p = pairs.set_index("pair_id")
     has_type = "failure_type" in p.columns
     out = []

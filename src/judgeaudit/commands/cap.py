@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from judgeaudit.analyses.cap import CapResult, cap_profile
-from judgeaudit.datasets._common import CoverageCell, family_of
+from judgeaudit.datasets._common import CoverageCell, judge_family, table_family
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="Conditional accuracy profiles of pairwise judges (conditional-accuracy-profiles.txt)",
@@ -131,7 +131,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         live_failures = failure_counts(verdicts) if len(verdicts) else None
         for j in judges:
             t = two_order_table(verdicts, j.id)
-            fam = j.spec.family or family_of(j.spec.model or j.id)
+            fam = judge_family(j)
             tables[j.id] = t.assign(family=t["family"].fillna(fam) if t["family"].notna().any() else fam)
     if published and not tables and not judge_specs:
         raise InputError("--published found no judge outputs shipped with these sets", field="published")
@@ -143,9 +143,9 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         from judgeaudit.commands.common import build_judges, judge_all
 
         (ev,) = build_judges([evaluator_spec], api_base=api_base)
-        ev_family = ev.spec.family or family_of(ev.spec.model or ev.id)
-        fams = {j: (t["family"].dropna().iloc[0] if t["family"].notna().any() else None) for j, t in tables.items()}
-        same = check_evaluator_family(ev_family, fams, allow_same_family)
+        ev_family = judge_family(ev)
+        same = check_evaluator_family(ev_family, {j: table_family(t) for j, t in tables.items()},
+                                      allow_same_family)
         reqs = rationale_requests(pairs, tables, evaluator_family=ev_family, allow_same_family=allow_same_family)
         store_path.parent.mkdir(parents=True, exist_ok=True)
         ver = judge_all([ev], reqs, store_path=store_path, concurrency=concurrency)

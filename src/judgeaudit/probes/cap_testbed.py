@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgeaudit.datasets._common import CoverageCell
+from judgeaudit.datasets._common import CoverageCell, judge_family
 from judgeaudit.errors import InputError
 from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest
@@ -146,12 +146,6 @@ def parse_subtlety(text: str | None) -> int | None:
     return int(m.group(0)) if m else None
 
 
-def _family(j: Judge) -> str | None:
-    from judgeaudit.datasets._common import family_of
-
-    return j.spec.family or family_of(j.spec.model or j.id)
-
-
 def build_testbed(source: pd.DataFrame, *, generator: Judge, gate: Judge,
                   error_types: tuple[str, ...] = ERROR_TYPES, threshold: int = 4, max_retries: int = 3,
                   pad_factor: float = 2.0, allow_same_family: bool = False,
@@ -176,8 +170,9 @@ def build_testbed(source: pd.DataFrame, *, generator: Judge, gate: Judge,
     bad = [t for t in error_types if t not in FLAW]
     if bad or not error_types:
         raise InputError(f"unknown error type(s) {bad}; known: {', '.join(ERROR_TYPES)}", field="error_type")
-    if not allow_same_family and _family(generator) and _family(generator) == _family(gate):
-        raise InputError(f"the subtlety gate shares the generator's family {_family(generator)!r}; use a gate "
+    gen_family = judge_family(generator)
+    if not allow_same_family and gen_family and gen_family == judge_family(gate):
+        raise InputError(f"the subtlety gate shares the generator's family {gen_family!r}; use a gate "
                          "from another family or allow it explicitly", field="gate")
     src = source.reset_index(drop=True)
     ids = [str(x) for x in (src["id"] if "id" in src.columns else range(len(src)))]
