@@ -155,14 +155,14 @@ def slot_table(result: ValidityResult) -> pd.DataFrame:
     for slot in SLOT_ORDER:
         r = frame.loc[slot]
         agr = r["agreement"]
-        agr_s = "—" if (not human or agr is None or pd.isna(agr)) else \
+        agr_s = "—" if (not human or pd.isna(agr)) else \
             f"{agr:.3f}" + ("" if r["measurable"] else " †")
         yld = r["yield"]
         rows.append({"intervention": slot.replace("_", " "), "axis": axis_of(slot), "n": int(r["n"]),
-                     "human dir.": "—" if (not human or yld is None or pd.isna(yld)) else f"{yld:.0%}",
+                     "human dir.": "—" if (not human or pd.isna(yld)) else f"{yld:.0%}",
                      "agreement": agr_s,
-                     "flip rate (mean over judges)": "—" if pd.isna(r["mean_flip_rate"]) or r["mean_flip_rate"]
-                     is None else f"{r['mean_flip_rate']:.3f}"})
+                     "flip rate (mean over judges)": "—" if pd.isna(r["mean_flip_rate"])
+                     else f"{r['mean_flip_rate']:.3f}"})
     return pd.DataFrame(rows)
 
 
@@ -179,19 +179,15 @@ def _length_table(result: ValidityResult) -> pd.DataFrame:
 
 
 def _magnitude_table(result: ValidityResult) -> pd.DataFrame:
-    rows = []
+    def row(intervention: str, axis: str, m: dict[str, Any]) -> dict[str, Any]:
+        return {"intervention": intervention, "axis": axis, "n": m["n"],
+                "median |Δ| length": "—" if m["median_abs_dlen"] is None else f"{m['median_abs_dlen']:.1%}",
+                "median Δ length": "—" if m["median_dlen"] is None else f"{m['median_dlen']:+.1%}",
+                "share lengthened": "—" if m["share_longer"] is None else f"{m['share_longer']:.0%}"}
+
     per_slot = result.length["per_slot"]
-    for slot in SLOT_ORDER:
-        m = per_slot[slot]
-        rows.append({"intervention": slot.replace("_", " "), "axis": axis_of(slot), "n": m["n"],
-                     "median |Δ| length": "—" if m["median_abs_dlen"] is None else f"{m['median_abs_dlen']:.1%}",
-                     "median Δ length": "—" if m["median_dlen"] is None else f"{m['median_dlen']:+.1%}",
-                     "share lengthened": "—" if m["share_longer"] is None else f"{m['share_longer']:.0%}"})
-    for ax, m in result.length["per_axis"].items():
-        rows.append({"intervention": f"all {ax}", "axis": ax, "n": m["n"],
-                     "median |Δ| length": "—" if m["median_abs_dlen"] is None else f"{m['median_abs_dlen']:.1%}",
-                     "median Δ length": "—" if m["median_dlen"] is None else f"{m['median_dlen']:+.1%}",
-                     "share lengthened": "—" if m["share_longer"] is None else f"{m['share_longer']:.0%}"})
+    rows = [row(slot.replace("_", " "), axis_of(slot), per_slot[slot]) for slot in SLOT_ORDER]
+    rows += [row(f"all {ax}", ax, m) for ax, m in result.length["per_axis"].items()]
     return pd.DataFrame(rows)
 
 
