@@ -162,6 +162,20 @@ def _dense_matrix(member: str, texts: Sequence[str]) -> np.ndarray:
     return np.vstack([fn(t) for t in texts]) if len(texts) else np.zeros((0, 1))
 
 
+def _moments(resp_a: np.ndarray, resp_b: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Standardiser moments of the training responses (both sides in paired mode); a constant
+    feature keeps scale 1."""
+    resp = resp_a if resp_b is None else np.vstack([resp_a, resp_b])
+    sd = resp.std(axis=0)
+    return resp.mean(axis=0), np.where(sd > 0, sd, 1.0)
+
+
+def _scaled(a: np.ndarray, b: np.ndarray | None, mu: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """A dense member's design: standardised features (item mode) or the antisymmetric scaled
+    difference ``(φ(a) − φ(b)) / sd`` (paired mode)."""
+    return (a - mu) / sd if b is None else (a - b) / sd
+
+
 # ---------------------------------------------------------------------------------------------
 # Preparing a table for one mode
 # ---------------------------------------------------------------------------------------------
@@ -216,12 +230,20 @@ def _groups(df: pd.DataFrame, fallback: str) -> np.ndarray:
     return np.arange(len(df)).astype(str)
 
 
-def _conditions(series: pd.Series | None) -> np.ndarray | None:
-    if series is None:
+def _conditions(df: pd.DataFrame, col: str) -> np.ndarray | None:
+    """Column ``col`` as strings; None where it is absent or any row lacks a value."""
+    if col not in df.columns:
         return None
+    series = df[col]
     if series.isna().any() or (series.astype(str) == "").any():
         return None
     return series.astype(str).to_numpy()
+
+
+def _decided_pairs(df: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The pairs labelled ``A`` or ``B`` (reindexed), and how many tie pairs were dropped."""
+    keep = df["label"].astype(str).isin(["A", "B"]).to_numpy()
+    return df.loc[keep].reset_index(drop=True), int((~keep).sum())
 
 
 def _human_lists(df: pd.DataFrame) -> list[list[str]] | None:
@@ -242,15 +264,12 @@ def prepare_paired(df: pd.DataFrame, *, seed: int = 0) -> Prepared:
     A swapped pair exchanges texts, conditions, its label and its human labels.
     """
     _require(df, ("response_a", "response_b", "label"))
-    lab = df["label"].astype(str)
-    keep = lab.isin(["A", "B"]).to_numpy()
-    d = df.loc[keep].reset_index(drop=True)
+    d, n_ties = _decided_pairs(df)
     y = d["label"].astype(str).to_numpy()
     a = [_clean_str(x) for x in d["response_a"]]
     b = [_clean_str(x) for x in d["response_b"]]
     groups = _groups(d, "prompt")
-    ca = _conditions(d["condition_a"]) if "condition_a" in d.columns else None
-    cb = _conditions(d["condition_b"]) if "condition_b" in d.columns else None
+    ca, cb = _conditions(d, "condition_a"), _conditions(d, "condition_b")
     if ca is None or cb is None:
         ca = cb = None
     human = _human_lists(d)
@@ -264,7 +283,7 @@ def prepare_paired(df: pd.DataFrame, *, seed: int = 0) -> Prepared:
         sw = {"A": "B", "B": "A"}
         human = [[sw.get(h, h) for h in hs] if f else hs for hs, f in zip(human, flip, strict=True)]
     return Prepared("paired", ta, tb, y, groups, ca, cb, human,
-                    n_ties_dropped=int((~keep).sum()), n_swapped=int(flip.sum()))
+                    n_ties_dropped=n_ties, n_swapped=int(flip.sum()))
 
 
 def prepare_item(df: pd.DataFrame) -> Prepared:
@@ -272,29 +291,23 @@ def prepare_item(df: pd.DataFrame) -> Prepared:
     ``preferred``/``rejected`` (tie pairs dropped); an item table is used as is."""
     if is_paired_table(df):
         _require(df, ("label",))
-        lab = df["label"].astype(str)
-        keep = lab.isin(["A", "B"]).to_numpy()
-        d = df.loc[keep].reset_index(drop=True)
-        n = len(d)
+        d, n_ties = _decided_pairs(df)
         la = np.where(d["label"].astype(str).to_numpy() == "A", ITEM_PREFERRED, ITEM_REJECTED)
         lb = np.where(la == ITEM_PREFERRED, ITEM_REJECTED, ITEM_PREFERRED)
         texts = [_clean_str(x) for x in d["response_a"]] + [_clean_str(x) for x in d["response_b"]]
         groups = np.concatenate([_groups(d, "prompt")] * 2)
-        cond = None
-        if "condition_a" in d.columns and "condition_b" in d.columns:
-            ca, cb = _conditions(d["condition_a"]), _conditions(d["condition_b"])
-            if ca is not None and cb is not None:
-                cond = np.concatenate([ca, cb])
+        ca, cb = _conditions(d, "condition_a"), _conditions(d, "condition_b")
+        cond = np.concatenate([ca, cb]) if ca is not None and cb is not None else None
         human = _human_lists(d)
         if human is not None:
             ma = {"A": ITEM_PREFERRED, "B": ITEM_REJECTED}
             mb = {"A": ITEM_REJECTED, "B": ITEM_PREFERRED}
             human = [[ma.get(h, h) for h in hs] for hs in human] + [[mb.get(h, h) for h in hs] for hs in human]
         return Prepared("item", texts, None, np.concatenate([la, lb]), groups, cond, None, human,
-                        n_ties_dropped=int((~keep).sum()))
+                        n_ties_dropped=n_ties)
     _require(df, ("text", "label"))
     d = df.loc[df["label"].notna()].reset_index(drop=True)
-    cond = _conditions(d["condition"]) if "condition" in d.columns else None
+    cond = _conditions(d, "condition")
     return Prepared("item", [_clean_str(x) for x in d["text"]], None, d["label"].astype(str).to_numpy(),
                     _groups(d, "item_id"), cond, None, _human_lists(d))
 
@@ -551,11 +564,8 @@ class _Designs:
             # same fitted model on ≤ n_train columns (L-BFGS cost grows with the column count)
             return rowspace_reduce(x[train], x[test])
         a, b = self.raw(member)
-        tr_resp = a[train] if not paired else np.vstack([a[train], b[train]])
-        mu = tr_resp.mean(axis=0)
-        sd = tr_resp.std(axis=0)
-        sd = np.where(sd > 0, sd, 1.0)
-        x = (a - mu) / sd if not paired else (a - b) / sd
+        mu, sd = _moments(a[train], b[train] if paired else None)
+        x = _scaled(a, b, mu, sd)
         return x[train], x[test]
 
     def ngram_responses(self, k: int, train: np.ndarray) -> tuple[Any, Any]:
@@ -1007,16 +1017,13 @@ def _fit_on_source(source: Prepared, shared: tuple[str, ...]) -> dict[str, Calla
         else:
             rsa = _dense_matrix(m, sa)
             rsb = _dense_matrix(m, sb) if paired else None
-            resp = np.vstack([rsa, rsb]) if paired else rsa
-            mu, sd = resp.mean(axis=0), resp.std(axis=0)
-            sd = np.where(sd > 0, sd, 1.0)
-            xs = (rsa - rsb) / sd if paired else (rsa - mu) / sd
+            mu, sd = _moments(rsa, rsb)
+            xs = _scaled(rsa, rsb, mu, sd)
 
             def design(t: Prepared, rows: np.ndarray, _m=m, _mu=mu, _sd=sd) -> Any:
                 ra = _dense_matrix(_m, [t.texts_a[i] for i in rows])
-                if paired:
-                    return (ra - _dense_matrix(_m, [t.texts_b[i] for i in rows])) / _sd
-                return (ra - _mu) / _sd
+                rb = _dense_matrix(_m, [t.texts_b[i] for i in rows]) if paired else None
+                return _scaled(ra, rb, _mu, _sd)
         classes = np.unique(ys)
         clf = make_classifier().fit(xs, ys) if len(classes) >= 2 else None
 
