@@ -84,14 +84,19 @@ def judge_cmd(
         console.print("[yellow]failed calls are kept in the store and retried on the next run[/yellow]")
 
 
-@store_app.command("stats")
-def store_stats(store: Annotated[Path, typer.Option("--store")]) -> None:
-    """Calls, failures, parse failures, tokens and cost per judge."""
+def _open_store(store: Path):  # noqa: ANN202 - CallStore is imported lazily
+    """An existing call store (``InputError`` when the file is absent: opening would create it)."""
     from judgeaudit.runtime.store import CallStore
 
     if not store.exists():
         raise InputError("call store not found", path=store)
-    with CallStore(store) as cs:
+    return CallStore(store)
+
+
+@store_app.command("stats")
+def store_stats(store: Annotated[Path, typer.Option("--store")]) -> None:
+    """Calls, failures, parse failures, tokens and cost per judge."""
+    with _open_store(store) as cs:
         df = cs.stats()
     table = Table(*df.columns)
     for row in df.itertuples(index=False):
@@ -104,11 +109,7 @@ def store_stats(store: Annotated[Path, typer.Option("--store")]) -> None:
 def store_export(store: Annotated[Path, typer.Option("--store")],
                  out: Annotated[Path, typer.Option("--out", help="a .parquet or .jsonl file")]) -> None:
     """Export every stored call to Parquet or JSONL."""
-    from judgeaudit.runtime.store import CallStore
-
-    if not store.exists():
-        raise InputError("call store not found", path=store)
-    with CallStore(store) as cs:
+    with _open_store(store) as cs:
         cs.export(out)
         console.print(f"{len(cs)} calls → {out}")
 
@@ -116,16 +117,13 @@ def store_export(store: Annotated[Path, typer.Option("--store")],
 @app.command("run")
 def run_experiment(experiment: Annotated[Path, typer.Argument(help="experiment YAML file")]) -> None:
     """Run an experiment described by one YAML file (see judgeaudit.experiment)."""
-    from judgeaudit.commands.validity import print_summary, run_validity, sections
+    from judgeaudit.commands.validity import run_validity, write_report
     from judgeaudit.experiment import judge_specs, load_experiment
-    from judgeaudit.report.html import write_page
 
     exp = load_experiment(experiment)
     r = run_validity(exp.probes, judge_specs(exp), out=exp.out, store=exp.store, s_floor=exp.s_floor, bar=exp.bar,
                      n_boot=exp.bootstrap, n_regrade=exp.regrade, concurrency=exp.concurrency, seed=exp.seed)
-    write_page(exp.out / "report.html", "judgeaudit — validity profile", sections(r))
-    print_summary(r.result)
-    console.print(f"→ {exp.out}/result.json, {exp.out}/report.html")
+    write_report(r, exp.out, echo=console)
 
 
 @app.command("demo")

@@ -67,6 +67,15 @@ def sections(run: ValidityRun) -> list:
     return validity_sections(run.result)
 
 
+def write_report(run: ValidityRun, out: Path, *, echo: Console = console) -> None:
+    """OUT/report.html, the summary table on the terminal, and a line naming the files written."""
+    from judgeaudit.report.html import write_page
+
+    write_page(out / "report.html", "judgeaudit — validity profile", sections(run))
+    print_summary(run.result)
+    echo.print(f"→ {out}/result.json, {out}/report.html")
+
+
 def summary_table(result) -> pd.DataFrame:
     cols = ["judge", "S", "R", "R_scope", "R_strength", "gap", "tau", "interpretable", "usable_points",
             "parse_failures"]
@@ -100,10 +109,6 @@ def run_cmd(
     seed: Annotated[int, typer.Option("--seed")] = 0,
 ) -> None:
     """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
-    from judgeaudit.report.html import write_page
-
     r = run_validity(probes, judge, out=out, store=store, s_floor=s_floor, bar=bar, n_boot=bootstrap,
                      n_regrade=regrade, concurrency=concurrency, api_base=api_base, seed=seed)
-    write_page(out / "report.html", "judgeaudit — validity profile", sections(r))
-    print_summary(r.result)
-    console.print(f"→ {out}/result.json, {out}/report.html")
+    write_report(r, out)
