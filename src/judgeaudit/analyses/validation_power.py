@@ -803,11 +803,15 @@ class ValidationPowerResult:
     config: dict[str, Any] = field(default_factory=dict)
     set_meta: dict[str, dict[str, Any]] = field(default_factory=dict)
 
+    def find(self, set_name: str, mode: str) -> ModeResult | None:
+        """The result of ``set_name`` in ``mode``; None where that mode was not requested."""
+        return next((r for r in self.sets if r.set_name == set_name and r.mode == mode), None)
+
     def get(self, set_name: str, mode: str) -> ModeResult:
-        for r in self.sets:
-            if r.set_name == set_name and r.mode == mode:
-                return r
-        raise KeyError((set_name, mode))
+        r = self.find(set_name, mode)
+        if r is None:
+            raise KeyError((set_name, mode))
+        return r
 
     @property
     def set_names(self) -> list[str]:
@@ -827,10 +831,7 @@ class ValidationPowerResult:
             meta = self.set_meta.get(name, {})
             row: dict[str, Any] = {"label set": name, "label origin": meta.get("label_origin", "—")}
             for mode in ("item", "paired"):
-                try:
-                    r = self.get(name, mode)
-                except KeyError:
-                    r = None
+                r = self.find(name, mode)
                 ok = r is not None and r.applicable
                 if mode == "item":
                     row["n"] = r.n if ok else None

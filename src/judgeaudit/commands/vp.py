@@ -85,29 +85,28 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
     return result
 
 
+def _fmt(v: object, pct: bool = False) -> str:
+    if v is None or v != v:
+        return "—"
+    return f"{100 * v:.1f}%" if pct else (f"{v:.3f}" if isinstance(v, float) else str(v))
+
+
+def _count(v: object) -> str:
+    return "—" if v is None or v != v else str(int(v))
+
+
 def print_table(result: ValidationPowerResult) -> None:
     table = Table("label set", "n", "item a_imp", "pairs", "paired κ", "paired acc.", "prefer shorter", "VP")
     for row in result.to_frame().to_dict("records"):
         name = row["label set"]
         vps = []
         for mm in ("item", "paired"):
-            try:
-                r = result.get(name, mm)
-            except KeyError:
-                continue
-            if r.applicable and r.vp is not None:
+            r = result.find(name, mm)
+            if r is not None and r.applicable and r.vp is not None:
                 vps.append(f"{mm}: {r.vp:+.3f}{'' if r.resolvable else ' (n.r.)'}")
-
-        def f(v: object, pct: bool = False) -> str:
-            if v is None or v != v:
-                return "—"
-            return f"{100 * v:.1f}%" if pct else (f"{v:.3f}" if isinstance(v, float) else str(v))
-
-        def n(v: object) -> str:
-            return "—" if v is None or v != v else str(int(v))
-
-        table.add_row(name, n(row["n"]), f(row["a_imp (item κ)"]), n(row["pairs"]), f(row["κ (paired)"]),
-                      f(row["accuracy (paired)"], True), f(row["prefer shorter"], True), "; ".join(vps) or "—")
+        table.add_row(name, _count(row["n"]), _fmt(row["a_imp (item κ)"]), _count(row["pairs"]),
+                      _fmt(row["κ (paired)"]), _fmt(row["accuracy (paired)"], True),
+                      _fmt(row["prefer shorter"], True), "; ".join(vps) or "—")
     Console().print(table)
 
 

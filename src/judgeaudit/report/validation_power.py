@@ -91,11 +91,8 @@ def vp_figure(result: ValidationPowerResult) -> Any:
     xs, a_imp, lo, hi, null, hum = [], [], [], [], [], []
     for name in _ordered_names(result):
         for mode in ("item", "paired"):
-            try:
-                r = result.get(name, mode)
-            except KeyError:
-                continue
-            if not r.applicable:
+            r = result.find(name, mode)
+            if r is None or not r.applicable:
                 continue
             xs.append(f"{name} ({mode})")
             a_imp.append(r.a_imp)
