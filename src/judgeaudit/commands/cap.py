@@ -40,10 +40,8 @@ def coverage_for(adapter: str, source_sets: list[str]) -> dict[str, dict[str, Co
 def load_cap_set(spec: str) -> tuple[pd.DataFrame, dict[str, dict[str, CoverageCell]], str, str]:
     """Load a ``judgebench:PATH`` / ``llmbar:PATH`` / ``rm_bench:PATH`` spec (options as in
     ``datasets.registry``); returns (pairs, coverage per source_set, adapter, path)."""
-    try:
-        from judgeaudit.datasets.registry import load_set, parse_spec
-    except ImportError:  # pragma: no cover - registry is part of the package
-        raise
+    from judgeaudit.datasets.registry import load_set, parse_spec
+
     if spec.startswith("cap_testbed:"):
         from judgeaudit.probes import cap_testbed
 
@@ -93,6 +91,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
 
     if not set_specs:
         raise InputError("give at least one --set SPEC", field="set")
+    store_path = Path(store) if store else (Path(out) / "calls.sqlite" if out else Path("judgeaudit-calls.sqlite"))
     frames, coverage, tables = [], {}, {}
     for spec in set_specs:
         df, cov, adapter, path = load_cap_set(spec)
@@ -108,9 +107,8 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
             admissible = bool(getattr(_adapter(adapter), "AUGMENTATION_ADMISSIBLE", False))
             if admissible:
                 (gen,) = build_judges([generator_spec], api_base=api_base)
-                sp = Path(store) if store else (Path(out) / "calls.sqlite" if out else Path("judgeaudit-calls.sqlite"))
-                sp.parent.mkdir(parents=True, exist_ok=True)
-                df = augment_pairs(df, generator=gen, admissible=True, kinds=tuple(augment), store_path=sp)
+                store_path.parent.mkdir(parents=True, exist_ok=True)
+                df = augment_pairs(df, generator=gen, admissible=True, kinds=tuple(augment), store_path=store_path)
             else:  # inadmissible: the style/length cells stay unavailable (§3.2)
                 console.print(f"{adapter}: augmentation not admissible; C5/C6 stay as declared")
         frames.append(df)
@@ -120,7 +118,6 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
             for jid, t in found.items():
                 tables[jid] = pd.concat([tables[jid], t], ignore_index=True) if jid in tables else t
     pairs = pd.concat(frames, ignore_index=True)
-    store_path = Path(store) if store else (Path(out) / "calls.sqlite" if out else Path("judgeaudit-calls.sqlite"))
     live_failures = None
     if judge_specs:
         from judgeaudit.commands.common import build_judges, judge_all
@@ -212,9 +209,9 @@ def run_cmd(
                      allow_same_family=allow_same_family, human=human, stress=stress, n_boot=bootstrap, seed=seed,
                      store=store, out=out, concurrency=concurrency, failures=failures, api_base=api_base,
                      augment=augment, generator_spec=generator)
-    for s in dict.fromkeys(result.cells["set"]):
-        from judgeaudit.report.cap import profile_table
+    from judgeaudit.report.cap import profile_table
 
+    for s in dict.fromkeys(result.cells["set"]):
         console.print(f"[bold]{s}[/bold]")
         console.print(profile_table(result, s).to_string(index=False), highlight=False, soft_wrap=True)
     console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
