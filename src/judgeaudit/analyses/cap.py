@@ -324,11 +324,11 @@ def _paired(rows: pd.DataFrame, ind: pd.DataFrame, v1: str, v2: str,
     return s_u, c_u, den_u, scope
 
 
-def _rows_for(rows: pd.DataFrame, cell: CoverageCell, paired: bool) -> pd.Series:
+def _rows_for(rows: pd.DataFrame, cell: CoverageCell) -> pd.Series:
     m = ~rows["augmented"]
     if cell.subsets is not None:
         m &= rows["subset"].isin(cell.subsets)
-    if cell.variants is not None and not paired:
+    if cell.variants is not None:
         m &= rows["variant"].isin(cell.variants)
     return m
 
@@ -437,6 +437,8 @@ def cap_profile(
                                   "n_api": int(api.sum()), "n_used": int(used.sum())})
 
             pa = 0.5 * (ind["corr_ab"].to_numpy().astype(float) + ind["corr_ba"].to_numpy().astype(float))
+            # BC, the strict both-correct indicator of C5-C7
+            strict = (ind["corr_ab"] & ind["corr_ba"]).to_numpy().astype(float)
             # overall
             m = base.to_numpy()
             acc.add((jid, "overall", "value"), pa, m & valid)
@@ -460,14 +462,13 @@ def cap_profile(
                     continue
                 op = (cell.status, cell.operator)
                 if code in CONTENT:
-                    m = _rows_for(rows, cell, False).to_numpy()
+                    m = _rows_for(rows, cell).to_numpy()
                     acc.add((jid, code, "value"), pa, m & valid)
                     meta[(jid, code, "value")] = op
                     excl(code, m)
                 elif code == "C7":
-                    m = _rows_for(rows, cell, False).to_numpy()
+                    m = _rows_for(rows, cell).to_numpy()
                     den = m & valid
-                    strict = (ind["corr_ab"] & ind["corr_ba"]).to_numpy().astype(float)
                     for metric, v in (("value", strict), ("strict", strict),
                                       ("consistency", ind["same"].to_numpy().astype(float)),
                                       ("acc_AB", ind["corr_ab"].to_numpy().astype(float)),
@@ -488,9 +489,8 @@ def cap_profile(
                                           "n_parse": int(scope.sum() - den_u.sum()), "n_api": 0,
                                           "n_used": int(den_u.sum())})
                     else:
-                        m = _rows_for(rows, cell, False).to_numpy()
+                        m = _rows_for(rows, cell).to_numpy()
                         den = m & valid
-                        strict = (ind["corr_ab"] & ind["corr_ba"]).to_numpy().astype(float)
                         for metric, v in (("value", strict), ("strict", strict),
                                           ("consistency", ind["same"].to_numpy().astype(float))):
                             acc.add((jid, code, metric), v, den)
@@ -500,7 +500,7 @@ def cap_profile(
                         meta[(jid, code, "reference")] = op
                         excl(code, m)
                 elif code == "C8":
-                    m = _rows_for(rows, cell, False).to_numpy()
+                    m = _rows_for(rows, cell).to_numpy()
                     ok_ab = ind["ok_ab"].to_numpy()
                     corr_ab = ind["corr_ab"].to_numpy()
                     if rl is not None:
