@@ -47,6 +47,21 @@ def _col(df: pd.DataFrame, name: str, path: Path, key: str) -> pd.Series:
     return df[name]
 
 
+def _mapped(df: pd.DataFrame, m: dict[str, str], key: str, path: Path) -> pd.Series | None:
+    """The file's column mapped to ``key``, as strings; None where ``key`` is not mapped."""
+    return _col(df, m[key], path, key).astype(str) if key in m else None
+
+
+def _ids(df: pd.DataFrame, m: dict[str, str], path: Path) -> pd.Series | list[str]:
+    """Row ids: the mapped ``id`` column, else ``<file stem>/<row>``."""
+    ids = _mapped(df, m, "id", path)
+    return ids if ids is not None else [f"{path.stem}/{i}" for i in range(len(df))]
+
+
+def _values(s: pd.Series | None) -> Any:
+    return None if s is None else s.values
+
+
 def _row_line(path: Path, i: int) -> int:
     # JSONL rows are lines (blank lines aside); CSV rows are line i+2 (header first).
     return i + 2 if path.suffix.lower() in (".csv", ".tsv") else i + 1
@@ -82,11 +97,11 @@ def _items(df: pd.DataFrame, m: dict[str, str], path: Path) -> pd.DataFrame:
         i = int(bad.to_numpy().nonzero()[0][0])
         raise InputError("label is missing", path=path, line=_row_line(path, i), field=m.get("label", "label"))
     out = pd.DataFrame({
-        "item_id": _col(df, m["id"], path, "id").astype(str) if "id" in m else [f"{path.stem}/{i}" for i in range(len(df))],
+        "item_id": _ids(df, m, path),
         "text": text.astype(str),
         "label": label.astype(str),
-        "group": _col(df, m["group"], path, "group").astype(str) if "group" in m else None,
-        "condition": _col(df, m["condition"], path, "condition").astype(str) if "condition" in m else None,
+        "group": _mapped(df, m, "group", path),
+        "condition": _mapped(df, m, "condition", path),
     })
     if "human" in m:
         out["human_labels"] = [_as_list(v) for v in _col(df, m["human"], path, "human")]
@@ -107,16 +122,18 @@ def _paired(df: pd.DataFrame, m: dict[str, str], path: Path) -> pd.DataFrame:
     lab_col = m.get("label", "label")
     labels = [pair_label(v, path=path, line=_row_line(path, i), field=lab_col)
               for i, v in enumerate(_col(df, lab_col, path, "label"))]
-    prompt = _col(df, m["prompt"], path, "prompt").astype(str) if "prompt" in m else pd.Series([""] * len(df))
+    prompt = _mapped(df, m, "prompt", path)
+    pair_ids = _ids(df, m, path)
+    group = _mapped(df, m, "group", path)
     out = pd.DataFrame({
-        "pair_id": _col(df, m["id"], path, "id").astype(str) if "id" in m else [f"{path.stem}/{i}" for i in range(len(df))],
-        "prompt": prompt.values, "response_a": a.astype(str).values, "response_b": b.astype(str).values,
+        "pair_id": pair_ids,
+        "prompt": prompt.values if prompt is not None else [""] * len(df),
+        "response_a": a.astype(str).values, "response_b": b.astype(str).values,
         "label": labels,
-        "group": (_col(df, m["group"], path, "group").astype(str).values if "group" in m
-                  else (prompt.values if "prompt" in m else None)),
+        "group": _values(group if group is not None else prompt),
         "source_set": path.stem, "subset": None,
-        "condition_a": _col(df, m["condition_a"], path, "condition_a").astype(str).values if "condition_a" in m else None,
-        "condition_b": _col(df, m["condition_b"], path, "condition_b").astype(str).values if "condition_b" in m else None,
+        "condition_a": _values(_mapped(df, m, "condition_a", path)),
+        "condition_b": _values(_mapped(df, m, "condition_b", path)),
         "meta": [{} for _ in range(len(df))],
     }, columns=list(PAIRWISE_COLUMNS))
     if "human" in m:
