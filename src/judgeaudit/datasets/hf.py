@@ -23,8 +23,8 @@ from judgeaudit.errors import InputError
 
 
 def _offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on") or \
-        os.environ.get("HF_DATASETS_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+    return any(os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on")
+               for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
 
 
 def _download(name: str, split: str, config: str | None) -> pd.DataFrame:  # pragma: no cover - network
