@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from judgeaudit.datasets._common import finish_pairs, hash_side
+from judgeaudit.datasets._common import finish_pairs, hash_side, require
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl
 
@@ -59,13 +59,10 @@ def _read(root: str | Path) -> list[tuple[int, str, dict[str, tuple[bool, str]]]
     path = _solutions_path(root)
     out = []
     for line, obj in iter_jsonl(path):
-        if "question" not in obj:
-            raise InputError("required field is missing", path=path, line=line, field="question")
+        require(obj, "question", path, line)
         sols: dict[str, tuple[bool, str]] = {}
         for c in CONDITIONS:
-            if c not in obj:
-                raise InputError("required field is missing", path=path, line=line, field=c)
-            s = obj[c]
+            s = require(obj, c, path, line)
             if not isinstance(s, dict) or "solution" not in s or "is_correct" not in s:
                 raise InputError("must be an object {is_correct, solution}", path=path, line=line, field=c)
             if not isinstance(s["is_correct"], bool):

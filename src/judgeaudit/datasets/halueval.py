@@ -24,12 +24,11 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from judgeaudit.datasets._common import hash_side
+from judgeaudit.datasets._common import hash_side, require
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl
 from judgeaudit.records import PAIRWISE_COLUMNS
 
-ITEM_COLUMNS_VP = ("item_id", "text", "label", "group", "condition")
 STRATEGIES = ("one-turn", "multi-turn")
 Strategy = Literal["one-turn", "multi-turn", "both"]
 
@@ -50,8 +49,7 @@ def load_items(root: str | Path) -> pd.DataFrame:
     rows = []
     for line, obj in iter_jsonl(path):
         for key in ("ID", "user_query", "chatgpt_response", "hallucination"):
-            if key not in obj:
-                raise InputError("required field is missing", path=path, line=line, field=key)
+            require(obj, key, path, line)
         lab = str(obj["hallucination"]).strip().lower()
         if lab not in ("yes", "no"):
             raise InputError(f"hallucination must be yes or no, got {obj['hallucination']!r}", path=path,
@@ -87,8 +85,7 @@ def load_pairs(root: str | Path, *, strategy: Strategy = "one-turn") -> pd.DataF
             raise InputError(f"HaluEval generation file qa_{s}_data.json not found", path=root)
         for line, obj in iter_jsonl(path):
             for key in ("question", "right_answer", "hallucinated_answer"):
-                if key not in obj:
-                    raise InputError("required field is missing", path=path, line=line, field=key)
+                require(obj, key, path, line)
             q = str(obj["question"])
             side = gold_side(q)
             gold, fake = str(obj["right_answer"]), str(obj["hallucinated_answer"])

@@ -33,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgeaudit.datasets._common import require
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl
 from judgeaudit.records import PAIRWISE_COLUMNS
@@ -49,8 +50,7 @@ def load_questions(root: str | Path) -> pd.DataFrame:
     rows = []
     for line, obj in iter_jsonl(path):
         for key in ("question_id", "turns"):
-            if key not in obj:
-                raise InputError("required field is missing", path=path, line=line, field=key)
+            require(obj, key, path, line)
         rows.append({"question_id": str(obj["question_id"]), "category": obj.get("category"),
                      "turns": list(obj["turns"])})
     return pd.DataFrame(rows)
