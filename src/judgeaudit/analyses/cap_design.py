@@ -23,13 +23,12 @@ from typing import Any
 
 import pandas as pd
 
-from judgeaudit.datasets._common import TWO_ORDER_COLUMNS, table_family
+from judgeaudit.datasets._common import SWAPPED_CHOICE, TWO_ORDER_COLUMNS, table_family
 from judgeaudit.errors import InputError
 from judgeaudit.records import JudgeRequest
 from judgeaudit.stats.agreement import cohen_kappa
 
 ORDERS = ("AB", "BA")
-_FLIP = {"A": "B", "B": "A", "tie": "tie"}
 
 
 def pairwise_requests(pairs: pd.DataFrame) -> list[JudgeRequest]:
@@ -71,7 +70,7 @@ def two_order_table(verdicts: pd.DataFrame, judge_id: str | None = None) -> pd.D
         else:
             failure = None
             if o == "ba":
-                choice = _FLIP[choice]
+                choice = SWAPPED_CHOICE[choice]
         row[f"choice_{o}"] = choice
         row[f"failure_{o}"] = failure
         rat = getattr(r, "rationale", None)

@@ -32,6 +32,9 @@ TWO_ORDER_COLUMNS = (
 """``failure_*``: None when the call produced a verdict; ``'parse'`` for a parse failure (the
 judge answered but no verdict could be read); ``'api'`` when the call itself failed."""
 
+#: A choice made with the responses swapped (B/A order), in the original frame.
+SWAPPED_CHOICE = {"A": "B", "B": "A", "tie": "tie"}
+
 
 @dataclass(frozen=True)
 class CoverageCell:

@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.datasets._common import (
+    SWAPPED_CHOICE,
     UNAVAILABLE,
     CoverageCell,
     family_of,
@@ -57,7 +58,6 @@ COVERAGE: dict[str, CoverageCell] = {
 
 _LABELS = {"A>B": "A", "B>A": "B"}
 _DECISIONS = {"A>B": "A", "B>A": "B", "A=B": "tie"}
-_FLIP = {"A": "B", "B": "A", "tie": "tie"}
 
 
 def category_of(source: str) -> str:
@@ -189,7 +189,7 @@ def load_judge_outputs(path: str | Path, judge_id: str | None = None) -> pd.Data
             "judge_id": judge_id,
             "family": family_of(model),
             "choice_ab": c_ab,
-            "choice_ba": _FLIP[c_sw] if c_sw is not None else None,
+            "choice_ba": SWAPPED_CHOICE[c_sw] if c_sw is not None else None,
             "rationale_ab": r_ab,
             "rationale_ba": r_ba,
             "failure_ab": f_ab,
