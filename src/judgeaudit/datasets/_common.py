@@ -139,5 +139,5 @@ def hash_side(key: str) -> str:
 
 
 def two_order_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    df = pd.DataFrame(rows, columns=list(TWO_ORDER_COLUMNS))
-    return df
+    """Rows of a two-order table as a frame with exactly ``TWO_ORDER_COLUMNS``."""
+    return pd.DataFrame(rows, columns=list(TWO_ORDER_COLUMNS))

@@ -22,7 +22,7 @@ def kind_of(root: str | Path) -> str | None:
     root = Path(root)
     if (root / "outputs").is_dir() and any((root / "outputs").glob("dataset=judgebench,*.jsonl")):
         return "judgebench"
-    if judgebench._NAME and (root / "data").is_dir() and any((root / "data").glob("dataset=judgebench,*")):
+    if (root / "data").is_dir() and any((root / "data").glob("dataset=judgebench,*")):
         return "judgebench"
     if (root / "Dataset" / "LLMBar").is_dir() or (root / "LLMBar").is_dir():
         return "llmbar"
