@@ -39,8 +39,8 @@ def table7_frame(result: ValidationPowerResult) -> pd.DataFrame:
         notes.append(f"trimmed {t['from_rows']}→{t['to_rows']} rows" if t else "")
     df["note"] = notes
     if "accuracy (paired)" in df.columns:
-        df["accuracy (paired)"] = df["accuracy (paired)"].map(lambda v: None if pd.isna(v) else f"{100 * v:.1f}%")
-        df["prefer shorter"] = df["prefer shorter"].map(lambda v: None if pd.isna(v) else f"{100 * v:.1f}%")
+        for col in ("accuracy (paired)", "prefer shorter"):
+            df[col] = df[col].map(lambda v: None if pd.isna(v) else f"{100 * v:.1f}%")
     return df
 
 
