@@ -203,8 +203,7 @@ def load_set(spec: str) -> pd.DataFrame:
         if len(df) < n0:
             meta["trimmed"] = {"from_rows": n0, "to_rows": len(df), "rule": "whole groups in SHA-1 order of "
                                "the group key until max_rows"}
-    extra_attrs = dict(df.attrs)
-    df.attrs = {**extra_attrs, "judgeaudit": meta}
+    df.attrs = {**df.attrs, "judgeaudit": meta}
     return df
 
 
