@@ -173,11 +173,13 @@ def direction_agreement(probes: pd.DataFrame, *, bar: float = DEFAULT_BAR,
     Returns:
         An ``AgreementResult``; a pure function of the table.
     """
+    labels = probes["labels"] if "labels" in probes else [None] * len(probes)
+    meta = probes["meta"] if "meta" in probes else [None] * len(probes)
     df = pd.DataFrame({
         "slot": probes["slot"].astype(str),
-        "_labels": [(_labels(v)) for v in (probes["labels"] if "labels" in probes else [None] * len(probes))],
-        "_facts_differ": [_facts_differ(m) for m in (probes["meta"] if "meta" in probes else [None] * len(probes))],
-        "_verifier": [_verifier_noticed(m) for m in (probes["meta"] if "meta" in probes else [None] * len(probes))],
+        "_labels": [_labels(v) for v in labels],
+        "_facts_differ": [_facts_differ(m) for m in meta],
+        "_verifier": [_verifier_noticed(m) for m in meta],
     })
     df["axis"] = df["slot"].map(axis_of)
     df["_intended"] = df["slot"].map(intended_direction)
