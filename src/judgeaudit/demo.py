@@ -40,7 +40,7 @@ def _validation_power(out: Path) -> list[Section]:
     return vp_sections(result)
 
 
-def _cap(out: Path) -> list[Section]:
+def _cap() -> list[Section]:
     from judgeaudit.commands.cap import cap_demo
 
     return cap_demo()
@@ -53,7 +53,7 @@ def run_demo(out: Path, *, n_boot: int = 2000) -> Path:
     all_sections: list[Section] = []
     for name, step in (("validity", lambda: _validity(out, n_boot)),
                        ("validation power", lambda: _validation_power(out)),
-                       ("conditional accuracy profiles", lambda: _cap(out))):
+                       ("conditional accuracy profiles", _cap)):
         console.print(f"[bold]demo: {name}[/bold]")
         all_sections += step()
     path = write_page(out / "report.html", "judgeaudit demo", all_sections,

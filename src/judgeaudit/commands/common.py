@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from judgeaudit.errors import InputError
 from judgeaudit.judges import Judge, make_judge
 from judgeaudit.records import JudgeRequest, verdicts_frame
 from judgeaudit.runtime.executor import RetryPolicy, run
@@ -37,8 +38,6 @@ def build_judges(specs: list[str | dict], *, api_base: str | None = None) -> lis
     seen: set[str] = set()
     for j in judges:
         if j.id in seen:
-            from judgeaudit.errors import InputError
-
             raise InputError(f"judge id {j.id!r} given twice", field="judge")
         seen.add(j.id)
     return judges
@@ -52,6 +51,7 @@ def judge_all(judges: list[Judge], requests: list[JudgeRequest], *, store_path: 
     frames = []
     with CallStore(store_path) as store:
         for j in judges:
-            verdicts = run(j, [r for r in requests if j.can_answer(r)], store=store, concurrency=concurrency, policy=policy, progress=progress)
+            verdicts = run(j, [r for r in requests if j.can_answer(r)], store=store, concurrency=concurrency,
+                           policy=policy, progress=progress)
             frames.append(verdicts_frame(verdicts))
     return pd.concat(frames, ignore_index=True) if frames else verdicts_frame([])
