@@ -62,11 +62,20 @@ def load_replay_table(path: str, mapping: dict[str, str] | None = None) -> pd.Da
     return df
 
 
+def _judge_ids(df: pd.DataFrame) -> list[str]:
+    return sorted(df["judge_id"].dropna().astype(str).unique()) if "judge_id" in df.columns else []
+
+
 def replay_judge_ids(argument: str) -> list[str]:
     """The judge ids a replay file holds ([] when it has no judge_id column)."""
     path, mapping = parse_spec(argument)
-    df = load_replay_table(path, mapping)
-    return sorted(df["judge_id"].dropna().astype(str).unique()) if "judge_id" in df.columns else []
+    return _judge_ids(load_replay_table(path, mapping))
+
+
+def _cell(row: dict[str, Any], column: str) -> Any:
+    """A row's value, None where the column is absent or the cell is missing (None/NaN)."""
+    value = row.get(column)
+    return None if value is None or pd.isna(value) else value
 
 
 class ReplayJudge(Judge):
@@ -92,19 +101,16 @@ class ReplayJudge(Judge):
         row = self._rows.get((request.request_id, request.epoch))
         if row is None:
             return self._verdict(request, parse_ok=False, error="not in replay file", provider="replay")
-        score = row.get("score")
-        score = None if score is None or pd.isna(score) else float(score)
-        choice = row.get("choice")
-        choice = None if choice is None or (isinstance(choice, float) and pd.isna(choice)) else str(choice)
-        parse_ok = row.get("parse_ok")
-        if parse_ok is None or (isinstance(parse_ok, float) and pd.isna(parse_ok)):
+        score = None if (v := _cell(row, "score")) is None else float(v)
+        choice = None if (v := _cell(row, "choice")) is None else str(v)
+        parse_ok = _cell(row, "parse_ok")
+        if parse_ok is None:
             parse_ok = score is not None if request.form == "graded" else choice is not None
-        rationale = row.get("rationale")
-        raw = row.get("raw")
+        rationale, raw = _cell(row, "rationale"), _cell(row, "raw")
         return self._verdict(request, score=score, choice=choice, parse_ok=bool(parse_ok),
                              score_source="replay" if score is not None else None,
-                             rationale=None if rationale is None or pd.isna(rationale) else str(rationale),
-                             raw=None if raw is None or pd.isna(raw) else str(raw), provider="replay")
+                             rationale=None if rationale is None else str(rationale),
+                             raw=None if raw is None else str(raw), provider="replay")
 
 
 @register("replay", "verdicts from a JSONL/CSV/Parquet file: replay:<path>[?judge=ID&score=col…]")
@@ -115,7 +121,7 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
     df = load_replay_table(path, mapping)
     wanted = mapping.get("judge")
     if "judge_id" in df.columns:
-        ids = sorted(df["judge_id"].dropna().astype(str).unique())
+        ids = _judge_ids(df)
         if wanted is None and len(ids) > 1:
             raise InputError(f"file holds {len(ids)} judges ({', '.join(ids[:5])}…); pick one with ?judge=ID",
                              path=path, field="judge_id")
