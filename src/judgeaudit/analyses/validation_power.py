@@ -649,7 +649,8 @@ class _Provenance:
         self.d = designs
         p = designs.prep
         self.paired = p.texts_b is not None
-        self.stage1: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]] = []
+        # per fold: (train, test, training conditions, condition classes, P(C) of side A, of side B)
+        self.stage1: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]] = []
         for k, (train, test) in enumerate(designs.plan.splits()):
             va, vb = designs.ngram_responses(k, train)
             if self.paired:
@@ -667,24 +668,19 @@ class _Provenance:
                 clf.fit(x_tr, c_tr)
                 pa = clf.predict_proba(va[test])
                 pb = clf.predict_proba(vb[test]) if self.paired else None
-            self.stage1.append((train, test, classes, pb, pa))
+            self.stage1.append((train, test, c_tr, classes, pa, pb))
 
     def predict(self, y: np.ndarray) -> np.ndarray:
-        p = self.d.prep
         pred = np.empty(len(y), dtype=object)
-        for train, test, classes, pb, pa in self.stage1:
+        for train, test, cond, classes, pa, pb in self.stage1:
             if self.paired:
-                cond = np.concatenate([p.cond_a[train], p.cond_b[train]])
                 won = np.concatenate([y[train] == "A", y[train] == "B"]).astype(float)
-                prior = won.mean() if len(won) else 0.5
-                g = np.array([won[cond == c].mean() if np.any(cond == c) else prior for c in classes])
+                g = np.array([won[cond == c].mean() for c in classes])  # classes: values of cond
                 sa, sb = pa @ g, pb @ g
                 pred[test] = np.where(sa >= sb, "A", "B")
             else:
-                cond = p.cond_a[train]
                 labs = np.unique(y[train])
-                tab = np.array([[np.mean(y[train][cond == c] == lab) if np.any(cond == c) else
-                                 np.mean(y[train] == lab) for lab in labs] for c in classes])
+                tab = np.array([[np.mean(y[train][cond == c] == lab) for lab in labs] for c in classes])
                 pred[test] = labs[np.argmax(pa @ tab, axis=1)]
         return pred.astype(str)
 
