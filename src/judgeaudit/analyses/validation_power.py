@@ -215,8 +215,12 @@ def is_paired_table(df: pd.DataFrame) -> bool:
     return {"response_a", "response_b"} <= set(df.columns)
 
 
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
 def _clean_str(v: Any) -> str:
-    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
+    return "" if _missing(v) else str(v)
 
 
 def _groups(df: pd.DataFrame, fallback: str) -> np.ndarray:
@@ -251,7 +255,7 @@ def _human_lists(df: pd.DataFrame) -> list[list[str]] | None:
         return None
     out = []
     for v in df["human_labels"]:
-        if v is None or (isinstance(v, float) and math.isnan(v)):
+        if _missing(v):
             out.append([])
         else:
             out.append([str(x) for x in list(v)])
@@ -492,8 +496,8 @@ class NgramBank:
     def __init__(self, texts: Sequence[str]):
         from sklearn.feature_extraction.text import CountVectorizer
 
-        p = dict(NGRAM_PARAMS)
-        self.counts = CountVectorizer(analyzer=p["analyzer"], ngram_range=p["ngram_range"]).fit_transform(
+        self.counts = CountVectorizer(analyzer=NGRAM_PARAMS["analyzer"],
+                                      ngram_range=NGRAM_PARAMS["ngram_range"]).fit_transform(
             list(texts)).tocsc()
         self.counts.sort_indices()
 
