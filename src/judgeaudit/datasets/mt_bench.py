@@ -153,15 +153,16 @@ def load_pairs(root: str | Path, *, judgments: str | Path | None = None, turn: i
                     missing = m1 if ta is None else m2
                     raise InputError(f"no answers of model {missing!r} for question {qid}", path=f,
                                      line=line, field="model_1" if ta is None else "model_2")
+                judge = _judge_name(obj.get("judge"))
                 rows.append({
-                    "pair_id": f"mt_bench/{qid}/{m1}/{m2}/t{t}/{_judge_name(obj.get('judge'))}",
+                    "pair_id": f"mt_bench/{qid}/{m1}/{m2}/t{t}/{judge}",
                     "prompt": str(questions.loc[qid, "turns"][t - 1]),
                     "response_a": ta[t - 1], "response_b": tb[t - 1], "label": label,
                     "group": qid, "source_set": "mt_bench", "subset": str(questions.loc[qid, "category"]),
                     "condition_a": m1, "condition_b": m2,
                     "meta": {"file": f.name, "line": line, "inconsistent": g1 != g2, "g1_winner": g1,
                              "g2_winner": g2},
-                    "human_labels": None, "turn": t, "judge": _judge_name(obj.get("judge")),
+                    "human_labels": None, "turn": t, "judge": judge,
                     "label_source": "llm_judge",
                 })
             elif "winner" in obj and "model_a" in obj:
