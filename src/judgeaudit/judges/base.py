@@ -113,10 +113,11 @@ class Judge:
     def close(self) -> None:  # pragma: no cover - backends with resources override
         pass
 
-    def _verdict(self, request: JudgeRequest, **fields: Any) -> Verdict:
-        """A Verdict pre-filled with this judge's identity and the request's key."""
+    def _verdict(self, request: JudgeRequest, *, call_key: str | None = None, **fields: Any) -> Verdict:
+        """A Verdict pre-filled with this judge's identity and the request's key (``call_key``, when
+        the caller has already computed it, saves rendering and hashing the request again)."""
         base = dict(
-            call_key=self.key(request),
+            call_key=call_key or self.key(request),
             request_id=request.request_id,
             judge_id=self.spec.id,
             model=self.spec.model,

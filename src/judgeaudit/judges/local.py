@@ -174,7 +174,7 @@ class LocalJudge(Judge):
             else:
                 fields = self._generate(request, key)
         fields.update(latency_s=time.perf_counter() - started, provider="llama.cpp", cost_usd=0.0)
-        return self._verdict(request, **fields)
+        return self._verdict(request, call_key=key, **fields)
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         return await asyncio.get_running_loop().run_in_executor(_LLAMA_THREAD, self.judge_sync, request)

@@ -106,18 +106,18 @@ class ReferenceJudge(Judge):
             return "A" if len(request.response_a or "") >= len(request.response_b or "") else "B"
         raise ValueError(f"reference:{self.name} has no pairwise form")
 
-    def _make(self, request: JudgeRequest, **fields: Any) -> Verdict:
-        return self._verdict(request, parse_ok=True, score_source="reference" if "score" in fields else None,
+    def _make(self, request: JudgeRequest, key: str, **fields: Any) -> Verdict:
+        return self._verdict(request, call_key=key, parse_ok=True, score_source="reference" if "score" in fields else None,
                              provider="reference", cost_usd=0.0, latency_s=0.0, **fields)
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         key = self.key(request)
         if request.form == "graded":
             if self.name == "similarity":
-                return self._make(request, score=await self._similarity_grade(request))
-            return self._make(request, score=self._graded(request, key))
+                return self._make(request, key, score=await self._similarity_grade(request))
+            return self._make(request, key, score=self._graded(request, key))
         if request.form == "pairwise":
-            return self._make(request, choice=self._pairwise(request, key))
+            return self._make(request, key, choice=self._pairwise(request, key))
         raise ValueError(f"reference judges have no {request.form} form")
 
 
