@@ -28,16 +28,14 @@ def graded_requests(probes_df: pd.DataFrame) -> list[JudgeRequest]:
     out: list[JudgeRequest] = []
     if probes_df.empty:
         return out
-    order = pd.unique(probes_df["base_id"])
-    by_base = {b: g for b, g in probes_df.groupby("base_id", sort=False)}
-    for base_id in order:
-        rows = by_base[base_id]
-        first = rows.iloc[0]
+    for base_id, group in probes_df.groupby("base_id", sort=False):  # bases in order of first appearance
+        rows = group.to_dict("records")
+        first = rows[0]
         common = {"domain": first["domain"], "group": first["group"], "base_id": str(base_id)}
         out.append(JudgeRequest(request_id=str(base_id), form="graded", text=first["original"],
                                 evidence=first["evidence"], criterion=first["criterion"],
                                 meta={**common, "role": "original"}))
-        for _, r in rows.iterrows():
+        for r in rows:
             out.append(JudgeRequest(request_id=str(r["probe_id"]), form="graded", text=r["edited"],
                                     evidence=r["evidence"], criterion=r["criterion"],
                                     meta={**common, "role": "edited", "slot": r["slot"]}))
