@@ -54,7 +54,6 @@ def read_probes(path: str | Path) -> list[Probe]:
     if str(path) == BUNDLED:
         path = bundled_probes_path()
     probes: list[Probe] = []
-    lines: list[int] = []
     first_line_of_probe: dict[str, int] = {}
     base_first: dict[str, tuple[int, Probe]] = {}
     for n, obj in iter_jsonl(path):
@@ -85,11 +84,10 @@ def read_probes(path: str | Path) -> list[Probe]:
         else:
             base_first[probe.base_id] = (n, probe)
         probes.append(probe)
-        lines.append(n)
     if not probes:
         raise InputError("file holds no probes", path=path)
-    for probe, n in zip(probes, lines, strict=True):
-        if probe.probe_id in base_first:
-            raise InputError(f"probe_id {probe.probe_id!r} is also a base_id; graded requests are "
+    for probe_id, n in first_line_of_probe.items():  # file order
+        if probe_id in base_first:
+            raise InputError(f"probe_id {probe_id!r} is also a base_id; graded requests are "
                              "named by both, so they must differ", path=path, line=n, field="probe_id")
     return probes
