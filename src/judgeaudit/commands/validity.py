@@ -28,22 +28,20 @@ class ValidityRun:
     probes: pd.DataFrame
     verdicts: pd.DataFrame
     result: object
-    bundled: bool
 
 
 def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, store: Path | None = None,
                  s_floor: float = 0.90, bar: float = 0.75, n_boot: int = 2000, n_regrade: int = 48,
-                 concurrency: int | None = None, api_base: str | None = None, seed: int = 0,
-                 write: bool = True) -> ValidityRun:
+                 concurrency: int | None = None, api_base: str | None = None, seed: int = 0) -> ValidityRun:
     """Grade every original and edited text with every judge, then compute the profile."""
     from judgeaudit.analyses.validity import validity_profile
     from judgeaudit.commands.common import build_judges, judge_all
     from judgeaudit.io import write_json, write_parquet
     from judgeaudit.probes.design import graded_requests
-    from judgeaudit.probes.io import bundled_probes_path, read_probes
+    from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
     from judgeaudit.records import probes_frame
 
-    bundled = probes_path == "bundled"
+    bundled = probes_path == BUNDLED
     path = bundled_probes_path() if bundled else Path(probes_path)
     probes = probes_frame(read_probes(path))
     requests = graded_requests(probes)
@@ -51,13 +49,11 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     judges = build_judges(judge_specs, api_base=api_base)
     verdicts = judge_all(judges, requests, store_path=store or out / "calls.sqlite", concurrency=concurrency)
     result = validity_profile(probes, verdicts, s_floor=s_floor, bar=bar, n_boot=n_boot, seed=seed)
-    if write:
-        out.mkdir(parents=True, exist_ok=True)
-        payload = result.to_dict()
-        payload["probe_set"] = "bundled" if bundled else str(path)
-        write_json(out / "result.json", payload)
-        write_parquet(out / "verdicts.parquet", verdicts)
-    return ValidityRun(probes, verdicts, result, bundled)
+    payload = result.to_dict()
+    payload["probe_set"] = "bundled" if bundled else str(path)
+    write_json(out / "result.json", payload)
+    write_parquet(out / "verdicts.parquet", verdicts)
+    return ValidityRun(probes, verdicts, result)
 
 
 def sections(run: ValidityRun) -> list:
