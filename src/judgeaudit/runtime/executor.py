@@ -114,9 +114,7 @@ async def _call_with_retries(judge: Judge, request: JudgeRequest, key: str, poli
 
 
 def _error_verdict(judge: Judge, request: JudgeRequest, key: str, error: str) -> Verdict:
-    return Verdict(call_key=key, request_id=request.request_id, judge_id=judge.id, model=judge.spec.model,
-                   family=judge.spec.family, form=request.form, epoch=request.epoch, parse_ok=False,
-                   error=error, provider=judge.provider)
+    return judge._verdict(request, call_key=key, parse_ok=False, error=error, provider=judge.provider)
 
 
 async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore | None = None,
