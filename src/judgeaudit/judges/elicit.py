@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from judgeaudit.records import Defect, JudgeRequest
 
@@ -125,10 +125,8 @@ class ParseResult:
     rationale: str | None = None
     defects: list[Defect] | None = None
     error: str | None = None
-    extra: dict = field(default_factory=dict)
 
 
-_SCORE_RE = re.compile(r"(?:score\s*[:=]\s*)?\b([1-9])\b", re.IGNORECASE)
 _SCORE_LABEL_RE = re.compile(r"score\s*[:=]\s*\**\s*([1-9])\b", re.IGNORECASE)
 
 
