@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgeaudit.probes.taxonomy import AXES, CONSTRUCT_SLOTS, SLOTS, axis_of
+from judgeaudit.probes.taxonomy import AXES, CONSTRUCT_AXES, CONSTRUCT_SLOTS, SLOTS, axis_of
 from judgeaudit.probes.taxonomy import intended_direction as slot_direction
 from judgeaudit.stats.agreement import majority_label, raw_pairwise_agreement
 from judgeaudit.stats.resample import bootstrap_counts, percentile_ci, permutation_p, permute_within_groups
@@ -649,7 +649,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
         stats["gap"] = _num(gap)
         stats["gap_ci"] = ci_of(boot[:, col["scope"]] - boot[:, col["strength"]])
         if n_perm > 0:
-            stats["gap_perm_p"] = _gap_permutation_p(f, cons & np.isin(d.axis, ("scope", "strength")), d,
+            stats["gap_perm_p"] = _gap_permutation_p(f, cons & np.isin(d.axis, CONSTRUCT_AXES), d,
                                                      gap, n_perm, seed)
         if d.direction_source == "human":
             gu = est["scope_unan"] - est["strength_unan"]
