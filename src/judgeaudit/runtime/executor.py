@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections import defaultdict
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -75,13 +74,13 @@ class _RateColumn(ProgressColumn):
 
 # One semaphore per provider, shared by every run in this process.
 _PROVIDER_SEMAPHORES: dict[tuple[int, str], asyncio.Semaphore] = {}
-_PROVIDER_LIMITS: dict[str, int] = defaultdict(lambda: 0)
+_PROVIDER_LIMITS: dict[str, int] = {}
 
 
 def _semaphore(provider: str, limit: int) -> asyncio.Semaphore:
     loop_id = id(asyncio.get_running_loop())
     key = (loop_id, provider)
-    if key not in _PROVIDER_SEMAPHORES or _PROVIDER_LIMITS[provider] != limit:
+    if key not in _PROVIDER_SEMAPHORES or _PROVIDER_LIMITS.get(provider) != limit:
         _PROVIDER_SEMAPHORES[key] = asyncio.Semaphore(limit)
         _PROVIDER_LIMITS[provider] = limit
     return _PROVIDER_SEMAPHORES[key]
