@@ -82,9 +82,7 @@ def _score_distribution(choice: Any) -> list[float] | None:
         if found:
             total = sum(probs)
             return [p / total for p in probs] if total > 0 else None
-        if (getattr(position, "token", "") or "").strip():
-            # A non-digit token was emitted before any score: the score comes later in free text.
-            continue
+        # No digit among this position's candidates: the score comes later in the text.
     return None
 
 
