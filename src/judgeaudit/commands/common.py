@@ -19,7 +19,7 @@ def build_judges(specs: list[str | dict], *, api_base: str | None = None) -> lis
     A spec is a string (``local``) or a mapping with ``spec`` and backend options
     (``{"spec": "api:openai/gpt-4o-mini", "family": "gpt", "temperature": 0}``).
     """
-    from judgeaudit.judges.replay import replay_judge_ids
+    from judgeaudit.judges.replay import replay_judges
 
     judges: list[Judge] = []
     for spec in specs:
@@ -29,11 +29,8 @@ def build_judges(specs: list[str | dict], *, api_base: str | None = None) -> lis
             judges.append(make_judge(spec["spec"], **opts))
             continue
         if spec.startswith("replay:") and "judge=" not in spec:
-            ids = replay_judge_ids(spec.removeprefix("replay:"))
-            if len(ids) > 1:
-                sep = "&" if "?" in spec else "?"
-                judges += [make_judge(f"{spec}{sep}judge={i}", id=i) for i in ids]
-                continue
+            judges += replay_judges(spec.removeprefix("replay:"))  # one read of the file for all its judges
+            continue
         judges.append(make_judge(spec, api_base=api_base))
     seen: set[str] = set()
     for j in judges:

@@ -66,10 +66,6 @@ def _judge_ids(df: pd.DataFrame) -> list[str]:
     return sorted(df["judge_id"].dropna().astype(str).unique()) if "judge_id" in df.columns else []
 
 
-def replay_judge_ids(argument: str) -> list[str]:
-    """The judge ids a replay file holds ([] when it has no judge_id column)."""
-    path, mapping = parse_spec(argument)
-    return _judge_ids(load_replay_table(path, mapping))
 
 
 def _cell(row: dict[str, Any], column: str) -> Any:
@@ -113,6 +109,29 @@ class ReplayJudge(Judge):
                              raw=None if raw is None else str(raw), provider="replay")
 
 
+def _judge_of(df: pd.DataFrame, path: str, wanted: str | None, spec_id: str, family: str | None) -> ReplayJudge:
+    """The judge ``wanted`` of a normalised replay table (the whole table when it has no judge_id column)."""
+    if wanted is not None and "judge_id" in df.columns:
+        df = df[df["judge_id"].astype(str) == wanted]
+        if df.empty:
+            raise InputError(f"no rows for judge {wanted!r}", path=path, field="judge_id")
+    family = family or (str(df["family"].iloc[0]) if "family" in df.columns else None)
+    model = str(df["model"].iloc[0]) if "model" in df.columns else wanted
+    return ReplayJudge(JudgeSpec(id=spec_id, backend="replay", model=model, family=family,
+                                 options={"path": path}), df, path)
+
+
+def replay_judges(argument: str) -> list[Judge]:
+    """Every judge a replay file holds, from one read of it: one per judge id, named by its id, or the
+    file's single judge, named by the spec, when it has no judge ids (``build_judges`` on ``replay:<argument>``)."""
+    path, mapping = parse_spec(argument)
+    df = load_replay_table(path, mapping)
+    ids = _judge_ids(df)
+    if not ids:
+        return [_judge_of(df, path, None, f"replay:{argument}", None)]
+    return [_judge_of(df, path, i, i, None) for i in ids]
+
+
 @register("replay", "verdicts from a JSONL/CSV/Parquet file: replay:<path>[?judge=ID&score=col…]")
 def _make(argument: str, options: dict[str, Any]) -> Judge:
     path, mapping = parse_spec(argument)
@@ -126,12 +145,5 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
             raise InputError(f"file holds {len(ids)} judges ({', '.join(ids[:5])}…); pick one with ?judge=ID",
                              path=path, field="judge_id")
         wanted = wanted or (ids[0] if ids else None)
-        if wanted is not None:
-            df = df[df["judge_id"].astype(str) == wanted]
-            if df.empty:
-                raise InputError(f"no rows for judge {wanted!r}", path=path, field="judge_id")
     spec_id = options["id"] if wanted is None or options["id"] != f"replay:{argument}" else wanted
-    family = options.get("family") or (str(df["family"].iloc[0]) if "family" in df.columns else None)
-    model = str(df["model"].iloc[0]) if "model" in df.columns else wanted
-    return ReplayJudge(JudgeSpec(id=spec_id, backend="replay", model=model, family=family,
-                                 options={"path": path}), df, path)
+    return _judge_of(df, path, wanted, spec_id, options.get("family"))
