@@ -15,7 +15,6 @@ safety-refuse, safety-response (math is not in this copy).
 
 from __future__ import annotations
 
-import zlib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,6 +24,7 @@ from judgeaudit.datasets._common import (
     UNAVAILABLE,
     CoverageCell,
     finish_pairs,
+    hash_side,
     read_json_array,
     require,
 )
@@ -75,7 +75,7 @@ def _variant(i: int, j: int) -> str:
 
 def chosen_side(base_id: str) -> str:
     """The side ('A' or 'B') holding the chosen response for every pair of ``base_id``."""
-    return "A" if zlib.crc32(base_id.encode()) % 2 == 0 else "B"
+    return hash_side(base_id)
 
 
 def load_pairs(root: str | Path, *, pairs: PairSelection = "diagonal",
