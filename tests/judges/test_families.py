@@ -151,3 +151,18 @@ def test_claude_evaluator_is_caught_against_a_published_anthropic_judge():
     assert check_evaluator_family(make_judge("api:xai/grok-2").spec.family, families) == []
     with pytest.raises(InputError, match="family="):
         check_evaluator_family(make_judge("api:openai/acme-evaluator").spec.family, families)
+
+
+def test_cap_testbed_gate_of_the_generators_vendor_is_refused(tmp_path):
+    import pandas as pd
+
+    from judgeaudit.probes import cap_testbed
+
+    src = pd.DataFrame({"question": ["How many legs has a spider?"], "answer": ["Eight"]})
+    closed = {"api_base": "http://127.0.0.1:9/v1"}  # nothing is asked: the rule comes first
+    with pytest.raises(InputError, match="shares the generator's family 'openai'"):
+        cap_testbed.build_testbed(src, generator=make_judge("api:openai/gpt-4o", **closed),
+                                  gate=make_judge("api:openai/o3-mini", **closed), store_path=tmp_path / "c.sqlite")
+    with pytest.raises(InputError, match="family="):
+        cap_testbed.build_testbed(src, generator=make_judge("api:openai/acme-gen", **closed),
+                                  gate=make_judge("api:openai/acme-gate", **closed), store_path=tmp_path / "c.sqlite")
