@@ -148,7 +148,7 @@ def test_one_model_under_two_prompt_modes_is_not_a_within_family_pair(data_dir):
     pairs = pairs[pairs["source_set"] == "llmbar"]
     r = cap_profile(pairs, tables, {"llmbar": llmbar.COVERAGE["llmbar"]}, n_boot=10, seed=0)
     l1 = r.l1.set_index(["judge_a", "judge_b"])
-    key = ("GPT-4/Vanilla", "GPT-4/CoT") if ("GPT-4/Vanilla", "GPT-4/CoT") in l1.index else ("GPT-4/CoT", "GPT-4/Vanilla")
+    key = next(k for k in (("GPT-4/Vanilla", "GPT-4/CoT"), ("GPT-4/CoT", "GPT-4/Vanilla")) if k in l1.index)
     assert l1.loc[key, "relation"] == "same model" and not l1.loc[key, "same_family"]
     wf = r.l1[r.l1["relation"] == "within family"]
     # ChatGPT vs GPT-4 (each mode) are the within-family pairs; PaLM2 pairs are cross-family

@@ -112,5 +112,6 @@ def _make_ensemble(argument: str, options: dict[str, Any]) -> Judge:
     opts = {k: v for k, v in options.items() if k != "id"}
     members = [make_judge(s, **opts) for s in specs]
     spec = JudgeSpec(id=options["id"], backend="ensemble", model=",".join(m.spec.id for m in members),
-                     family=combine(m.spec.family for m in members), params={"members": [m.spec.fingerprint() for m in members]})
+                     family=combine(m.spec.family for m in members),
+                     params={"members": [m.spec.fingerprint() for m in members]})
     return EnsembleJudge(spec, members)
