@@ -54,3 +54,13 @@ def test_the_endpoint_is_in_the_key_and_the_verdict_and_a_missing_one_keeps_the_
 def test_redact_cuts_userinfo_and_query_strings():
     msg = "Connection error to http://user:pw@127.0.0.1:9/v1/chat/completions?api-key=k1 (refused)"
     assert _redact(msg) == "Connection error to http://127.0.0.1:9/v1/chat/completions (refused)"
+
+
+def test_a_permanent_error_keeps_its_name_and_loses_its_credentials():
+    from judgeaudit.judges.api import _without_credentials
+
+    class NotFoundError(Exception):
+        pass
+
+    e = _without_credentials(NotFoundError("no model at http://u:pw@h:1/v1/chat/completions?key=k1"))
+    assert f"{type(e).__name__}: {e}" == "NotFoundError: no model at http://h:1/v1/chat/completions"
