@@ -33,7 +33,9 @@ def test_an_endpoint_that_is_not_an_http_url_is_an_input_error(url):
         normalise_endpoint(url)
 
 
-def test_the_endpoint_is_in_the_key_and_the_verdict_and_a_missing_one_keeps_the_old_key():
+def test_the_endpoint_is_in_the_key_and_the_verdict_and_a_missing_one_keeps_the_old_key(monkeypatch):
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
     a = make_judge("api:openai/m", api_base="http://127.0.0.1:8000/v1")
     b = make_judge("api:openai/m", api_base="http://127.0.0.1:8001/v1")
     same = make_judge("api:openai/m", api_base="http://u:pw@127.0.0.1:8000/v1/")
@@ -64,3 +66,19 @@ def test_a_permanent_error_keeps_its_name_and_loses_its_credentials():
 
     e = _without_credentials(NotFoundError("no model at http://u:pw@h:1/v1/chat/completions?key=k1"))
     assert f"{type(e).__name__}: {e}" == "NotFoundError: no model at http://h:1/v1/chat/completions"
+
+
+def test_a_base_url_from_the_environment_is_the_endpoint(monkeypatch):
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
+    default = make_judge("api:openai/m")
+    monkeypatch.setenv("OPENAI_API_BASE", "http://127.0.0.1:8002/v1/")
+    from_env = make_judge("api:openai/m")
+    assert from_env.spec.endpoint == "http://127.0.0.1:8002/v1" and from_env.key(REQ) != default.key(REQ)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8003/v1")     # LiteLLM reads this one first
+    assert make_judge("api:openai/m").spec.endpoint == "http://127.0.0.1:8003/v1"
+    assert make_judge("api:openai/m", api_base="http://127.0.0.1:8000/v1").spec.endpoint == "http://127.0.0.1:8000/v1"
+    assert make_judge("api:anthropic/m").spec.endpoint is None             # another provider's variable
+    monkeypatch.setenv("OPENAI_BASE_URL", "localhost:8000")
+    with pytest.raises(InputError, match="OPENAI_BASE_URL must be an http"):
+        make_judge("api:openai/m")

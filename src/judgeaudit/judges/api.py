@@ -206,6 +206,30 @@ class ApiJudge(Judge):
         return self._verdict(request, **fields)
 
 
+def _env_base(model: str) -> tuple[str, str] | None:
+    """``(variable, value)`` of the base URL LiteLLM takes from the environment for this model's
+    provider (``<PROVIDER>_BASE_URL``, else ``<PROVIDER>_API_BASE``), when one is set."""
+    if not any(k.endswith(("_BASE_URL", "_API_BASE")) and v for k, v in os.environ.items()):
+        return None
+    try:
+        provider = _litellm().get_llm_provider(model)[1]
+    except Exception:  # noqa: BLE001 - LiteLLM cannot place the model: its calls will fail anyway
+        return None
+    for name in (f"{provider.upper()}_BASE_URL", f"{provider.upper()}_API_BASE"):
+        if os.environ.get(name):
+            return name, os.environ[name]
+    return None
+
+
+def _endpoint(model: str, api_base: str | None) -> str | None:
+    """The normalised endpoint of an api judge: its ``api_base``, else the provider's base URL from
+    the environment, else None (the provider's default server; keys as before endpoints existed)."""
+    if api_base:
+        return normalise_endpoint(api_base)
+    found = _env_base(model)
+    return normalise_endpoint(found[1], field=found[0]) if found else None
+
+
 @register("api", "any model through LiteLLM: api:<provider/model> (api_base=... for OpenAI-compatible servers)")
 def _make(argument: str, options: dict[str, Any]) -> Judge:
     if not argument:
@@ -214,6 +238,6 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
     spec_id = opts.pop("id")
     family = opts.pop("family", None) or argument.split("/")[-1].split("-")[0].lower()
     transport = {k: opts.pop(k) for k in _TRANSPORT_OPTIONS if k in opts}
-    endpoint = normalise_endpoint(transport["api_base"]) if transport.get("api_base") else None
+    endpoint = _endpoint(argument, transport.get("api_base"))
     return ApiJudge(JudgeSpec(id=spec_id, backend="api", model=argument, family=family, params=opts,
                               template_version=elicit.TEMPLATE_VERSION, endpoint=endpoint, options=transport))

@@ -64,15 +64,15 @@ class JudgeSpec(BaseModel):
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-def normalise_endpoint(url: str) -> str:
+def normalise_endpoint(url: str, *, field: str = "api_base") -> str:
     """A server address as it enters call keys and the store: ``scheme://host[:port]/path``.
 
     Scheme and host are lower-cased, a default port (80, 443) is dropped, the path keeps its case
     and loses trailing slashes. User-info, query string and fragment (where keys and tokens travel)
-    are never kept. Raises ``InputError`` for anything but an http(s) URL with a host.
+    are never kept. Raises ``InputError`` (naming ``field``) for anything but an http(s) URL with a
+    host; the message never repeats the URL, which may hold a credential.
     """
-    bad = InputError("api_base must be an http(s) URL with a host, e.g. http://127.0.0.1:8000/v1",
-                     field="api_base")
+    bad = InputError(f"{field} must be an http(s) URL with a host, e.g. http://127.0.0.1:8000/v1", field=field)
     try:
         parts = urlsplit(url.strip())
         port = parts.port
