@@ -83,3 +83,9 @@ def test_leading_space_variants_of_a_digit_are_one_grade(fake_server):
         return content
     v = _ask(fake_server, "Score: 7", both_spellings)
     assert v.score_dist == pytest.approx([0, 0, 0, 0, 0, 0.3, 0.7, 0, 0], abs=1e-9)
+
+
+def test_a_certain_digit_is_a_one_point_distribution(fake_server):
+    v = _ask(fake_server, "Score: 3", lambda text: chat_logprobs(text, {3: 1.0}))   # logprob 0.0
+    assert v.score_source == "logprobs" and v.score == 3.0
+    assert v.score_dist == [0, 0, 1.0, 0, 0, 0, 0, 0, 0] and v.meta["digit_mass"] == 1.0

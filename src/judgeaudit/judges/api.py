@@ -96,7 +96,7 @@ def _score_distribution(choice: Any, text: str, at: int) -> tuple[list[float], f
     None when the provider returned no logprobs, when its tokens do not spell the reply up to that
     token, or when that token is more than the digit (its alternatives are then not grades).
     """
-    content = _get(_get(choice, "logprobs"), "content") if _get(choice, "logprobs") is not None else None
+    content = _get(_get(choice, "logprobs"), "content")
     if not content:
         return None
     reply = text.encode()
@@ -125,8 +125,9 @@ def _digit_distribution(entry: Any) -> tuple[list[float], float] | None:
     for c in cands:
         raw = _token_bytes(c)
         spelled = raw.decode(errors="replace").strip() if raw is not None else ""
-        if spelled in _DIGITS:
-            probs[_DIGITS[spelled]] += math.exp(_get(c, "logprob") or -math.inf)
+        logprob = _get(c, "logprob")
+        if spelled in _DIGITS and logprob is not None:
+            probs[_DIGITS[spelled]] += math.exp(logprob)
     total = sum(probs)
     return ([p / total for p in probs], total) if total > 0 else None
 
