@@ -11,7 +11,7 @@ name is not a local folder; offline, a missing model is a clear error.
   pairwise prefers the response with the higher reward.
 
 Forward passes are made as reproducible as torch allows: eval mode (no dropout), inference mode, a
-fixed intra-op thread count (``threads=N``; default: torch's count when the judge is built) and
+fixed intra-op thread count (``threads=N``; default: torch's count when the model is loaded) and
 deterministic algorithms (warn-only, so an op without a deterministic kernel still runs). These
 torch settings are process-wide, so each pass holds one lock and restores them afterwards.
 """
