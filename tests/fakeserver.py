@@ -10,12 +10,19 @@ Faults apply to the next ``times`` requests, in the order planned: ``429`` (with
 ``500``, ``slow`` (sleeps ``delay`` seconds before answering; a late answer is not counted in ``answered``), ``malformed`` (a body that is not
 JSON), ``truncated`` (a JSON body cut in half), ``garbage`` (a well-formed answer whose text is
 not a verdict).
+
+``logprobs=True`` answers a logprob request with one position: the reply's first digit at 0.7, the other
+digits sharing 0.3. ``logprobs=<callable>`` builds ``choices[0].logprobs.content`` from the reply text;
+``chat_logprobs`` makes them the shape OpenAI's chat API returns (one entry per token with ``token``,
+``logprob``, ``bytes`` and ``top_logprobs``; digits among the alternatives of every position).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 import threading
 import time
 from collections import Counter, deque
@@ -24,13 +31,48 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+_TOKEN_RE = re.compile(r" ?[A-Za-z]+| ?[0-9]| ?[^\sA-Za-z0-9]|\s+")
+
+
+def _token_entries(piece: str) -> list[tuple[str, list[int]]]:
+    """(token string, bytes) of one token; a character of several UTF-8 bytes is split across two
+    tokens the way byte-level tokenisers do, each shown as ``bytes:\\xNN...``."""
+    raw = piece.encode()
+    if len(raw) == len(piece):
+        return [(piece, list(raw))]
+    cut = len(raw) - 1
+    return [("bytes:" + "".join(f"\\x{b:02x}" for b in part), list(part)) for part in (raw[:cut], raw[cut:])]
+
+
+def chat_logprobs(text: str, score_probs: dict[int, float], *, score_at: int | None = None,
+                  distractors: tuple[str, ...] = ("1", "**", " the"), chosen_p: float = 0.9) -> list[dict[str, Any]]:
+    """Chat-format logprobs for ``text``: at the token holding character ``score_at`` (default: the
+    last digit of the text) ``score_probs`` (digit -> probability, the chosen digit included) in the
+    token's own spelling; at every other token the chosen token at ``chosen_p`` and ``distractors``
+    (a digit among them) sharing the rest."""
+    if score_at is None:
+        score_at = max((i for i, c in enumerate(text) if c.isdigit()), default=-1)
+    content = []
+    for m in _TOKEN_RE.finditer(text):
+        for tok, raw in _token_entries(m.group()):
+            if m.start() <= score_at < m.end():
+                lead = tok[: len(tok) - 1]
+                alts = {f"{lead}{d}": p for d, p in score_probs.items()}
+            else:
+                alts = {tok: chosen_p, **{d: (1 - chosen_p) / len(distractors) for d in distractors if d != tok}}
+            top = [{"token": t, "logprob": math.log(p), "bytes": raw if t == tok else list(t.encode())}
+                   for t, p in sorted(alts.items(), key=lambda kv: -kv[1])]
+            content.append({"token": tok, "logprob": math.log(alts[tok]), "bytes": raw, "top_logprobs": top})
+    return content
+
+
 class _Server(ThreadingHTTPServer):
     request_queue_size = 1024   # the default backlog (5) drops connections under high concurrency
 
 
 class FakeServer:
     def __init__(self, responder: Callable[[str], str] | None = None, latency: float = 0.0,
-                 logprobs: bool = False):
+                 logprobs: bool | Callable[[str], list[dict[str, Any]]] = False):
         self.responder = responder or (lambda prompt: "Score: 5")
         self.latency = latency
         self.logprobs = logprobs
@@ -77,10 +119,10 @@ class FakeServer:
     def _completion(self, body: dict[str, Any], text: str) -> dict[str, Any]:
         choice: dict[str, Any] = {"index": 0, "finish_reason": "stop",
                                   "message": {"role": "assistant", "content": text}}
-        if self.logprobs and body.get("logprobs"):
+        if callable(self.logprobs) and body.get("logprobs"):
+            choice["logprobs"] = {"content": self.logprobs(text)}
+        elif self.logprobs and body.get("logprobs"):
             digit = next((c for c in text if c.isdigit()), "5")
-            import math
-
             top = [{"token": str(d), "logprob": math.log(0.7 if str(d) == digit else 0.3 / 8), "bytes": None}
                    for d in range(1, 10)]
             choice["logprobs"] = {"content": [{"token": digit, "logprob": math.log(0.7), "bytes": None,

@@ -1,37 +1,83 @@
 import json
+import os
 import subprocess
 import sys
 
 import pandas as pd
 
 
+def _env(**extra):
+    env = {"COLUMNS": "200", "PATH": "/usr/bin:/bin", **extra}
+    for name in ("PYTHONPATH", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "LITELLM_LOCAL_MODEL_COST_MAP"):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return env
+
+
 def _run(*args):
-    p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", *args], capture_output=True, text=True,
-                       env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+    p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", *args], capture_output=True, text=True, env=_env())
     return p.returncode, p.stdout + p.stderr
 
 
-def test_store_stats_and_export(tmp_path, fake_server):
-    import os
-
-    os.environ.setdefault("OPENAI_API_KEY", "sk-test")
-    srv = fake_server(responder=lambda p: "Score: 2")
-    srv.fault("garbage")
+def _judge(tmp_path, api_base, out, *extra):
     items = tmp_path / "items.jsonl"
     items.write_text("".join(json.dumps({"item_id": f"i{i}", "text": f"t{i}"}) + "\n" for i in range(3)))
-    p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", "judge", "--judge", "api:openai/m", "--api-base",
-                        srv.base_url, "--input", str(items), "--out", str(tmp_path), "--store",
-                        str(tmp_path / "s.sqlite"), "--concurrency", "1"], capture_output=True, text=True,
-                       env={**os.environ, "OPENAI_API_KEY": "sk-test"})
+    return subprocess.run([sys.executable, "-m", "judgeaudit.cli", "judge", "--judge", "api:openai/m", "--api-base",
+                           api_base, "--input", str(items), "--out", str(out), "--store",
+                           str(tmp_path / "s.sqlite"), "--concurrency", "1", *extra],
+                          capture_output=True, text=True, env=_env(OPENAI_API_KEY="sk-test"))
+
+
+def _stats_rows(out):
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in out.splitlines() if "api:openai/m" in line]
+    return {(r[0], r[1]): r for r in rows}
+
+
+def test_store_stats_and_export(tmp_path, fake_server):
+    srv = fake_server(responder=lambda p: "Score: 2")
+    srv.fault("garbage")
+    p = _judge(tmp_path, srv.base_url, tmp_path)
     assert p.returncode == 0, p.stderr
     rc, out = _run("store", "stats", "--store", str(tmp_path / "s.sqlite"))
     assert rc == 0 and "api:openai/m" in out
-    row = next(line for line in out.splitlines() if "api:openai/m" in line)
-    cells = [c.strip() for c in row.split("│") if c.strip()]
-    assert cells[1:4] == ["3", "0", "1"]          # ok, errors, parse failures
+    [cells] = _stats_rows(out).values()
+    assert cells[1] == srv.base_url                 # the endpoint the calls were sent to
+    assert cells[2:5] == ["3", "0", "1"]            # ok, errors, parse failures
     rc, out = _run("store", "export", "--store", str(tmp_path / "s.sqlite"), "--out", str(tmp_path / "e.parquet"))
     assert rc == 0 and "3 calls" in out
     df = pd.read_parquet(tmp_path / "e.parquet")
     assert sorted(df["request_id"]) == ["i0", "i1", "i2"] and df["parse_ok"].sum() == 2
     rc, out = _run("store", "stats", "--store", str(tmp_path / "missing.sqlite"))
     assert rc == 2 and "missing.sqlite: call store not found" in out
+
+
+def test_another_api_base_is_another_instrument_and_no_credential_is_stored(tmp_path, fake_server):
+    first = fake_server(responder=lambda p: "Score: 2")
+    second = fake_server(responder=lambda p: "Score: 8")
+    p = _judge(tmp_path, first.base_url, tmp_path / "one")
+    assert p.returncode == 0, p.stderr
+    p = _judge(tmp_path, second.base_url, tmp_path / "two")
+    assert p.returncode == 0, p.stderr
+    assert len(first.requests) == 3 and len(second.requests) == 3   # the second server was asked
+    scores = [json.loads(line)["score"] for line in (tmp_path / "two" / "verdicts.jsonl").read_text().splitlines()]
+    assert scores == [8.0, 8.0, 8.0]
+    # the same server spelled differently (scheme case, user-info, trailing slash) answers from the store
+    same = second.base_url.replace("http://", "HTTP://user:secret-pw@") + "/"
+    p = _judge(tmp_path, same, tmp_path / "three")
+    assert p.returncode == 0, p.stderr
+    assert len(second.requests) == 3
+    # a failing call keeps its error message in the store: a closed port with credentials in the URL
+    closed = fake_server()
+    dead = closed.base_url.replace("http://", "http://user:secret-pw@")
+    closed.stop()
+    _judge(tmp_path, dead, tmp_path / "dead", "--retries", "0", "--timeout", "5")
+    rc, out = _run("store", "stats", "--store", str(tmp_path / "s.sqlite"))
+    rows = _stats_rows(out)
+    assert rc == 0 and set(rows) == {("api:openai/m", srv.base_url) for srv in (first, second, closed)}
+    assert [rows["api:openai/m", srv.base_url][2:4] for srv in (first, second, closed)] == [
+        ["3", "0"], ["3", "0"], ["0", "3"]]                                # ok, errors
+    assert "secret" not in out
+    files = [f for f in tmp_path.rglob("*") if f.is_file() and f.name != "items.jsonl"]
+    assert any(f.name == "s.sqlite" for f in files)
+    for f in files:
+        assert b"secret" not in f.read_bytes(), f

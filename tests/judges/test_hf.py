@@ -6,6 +6,7 @@ import asyncio
 import math
 import string
 
+import numpy as np
 import pytest
 
 from judgeaudit.errors import InputError
@@ -41,6 +42,10 @@ def tiny_models(tmp_path_factory):
     return root
 
 
+# Two forward passes of a float32 model may differ in the last bits (reduction order); a real change
+# of model or prompt moves a probability by orders of magnitude more than this.
+ATOL = 1e-6
+
 REQ = JudgeRequest(request_id="x", text="All patients are cured.", evidence="Some patients improved.")
 PAIR = JudgeRequest(request_id="p", form="pairwise", prompt="2+2?", response_a="4", response_b="5")
 
@@ -50,9 +55,35 @@ def test_causal_lm_gives_a_proper_deterministic_distribution(tiny_models):
     a = asyncio.run(j.judge_one(REQ))
     b = asyncio.run(j.judge_one(REQ))
     assert a.parse_ok and len(a.score_dist) == 9 and math.isclose(sum(a.score_dist), 1.0, abs_tol=1e-9)
-    assert a.score_dist == b.score_dist and 1 <= a.score <= 9
+    np.testing.assert_allclose(a.score_dist, b.score_dist, rtol=0, atol=ATOL)
+    assert 1 <= a.score <= 9
     p = asyncio.run(j.judge_one(PAIR))
     assert p.choice in ("A", "B")
+
+
+def test_forward_passes_pin_torch_settings_and_restore_them(tiny_models):
+    import torch
+
+    before = torch.get_num_threads()
+    j = make_judge(f"hf:{tiny_models / 'causal'}", threads=1)
+    one = asyncio.run(j.judge_one(REQ))
+    assert torch.get_num_threads() == before and not torch.are_deterministic_algorithms_enabled()
+    seen = []
+    original = torch.set_num_threads
+    try:
+        torch.set_num_threads = lambda n: (seen.append(n), original(n))   # record what each pass asks for
+        asyncio.run(j.judge_one(REQ))
+    finally:
+        torch.set_num_threads = original
+    assert seen == [1, before]                      # one thread during the pass, then the caller's count
+    default = asyncio.run(make_judge(f"hf:{tiny_models / 'causal'}").judge_one(REQ))
+    np.testing.assert_allclose(one.score_dist, default.score_dist, rtol=0, atol=ATOL)
+
+
+@pytest.mark.parametrize("threads", [0, -2, "two", True])
+def test_threads_must_be_a_positive_whole_number(threads):
+    with pytest.raises(InputError, match="threads"):
+        make_judge("hf:./model", threads=threads)
 
 
 def test_reward_model_scores_and_prefers(tiny_models):

@@ -3,22 +3,26 @@
 ``api:openai/gpt-4o-mini``, ``api:anthropic/claude-...``, ``api:openai/<name>`` with
 ``api_base=http://127.0.0.1:8000/v1`` for vLLM, Ollama or any OpenAI-compatible server.
 
-Graded verdicts use the returned log-probabilities of the score tokens where the provider
-returns them (``score_source='logprobs'``; ``score`` is the expected grade and ``score_dist`` the
-renormalised distribution over 1–9), and the parsed score otherwise (``score_source='parsed'``).
-Keys are read by LiteLLM from the environment and never pass through judgeaudit's records.
+Graded verdicts use the returned log-probabilities at the token the parser read as the score,
+where the provider returns them (``score_source='logprobs'``; ``score`` is the expected grade and
+``score_dist`` the renormalised distribution over 1–9), and the parsed score otherwise
+(``score_source='parsed'``). A reply the parser cannot read is a parse failure whatever its
+logprobs. Keys are read by LiteLLM from the environment and never pass through judgeaudit's
+records; ``api_base`` enters call keys and records only as its normalised endpoint (no user-info,
+no query string).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from typing import Any
 
 from judgeaudit.families import resolve, split_spec_family
 from judgeaudit.judges import elicit
-from judgeaudit.judges.base import Judge, JudgeSpec, register
+from judgeaudit.judges.base import Judge, JudgeSpec, normalise_endpoint, register
 from judgeaudit.records import JudgeRequest, Verdict
 from judgeaudit.errors import InputError, TransientError
 
@@ -60,31 +64,83 @@ def _classify(exc: Exception) -> Exception:
     return exc
 
 
+_USERINFO_RE = re.compile(r"(?<=//)[^/\s@]*@")
+_QUERY_RE = re.compile(r"(?<=://)([^\s?#]*)[?#][^\s'\"]*")
+
+
+def _redact(text: str) -> str:
+    """``text`` without URL user-info or query strings (where credentials travel)."""
+    return _QUERY_RE.sub(r"\1", _USERINFO_RE.sub("", text))
+
+
 def _short(exc: Exception) -> str:
-    text = str(exc).replace("\n", " ")
+    text = _redact(str(exc)).replace("\n", " ")
     return text[:300]
 
 
-def _score_distribution(choice: Any) -> list[float] | None:
-    """Distribution over 1–9 at the first generated position whose top candidates include a digit."""
-    logprobs = getattr(choice, "logprobs", None)
-    content = getattr(logprobs, "content", None) if logprobs is not None else None
+def _get(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+def _token_bytes(entry: Any) -> bytes | None:
+    raw = _get(entry, "bytes")
+    if raw is not None:
+        return bytes(raw)
+    token = _get(entry, "token")
+    return token.encode() if isinstance(token, str) else None
+
+
+def _score_distribution(choice: Any, text: str, at: int) -> tuple[list[float], float] | None:
+    """Distribution over 1–9 at the token holding ``text[at]`` (the digit the parser read), and the
+    probability mass the top alternatives there put on the digits.
+
+    None when the provider returned no logprobs, when its tokens do not spell the reply up to that
+    token, or when that token is more than the digit (its alternatives are then not grades).
+    """
+    content = _get(_get(choice, "logprobs"), "content")
     if not content:
         return None
-    for position in content:
-        cands = getattr(position, "top_logprobs", None) or []
-        probs = [0.0] * len(elicit.SCALE)
-        found = False
-        for c in cands:
-            tok = (getattr(c, "token", "") or "").strip()
-            if tok in _DIGITS:
-                probs[_DIGITS[tok]] += math.exp(getattr(c, "logprob", -math.inf))
-                found = True
-        if found:
-            total = sum(probs)
-            return [p / total for p in probs] if total > 0 else None
-        # No digit among this position's candidates: the score comes later in the text.
+    reply = text.encode()
+    target = len(text[:at].encode())
+    start = 0
+    for entry in content:
+        raw = _token_bytes(entry)
+        if raw is None or reply[start : start + len(raw)] != raw:
+            return None
+        end = start + len(raw)
+        if start <= target < end:
+            if raw.decode(errors="replace").strip() != text[at]:
+                return None
+            return _digit_distribution(entry)
+        start = end
     return None
+
+
+def _digit_distribution(entry: Any) -> tuple[list[float], float] | None:
+    """Renormalised probabilities of the grades among one position's alternatives (spellings with
+    and without a leading space are one grade); the chosen token counts when it is not listed."""
+    cands = list(_get(entry, "top_logprobs") or [])
+    if not any(_token_bytes(c) == _token_bytes(entry) for c in cands):
+        cands.append(entry)
+    probs = [0.0] * len(elicit.SCALE)
+    for c in cands:
+        raw = _token_bytes(c)
+        spelled = raw.decode(errors="replace").strip() if raw is not None else ""
+        logprob = _get(c, "logprob")
+        if spelled in _DIGITS and logprob is not None:
+            probs[_DIGITS[spelled]] += math.exp(logprob)
+    total = sum(probs)
+    return ([p / total for p in probs], total) if total > 0 else None
+
+
+def _without_credentials(exc: Exception) -> Exception:
+    """``exc`` with user-info and query strings cut from its message (it is stored as the error)."""
+    if isinstance(exc, TransientError):
+        return exc
+    clean = _redact(str(exc))
+    if clean == str(exc):
+        return exc
+    return type(type(exc).__name__, (Exception,), {})(clean)
 
 
 class ApiJudge(Judge):
@@ -96,7 +152,7 @@ class ApiJudge(Judge):
 
     @property
     def provider(self) -> str:
-        return self.spec.options.get("api_base") or (self.spec.model or "").split("/")[0]
+        return self.spec.endpoint or (self.spec.model or "").split("/")[0]
 
     def render(self, request: JudgeRequest) -> str:
         return elicit.render(request)
@@ -122,7 +178,7 @@ class ApiJudge(Judge):
             choice = resp.choices[0]
             text = choice.message.content
         except Exception as e:  # noqa: BLE001 - classified below
-            raise _classify(e) from None
+            raise _without_credentials(_classify(e)) from None
         if text is None:
             raise TransientError("response had no message content")
         latency = time.perf_counter() - started
@@ -130,10 +186,11 @@ class ApiJudge(Judge):
         fields: dict[str, Any] = dict(raw=text, parse_ok=parsed.ok, choice=parsed.choice,
                                       rationale=parsed.rationale, defects=parsed.defects, latency_s=latency)
         if request.form == "graded":
-            dist = _score_distribution(choice) if want_logprobs else None
-            if dist is not None:
+            read = _score_distribution(choice, text, parsed.score_at) if want_logprobs and parsed.ok else None
+            if read is not None:
+                dist, mass = read
                 fields.update(score=elicit.expected_score(dist), score_dist=dist, score_source="logprobs",
-                              parse_ok=True)
+                              meta={"digit_mass": mass})
             else:
                 fields.update(score=parsed.score, score_source="parsed" if parsed.ok else None)
         if not fields["parse_ok"]:
@@ -151,6 +208,30 @@ class ApiJudge(Judge):
         return self._verdict(request, **fields)
 
 
+def _env_base(model: str) -> tuple[str, str] | None:
+    """``(variable, value)`` of the base URL LiteLLM takes from the environment for this model's
+    provider (``<PROVIDER>_BASE_URL``, else ``<PROVIDER>_API_BASE``), when one is set."""
+    if not any(k.endswith(("_BASE_URL", "_API_BASE")) and v for k, v in os.environ.items()):
+        return None
+    try:
+        provider = _litellm().get_llm_provider(model)[1]
+    except Exception:  # noqa: BLE001 - LiteLLM cannot place the model: its calls will fail anyway
+        return None
+    for name in (f"{provider.upper()}_BASE_URL", f"{provider.upper()}_API_BASE"):
+        if os.environ.get(name):
+            return name, os.environ[name]
+    return None
+
+
+def _endpoint(model: str, api_base: str | None) -> str | None:
+    """The normalised endpoint of an api judge: its ``api_base``, else the provider's base URL from
+    the environment, else None (the provider's default server; keys as before endpoints existed)."""
+    if api_base:
+        return normalise_endpoint(api_base)
+    found = _env_base(model)
+    return normalise_endpoint(found[1], field=found[0]) if found else None
+
+
 @register("api", "any model through LiteLLM: api:<provider/model> (api_base=... for OpenAI-compatible servers)")
 def _make(argument: str, options: dict[str, Any]) -> Judge:
     if not argument:
@@ -160,5 +241,6 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
     spec_id = opts.pop("id")
     family = resolve(argument, opts.pop("family", None) or spec_family)
     transport = {k: opts.pop(k) for k in _TRANSPORT_OPTIONS if k in opts}
+    endpoint = _endpoint(argument, transport.get("api_base"))
     return ApiJudge(JudgeSpec(id=spec_id, backend="api", model=argument, family=family, params=opts,
-                              template_version=elicit.TEMPLATE_VERSION, options=transport))
+                              template_version=elicit.TEMPLATE_VERSION, endpoint=endpoint, options=transport))

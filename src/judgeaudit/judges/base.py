@@ -12,6 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,8 +30,11 @@ class JudgeSpec(BaseModel):
         family: model family, checked by the disjointness rules (generator/verifier/judge).
         params: sampling parameters (temperature, max_tokens, ...).
         template_version: version of the elicitation templates the judge renders.
-        options: backend options that change no verdict (api_base, timeouts) are *not* hashed;
-            list them in ``unhashed``.
+        endpoint: the server the requests are sent to (``normalise_endpoint``: never a credential),
+            when one is named. It is part of the fingerprint, so another server is another
+            instrument; a spec with no endpoint hashes as it always did.
+        options: backend options that change no verdict (the raw api_base, timeouts) are *not*
+            hashed.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -41,6 +45,7 @@ class JudgeSpec(BaseModel):
     family: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     template_version: str | None = None
+    endpoint: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
 
     def fingerprint(self) -> str:
@@ -51,11 +56,40 @@ class JudgeSpec(BaseModel):
             "params": self.params,
             "template_version": self.template_version,
         }
+        if self.endpoint is not None:
+            payload["endpoint"] = self.endpoint
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalise_endpoint(url: str, *, field: str = "api_base") -> str:
+    """A server address as it enters call keys and the store: ``scheme://host[:port]/path``.
+
+    Scheme and host are lower-cased, a default port (80, 443) is dropped, the path keeps its case
+    and loses trailing slashes. User-info, query string and fragment (where keys and tokens travel)
+    are never kept. Raises ``InputError`` (naming ``field``) for anything but an http(s) URL with a
+    host; the message never repeats the URL, which may hold a credential.
+    """
+    bad = InputError(f"{field} must be an http(s) URL with a host, e.g. http://127.0.0.1:8000/v1", field=field)
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        raise bad from None
+    scheme, host = parts.scheme.lower(), (parts.hostname or "")
+    if scheme not in _DEFAULT_PORTS or not host:
+        raise bad
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    return f"{scheme}://{netloc}{parts.path.rstrip('/')}"
+
+
 def call_key(spec: JudgeSpec, rendered: str, epoch: int) -> str:
-    """The call store key: hash of judge spec, rendered request, sampling params and epoch."""
+    """The call store key: hash of judge spec (its endpoint included), rendered request, sampling
+    params and epoch."""
     h = hashlib.sha256()
     h.update(spec.fingerprint().encode())
     h.update(b"\x00")
@@ -115,7 +149,8 @@ class Judge:
 
     def _verdict(self, request: JudgeRequest, *, call_key: str | None = None, **fields: Any) -> Verdict:
         """A Verdict pre-filled with this judge's identity and the request's key (``call_key``, when
-        the caller has already computed it, saves rendering and hashing the request again)."""
+        the caller has already computed it, saves rendering and hashing the request again). A judge
+        with an endpoint records it in ``meta['endpoint']``."""
         base = dict(
             call_key=call_key or self.key(request),
             request_id=request.request_id,
@@ -126,6 +161,8 @@ class Judge:
             epoch=request.epoch,
         )
         base.update(fields)
+        if self.spec.endpoint is not None:
+            base["meta"] = {"endpoint": self.spec.endpoint, **(base.get("meta") or {})}
         return Verdict(**base)
 
 

@@ -121,47 +121,84 @@ def render(request: JudgeRequest) -> str:
 class ParseResult:
     ok: bool
     score: float | None = None
+    #: character offset in the reply of the digit read as ``score`` (where its logprobs are read)
+    score_at: int | None = None
     choice: str | None = None
     rationale: str | None = None
     defects: list[Defect] | None = None
     error: str | None = None
 
 
-_SCORE_LABEL_RE = re.compile(r"score\s*[:=]\s*\**\s*([1-9])\b", re.IGNORECASE)
+# A whole number 1–9 that is not the start of a decimal ("4.5", "4,5"), a longer number ("10"), a
+# range ("2-3", "2 to 3", "3 or 4") or a grade on another scale ("8/10", "8 out of 10"); "7/9" and
+# "7 out of 9" state our own scale and are read as 7.
+_GRADE = (r"\s*\**\s*([1-9])(?!\w|[.,]\d|\s*(?:[-\u2013\u2014]|to\b|or\b)\s*\d"
+          r"|\s*(?:/|out\s+of\b)\s*(?!9(?!\d))\d)")
+_GRADE_RE = re.compile(_GRADE, re.IGNORECASE)
+_SCORE_LABEL_RE = re.compile(r"\bscore\**\s*[:=]", re.IGNORECASE)
 
 
 def parse_graded(text: str | None) -> ParseResult:
-    """Strict graded parser: a ``Score: N`` label, or a reply that starts with a lone digit 1–9.
+    """Strict graded parser: ``Score: N`` labels, or a reply that starts with a lone digit 1–9.
 
-    Anything else (no digit, a 10, several conflicting labels) is a parse failure.
+    Every ``Score:`` label must be followed by the same whole number 1–9; a decimal, a range, a
+    grade on another scale, a 0 or a 10, conflicting labels, or no grade at all is a parse failure.
+    ``score_at`` is the offset of the digit read (the first label's, when there are several).
     """
     if not text or not text.strip():
         return ParseResult(ok=False, error="empty response")
-    labelled = _SCORE_LABEL_RE.findall(text)
-    if labelled:
-        if len(set(labelled)) > 1:
-            return ParseResult(ok=False, error=f"conflicting scores {sorted(set(labelled))}")
-        return ParseResult(ok=True, score=float(labelled[0]))
-    m = re.match(r"\s*\**\s*([1-9])(?![0-9.])", text)
+    labels = list(_SCORE_LABEL_RE.finditer(text))
+    if labels:
+        grades = [_GRADE_RE.match(text, label.end()) for label in labels]
+        if not all(grades):
+            return ParseResult(ok=False, error="a 'Score:' label not followed by a whole number 1-9")
+        values = sorted({g.group(1) for g in grades})
+        if len(values) > 1:
+            return ParseResult(ok=False, error=f"conflicting scores {values}")
+        return ParseResult(ok=True, score=float(values[0]), score_at=grades[0].start(1))
+    m = _GRADE_RE.match(text)
     if m:
-        return ParseResult(ok=True, score=float(m.group(1)))
-    return ParseResult(ok=False, error="no score on the 1-9 scale found")
+        return ParseResult(ok=True, score=float(m.group(1)), score_at=m.start(1))
+    return ParseResult(ok=False, error="no whole number on the 1-9 scale found")
 
 
-_VERDICT_RE = re.compile(r"verdict\s*[:=]\s*\**\s*\[?\s*(A|B|tie)\b", re.IGNORECASE)
+# The template asks for "Verdict: A", "Verdict: B" or "Verdict: tie". Accepted around the choice:
+# markdown emphasis, brackets ("[[A]]", "(B)"), quotes, and the prompt's own label "Response A".
+# A and B are matched case-sensitively as whole words ("a" is the English article; lower-case "b"
+# is refused as well so neither side gains from a lenient spelling), "tie" in any case.
+_VERDICT_LABEL_RE = re.compile(r"\bverdict\**\s*[:=]", re.IGNORECASE)
+_CHOICE_RE = re.compile(r"""[\s*_"'`\[(]*(?:(?i:response)\s+[*_"'`\[(]*)?(A|B|(?i:tie))(?!\w)""")
+_NAMED_RE = re.compile(r"\b(A|B|(?i:tie))\b")
+
+
+def _choice(word: str) -> str:
+    return "tie" if word.lower() == "tie" else word
 
 
 def parse_pairwise(text: str | None) -> ParseResult:
-    """Pairwise parser: the last ``Verdict: A|B|tie`` line; the text before it is the rationale."""
+    """Pairwise parser: the last ``Verdict:`` line must name exactly one of A, B, tie.
+
+    The text before that label is the rationale. A verdict line that names something else first
+    ("Verdict: a tie", "My verdict: a slight edge to B") or names both sides ("Verdict: A or B") is
+    a parse failure.
+    """
     if not text or not text.strip():
         return ParseResult(ok=False, error="empty response")
-    found = list(_VERDICT_RE.finditer(text))
-    if not found:
+    labels = list(_VERDICT_LABEL_RE.finditer(text))
+    if not labels:
         return ParseResult(ok=False, rationale=text.strip(), error="no 'Verdict: A|B|tie' found")
-    last = found[-1]
-    raw = last.group(1)
-    choice = "tie" if raw.lower() == "tie" else raw.upper()
-    return ParseResult(ok=True, choice=choice, rationale=text[: last.start()].strip() or None)
+    last = labels[-1]
+    rationale = text[: last.start()].rstrip(" \t*_#").strip() or None
+    line = text[last.end():].split("\n", 1)[0]
+    m = _CHOICE_RE.match(line)
+    if not m:
+        return ParseResult(ok=False, rationale=rationale, error="the verdict line does not name A, B or tie")
+    choice = _choice(m.group(1))
+    others = {_choice(w) for w in _NAMED_RE.findall(line[m.end():])} - {choice}
+    if others:
+        return ParseResult(ok=False, rationale=rationale,
+                           error=f"the verdict line names {choice} and {', '.join(sorted(others))}")
+    return ParseResult(ok=True, choice=choice, rationale=rationale)
 
 
 def parse_defects(text: str | None) -> ParseResult:

@@ -9,6 +9,11 @@ name is not a local folder; offline, a missing model is a clear error.
 * reward model (``kind=reward``; a sequence-classification head with one output): graded verdict
   ``1 + 8·sigmoid(−reward)`` of (evidence, claim) — a higher reward is a better-licensed claim;
   pairwise prefers the response with the higher reward.
+
+Forward passes are made as reproducible as torch allows: eval mode (no dropout), inference mode, a
+fixed intra-op thread count (``threads=N``; default: torch's count when the model is loaded) and
+deterministic algorithms (warn-only, so an op without a deterministic kernel still runs). These
+torch settings are process-wide, so each pass holds one lock and restores them afterwards.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from __future__ import annotations
 import asyncio
 import math
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from judgeaudit.errors import InputError
@@ -25,19 +32,42 @@ from judgeaudit.judges.base import Judge, JudgeSpec, register
 from judgeaudit.records import JudgeRequest, Verdict
 
 
+_FORWARD_LOCK = threading.Lock()   # the settings _reproducible changes are global to torch
+
+
+@contextmanager
+def _reproducible(threads: int) -> Iterator[None]:
+    """One forward pass at a time, with ``threads`` intra-op threads and deterministic algorithms;
+    torch's previous settings are restored afterwards."""
+    import torch
+
+    with _FORWARD_LOCK:
+        before = (torch.get_num_threads(), torch.are_deterministic_algorithms_enabled(),
+                  torch.is_deterministic_algorithms_warn_only_enabled())
+        torch.set_num_threads(threads)
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        try:
+            with torch.inference_mode():
+                yield
+        finally:
+            torch.use_deterministic_algorithms(before[1], warn_only=before[2])
+            torch.set_num_threads(before[0])
+
+
 class HFJudge(Judge):
     max_concurrency = 1
 
     def __init__(self, spec: JudgeSpec):
         super().__init__(spec)
         self.kind = spec.options.get("kind", "causal")
+        self.threads: int | None = spec.options.get("threads")
         self._lock = threading.Lock()
         self._loaded: tuple[Any, Any] | None = None
 
     def _load(self) -> tuple[Any, Any]:
         if self._loaded is None:
             try:
-                import torch  # noqa: F401
+                import torch
                 from transformers import (AutoModelForCausalLM, AutoModelForSequenceClassification,
                                           AutoTokenizer)
             except ImportError:
@@ -51,6 +81,8 @@ class HFJudge(Judge):
                 raise InputError(f"cannot load Hugging Face model {self.spec.model!r} ({str(e).splitlines()[0]})",
                                  field="judge") from None
             model.eval()
+            if self.threads is None:
+                self.threads = torch.get_num_threads()
             self._loaded = (tok, model)
         return self._loaded
 
@@ -76,18 +108,16 @@ class HFJudge(Judge):
         tok, model = self._load()
         ids = self._token_ids(tok, candidates)
         enc = tok(prompt, return_tensors="pt")
-        with torch.no_grad():
+        with _reproducible(self.threads):
             logits = model(**enc).logits[0, -1].double()
         p = torch.softmax(logits, dim=-1)[ids]
         mass = float(p.sum())
         return (p / p.sum()).tolist(), mass
 
     def _reward(self, first: str, second: str) -> float:
-        import torch
-
         tok, model = self._load()
         enc = tok(first, second, return_tensors="pt", truncation=True)
-        with torch.no_grad():
+        with _reproducible(self.threads):
             return float(model(**enc).logits[0, 0])
 
     def judge_sync(self, request: JudgeRequest) -> Verdict:
@@ -129,6 +159,12 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
     kind = opts.pop("kind", "causal")
     if kind not in ("causal", "reward"):
         raise InputError(f"hf kind must be causal or reward, got {kind!r}", field="kind")
+    transport: dict[str, Any] = {"kind": kind}
+    if "threads" in opts:
+        threads = opts.pop("threads")
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise InputError(f"hf threads must be a whole number ≥ 1, got {threads!r}", field="threads")
+        transport["threads"] = threads
     family = resolve(argument, opts.pop("family", None) or spec_family)
     return HFJudge(JudgeSpec(id=spec_id, backend="hf", model=argument, family=family, params=opts,
-                             template_version=elicit.TEMPLATE_VERSION, options={"kind": kind}))
+                             template_version=elicit.TEMPLATE_VERSION, options=transport))

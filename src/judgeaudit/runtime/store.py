@@ -116,13 +116,16 @@ class CallStore:
         return df
 
     def stats(self) -> pd.DataFrame:
-        """Per judge: calls ok, errors, parse failures, tokens, cost, mean latency."""
+        """Per judge and endpoint (the server its calls went to; missing when it named none): calls
+        ok, errors, parse failures, tokens, cost, mean latency."""
         df = self.frame()
         if df.empty:
-            return pd.DataFrame(columns=["judge_id", "ok", "errors", "parse_failures", "input_tokens",
+            return pd.DataFrame(columns=["judge_id", "endpoint", "ok", "errors", "parse_failures", "input_tokens",
                                          "output_tokens", "cost_usd", "mean_latency_s"])
         ok = df["status"] == "ok"
-        g = df.assign(ok=ok, err=~ok, pf=ok & ~df["parse_ok"].astype(bool)).groupby("judge_id")
+        endpoint = df["meta"].map(lambda m: (m or {}).get("endpoint"))
+        g = df.assign(ok=ok, err=~ok, pf=ok & ~df["parse_ok"].astype(bool), endpoint=endpoint).groupby(
+            ["judge_id", "endpoint"], dropna=False)
         return pd.DataFrame({
             "ok": g["ok"].sum(),
             "errors": g["err"].sum(),
