@@ -417,3 +417,14 @@ def test_c8_requests_sample_per_judge():
     again = rationale_requests(p, {"g": t}, evaluator_family="anthropic", sample=3, seed=1)
     assert [r.request_id for r in again] == [r.request_id for r in reqs]
     assert len(rationale_requests(p, {"g": t}, evaluator_family="anthropic")) == 8
+
+
+def test_report_shows_conditional_and_unconditional_c8():
+    from judgeaudit.report.cap import c8_table
+
+    pairs, judges, cov, labels = _sampled_evaluator_sets(1, n_items=200, n_eval=40, seed=3)
+    r = cap_profile(pairs, judges, cov, rationale_labels=labels, n_boot=100, seed=0, n_perm=9)
+    t = c8_table(r, "s0").set_index("judge").loc["j0"]
+    assert t["rationales evaluated"] == 40
+    unc = r.value("s0", "j0", "C8", "unconditional")
+    assert t["Pr[v_AB = a* ∧ supported]"].startswith(f"{100 * unc:.1f} (")

@@ -45,6 +45,23 @@ def profile_table(result: CapResult, set_name: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def c8_table(result: CapResult, set_name: str) -> pd.DataFrame:
+    """§4.1: per judge, conditional C8 on the evaluated correct-verdict items, the A/B accuracy on
+    the cell, and the unconditional supported-correct rate (their product, joint bootstrap)."""
+    c = result.cells[(result.cells["set"] == set_name) & (result.cells["condition"] == "C8")]
+    rows = []
+    for judge, g in c.groupby("judge_id", sort=False):
+        by = g.set_index("metric")
+        if "value" not in by.index or pd.isna(by.loc["value", "value"]):
+            continue
+        row = {"judge": judge, "C8 (conditional)": _cell(by.loc["value"]),
+               "rationales evaluated": int(by.loc["value", "n"])}
+        for m, head in (("accuracy", "Pr[v_AB = a*]"), ("unconditional", "Pr[v_AB = a* ∧ supported]")):
+            row[head] = _cell(by.loc[m]) if m in by.index else "—"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def augmented_table(result: CapResult, set_name: str) -> pd.DataFrame:
     c = result.cells[(result.cells["set"] == set_name) & (result.cells["metric"] == "value")
                      & (result.cells["coverage"] == "augmented") & result.cells["value"].notna()]
@@ -143,6 +160,12 @@ def cap_sections(result: CapResult) -> list[Section]:
                 f"subset used as a "
                 f"proxy); augmented cells are n.r. here and listed separately; — means not measurable. "
                 f"C5–C7 use the strict both-correct criterion.</p>" + table_html(prof))
+        c8 = c8_table(result, s)
+        if len(c8):
+            body += ("<h3>Rationale quality: conditional and unconditional (§4.1)</h3><p class='note'>C8 is "
+                     "estimated on the evaluated correct-verdict rationales; the unconditional rate is Pr[v_AB = a*] "
+                     "on the whole cell times C8, with both factors recomputed in every bootstrap replicate.</p>"
+                     + table_html(c8))
         aug = augmented_table(result, s)
         if len(aug):
             body += "<h3>Augmented cells (not aggregated with direct cells)</h3>" + table_html(aug)
