@@ -238,3 +238,193 @@ def test_c8_same_family_refused_unless_allowed():
     agr = evaluator_agreement(labels, human)
     assert agr["n"] == 3 and agr["agreement"] == pytest.approx(2 / 3)
     assert agr["confusion"] == {"e0_h0": 0, "e0_h1": 1, "e1_h0": 0, "e1_h1": 2}
+
+
+# ------------------------------------------------------------------ C8 unconditional (§4.1)
+
+
+def _sampled_evaluator_sets(n_sets, n_items=1000, acc=0.7, support=0.6, n_eval=100, seed=0):
+    """Judges correct under A/B with probability ``acc``; a rationale of a correct verdict supports it with
+    probability ``support``; the evaluator labels a random ``n_eval`` of each judge's correct A/B verdicts (the
+    paper's ~100 rationales per judge). Returns pairs, judge tables, coverage and the evaluator labels."""
+    rng = np.random.default_rng(seed)
+    pairs, judges, labels = [], {}, []
+    for s in range(n_sets):
+        lab, ab, ba = _simulate(rng, n_items, acc)
+        p = _pairs(n_items, f"s{s}", list(lab))
+        pairs.append(p)
+        judges[f"j{s}"] = _table(list(p["pair_id"]), list(ab), list(ba), judge=f"j{s}")
+        correct = np.flatnonzero(ab == lab)
+        ev = rng.choice(correct, size=n_eval, replace=False)
+        labels.append(pd.DataFrame({"pair_id": p["pair_id"].to_numpy()[ev], "judge_id": f"j{s}",
+                                    "supports": rng.random(n_eval) < support}))
+    return (pd.concat(pairs, ignore_index=True), judges, {f"s{s}": COV for s in range(n_sets)},
+            pd.concat(labels, ignore_index=True))
+
+
+def test_c8_unconditional_with_a_sampled_evaluator():
+    """§4.1: Pr[v = a* and supported] = Pr[v = a*] * CAP_8, with CAP_8 estimated on the evaluated sample.
+    Planted 0.7 * 0.6 = 0.42; dropping the unevaluated correct items from the denominator (while the
+    incorrect ones stay) gave ~ 60 / (300 + 100) = 0.15."""
+    pairs, judges, cov, labels = _sampled_evaluator_sets(1, seed=5)
+    r = cap_profile(pairs, judges, cov, rationale_labels=labels, n_boot=1000, seed=2)
+    c8 = r.cells[(r.cells["condition"] == "C8")].set_index("metric")
+    assert c8.loc["value", "n"] == 100
+    acc_ab = float((judges["j0"]["choice_ab"].to_numpy() == pairs["label"].to_numpy()).mean())
+    assert c8.loc["accuracy", "value"] == pytest.approx(acc_ab) and c8.loc["accuracy", "n"] == 1000
+    unc = c8.loc["unconditional"]
+    assert unc["value"] == pytest.approx(acc_ab * c8.loc["value", "value"])
+    assert abs(unc["value"] - 0.42) < 0.06
+    assert unc["ci_lo"] <= 0.42 <= unc["ci_hi"]
+    # the joint bootstrap carries both factors' variability: wider than the C8 factor's alone times accuracy
+    assert unc["ci_hi"] - unc["ci_lo"] > acc_ab * (c8.loc["value", "ci_hi"] - c8.loc["value", "ci_lo"]) * 0.98
+
+
+def test_c8_unconditional_interval_coverage():
+    pairs, judges, cov, labels = _sampled_evaluator_sets(60, n_items=300, seed=9)
+    r = cap_profile(pairs, judges, cov, rationale_labels=labels, n_boot=300, seed=4, n_perm=9)
+    x = r.cells[(r.cells["condition"] == "C8") & (r.cells["metric"] == "unconditional")]
+    assert len(x) == 60
+    assert abs(x["value"].mean() - 0.42) < 0.01
+    cover = ((x["ci_lo"] <= 0.42) & (0.42 <= x["ci_hi"])).mean()
+    assert 0.88 <= cover <= 0.99, cover
+
+
+# ------------------------------------------------------------------ resampling unit, Appendix K, stress
+
+
+def _clustered(n_base, p_correct, seed, variants=("original", "polished", "padded")):
+    """``n_base`` base items, each shown as every variant (all non-augmented, as in a built testbed); a judge
+    whose correctness is a property of the base item (same verdicts on every variant and in both orders)."""
+    rng = np.random.default_rng(seed)
+    right = rng.random(n_base) < p_correct
+    rows, ab = [], []
+    lab = rng.choice(["A", "B"], n_base)
+    for v in variants:
+        p = _pairs(n_base, labels=list(lab))
+        p = p.assign(pair_id=p["pair_id"] + "|" + v, base_id=p["pair_id"], variant=v)
+        rows.append(p)
+        ab += list(np.where(right, lab, np.where(lab == "A", "B", "A")))
+    pairs = pd.concat(rows, ignore_index=True)
+    return pairs, _table(list(pairs["pair_id"]), ab, ab)
+
+
+def test_bootstrap_resamples_base_items_with_their_variants():
+    """The resampling unit is the base item: its variants (and both orders of each) move together. With
+    correctness fixed per base item the bootstrap SD is the clustered sqrt(p(1-p)/n_base), not the
+    sqrt(p(1-p)/n_rows) of resampling rows."""
+    n_base = 80
+    pairs, t = _clustered(n_base, 0.5, seed=3)
+    r = cap_profile(pairs, {"j": t}, {"s": COV}, n_boot=2000, seed=1, n_perm=9)
+    p = r.value("s", "j", "overall")
+    sd = np.nanstd(r.boot[("s", "j", "overall", "value")], ddof=1)
+    assert sd == pytest.approx(np.sqrt(p * (1 - p) / n_base), rel=0.12)
+
+
+def test_bias_correction_standard_errors_are_clustered():
+    """Appendix K's q0/q1 carry the same clustering: their SEs are the bootstrap SDs over base items, not
+    binomial SEs over rows (which are sqrt(3) too small when each base item has three variants)."""
+    n_base = 80
+    pairs, t = _clustered(n_base, 0.8, seed=4)
+    r = cap_profile(pairs, {"j": t}, {"s": COV}, n_boot=2000, seed=2, n_perm=9)
+    bc = r.bias_corrected.set_index("condition").loc["overall"]
+    for q, se in (("q0", "se_q0"), ("q1", "se_q1")):
+        clustered = np.sqrt(bc[q] * (1 - bc[q]) / n_base)
+        assert bc[se] == pytest.approx(clustered, rel=0.15), (q, bc[se], clustered)
+    # the corrected replicates recompute raw, q0 and q1 from the same resample: here raw = q0 = q1 = 0.8-ish,
+    # corrected = (raw + q0 - 1) / (q0 + q1 - 1) = 1 in every replicate, so the interval collapses on 1
+    assert bc["corrected"] == pytest.approx(1.0)
+    assert bc["ci_lo"] == pytest.approx(1.0) and bc["ci_hi"] == pytest.approx(1.0)
+
+
+def test_bias_correction_nonpositive_denominator_is_flagged_not_a_number():
+    # 10 items labelled A; AB (gold first) right on 5 -> q1 = .5 ; BA (gold second) right on 3 -> q0 = .3
+    p = _pairs(10)
+    ab = ["A"] * 5 + ["B"] * 5
+    ba = ["A"] * 3 + ["B"] * 7
+    r = cap_profile(p, {"j": _table(list(p["pair_id"]), ab, ba)}, {"s": COV}, n_boot=200, seed=0, n_perm=9)
+    bc = r.bias_corrected.set_index("condition").loc["overall"]
+    assert bc["q1"] == pytest.approx(0.5) and bc["q0"] == pytest.approx(0.3)
+    assert bc["undefined"] and bool(np.isnan(bc["corrected"])) and bool(np.isnan(bc["ci_lo"]))
+    assert not bc["saturated"]
+    assert np.isnan(bias_correct(0.4, 0.3, 0.5)) and np.isnan(bias_correct(0.4, 0.5, 0.5))
+
+
+def test_q_and_raw_accuracy_treat_failures_alike():
+    # labels A; item 0's B/A verdict is a parse failure
+    p = _pairs(4)
+    t = _table(list(p["pair_id"]), ["A", "A", "B", "A"], [None, "A", "A", "B"],
+               fail_ba=["parse", None, None, None])
+    ex = cap_profile(p, {"j": t}, {"s": COV}, n_boot=50, n_perm=9).bias_corrected.set_index("condition")
+    # excluded: item 0 leaves raw and q alike -> items 1..3: q1 (A/B, gold first) = 2/3, q0 (B/A) = 2/3
+    assert ex.loc["overall", "raw"] == pytest.approx(4 / 6)
+    assert ex.loc["overall", "q1"] == pytest.approx(2 / 3) and ex.loc["overall", "q0"] == pytest.approx(2 / 3)
+    w = cap_profile(p, {"j": t}, {"s": COV}, n_boot=50, n_perm=9, failures="wrong")
+    wr = w.bias_corrected.set_index("condition")
+    # counted wrong: all 4 items in raw and q; the failed B/A verdict is wrong in q0 as in raw
+    assert wr.loc["overall", "raw"] == pytest.approx(5 / 8)
+    assert wr.loc["overall", "q1"] == pytest.approx(3 / 4) and wr.loc["overall", "q0"] == pytest.approx(2 / 4)
+
+
+def test_stress_table_keeps_like_cells_and_reports_the_mean():
+    """Eq. 3 on conditions measured the same way on both sets; augmented cells and a direct cell against an
+    approximate one stay out; Table 6's per-judge mean over the C1-C7 rows (C8 omitted from the mean)."""
+    cov_base = {**COV, "C2": CoverageCell("approx", "second half; PA", ("s2",)),
+                "C5": CoverageCell("augmented", "plain vs polished; BC", variants=("original", "polished"))}
+    cov_stress = {**cov_base, "C2": CoverageCell("direct", "second half; PA", ("s2",))}
+    pb, ps = _pairs(4, "base", subset=["s1", "s1", "s2", "s2"]), _pairs(4, "stress", subset=["s1", "s1", "s2", "s2"])
+    pol = [x.assign(pair_id=x["pair_id"] + "|polished", base_id=x["pair_id"], variant="polished", augmented=True)
+           for x in (pb, ps)]
+    pairs = pd.concat([pb, ps] + pol, ignore_index=True)
+    ids_b = list(pb["pair_id"]) + list(pol[0]["pair_id"])
+    ids_s = list(ps["pair_id"]) + list(pol[1]["pair_id"])
+    j = pd.concat([_table(ids_b, ["A"] * 8, ["A"] * 8),
+                   _table(ids_s, ["A", "B", "A", "B"] + ["B"] * 4, ["A", "A", "A", "B"] + ["B"] * 4)])
+    labels = pd.DataFrame({"pair_id": ["base-0", "base-1", "stress-0"], "judge_id": "j",
+                           "supports": [True, False, True]})
+    r = cap_profile(pairs, {"j": j}, {"base": cov_base, "stress": cov_stress}, stress=[("base", "stress")],
+                    rationale_labels=labels, n_boot=100, n_perm=9)
+    st = r.stress.set_index("condition")
+    assert set(st.index) == {"C1", "C7", "C8", "mean"}
+    # base: C1 = 1, C7 = 1, C8 = 1/2 ; stress: C1 (items 0,1) = (1 + .5)/2 = .75, C7 = 2/4, C8 = 1
+    assert st.loc["C1", "delta"] == pytest.approx(0.25)
+    assert st.loc["C7", "delta"] == pytest.approx(0.5)
+    assert st.loc["C8", "delta"] == pytest.approx(-0.5) and not st.loc["C8", "in_mean"]
+    assert st.loc["mean", "delta"] == pytest.approx((0.25 + 0.5) / 2)
+    assert st.loc["mean", "ci_lo"] <= st.loc["mean", "delta"] <= st.loc["mean", "ci_hi"]
+
+
+def test_c8_evaluator_sees_the_responses_labelled_as_the_judge_saw_them():
+    """Appendix B.4 position alignment: the A/B rationale says "Response A"/"Response B", so the evaluator is
+    shown the two responses under those labels in the A/B order, with the one the judge chose named."""
+    p = _pairs(2, labels=["A", "B"]).assign(response_a=["first text", "third text"],
+                                            response_b=["second text", "fourth text"])
+    t = _table(list(p["pair_id"]), ["A", "B"], ["A", "B"], judge="g", family="openai")
+    reqs = {r.meta["pair_id"]: r.prompt for r in rationale_requests(p, {"g": t}, evaluator_family="anthropic")}
+    for pid, a, b, chosen in (("s-0", "first text", "second text", "A"), ("s-1", "third text", "fourth text", "B")):
+        text = reqs[pid]
+        assert f"Response A:\n{a}" in text and f"Response B:\n{b}" in text
+        assert text.index("Response A:") < text.index("Response B:")
+        assert f"The judge chose Response {chosen}" in text
+
+
+def test_c8_requests_sample_per_judge():
+    p = _pairs(10)
+    t = _table(list(p["pair_id"]), ["A"] * 8 + ["B"] * 2, ["A"] * 10, judge="g", family="openai")
+    reqs = rationale_requests(p, {"g": t}, evaluator_family="anthropic", sample=3, seed=1)
+    assert len(reqs) == 3 and len({r.meta["pair_id"] for r in reqs}) == 3
+    assert {r.meta["pair_id"] for r in reqs} <= {f"s-{i}" for i in range(8)}  # correct A/B verdicts only
+    again = rationale_requests(p, {"g": t}, evaluator_family="anthropic", sample=3, seed=1)
+    assert [r.request_id for r in again] == [r.request_id for r in reqs]
+    assert len(rationale_requests(p, {"g": t}, evaluator_family="anthropic")) == 8
+
+
+def test_report_shows_conditional_and_unconditional_c8():
+    from judgeaudit.report.cap import c8_table
+
+    pairs, judges, cov, labels = _sampled_evaluator_sets(1, n_items=200, n_eval=40, seed=3)
+    r = cap_profile(pairs, judges, cov, rationale_labels=labels, n_boot=100, seed=0, n_perm=9)
+    t = c8_table(r, "s0").set_index("judge").loc["j0"]
+    assert t["rationales evaluated"] == 40
+    unc = r.value("s0", "j0", "C8", "unconditional")
+    assert t["Pr[v_AB = a* ∧ supported]"].startswith(f"{100 * unc:.1f} (")

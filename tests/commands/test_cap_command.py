@@ -37,6 +37,7 @@ def test_run_published_writes_result_and_report(tmp_path):
     assert c7["value"] == pytest.approx(both)
     html = (tmp_path / "report.html").read_text()
     assert "CAP coverage matrix" in html and "strict vs. pure consistency" in html and "plotly" in html
+    assert "the unit is the base item: a pair's two orderings and all its presentation variants" in html
     prof = profile_table(res, "judgebench")
     assert (prof["C3"] == "—").all() and (prof["C5aug"] == "n.r.").all()
     assert coverage_matrix(res).shape[0] == 8
@@ -100,6 +101,11 @@ def test_cap_build_cli_with_api_judges(tmp_path, fake_server, monkeypatch):
         m = re.search(r"Correct answer:\n(.*?)\n", prompt)
         if m:
             return f"The answer is {m[1]}, as a careful reading of the question shows."
+        if prompt.startswith("Rewrite the text below in a more polished"):  # within ±20% of the length
+            return "In short: " + prompt.split("Text:\n", 1)[1].rsplit("\n\nPolished version:", 1)[0]
+        if prompt.startswith("Make the text below"):  # ~2x, within [1.7x, 2.3x]
+            body = prompt.split("Text:\n", 1)[1].rsplit("\n\nLonger version:", 1)[0]
+            return body + " " + body
         return "A rewritten version of the text that keeps every claim as it was."
 
     srv = fake_server(responder=respond)
@@ -144,3 +150,34 @@ def test_built_testbed_spec_is_profiled(tmp_path):
     assert adapter == "cap_testbed" and cov[cap_testbed.SOURCE_SET]["C4"].status == "direct"
     with pytest.raises(InputError):
         cap_cmd.run_cap([f"judgebench:{DATA / 'judgebench'}"], published=True, augment=["style"])
+
+
+@pytest.mark.data
+def test_judgebench_own_score_beside_cap_overall(tmp_path, data_dir):
+    """JudgeBench's own pair-level rule (utils/metrics.py) reported next to CAP's overall and strict values, with
+    both failure views, on the full published outputs: o1-mini reproduces the published 65.71."""
+    root = data_dir / "judgebench"
+    cap_cmd.run_cap([f"judgebench:{root}"], published=True, n_boot=50, out=tmp_path)
+    d = json.loads((tmp_path / "result.json").read_text())["sets"]["judgebench"]["judges"]
+    o1 = d["arena_hard/o1-mini-2024-09-12"]
+    assert round(100 * o1["benchmark_score"]["value"], 2) == 65.71
+    assert o1["benchmark_score"]["n"] == 350 and "utils/metrics.py" in o1["benchmark_score"]["rule"]
+    assert o1["overall"]["value"] is not None
+    pairs = judgebench.load_pairs(root)
+    for jid, entry in d.items():
+        t = judgebench.published_judges(root)[jid].merge(pairs[["pair_id", "label"]], on="pair_id")
+        ok = (t["failure_ab"].isna() & t["failure_ba"].isna()).to_numpy()
+        pa = 0.5 * ((t["choice_ab"] == t["label"]).astype(float) + (t["choice_ba"] == t["label"]).astype(float))
+        bc = ((t["choice_ab"] == t["label"]) & (t["choice_ba"] == t["label"])).astype(float)
+        ov = entry["overall"]
+        assert ov["excluded"]["value"] == pytest.approx(pa[ok].mean()) and ov["excluded"]["n"] == ok.sum()
+        assert ov["as_wrong"]["value"] == pytest.approx(pa.mean()) and ov["as_wrong"]["n"] == len(t)
+        assert ov["strict_excluded"]["value"] == pytest.approx(bc[ok].mean())
+        assert ov["strict_as_wrong"]["value"] == pytest.approx(bc.mean())
+        assert entry["benchmark_score"]["value"] == pytest.approx(
+            judgebench.official_score_from_table(judgebench.published_judges(root)[jid], pairs) / 100)
+    # a judge with parse failures: the two views differ and both are shown
+    haiku = d["arena_hard/claude-3-haiku-20240307"]["overall"]
+    assert haiku["as_wrong"]["n"] > haiku["excluded"]["n"]
+    html = (tmp_path / "report.html").read_text()
+    assert "65.71" in html and "benchmark's own score" in html.lower()

@@ -78,6 +78,9 @@ MAIN_STATUSES = ("direct", "approx")
 
 FailurePolicy = Literal["exclude", "wrong"]
 
+#: A benchmark's own headline score of a judge, reported beside CAP (e.g. JudgeBench's pair-level rule).
+BENCHMARK_SCORE_COLUMNS = ("set", "judge_id", "rule", "value", "n")
+
 
 # --------------------------------------------------------------------------------------------
 # per-row indicators
@@ -139,19 +142,25 @@ class CapResult:
         cells: long table, one row per (set, judge, condition, metric) with value, ci_lo, ci_hi,
             n, coverage, operator. Metrics: ``value`` for every condition (strict for C5–C7),
             ``strict``/``consistency`` for C5–C7, ``acc_AB``/``acc_BA`` for C7, ``reference``
-            (Natural-subset BC) for an unpaired C5, ``unconditional`` for C8, and condition
-            ``overall`` (position-averaged accuracy over all non-augmented items).
+            (Natural-subset BC) for an unpaired C5, ``accuracy`` (Pr[v_AB = a*] on the cell) and
+            ``unconditional`` (accuracy x CAP_8, §4.1) for C8, and condition ``overall``
+            (position-averaged accuracy over all non-augmented items) with ``q0``/``q1``
+            (Appendix K) and both failure views of PA and strict BC (``excluded``, ``as_wrong``,
+            ``strict_excluded``, ``strict_as_wrong``).
         coverage: the coverage matrix (set, condition, status, operator).
         exclusions: Appendix L table (set, judge, condition, n_scope, n_parse, n_api, n_used).
-        bias_corrected: Appendix K table (set, judge, condition, raw, q0, q1, corrected, ci,
-            saturated, ci_above_1).
+        bias_corrected: Appendix K table (set, judge, condition, raw, q0, q1, se_q0, se_q1,
+            denominator, corrected, ci, saturated, ci_above_1, undefined, boot_undefined).
         spearman: Eq. 2 table (condition, set_a, set_b, n_judges, rho, p, coverage_a, coverage_b).
-        stress: Eq. 3 table (base, stress, judge, condition, delta, ci_lo, ci_hi).
+        stress: Eq. 3 / Table 6 (base, stress, judge, condition, delta, ci_lo, ci_hi, coverage of
+            both cells, in_mean); condition ``mean`` is the per-judge mean over C1–C7.
         l1: Appendix J table (set, judge_a, judge_b, family_a, family_b, same_family, l1,
             conditions).
         families: judge id -> family.
         evaluator: C8 evaluator record (id, family, allow_same_family, human agreement) or None.
         n_boot, seed, failures: estimator settings.
+        benchmark_scores: the benchmarks' own headline scores (set, judge_id, rule, value, n), shown
+            beside CAP's overall values.
     """
 
     cells: pd.DataFrame
@@ -168,6 +177,7 @@ class CapResult:
     failures: str
     boot: dict[tuple[str, str, str, str], np.ndarray] = field(default_factory=dict, repr=False,
                                                               compare=False)
+    benchmark_scores: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(BENCHMARK_SCORE_COLUMNS)))
 
     def to_frame(self) -> pd.DataFrame:
         return self.cells.copy()
@@ -220,6 +230,10 @@ class CapResult:
                 else:
                     judge["conditions"][cond] = entry
             sets.setdefault(s, {"coverage": {}, "judges": {}})["judges"][j] = judge
+        for r in _records(self.benchmark_scores):
+            if r["set"] in sets and r["judge_id"] in sets[r["set"]]["judges"]:
+                sets[r["set"]]["judges"][r["judge_id"]]["benchmark_score"] = {
+                    "value": r["value"], "rule": r["rule"], "n": r["n"]}
         for _, r in self.coverage.iterrows():
             if r["set"] in sets:
                 sets[r["set"]]["coverage"][r["condition"]] = {"status": r["status"], "operator": r["operator"]}
@@ -295,6 +309,23 @@ def _estimate(acc: _Acc, counts: np.ndarray, level: float) -> dict[tuple[str, st
     return out
 
 
+def _products(est: dict[tuple[str, str, str], tuple], products: list[tuple[str, str, str, str, str]],
+              level: float) -> None:
+    """Adds product cells (judge, condition, metric) = factor_a * factor_b to ``est``, the point from
+    the two point estimates and the interval from the product of their replicates, which share the
+    resampled units (a joint bootstrap: both factors recomputed in every replicate)."""
+    for jid, code, metric, fa, fb in products:
+        a, b = est.get((jid, code, fa)), est.get((jid, code, fb))
+        if a is None or b is None or a[4] is None or b[4] is None:
+            est[(jid, code, metric)] = (np.nan, np.nan, np.nan, 0 if a is None else a[3], None)
+            continue
+        boot = a[4] * b[4]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            lo, hi = percentile_ci(boot, level)
+        est[(jid, code, metric)] = (a[0] * b[0], float(lo), float(hi), a[3], boot)
+
+
 def _paired(rows: pd.DataFrame, ind: pd.DataFrame, v1: str, v2: str,
             units: pd.Index) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.Series]:
     """Unit-level strict/consistency indicators for variant pairs (x1, x2) of one base item:
@@ -347,6 +378,7 @@ def cap_profile(
     level: float = 0.95,
     failures: FailurePolicy = "exclude",
     n_perm: int = 9999,
+    benchmark_scores: pd.DataFrame | None = None,
 ) -> CapResult:
     """Conditional accuracy profile of every judge on every benchmark in ``pairs``.
 
@@ -361,14 +393,20 @@ def cap_profile(
       [v(x1) = v(x2) = a*] and consistency [v(x1) = v(x2)], averaged over the two orderings;
       without variants (LLMBar's adversarial-surface subsets): BC on the cell's subsets with the
       order-consistency counterpart, and the BC on the other (natural) items as ``reference``;
-    * C8: on items correct under the A/B ordering, [evaluator says the A/B rationale supports the
-      verdict]; ``unconditional`` = Pr[v_AB = a* and supported] beside it (§4.1).
+    * C8: on the evaluated items correct under the A/B ordering (all of them, or the evaluator's
+      sample), [evaluator says the A/B rationale supports the verdict]; ``unconditional`` =
+      Pr[v_AB = a* and supported] = Pr[v_AB = a*] · CAP_8 beside it (§4.1), the accuracy taken on
+      the whole cell and the product formed in every bootstrap replicate (joint bootstrap).
+
+    The bootstrap unit is the base item (``base_id``): a pair's two orderings and all its
+    presentation variants are resampled together.
 
     Failures (Appendix L): with ``failures="exclude"`` an item whose needed verdicts include a
     parse or API failure leaves the cell's denominator and is counted in ``exclusions``; with
     ``"wrong"`` it stays and counts as incorrect and inconsistent (LLMBar's own convention).
 
-    Also computes the Appendix K bias correction for C1–C4 and overall, Spearman ρ of judge
+    Also computes the Appendix K bias correction for C1–C4 and overall (q0, q1 and the raw cell
+    recomputed in each replicate; undefined where q0 + q1 − 1 ≤ 0), Spearman ρ of judge
     rankings per condition shared by two sets (Eq. 2, permutation p), stress degradation
     δ = CAP(base) − CAP(stress) for each declared pair (Eq. 3), and the L1 profile distance
     between judges of each set (Appendix J).
@@ -389,6 +427,7 @@ def cap_profile(
     if rationale_labels is not None and len(rationale_labels):
         rl = rationale_labels.dropna(subset=["supports"]).drop_duplicates(["pair_id", "judge_id"])
         rl = rl.set_index(["pair_id", "judge_id"])["supports"].astype(bool)
+        rl_asked = pd.MultiIndex.from_frame(rationale_labels[["pair_id", "judge_id"]].astype(str))
 
     # which judges saw which set (a judge is joined only to the sets it has verdicts on)
     set_of_pair = df.drop_duplicates("pair_id").set_index("pair_id")["source_set"]
@@ -419,7 +458,8 @@ def cap_profile(
         counts = bootstrap_counts(len(units), n_boot, rng)
         acc = _Acc(len(units), unit_index)
         meta: dict[tuple[str, str, str], tuple[str, str]] = {}
-        q_params: dict[str, tuple[float, float, float, float]] = {}
+        q_judges: list[str] = []
+        products: list[tuple[str, str, str, str, str]] = []
 
         for jid, table in judge_parts.get(set_name, {}).items():
             ind = _join_judge(rows, table, failures)
@@ -446,17 +486,26 @@ def cap_profile(
             acc.add((jid, "overall", "value"), pa, m & valid)
             meta[(jid, "overall", "value")] = ("overall", "PA over all items, both orderings")
             excl("overall", m)
-            # q0/q1 (Appendix K): accuracy when a* is shown first / second, all base verdicts
+            # both failure views of overall (PA) and strict (BC), whatever ``failures`` says, so a reader can
+            # reconcile with a benchmark's own statistics (which count failures as wrong)
+            ok_both = (ind["ok_ab"] & ind["ok_ba"]).to_numpy()
+            in_scope = ind["scope"].to_numpy()
+            for metric, v, den in (("excluded", pa, m & ok_both), ("as_wrong", pa, m & in_scope),
+                                   ("strict_excluded", strict, m & ok_both), ("strict_as_wrong", strict, m & in_scope)):
+                acc.add((jid, "overall", metric), v, den)
+                meta[(jid, "overall", metric)] = ("overall", "failures " + ("excluded" if "excl" in metric
+                                                                            else "counted wrong"))
+            # q1 / q0 (Appendix K): accuracy when a* is shown first / second, on the same items and with
+            # failures treated exactly as in the raw accuracy (``valid``); each item gives one verdict to
+            # each, and both are recomputed in every bootstrap replicate (joint with the raw cells)
             lab = rows["label"].to_numpy()
-            first = np.concatenate([(lab == "A") & m & ind["ok_ab"].to_numpy(),
-                                    (lab == "B") & m & ind["ok_ba"].to_numpy()])
-            second = np.concatenate([(lab == "B") & m & ind["ok_ab"].to_numpy(),
-                                     (lab == "A") & m & ind["ok_ba"].to_numpy()])
-            corr = np.concatenate([ind["corr_ab"].to_numpy(), ind["corr_ba"].to_numpy()])
-            n1, n0 = first.sum(), second.sum()
-            q1 = corr[first].mean() if n1 else np.nan
-            q0 = corr[second].mean() if n0 else np.nan
-            q_params[jid] = (q0, q1, n0, n1)
+            corr_ab, corr_ba = ind["corr_ab"].to_numpy(), ind["corr_ba"].to_numpy()
+            den_q = base.to_numpy() & valid
+            acc.add((jid, "overall", "q1"), np.where(lab == "A", corr_ab, corr_ba).astype(float), den_q)
+            acc.add((jid, "overall", "q0"), np.where(lab == "A", corr_ba, corr_ab).astype(float), den_q)
+            meta[(jid, "overall", "q1")] = meta[(jid, "overall", "q0")] = (
+                "overall", "accuracy with a* shown first (q1) / second (q0), both orderings")
+            q_judges.append(jid)
 
             for code in CONDITION_CODES:
                 cell = cov.get(code)
@@ -505,26 +554,33 @@ def cap_profile(
                     m = _rows_for(rows, cell).to_numpy()
                     ok_ab = ind["ok_ab"].to_numpy()
                     corr_ab = ind["corr_ab"].to_numpy()
+                    key = pd.MultiIndex.from_arrays([rows["pair_id"], np.repeat(jid, len(rows))])
                     if rl is not None:
-                        key = pd.MultiIndex.from_arrays([rows["pair_id"], np.repeat(jid, len(rows))])
                         lab8 = rl.reindex(key)
                         has = lab8.notna().to_numpy()
                         sup = lab8.fillna(False).astype(bool).to_numpy()
                     else:
                         has = np.zeros(len(rows), bool)
                         sup = np.zeros(len(rows), bool)
+                    # CAP_8 on the evaluated correct-verdict items; Pr[v_AB = a*] on the whole cell, with
+                    # failures handled as in every other cell; their product (per replicate) is the
+                    # unconditional supported-correct rate of §4.1
                     acc.add((jid, code, "value"), sup.astype(float), m & ok_ab & corr_ab & has)
-                    acc.add((jid, code, "unconditional"), (corr_ab & sup).astype(float),
-                            m & ok_ab & (~corr_ab | has))
+                    ab_valid = ok_ab if failures == "exclude" else ind["scope"].to_numpy()
+                    acc.add((jid, code, "accuracy"), corr_ab.astype(float), m & ab_valid)
                     meta[(jid, code, "value")] = op
+                    meta[(jid, code, "accuracy")] = op
                     meta[(jid, code, "unconditional")] = op
+                    products.append((jid, code, "unconditional", "accuracy", "value"))
                     sc = m & ind["scope"].to_numpy() & corr_ab
                     if rl is not None:
+                        unread = key.isin(rl_asked) & ~has
                         excl_rows.append({"set": set_name, "judge_id": jid, "condition": code,
-                                          "n_scope": int(sc.sum()), "n_parse": int((sc & ~has).sum()),
+                                          "n_scope": int(sc.sum()), "n_parse": int((sc & unread).sum()),
                                           "n_api": 0, "n_used": int((sc & has).sum())})
 
         est = _estimate(acc, counts, level)
+        _products(est, products, level)
         for key, (v, lo, hi, n, b) in est.items():
             jid, code, metric = key
             status, operator = meta[key]
@@ -533,30 +589,7 @@ def cap_profile(
                               "ci_hi": hi, "n": n, "coverage": status, "operator": operator})
             if b is not None:
                 boots[(set_name, jid, code, metric)] = b
-        # Appendix K: plug-in correction with a joint bootstrap (items + parametric q draws)
-        for jid, (q0, q1, n0, n1) in q_params.items():
-            if np.isnan(q0) or np.isnan(q1):
-                continue
-            se0 = np.sqrt(q0 * (1 - q0) / n0)
-            se1 = np.sqrt(q1 * (1 - q1) / n1)
-            for code in ("overall",) + CONTENT:
-                if (jid, code, "value") not in est:
-                    continue
-                raw, _, _, n, b = est[(jid, code, "value")]
-                if n == 0 or b is None:
-                    continue
-                corrected = bias_correct(raw, q0, q1)
-                q0s = rng.normal(q0, se0, size=len(b))
-                q1s = rng.normal(q1, se1, size=len(b))
-                with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    cb = (b + q0s - 1) / (q0s + q1s - 1)
-                    lo, hi = percentile_ci(cb, level)
-                bias_rows.append({"set": set_name, "judge_id": jid, "condition": code, "raw": raw,
-                                  "q0": q0, "q1": q1, "se_q0": se0, "se_q1": se1,
-                                  "corrected": corrected, "ci_lo": float(lo), "ci_hi": float(hi),
-                                  "saturated": bool(corrected > 1.0),
-                                  "ci_above_1": bool(lo > 1.0)})
+        bias_rows += _bias_rows(set_name, q_judges, est, level)
 
     cells = pd.DataFrame(cell_rows, columns=["set", "judge_id", "family", "condition", "metric", "value",
                                              "ci_lo", "ci_hi", "n", "coverage", "operator"])
@@ -570,11 +603,21 @@ def cap_profile(
         exclusions=pd.DataFrame(excl_rows, columns=["set", "judge_id", "condition", "n_scope", "n_parse",
                                                     "n_api", "n_used"]),
         bias_corrected=pd.DataFrame(bias_rows, columns=[
-            "set", "judge_id", "condition", "raw", "q0", "q1", "se_q0", "se_q1", "corrected", "ci_lo",
-            "ci_hi", "saturated", "ci_above_1"]),
+            "set", "judge_id", "condition", "raw", "q0", "q1", "se_q0", "se_q1", "denominator",
+            "corrected", "ci_lo", "ci_hi", "saturated", "ci_above_1", "undefined", "boot_undefined"]),
         spearman=sp, stress=st, l1=l1, families=families, evaluator=evaluator, n_boot=n_boot,
         seed=seed if isinstance(seed, int) or seed is None else None, failures=failures, boot=boots,
+        benchmark_scores=_benchmark_scores(benchmark_scores),
     )
+
+
+def _benchmark_scores(table: pd.DataFrame | None) -> pd.DataFrame:
+    if table is None:
+        return pd.DataFrame(columns=list(BENCHMARK_SCORE_COLUMNS))
+    miss = [c for c in BENCHMARK_SCORE_COLUMNS if c not in table.columns]
+    if miss:
+        raise InputError(f"benchmark score table lacks column(s) {', '.join(miss)}", field=miss[0])
+    return table[list(BENCHMARK_SCORE_COLUMNS)].reset_index(drop=True)
 
 
 def bias_correct(raw: float, q0: float, q1: float) -> float:
@@ -582,11 +625,48 @@ def bias_correct(raw: float, q0: float, q1: float) -> float:
 
     q1 is the judge's accuracy when the better response is shown first and q0 when it is shown
     second (position-conditional accuracies on the same set). Values above 1 are *saturated*:
-    the correction over-compensates (the paper reports them flagged, not clipped)."""
+    the correction over-compensates (the paper reports them flagged, not clipped). A
+    denominator q0 + q1 − 1 ≤ 0 (a judge no better than chance across positions) leaves the
+    correction undefined: NaN, never a number."""
     den = q0 + q1 - 1
-    if den == 0:
+    if not den > 0:
         return float("nan")
     return float((raw + q0 - 1) / den)
+
+
+def _bias_rows(set_name: str, judges: list[str], est: dict[tuple[str, str, str], tuple],
+               level: float) -> list[dict[str, Any]]:
+    """Appendix K table rows of one set: the plug-in correction of overall and C1–C4 with a joint
+    bootstrap in which the raw cell, q0 and q1 are all recomputed from the same resampled base
+    items (their standard errors are the bootstrap standard deviations, so clustering of rows
+    within a base item and the correlation of raw with q are carried). A point or replicate with
+    q0 + q1 − 1 ≤ 0 is undefined: the row is flagged ``undefined`` with no value, and replicates
+    with a non-positive denominator are left out of the interval and counted (``boot_undefined``)."""
+    out = []
+    for jid in judges:
+        q0, q1 = est.get((jid, "overall", "q0")), est.get((jid, "overall", "q1"))
+        if q0 is None or q1 is None or q0[4] is None or q1[4] is None:
+            continue
+        den_b = q0[4] + q1[4] - 1
+        den = q0[0] + q1[0] - 1
+        for code in ("overall",) + CONTENT:
+            raw = est.get((jid, code, "value"))
+            if raw is None or raw[3] == 0 or raw[4] is None:
+                continue
+            undefined = not den > 0
+            with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                cb = np.where(den_b > 0, (raw[4] + q0[4] - 1) / den_b, np.nan)
+                lo, hi = (np.nan, np.nan) if undefined else percentile_ci(cb, level)
+            corrected = bias_correct(raw[0], q0[0], q1[0])
+            out.append({"set": set_name, "judge_id": jid, "condition": code, "raw": raw[0], "q0": q0[0],
+                        "q1": q1[0], "se_q0": float(np.nanstd(q0[4], ddof=1)),
+                        "se_q1": float(np.nanstd(q1[4], ddof=1)), "denominator": float(den),
+                        "corrected": corrected, "ci_lo": float(lo), "ci_hi": float(hi),
+                        "saturated": bool(not undefined and corrected > 1.0),
+                        "ci_above_1": bool(not undefined and lo > 1.0), "undefined": undefined,
+                        "boot_undefined": float(np.mean(~(den_b > 0)))})
+    return out
 
 
 def _values(cells: pd.DataFrame, set_name: str, code: str) -> pd.DataFrame:
@@ -621,9 +701,12 @@ def _spearman_table(cells: pd.DataFrame, sets: list[str], n_perm: int,
 
 def _stress_table(cells: pd.DataFrame, boots: dict, pairs: list[tuple[str, str]],
                   level: float) -> pd.DataFrame:
-    """Eq. 3: δ_c(j) = CAP_c(j; base) − CAP_c(j; stress) for every judge and condition measured on
-    both; the interval is the percentile interval of the difference of the two sets' independent
-    bootstrap replicates."""
+    """Eq. 3 / Table 6: δ_c(j) = CAP_c(j; base) − CAP_c(j; stress) for every judge and condition
+    measured the same way on both sets (a main-table cell, direct or approximate, with one status
+    on both: augmented cells and a direct cell against an approximate one are left out), and per
+    judge the mean over its C1–C7 rows (Table 6's "Mean"; C8 is reported but omitted from the mean,
+    as there). Intervals are percentile intervals of the difference (or of the mean difference) of
+    the two sets' independent bootstrap replicates."""
     rows = []
     known = set(cells["set"])
     for base, stress in pairs:
@@ -631,23 +714,41 @@ def _stress_table(cells: pd.DataFrame, boots: dict, pairs: list[tuple[str, str]]
             if s not in known:
                 raise InputError(f"stress pair names unknown set {s!r}; sets: {', '.join(sorted(known))}",
                                  field="stress")
+        per_judge: dict[str, list[tuple[float, np.ndarray | None]]] = {}
         for code in CONDITION_CODES:
             vb, vs = _values(cells, base, code), _values(cells, stress, code)
-            for jid in sorted(set(vb["judge_id"]) & set(vs["judge_id"])):
-                x = float(vb.loc[vb["judge_id"] == jid, "value"].iloc[0])
-                y = float(vs.loc[vs["judge_id"] == jid, "value"].iloc[0])
+            vb = vb[vb["coverage"].isin(MAIN_STATUSES)].set_index("judge_id")
+            vs = vs[vs["coverage"].isin(MAIN_STATUSES)].set_index("judge_id")
+            for jid in sorted(set(vb.index) & set(vs.index)):
+                if vb.loc[jid, "coverage"] != vs.loc[jid, "coverage"]:
+                    continue
                 bb, bs = boots.get((base, jid, code, "value")), boots.get((stress, jid, code, "value"))
-                lo = hi = np.nan
-                if bb is not None and bs is not None and len(bb) == len(bs):
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", RuntimeWarning)
-                        lo, hi = percentile_ci(bb - bs, level)
-                rows.append({"base": base, "stress": stress, "judge_id": jid, "condition": code,
-                             "delta": x - y, "ci_lo": float(lo), "ci_hi": float(hi),
-                             "coverage_base": vb.loc[vb["judge_id"] == jid, "coverage"].iloc[0],
-                             "coverage_stress": vs.loc[vs["judge_id"] == jid, "coverage"].iloc[0]})
+                diff = bb - bs if bb is not None and bs is not None and len(bb) == len(bs) else None
+                delta = float(vb.loc[jid, "value"]) - float(vs.loc[jid, "value"])
+                in_mean = code != "C8"
+                if in_mean:
+                    per_judge.setdefault(jid, []).append((delta, diff))
+                rows.append(_stress_row(base, stress, jid, code, delta, diff, level, vb.loc[jid, "coverage"],
+                                        vs.loc[jid, "coverage"], in_mean))
+        for jid, ds in per_judge.items():
+            diffs = [d for _, d in ds]
+            diff = None if any(d is None for d in diffs) else np.mean(diffs, axis=0)
+            rows.append(_stress_row(base, stress, jid, "mean", float(np.mean([d for d, _ in ds])), diff, level,
+                                    None, None, False))
     return pd.DataFrame(rows, columns=["base", "stress", "judge_id", "condition", "delta", "ci_lo", "ci_hi",
-                                       "coverage_base", "coverage_stress"])
+                                       "coverage_base", "coverage_stress", "in_mean"])
+
+
+def _stress_row(base: str, stress: str, jid: str, code: str, delta: float, diff: np.ndarray | None,
+                level: float, cov_base: str | None, cov_stress: str | None, in_mean: bool) -> dict[str, Any]:
+    lo = hi = np.nan
+    if diff is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            lo, hi = percentile_ci(diff, level)
+    return {"base": base, "stress": stress, "judge_id": jid, "condition": code, "delta": delta,
+            "ci_lo": float(lo), "ci_hi": float(hi), "coverage_base": cov_base, "coverage_stress": cov_stress,
+            "in_mean": in_mean}
 
 
 #: How two judges of an L1 row relate (Appendix J compares within-family pairs with cross-family ones).

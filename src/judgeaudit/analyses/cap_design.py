@@ -96,19 +96,20 @@ FORM_A = """You are checking the explanation an automatic judge gave for choosin
 Question:
 {prompt}
 
-Correct answer (the judge chose it):
-{chosen}
+Response A:
+{response_a}
 
-Incorrect answer:
-{rejected}
+Response B:
+{response_b}
 
-The incorrect answer contains one planted error of type: {error_type}.
+The judge chose Response {chosen}, the correct answer. Response {rejected} contains one planted error of
+type: {error_type}.
 
-The judge's explanation:
+The judge's explanation (it names the responses as shown above, Response A and Response B):
 {rationale}
 
-Does the explanation point to the specific planted error in the incorrect answer? Answer NO when it
-only says one answer is better or more accurate in general, or when it names some other problem.
+Does the explanation point to the specific planted error in Response {rejected}? Answer NO when it only says
+one response is better or more accurate in general, or when it names some other problem.
 Reply with JSON only: {{"supports": "yes" or "no", "reason": "<one sentence>"}}"""
 
 FORM_B = """You are checking the explanation an automatic judge gave for choosing between two answers.
@@ -116,19 +117,21 @@ FORM_B = """You are checking the explanation an automatic judge gave for choosin
 Question:
 {prompt}
 
-Answer the judge chose (the better one):
-{chosen}
+Response A:
+{response_a}
 
-Answer the judge rejected:
-{rejected}
+Response B:
+{response_b}
 
-The judge's explanation:
+The judge chose Response {chosen} (the better one) and rejected Response {rejected}.
+
+The judge's explanation (it names the responses as shown above, Response A and Response B):
 {rationale}
 
-Does the explanation name a specific, substantive reason the chosen answer is better: a concrete
-deficiency of the rejected answer (a factual error, a logical flaw, missing key information, wrong
-reasoning) or a concrete strength the rejected answer lacks? Answer NO for generic praise ("A is
-better / more accurate") or surface properties only (length, formatting, confident tone).
+Does the explanation name a specific, substantive reason Response {chosen} is better: a concrete deficiency
+of Response {rejected} (a factual error, a logical flaw, missing key information, wrong reasoning) or a
+concrete strength Response {rejected} lacks? Answer NO for generic praise ("A is better / more accurate") or
+surface properties only (length, formatting, confident tone).
 Reply with JSON only: {{"supports": "yes" or "no", "reason": "<one sentence>"}}"""
 
 
@@ -164,10 +167,14 @@ def check_evaluator_family(evaluator_family: str | None, judge_families: dict[st
 
 
 def rationale_requests(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], *,
-                       evaluator_family: str | None, allow_same_family: bool = False) -> list[JudgeRequest]:
+                       evaluator_family: str | None, allow_same_family: bool = False,
+                       sample: int | None = None, seed: int = 0) -> list[JudgeRequest]:
     """Evaluator requests for C8: one per (judge, item) whose A/B verdict is correct and carries a
-    rationale (Appendix B.4 position alignment: only A/B rationales). Form A when the pairs carry a
-    planted ``failure_type``, Form B otherwise. Refuses a same-family evaluator (see
+    rationale (Appendix B.4 position alignment: only A/B rationales, shown with the responses under
+    the labels the judge saw). Form A when the pairs carry a planted ``failure_type``, Form B
+    otherwise. With ``sample`` only a simple random sample of that many items per judge is sent
+    (the paper evaluates ~100 rationales per judge, App. G); CAP_8 is then estimated on the sample
+    and the unconditional rate as accuracy x CAP_8 (§4.1). Refuses a same-family evaluator (see
     ``check_evaluator_family``)."""
     check_evaluator_family(evaluator_family, {j: table_family(t) for j, t in tables.items()}, allow_same_family)
     p = pairs.set_index("pair_id")
@@ -175,18 +182,20 @@ def rationale_requests(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], *,
     out = []
     for jid, t in tables.items():
         ok = t[t["choice_ab"].notna() & t["rationale_ab"].notna() & t["pair_id"].isin(p.index)]
+        ok = ok[ok["choice_ab"].to_numpy() == p.loc[ok["pair_id"], "label"].to_numpy()]
+        if sample is not None and len(ok) > sample:
+            ok = ok.sort_values("pair_id").sample(n=sample, random_state=seed)
         for r in ok.itertuples(index=False):
             item = p.loc[r.pair_id]
-            if r.choice_ab != item["label"]:
-                continue
-            chosen, rejected = ((item["response_a"], item["response_b"]) if item["label"] == "A"
-                                else (item["response_b"], item["response_a"]))
+            # Appendix B.4 position alignment: the responses keep the A/B labels of the ordering whose
+            # rationale is evaluated, so "Response A" in the rationale is Response A here
+            chosen = item["label"]
+            fields = {"prompt": item["prompt"], "response_a": item["response_a"], "response_b": item["response_b"],
+                      "chosen": chosen, "rejected": "B" if chosen == "A" else "A", "rationale": r.rationale_ab}
             if has_type and isinstance(item.get("failure_type"), str):
-                text = FORM_A.format(prompt=item["prompt"], chosen=chosen, rejected=rejected,
-                                     error_type=item["failure_type"], rationale=r.rationale_ab)
+                text = FORM_A.format(error_type=item["failure_type"], **fields)
             else:
-                text = FORM_B.format(prompt=item["prompt"], chosen=chosen, rejected=rejected,
-                                     rationale=r.rationale_ab)
+                text = FORM_B.format(**fields)
             out.append(JudgeRequest(request_id=f"{r.pair_id}|{jid}|C8", form="generate", prompt=text,
                                     meta={"pair_id": r.pair_id, "judge_id": jid}))
     return out

@@ -75,7 +75,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
             stress: list[str] | None = None, n_boot: int = 1000, seed: int = 0, store: Path | None = None,
             out: Path | None = None, concurrency: int | None = None, failures: str = "exclude",
             api_base: str | None = None, augment: list[str] | None = None,
-            generator_spec: str | None = None) -> CapResult:
+            generator_spec: str | None = None, c8_sample: int | None = None) -> CapResult:
     """Load the sets, collect judges (published outputs and/or live judges run in both orders
     through the call store), optionally run the C8 evaluator, estimate the profile, and with
     ``out`` write ``out/result.json`` and ``out/report.html``."""
@@ -92,9 +92,10 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
     if not set_specs:
         raise InputError("give at least one --set SPEC", field="set")
     store_path = Path(store) if store else (Path(out) / "calls.sqlite" if out else Path("judgeaudit-calls.sqlite"))
-    frames, coverage, tables = [], {}, {}
+    frames, coverage, tables, adapters = [], {}, {}, {}
     for spec in set_specs:
         df, cov, adapter, path = load_cap_set(spec)
+        adapters.update(dict.fromkeys(cov, adapter))
         clash = set(cov) & set(coverage)
         if clash:
             raise InputError(f"set name(s) {sorted(clash)} given twice; add ?name=… to one spec", field="set")
@@ -143,12 +144,13 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         ev_family = judge_family(ev)
         same = check_evaluator_family(ev_family, {j: table_family(t) for j, t in tables.items()},
                                       allow_same_family)
-        reqs = rationale_requests(pairs, tables, evaluator_family=ev_family, allow_same_family=allow_same_family)
+        reqs = rationale_requests(pairs, tables, evaluator_family=ev_family, allow_same_family=allow_same_family,
+                                  sample=c8_sample, seed=seed)
         store_path.parent.mkdir(parents=True, exist_ok=True)
         ver = judge_all([ev], reqs, store_path=store_path, concurrency=concurrency)
         labels = rationale_labels(ver)
         evaluator = {"id": ev.id, "family": ev_family, "allow_same_family": bool(allow_same_family),
-                     "same_family_judges": same, "n_requests": len(reqs),
+                     "same_family_judges": same, "n_requests": len(reqs), "sample_per_judge": c8_sample,
                      "n_unreadable": int(labels["supports"].isna().sum())}
         if human is not None:
             from judgeaudit.io import read_table
@@ -161,10 +163,33 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         a, b = s.split("=", 1)
         stress_pairs.append((a, b))
     result = cap_profile(pairs, tables, coverage, rationale_labels=labels, evaluator=evaluator,
-                         stress=stress_pairs, n_boot=n_boot, seed=seed, failures=failures)  # type: ignore[arg-type]
+                         stress=stress_pairs, n_boot=n_boot, seed=seed, failures=failures,  # type: ignore[arg-type]
+                         benchmark_scores=benchmark_scores(pairs, tables, adapters))
     if out is not None:
         write_outputs(result, Path(out), live_failures=live_failures)
     return result
+
+
+def benchmark_scores(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], adapters: dict[str, str]) -> pd.DataFrame:
+    """Each set's own headline score of each judge, where its adapter provides one
+    (``official_score_from_table(table, pairs)`` in percent, described by ``official_score``'s
+    docstring; e.g. JudgeBench's pair-level rule), on the set's non-augmented pairs."""
+    rows = []
+    for set_name, adapter in adapters.items():
+        mod = _adapter(adapter)
+        score = getattr(mod, "official_score_from_table", None)
+        if score is None:
+            continue
+        doc = (getattr(mod, "official_score", score).__doc__ or adapter).strip().splitlines()[0]
+        sp = pairs[pairs["source_set"] == set_name]
+        if "augmented" in sp.columns:
+            sp = sp[~sp["augmented"].fillna(False).astype(bool)]
+        for jid, t in tables.items():
+            t = t[t["pair_id"].isin(sp["pair_id"])]
+            if len(t):
+                rows.append({"set": set_name, "judge_id": jid, "rule": doc.replace("``", ""),
+                             "value": score(t, sp) / 100.0, "n": int(t["pair_id"].nunique())})
+    return pd.DataFrame(rows, columns=["set", "judge_id", "rule", "value", "n"])
 
 
 def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame | None = None,
@@ -190,6 +215,8 @@ def run_cmd(
     allow_same_family: Annotated[bool, typer.Option("--allow-same-family",
                                                     help="allow a C8 evaluator of a judge's own family (recorded)")] = False,
     human: Annotated[Path | None, typer.Option("--human", help="human-labelled C8 sample (pair_id, judge_id, human)")] = None,
+    c8_sample: Annotated[int | None, typer.Option("--c8-sample", help="evaluate a random sample of this many "
+                                                  "correct-verdict rationales per judge (the paper: 100)")] = None,
     stress: Annotated[list[str] | None, typer.Option("--stress", help="BASE=STRESS set names (Eq. 3)")] = None,
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples per cell")] = 1000,
     seed: Annotated[int, typer.Option("--seed")] = 0,
@@ -208,12 +235,16 @@ def run_cmd(
     result = run_cap(set_, judge_specs=judge, published=published, evaluator_spec=evaluator,
                      allow_same_family=allow_same_family, human=human, stress=stress, n_boot=bootstrap, seed=seed,
                      store=store, out=out, concurrency=concurrency, failures=failures, api_base=api_base,
-                     augment=augment, generator_spec=generator)
-    from judgeaudit.report.cap import profile_table
+                     augment=augment, generator_spec=generator, c8_sample=c8_sample)
+    from judgeaudit.report.cap import benchmark_score_table, profile_table
 
     for s in dict.fromkeys(result.cells["set"]):
         console.print(f"[bold]{s}[/bold]")
         console.print(profile_table(result, s).to_string(index=False), highlight=False, soft_wrap=True)
+    bst = benchmark_score_table(result)
+    if len(bst):
+        console.print("[bold]benchmark's own score beside CAP overall / strict (failures excluded | wrong)[/bold]")
+        console.print(bst.drop(columns=["rule"]).to_string(index=False), highlight=False, soft_wrap=True)
     console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
 
 
@@ -229,6 +260,8 @@ def build_cmd(
     max_items: Annotated[int | None, typer.Option("--max-items")] = None,
     threshold: Annotated[int, typer.Option("--threshold", help="subtlety needed (1-5)")] = 4,
     retries: Annotated[int, typer.Option("--retries", help="regenerations below threshold")] = 3,
+    qc_retries: Annotated[int, typer.Option("--qc-retries", help="regenerations of a variant failing the length "
+                                            "or label-preservation check")] = 3,
     allow_same_family: Annotated[bool, typer.Option("--allow-same-family")] = False,
     store: Annotated[Path | None, typer.Option("--store")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
@@ -248,9 +281,13 @@ def build_cmd(
     items = build_testbed(src.rename(columns={question_field: "question", answer_field: "answer"}),
                           generator=gen, gate=gat, error_types=tuple(error_types or ERROR_TYPES),
                           threshold=threshold, max_retries=retries, allow_same_family=allow_same_family,
-                          store_path=store or out.with_suffix(".calls.sqlite"))
+                          store_path=store or out.with_suffix(".calls.sqlite"), qc_retries=qc_retries)
     write_jsonl(out, items)
-    console.print(f"wrote {len(items)} pairwise items to {out}")
+    plain = [r["meta"] for r in items if r["variant"] == "original"]
+    rejected = sum(len(x) for m in plain for x in m["qc"].values())
+    dropped = sum(len(m["dropped_variants"]) for m in plain)
+    console.print(f"wrote {len(items)} pairwise items to {out} ({rejected} variant attempts rejected by QC and "
+                  f"regenerated; {dropped} variants left out after {qc_retries + 1} attempts)")
 
 
 def cap_demo(n_boot: int = 200, seed: int = 0) -> list:

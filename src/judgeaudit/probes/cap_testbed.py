@@ -6,10 +6,13 @@
   error of a named type (factual fabrication, logical reversal, scope-overclaim, scope-omission),
   a subtlety gate scored 1–5 by a judge from another family with bounded regeneration (items
   whose best attempt stays below the threshold are kept and flagged ``low_quality``), and three
-  presentation variants (plain, polished, length-padded).
+  presentation variants (plain, polished, length-padded), each length-checked and checked for
+  label preservation (``variant_qc``; App. A.6) and regenerated when it fails, a bounded number
+  of times, with every rejection recorded.
 * ``augment_pairs``: style-polished and length-padded variants of an existing benchmark's pairs,
   admissible only when the adapter says the pair shares a source model and labels are objective
-  (``AUGMENTATION_ADMISSIBLE``); otherwise the cells stay ``unavailable``.
+  (``AUGMENTATION_ADMISSIBLE``); otherwise the cells stay ``unavailable``. The same QC applies
+  (Table 12: "label-preservation checked").
 
 Every model call goes through ``runtime.executor.run`` (and the call store when given).
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -26,6 +29,7 @@ from judgeaudit.datasets._common import CoverageCell
 from judgeaudit.errors import InputError
 from judgeaudit.families import judge_family, shared, unknown_family_message, vendors
 from judgeaudit.judges.base import Judge
+from judgeaudit.probes.variant_qc import variant_problem
 from judgeaudit.records import JudgeRequest
 
 ERROR_TYPES = ("factual_fabrication", "logical_reversal", "scope_overclaim", "scope_omission")
@@ -139,6 +143,45 @@ def _clean(text: str | None) -> str | None:
     return t if len(t) >= 10 else None
 
 
+class _Variant(NamedTuple):
+    """One variant to generate: its prompt, the text it rewrites, 'polished' or 'padded', the
+    padding factor and the answer that must stay stated (``variant_qc.variant_problem``)."""
+
+    prompt: str
+    original: str
+    kind: str
+    factor: float = 2.0
+    anchor: str | None = None
+
+
+def _checked_variants(generator: Judge, jobs: dict[str, _Variant], store: Path | None,
+                      max_retries: int) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Generates every job, checks it (length band and label preservation), and regenerates the
+    rejected ones (a new epoch per attempt), at most ``max_retries`` times. Returns the accepted
+    texts and, per job, the reason of every rejected attempt."""
+    accepted: dict[str, str] = {}
+    rejections: dict[str, list[str]] = {k: [] for k in jobs}
+    pending = list(jobs)
+    for attempt in range(max_retries + 1):
+        if not pending:
+            break
+        rid = {k: k if attempt == 0 else f"{k}|{attempt}" for k in pending}
+        got = _run(generator, [JudgeRequest(request_id=rid[k], form="generate", epoch=attempt,
+                                            prompt=jobs[k].prompt) for k in pending], store)
+        nxt = []
+        for k in pending:
+            job, text = jobs[k], _clean(got.get(rid[k]))
+            problem = ("no usable text" if text is None else
+                       variant_problem(job.kind, job.original, text, factor=job.factor, anchor=job.anchor))
+            if problem is None:
+                accepted[k] = text  # type: ignore[assignment]
+            else:
+                rejections[k].append(problem)
+                nxt.append(k)
+        pending = nxt
+    return accepted, rejections
+
+
 def parse_subtlety(text: str | None) -> int | None:
     """First digit 1–5 in the gate's reply."""
     if not text:
@@ -150,7 +193,7 @@ def parse_subtlety(text: str | None) -> int | None:
 def build_testbed(source: pd.DataFrame, *, generator: Judge, gate: Judge,
                   error_types: tuple[str, ...] = ERROR_TYPES, threshold: int = 4, max_retries: int = 3,
                   pad_factor: float = 2.0, allow_same_family: bool = False,
-                  store_path: str | Path | None = None) -> list[dict[str, Any]]:
+                  store_path: str | Path | None = None, qc_retries: int = 3) -> list[dict[str, Any]]:
     """Build a controlled pairwise testbed from a QA source (columns ``question``, ``answer``,
     optional ``id``, ``domain``).
 
@@ -158,7 +201,11 @@ def build_testbed(source: pd.DataFrame, *, generator: Judge, gate: Judge,
     answer (Answer A); generate a flawed Answer B of its type; score subtlety with ``gate``;
     regenerate (new epoch) while the score is below ``threshold``, at most ``max_retries`` times,
     keeping the most subtle attempt (flagged ``low_quality`` if still below). Then the polished
-    variant (both answers rewritten) and the length-padded variant (Answer B only, ~``pad_factor``x).
+    variant (both answers rewritten) and the length-padded variant (Answer B only, ~``pad_factor``x),
+    each checked (App. A.6: polished within ±20% of the original length, padded within
+    ``pad_factor`` ± 15%, i.e. [1.7x, 2.3x] at 2x; label preserved: ``variant_qc``) and regenerated
+    when rejected, at most ``qc_retries`` times; a variant still rejected is left out and recorded
+    (``meta["qc"]``: every rejection's reason per variant; ``meta["dropped_variants"]``).
     The gate must come from another family than the generator unless ``allow_same_family``.
 
     Returns pairwise rows (``PAIRWISE_COLUMNS`` + base_id, variant, failure_type, subtlety,
@@ -190,7 +237,8 @@ def build_testbed(source: pd.DataFrame, *, generator: Judge, gate: Judge,
     for k, (i, q) in enumerate(zip(ids, src["question"])):
         a = _clean(exp.get(f"{i}|expand"))
         if a is not None:
-            items[i] = {"question": str(q), "answer": a, "type": error_types[k % len(error_types)],
+            items[i] = {"question": str(q), "answer": a, "source_answer": str(src["answer"].iloc[k]),
+                        "type": error_types[k % len(error_types)],
                         "best": None, "score": None, "attempts": 0}
     pending = list(items)
     for attempt in range(max_retries + 1):
@@ -223,32 +271,39 @@ def build_testbed(source: pd.DataFrame, *, generator: Judge, gate: Judge,
                 nxt.append(i)
         pending = nxt
     ready = [i for i in items if items[i]["best"] is not None]
-    pol = _run(generator, [JudgeRequest(request_id=f"{i}|polish|{side}", form="generate",
-                                        prompt=POLISH.format(text=items[i]["answer" if side == "a" else "best"]))
-                           for i in ready for side in ("a", "b")], store)
-    pad = _run(generator, [JudgeRequest(request_id=f"{i}|pad", form="generate",
-                                        prompt=PAD.format(factor=pad_factor, text=items[i]["best"]))
-                           for i in ready], store)
+    jobs: dict[str, _Variant] = {}
+    for i in ready:
+        it = items[i]
+        jobs[f"{i}|polish|a"] = _Variant(POLISH.format(text=it["answer"]), it["answer"], "polished",
+                                         anchor=it["source_answer"])
+        jobs[f"{i}|polish|b"] = _Variant(POLISH.format(text=it["best"]), it["best"], "polished")
+        jobs[f"{i}|pad"] = _Variant(PAD.format(factor=pad_factor, text=it["best"]), it["best"], "padded", pad_factor)
+    got, rejected = _checked_variants(generator, jobs, store, qc_retries)
     rows: list[dict[str, Any]] = []
     for i in ready:
         it = items[i]
         low = it["score"] is None or it["score"] < threshold
         variants = {"original": (it["answer"], it["best"])}
-        pa, pb = _clean(pol.get(f"{i}|polish|a")), _clean(pol.get(f"{i}|polish|b"))
+        pa, pb = got.get(f"{i}|polish|a"), got.get(f"{i}|polish|b")
         if pa and pb:
             variants["polished"] = (pa, pb)
-        pd_ = _clean(pad.get(f"{i}|pad"))
+        pd_ = got.get(f"{i}|pad")
         if pd_:
             variants["padded"] = (it["answer"], pd_)
+        qc = {"polished": [f"A: {x}" for x in rejected[f"{i}|polish|a"]]
+              + [f"B: {x}" for x in rejected[f"{i}|polish|b"]],
+              "padded": [f"B: {x}" for x in rejected[f"{i}|pad"]]}
+        dropped = [v for v in ("polished", "padded") if v not in variants]
         for v, (a, b) in variants.items():
             rows.append({
                 "pair_id": f"{SOURCE_SET}/{i}|{v}", "prompt": it["question"], "response_a": a, "response_b": b,
                 "label": "A", "group": it["question"], "source_set": SOURCE_SET, "subset": it["type"],
                 "condition_a": f"{generator.id}:expanded", "condition_b": f"{generator.id}:{it['type']}",
                 "meta": {"subtlety": it["score"], "low_quality": low, "attempts": it["attempts"],
-                         "gate": gate.id, "generator": generator.id},
+                         "gate": gate.id, "generator": generator.id, "qc": qc, "dropped_variants": dropped},
                 "base_id": f"{SOURCE_SET}/{i}", "variant": v, "failure_type": it["type"],
                 "subtlety": it["score"], "low_quality": low, "attempts": it["attempts"],
+                "qc_rejections": len(qc.get(v, [])),
             })
     return rows
 
@@ -269,11 +324,17 @@ def load_pairs(path: str | Path) -> pd.DataFrame:
 
 def augment_pairs(pairs: pd.DataFrame, *, generator: Judge, admissible: bool,
                   kinds: tuple[str, ...] = ("style", "length"), pad_factor: float = 1.5,
-                  store_path: str | Path | None = None) -> pd.DataFrame:
+                  store_path: str | Path | None = None, qc_retries: int = 3) -> pd.DataFrame:
     """Controlled augmentation of an existing benchmark (§3.3, Appendix B.2–B.3): ``style``
     rewrites both responses in a polished style (variant ``polished``); ``length`` pads only the
     rejected response to ~``pad_factor``x (variant ``padded``). Rows are marked ``augmented`` with
     ``base_id`` the original pair, so CAP uses them only for the augmented C5/C6 cells.
+
+    Every generated text is checked as in the testbed (length band; label preserved: the final
+    answer and the numbers of each response unchanged, ``variant_qc``) and regenerated when
+    rejected, at most ``qc_retries`` times; a pair whose variant stays rejected gets no such variant.
+    Variant rows carry ``qc_rejections`` (rejected attempts); ``df.attrs["qc"]`` lists every
+    rejection (pair_id, variant, reason, dropped).
 
     Raises ``InputError`` when the adapter declares augmentation inadmissible (pairs not from one
     source model or labels not objective): the cells then stay unavailable."""
@@ -287,31 +348,39 @@ def augment_pairs(pairs: pd.DataFrame, *, generator: Judge, admissible: bool,
     out = [pairs.assign(base_id=pairs["base_id"] if "base_id" in pairs.columns else pairs["pair_id"],
                         variant=pairs["variant"] if "variant" in pairs.columns else "original",
                         augmented=pairs["augmented"] if "augmented" in pairs.columns else False)]
-    if "style" in kinds:
-        reqs = [JudgeRequest(request_id=f"{r.pair_id}|polish|{s}", form="generate",
-                             prompt=POLISH.format(text=getattr(r, f"response_{s}")))
-                for r in base.itertuples(index=False) for s in ("a", "b")]
-        got = _run(generator, reqs, store)
-        rows = []
-        for r in base.itertuples(index=False):
-            a, b = _clean(got.get(f"{r.pair_id}|polish|a")), _clean(got.get(f"{r.pair_id}|polish|b"))
+    side = {r.pair_id: ("b" if r.label == "A" else "a") for r in base.itertuples(index=False)}
+    jobs: dict[str, _Variant] = {}
+    owner: dict[str, tuple[str, str]] = {}
+    for r in base.itertuples(index=False):
+        if "style" in kinds:
+            for s in ("a", "b"):
+                text = getattr(r, f"response_{s}")
+                jobs[f"{r.pair_id}|polish|{s}"] = _Variant(POLISH.format(text=text), text, "polished")
+                owner[f"{r.pair_id}|polish|{s}"] = (r.pair_id, "polished")
+        if "length" in kinds:
+            text = getattr(r, f"response_{side[r.pair_id]}")
+            jobs[f"{r.pair_id}|pad"] = _Variant(PAD.format(factor=pad_factor, text=text), text, "padded", pad_factor)
+            owner[f"{r.pair_id}|pad"] = (r.pair_id, "padded")
+    got, rejected = _checked_variants(generator, jobs, store, qc_retries)
+    log = [{"pair_id": owner[k][0], "variant": owner[k][1], "reason": x, "dropped": k not in got}
+           for k, xs in rejected.items() for x in xs]
+    rows = []
+    for r in base.itertuples(index=False):
+        if "style" in kinds:
+            a, b = got.get(f"{r.pair_id}|polish|a"), got.get(f"{r.pair_id}|polish|b")
             if a and b:
                 rows.append({**r._asdict(), "pair_id": f"{r.pair_id}|polished", "response_a": a, "response_b": b,
-                             "base_id": r.pair_id, "variant": "polished", "augmented": True})
-        out.append(pd.DataFrame(rows))
-    if "length" in kinds:
-        side = {r.pair_id: ("b" if r.label == "A" else "a") for r in base.itertuples(index=False)}
-        reqs = [JudgeRequest(request_id=f"{r.pair_id}|pad", form="generate",
-                             prompt=PAD.format(factor=pad_factor, text=getattr(r, f"response_{side[r.pair_id]}")))
-                for r in base.itertuples(index=False)]
-        got = _run(generator, reqs, store)
-        rows = []
-        for r in base.itertuples(index=False):
-            p = _clean(got.get(f"{r.pair_id}|pad"))
+                             "base_id": r.pair_id, "variant": "polished", "augmented": True,
+                             "qc_rejections": len(rejected[f"{r.pair_id}|polish|a"])
+                             + len(rejected[f"{r.pair_id}|polish|b"])})
+        if "length" in kinds:
+            p = got.get(f"{r.pair_id}|pad")
             if p:
                 d = {**r._asdict(), "pair_id": f"{r.pair_id}|padded", "base_id": r.pair_id, "variant": "padded",
-                     "augmented": True}
+                     "augmented": True, "qc_rejections": len(rejected[f"{r.pair_id}|pad"])}
                 d[f"response_{side[r.pair_id]}"] = p
                 rows.append(d)
-        out.append(pd.DataFrame(rows))
-    return pd.concat(out, ignore_index=True)
+    out.append(pd.DataFrame(rows))
+    df = pd.concat(out, ignore_index=True)
+    df.attrs["qc"] = log
+    return df

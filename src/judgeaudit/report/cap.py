@@ -45,6 +45,23 @@ def profile_table(result: CapResult, set_name: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def c8_table(result: CapResult, set_name: str) -> pd.DataFrame:
+    """§4.1: per judge, conditional C8 on the evaluated correct-verdict items, the A/B accuracy on
+    the cell, and the unconditional supported-correct rate (their product, joint bootstrap)."""
+    c = result.cells[(result.cells["set"] == set_name) & (result.cells["condition"] == "C8")]
+    rows = []
+    for judge, g in c.groupby("judge_id", sort=False):
+        by = g.set_index("metric")
+        if "value" not in by.index or pd.isna(by.loc["value", "value"]):
+            continue
+        row = {"judge": judge, "C8 (conditional)": _cell(by.loc["value"]),
+               "rationales evaluated": int(by.loc["value", "n"])}
+        for m, head in (("accuracy", "Pr[v_AB = a*]"), ("unconditional", "Pr[v_AB = a* ∧ supported]")):
+            row[head] = _cell(by.loc[m]) if m in by.index else "—"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def augmented_table(result: CapResult, set_name: str) -> pd.DataFrame:
     c = result.cells[(result.cells["set"] == set_name) & (result.cells["metric"] == "value")
                      & (result.cells["coverage"] == "augmented") & result.cells["value"].notna()]
@@ -85,6 +102,30 @@ def strict_vs_consistency(result: CapResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def benchmark_score_table(result: CapResult) -> pd.DataFrame:
+    """Per set and judge: the benchmark's own score (its repository's rule) beside CAP's overall
+    (position-averaged) and strict (both orders correct) accuracy, each with parse/API failures
+    excluded (Appendix L) and counted wrong (as benchmarks' own statistics count them)."""
+    bs = result.benchmark_scores
+    if bs is None or not len(bs):
+        return pd.DataFrame()
+    rows = []
+    for r in bs.itertuples(index=False):
+        def v(metric: str) -> Any:
+            return result.value(r.set, r.judge_id, "overall", metric)
+
+        n_ex = result.cells[(result.cells["set"] == r.set) & (result.cells["judge_id"] == r.judge_id)
+                            & (result.cells["condition"] == "overall")].set_index("metric")["n"]
+        rows.append({"set": r.set, "judge": r.judge_id, "benchmark's own score": f"{100 * r.value:.2f}",
+                     "pairs": r.n, "CAP overall (failures excluded)": _pct(v("excluded")),
+                     "CAP overall (failures wrong)": _pct(v("as_wrong")),
+                     "strict (failures excluded)": _pct(v("strict_excluded")),
+                     "strict (failures wrong)": _pct(v("strict_as_wrong")),
+                     "items with a failure": int(n_ex.get("as_wrong", 0) - n_ex.get("excluded", 0)),
+                     "rule": r.rule})
+    return pd.DataFrame(rows)
+
+
 def radar_figure(result: CapResult, set_name: str) -> Any:
     """Fig. 3: one polygon per judge over the measurable main-table conditions of the set."""
     import plotly.graph_objects as go
@@ -114,9 +155,17 @@ def cap_sections(result: CapResult) -> list[Section]:
     for s in sets:
         prof = profile_table(result, s)
         body = (f"<p class='note'>Each cell: raw conditional accuracy (%) with its 95% bootstrap interval over "
-                f"items ({result.n_boot} resamples). ≈ marks an approximate cell (a native task subset used as a "
+                f"base items ({result.n_boot} resamples; the unit is the base item: a pair's two orderings and all "
+                f"its presentation variants are resampled together). ≈ marks an approximate cell (a native task "
+                f"subset used as a "
                 f"proxy); augmented cells are n.r. here and listed separately; — means not measurable. "
                 f"C5–C7 use the strict both-correct criterion.</p>" + table_html(prof))
+        c8 = c8_table(result, s)
+        if len(c8):
+            body += ("<h3>Rationale quality: conditional and unconditional (§4.1)</h3><p class='note'>C8 is "
+                     "estimated on the evaluated correct-verdict rationales; the unconditional rate is Pr[v_AB = a*] "
+                     "on the whole cell times C8, with both factors recomputed in every bootstrap replicate.</p>"
+                     + table_html(c8))
         aug = augmented_table(result, s)
         if len(aug):
             body += "<h3>Augmented cells (not aggregated with direct cells)</h3>" + table_html(aug)
@@ -126,6 +175,13 @@ def cap_sections(result: CapResult) -> list[Section]:
             banners.append("!The C8 evaluator shares a family with judge(s) "
                            f"{', '.join(result.evaluator.get('same_family_judges') or [])} (explicitly allowed).")
         sections.append(Section(f"CAP profile: {s}", body, banners))
+    bst = benchmark_score_table(result)
+    if len(bst):
+        sections.append(Section("CAP beside the benchmark's own score", "<p class='note'>The benchmark's own "
+                                "score of each judge by its repository's rule, next to CAP's overall "
+                                "(position-averaged) and strict (both orderings correct) accuracy with failures "
+                                "excluded (Appendix L, CAP's default) and counted wrong (as the benchmark's own "
+                                "statistics count them).</p>" + table_html(bst)))
     sections.append(Section("CAP coverage matrix", "<p class='note'>How each benchmark measures each "
                             "condition (Table 2, operators of Appendix D). PA = position-averaged; BC = strict "
                             "both-correct.</p>" + table_html(coverage_matrix(result))))
@@ -135,20 +191,30 @@ def cap_sections(result: CapResult) -> list[Section]:
                                 "− strict: the stable-but-wrong mass (Appendix H).</p>" + table_html(svc)))
     bc = result.bias_corrected
     if len(bc):
-        t = bc.assign(raw=bc["raw"].map(_pct), corrected=bc["corrected"].map(_pct),
-                      ci=[f"({100 * a:.0f},{100 * b:.0f})" for a, b in zip(bc["ci_lo"], bc["ci_hi"])],
+        t = bc.assign(raw=bc["raw"].map(_pct),
+                      corrected=[("undefined: q0 + q1 − 1 ≤ 0" if u else _pct(c)) for u, c in
+                                 zip(bc["undefined"], bc["corrected"])],
+                      q0=[f"{q:.3f} ± {e:.3f}" for q, e in zip(bc["q0"], bc["se_q0"])],
+                      q1=[f"{q:.3f} ± {e:.3f}" for q, e in zip(bc["q1"], bc["se_q1"])],
+                      ci=["—" if pd.isna(a) else f"({100 * a:.0f},{100 * b:.0f})"
+                          for a, b in zip(bc["ci_lo"], bc["ci_hi"])],
                       saturated=bc["saturated"].map({True: "† saturated", False: ""}))
         t = t[["set", "judge_id", "condition", "q0", "q1", "raw", "corrected", "ci", "saturated"]]
         sections.append(Section("CAP bias-corrected estimates (diagnostic)", "<p class='note'>(raw + q0 − 1) / "
                                 "(q0 + q1 − 1) with q1, q0 the accuracies when the better response is shown "
-                                "first / second; joint bootstrap over items and parametric q draws (Appendix K). "
-                                "† marks saturated cells (> 100%): the correction over-compensates there; raw "
-                                "values remain the primary quantities.</p>" + table_html(t)))
+                                "first / second (± their bootstrap standard errors); a joint bootstrap over base "
+                                "items recomputes raw, q0 and q1 in every replicate (Appendix K). A denominator "
+                                "q0 + q1 − 1 ≤ 0 leaves the correction undefined. † marks saturated cells "
+                                "(> 100%): the correction over-compensates there; raw values remain the primary "
+                                "quantities.</p>" + table_html(t)))
     extra = ""
     if len(result.spearman):
         extra += "<h3>Cross-benchmark Spearman ρ of judge rankings (Eq. 2)</h3>" + table_html(result.spearman)
     if len(result.stress):
-        extra += "<h3>Stress degradation δ = base − stress (Eq. 3)</h3>" + table_html(result.stress)
+        extra += ("<h3>Stress degradation δ = base − stress (Eq. 3)</h3><p class='note'>Conditions measured the "
+                  "same way on both sets (direct or approximate on both, never augmented); 'mean' is the "
+                  "per-judge mean over the C1–C7 rows (Table 6; C8 omitted from it).</p>"
+                  + table_html(result.stress))
     if len(result.l1):
         l1 = l1_summary(result.l1)
         extra += ("<h3>L1 profile distance (Appendix J)</h3><p class='note'>Σ_c |CAP_c(j1) − CAP_c(j2)| in "

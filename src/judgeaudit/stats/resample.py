@@ -22,10 +22,8 @@ def bootstrap_indices(n_units: int, n_boot: int, seed: int | np.random.Generator
 def bootstrap_counts(n_units: int, n_boot: int, seed: int | np.random.Generator | None = 0) -> np.ndarray:
     """``(n_boot, n_units)`` multiplicities of each unit in each resample (rows sum to n_units)."""
     idx = bootstrap_indices(n_units, n_boot, seed)
-    counts = np.zeros((n_boot, n_units), dtype=np.int32)
-    rows = np.repeat(np.arange(n_boot), n_units)
-    np.add.at(counts, (rows, idx.ravel()), 1)
-    return counts
+    flat = (np.arange(n_boot)[:, None] * n_units + idx).ravel()
+    return np.bincount(flat, minlength=n_boot * n_units).reshape(n_boot, n_units).astype(np.int32)
 
 
 def percentile_ci(samples: np.ndarray, level: float = 0.95, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
