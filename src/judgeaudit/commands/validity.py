@@ -77,8 +77,8 @@ def write_report(run: ValidityRun, out: Path, *, echo: Console = console) -> Non
 
 
 def summary_table(result) -> pd.DataFrame:
-    cols = ["judge", "S", "R", "R_scope", "R_strength", "gap", "tau", "interpretable", "usable_points",
-            "parse_failures"]
+    cols = ["judge", "S", "R", "R_plus", "wrong_way_rate", "R_scope", "R_strength", "gap", "tau", "interpretable",
+            "usable_points", "regrade_agreement", "parse_failures"]
     d = result.to_dict()["judges"]
     rows = [{"judge": j, **{c: v.get(c) for c in cols[1:]}} for j, v in d.items()]
     return pd.DataFrame(rows, columns=cols)
