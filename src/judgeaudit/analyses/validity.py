@@ -9,7 +9,8 @@ Inputs are two tables:
   probe_id``. ``score`` is the graded overreach score (1–9, possibly a non-integer expected score).
   Rows with an error, ``parse_ok`` False or a NaN score are unusable: they are counted, never
   silently dropped. Epoch 0 gives the profile; epochs ≥ 1 are re-grades, used only for regrade
-  agreement.
+  agreement: the share of re-graded requests whose grade is reproduced exactly (App. D, Figure 10),
+  with the agreement of the binary verdict at τ beside it as ``regrade_binary_agreement``.
 
 For every judge the binary verdict at threshold τ is ``flagged = score ≥ τ`` (Remark 1: we cut the
 grade ourselves), a probe *flips* when its original and edited verdicts differ, and
@@ -17,10 +18,16 @@ grade ourselves), a probe *flips* when its original and edited verdicts differ, 
 * ``S`` = share of construct-preserving (control) probes that do not flip,
 * ``R`` = share of construct-changing probes that flip,
 
-both by Eq. (6): base items weighted equally, interventions equally within a base item. The
-frontier (Def. 4) is traced over every attained threshold; the operating point is the threshold
-with the highest R subject to S ≥ the floor. Intervals resample base items (App. A.2), one counts
-matrix shared by every judge and every statistic, so all intervals are paired.
+both by Eq. (6): base items weighted equally, interventions equally within a base item. Beside R,
+``R_plus`` counts the construct flips toward the labelled direction (a higher grade is more
+overreach, so the edit labelled as overreaching is flagged and its original is not) and
+``wrong_way_rate`` the flips the other way; R = R⁺ + wrong-way rate. The frontier (Def. 4) is
+traced over every attained threshold; the operating point is the threshold with the highest R
+subject to S ≥ the floor. Intervals resample base items (App. A.2), one counts matrix shared by
+every judge and every statistic, so all intervals are paired, and the operating point is chosen
+again in every resample. ``R_excess`` (R − (1 − S)) reads each half of the base items at the τ
+chosen on the other half, so that the choice of τ cannot make a judge with no sensitivity look
+sensitive. The scope − strength gap's null permutes axis labels across the construct arm (§5.2).
 """
 
 from __future__ import annotations
