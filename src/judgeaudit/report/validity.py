@@ -171,7 +171,7 @@ def direction_table(result: ValidityResult) -> pd.DataFrame:
         for ax in ("scope", "strength"):
             row[f"R⁺ {ax}"] = _with_ci(d[ax]["R_plus"], d[ax]["R_plus_ci"])
             row[f"wrong way {ax}"] = _with_ci(d[ax]["wrong_way_rate"], d[ax]["wrong_way_rate_ci"])
-        row["R − (1 − S)"] = _with_ci(s.get("R_excess"), s.get("R_excess_ci"))
+        row["R − (1 − S), cross-fitted τ"] = _with_ci(s.get("R_excess"), s.get("R_excess_ci"))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -257,7 +257,9 @@ def validity_sections(result: ValidityResult) -> list[Section]:
                         "in either direction. A higher grade means more overreach, so a flip toward the "
                         "labelled direction is one where the edit the annotators (or, without labels, the "
                         "design) call overreaching crosses τ upward while its original does not. R − (1 − S): "
-                        "construct flip rate above the control flip rate. Means over judges in the slot table "
+                        "construct flip rate above the control flip rate, each half of the base items read at "
+                        "the τ chosen on the other half, so that choosing τ on the same data cannot make a "
+                        "judge with no sensitivity look sensitive. Means over judges in the slot table "
                         "use the judges under study only (not reference instruments, not single points): "
                         f"{esc(', '.join(included)) if included else 'none'}.</p>",
                         [b for b in banners if "wrong way" in b])
