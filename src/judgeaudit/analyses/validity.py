@@ -410,7 +410,6 @@ class _Design:
     is_control: np.ndarray
     in_arm: np.ndarray
     unanimous: np.ndarray
-    direction: np.ndarray
     d_len: np.ndarray
     base_len: np.ndarray
     edit_len: np.ndarray
@@ -521,7 +520,6 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
         for s in SLOT_ORDER:
             slots[s]["n_facts_differ"] = int((facts_bad & (slot == s)).sum())
         in_arm = has_labels & match & ~facts_bad & np.array([slot_ok[s] for s in slot])
-        direction = majority
         n_unl = int((~has_labels).sum())
         if n_unl:
             notes.append(f"{n_unl} probes carry no human labels and are excluded from both arms")
@@ -541,7 +539,6 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
             else np.full(n, None, dtype=object)
         intended = np.array([g if isinstance(g, str) else d for g, d in zip(given, designed, strict=True)])
         in_arm = intended == designed
-        direction = intended.astype(object)
         unanimous = np.zeros(n, dtype=bool)
         off = int((~in_arm).sum())
         if off:
@@ -566,7 +563,7 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
                      "the unit Appendix A.2 names")
     return _Design(probe_ids=probes["probe_id"].astype(str).to_numpy(), base_index=base_index,
                    bases=bases, slot=slot, axis=axis, is_control=is_control, in_arm=in_arm,
-                   unanimous=unanimous, direction=direction, d_len=d_len, base_len=base_len, edit_len=edit_len,
+                   unanimous=unanimous, d_len=d_len, base_len=base_len, edit_len=edit_len,
                    direction_source=source, slots=slots, axes=axes, notes=notes)
 
 
@@ -719,17 +716,16 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     names = [c[0] for c in columns]
     kinds = [c[1] for c in columns]
     masks = np.column_stack([c[2] for c in columns])
-    toward_dir, back_dir = d.direction == "edited", d.direction == "original"
 
     def moves_at(t: int) -> dict[str, np.ndarray]:
-        """Flips at ``taus[t]``, split by direction: a higher grade means more overreach, so an edit
-        labelled as the overreaching member moves toward its label when it is flagged and its
-        original is not (an original labelled so, the reverse)."""
+        """Flips at ``taus[t]``, split by direction. A construct probe enters the arm only when its
+        direction (the annotators' majority, or without labels the intended one) is the slot's
+        designed ``edited``: the edit is the member that claims more than the evidence licenses.
+        A higher grade means more overreach, so a flip toward that label flags the edit and not
+        its original; a flip the wrong way flags the original and not the edit."""
         with np.errstate(invalid="ignore"):
             b, e = bs >= taus[t], es >= taus[t]
-        return {"flip": F[:, t],
-                "toward": usable_p & ((toward_dir & e & ~b) | (back_dir & b & ~e)),
-                "wrong": usable_p & ((toward_dir & b & ~e) | (back_dir & e & ~b))}
+        return {"flip": F[:, t], "toward": usable_p & e & ~b, "wrong": usable_p & b & ~e}
 
     member = _membership(d.base_index, n_b)
 
