@@ -10,7 +10,7 @@ base item carries every slot, so Eq. (6) weights slots equally).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -20,15 +20,23 @@ from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, CONTROL_SLOTS, SLOTS, ax
 ALL_SLOTS = tuple(s.name for s in SLOTS)
 
 
+def one_edit_per_arm(b: int) -> tuple[str, ...]:
+    """The paper's hard design (§4.2: 246 construct items over ~243 bases): base item ``b`` carries
+    one construct edit and one control edit, the slots cycling over the taxonomy."""
+    return (CONSTRUCT_SLOTS[b % len(CONSTRUCT_SLOTS)], CONTROL_SLOTS[b % len(CONTROL_SLOTS)])
+
+
 def make_probes(n_base: int = 48, slots: tuple[str, ...] = ALL_SLOTS, *, seed: int = 0,
-                labels: Mapping[str, list[list[str]]] | None = None) -> pd.DataFrame:
-    """A probe table: ``n_base`` base items × ``slots``; edited texts vary in length so the
-    length checks have something to read. ``labels`` maps slot → one label list per base."""
+                labels: Mapping[str, list[list[str]]] | None = None,
+                slots_of: Callable[[int], tuple[str, ...]] | None = None) -> pd.DataFrame:
+    """A probe table: ``n_base`` base items × ``slots`` (or ``slots_of(b)`` for base item ``b``);
+    edited texts vary in length so the length checks have something to read. ``labels`` maps
+    slot → one label list per base."""
     rng = np.random.default_rng(seed)
     rows = []
     for b in range(n_base):
         original = f"Claim {b} " + "word " * int(rng.integers(8, 20))
-        for s in slots:
+        for s in (slots_of(b) if slots_of else slots):
             extra = "more " * int(rng.integers(0, 4)) if axis_of(s) == "scope" else ""
             edited = original[: max(10, len(original) - int(rng.integers(0, 6)))] if axis_of(s) == "strength" \
                 else original + extra + s
@@ -41,11 +49,15 @@ def make_probes(n_base: int = 48, slots: tuple[str, ...] = ALL_SLOTS, *, seed: i
 
 
 def simulate_grades(probes: pd.DataFrame, flip_p: Mapping[str, float], *, seed: int = 0,
-                    lo: float = 3.0, hi: float = 7.0, judge_id: str = "sim") -> pd.DataFrame:
-    """Verdict rows (epoch 0) for one simulated judge with per-slot flip probabilities."""
+                    lo: float = 3.0, hi: float = 7.0, judge_id: str = "sim", p_high: float = 0.5) -> pd.DataFrame:
+    """Verdict rows (epoch 0) for one simulated judge with per-slot flip probabilities.
+
+    A base original is graded high (overreaching) with probability ``p_high``; a flip of a low
+    original goes toward the edit's designed direction (the edit graded as overreaching), a flip of
+    a high one the wrong way. So R⁺ = (1 − p_high)·R and the wrong-way rate p_high·R."""
     rng = np.random.default_rng(seed)
     bases = pd.unique(probes["base_id"])
-    high = dict(zip(bases, rng.random(len(bases)) < 0.5, strict=True))
+    high = dict(zip(bases, rng.random(len(bases)) < p_high, strict=True))
     base_grade = {b: (hi if h else lo) for b, h in high.items()}
     p = probes["slot"].map(flip_p).fillna(0.0).to_numpy(dtype=float)
     flip = rng.random(len(probes)) < p
@@ -56,6 +68,22 @@ def simulate_grades(probes: pd.DataFrame, flip_p: Mapping[str, float], *, seed: 
     rows += [{"judge_id": judge_id, "request_id": pid, "score": hi if h else lo, "parse_ok": True,
               "error": None, "epoch": 0} for pid, h in zip(probes["probe_id"], e_high, strict=True)]
     return pd.DataFrame(rows)
+
+
+def null_judge_grades(probes: pd.DataFrame, *, seed: int = 0, p_move: float = 0.35,
+                      judge_id: str = "null") -> pd.DataFrame:
+    """A judge with no construct sensitivity on a fine grade scale: every edited text, construct or
+    control alike, is graded as its original plus the same noise (moved by a uniform amount in
+    [-2, 2] with probability ``p_move``). At every threshold its construct flip rate equals its
+    control flip rate, so R − (1 − S) = 0 whatever τ is chosen."""
+    rng = np.random.default_rng(seed)
+    bases = pd.unique(probes["base_id"])
+    g0 = dict(zip(bases, rng.uniform(1.0, 9.0, len(bases)), strict=True))
+    move = rng.random(len(probes)) < p_move
+    ge = probes["base_id"].map(g0).to_numpy(dtype=float) + np.where(move, rng.uniform(-2, 2, len(probes)), 0.0)
+    return pd.concat([grades_frame(judge_id, g0),
+                      grades_frame(judge_id, dict(zip(probes["probe_id"], np.round(ge, 6), strict=True)))],
+                     ignore_index=True)
 
 
 def grades_frame(judge_id: str, grades: Mapping[str, float]) -> pd.DataFrame:

@@ -18,9 +18,11 @@ from judgeaudit.analyses.validity import (
 from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, CONTROL_SLOTS, axis_of
 
 try:
-    from simulate_validity import grades_frame, make_probes, planted, simulate_grades, truth
+    from simulate_validity import (grades_frame, make_probes, null_judge_grades, one_edit_per_arm, planted,
+                                   simulate_grades, truth)
 except ImportError:  # tests laid out as a package
-    from .simulate_validity import grades_frame, make_probes, planted, simulate_grades, truth
+    from .simulate_validity import (grades_frame, make_probes, null_judge_grades, one_edit_per_arm, planted,
+                                    simulate_grades, truth)
 
 
 def _in(ci, x):
@@ -39,7 +41,7 @@ def test_constant_judge_at_1_0_and_flip_judge_at_0_1():
     res = validity_profile(probes, pd.concat([const, flip]), n_boot=200, n_perm=100)
     c, f = res["constant"], res["flip"]
     assert (c["S"], c["R"]) == (1.0, 0.0)
-    assert c["single_point"] and c["interpretable"]
+    assert c["single_point"] and not c["interpretable"]   # the degenerate corner says nothing about it
     assert any("single distinct grade" in n for n in c["notes"])
     assert (f["S"], f["R"]) == (0.0, 1.0)
     assert f["tau"] == 9.0
@@ -326,7 +328,8 @@ def test_regrade_agreement_uses_epochs_after_zero():
     again.loc[again.index[5:10], "score"] = again.loc[again.index[5:10], "score"] + 0.5  # same side
     p = validity_profile(probes, pd.concat([v, again]), n_boot=0, n_perm=0)["sim"]
     assert p["n_regraded"] == 20
-    assert p["regrade_agreement"] == pytest.approx(15 / 20)
+    assert p["regrade_agreement"] == pytest.approx(10 / 20)          # exact reproduction (App. D)
+    assert p["regrade_binary_agreement"] == pytest.approx(15 / 20)
     assert p["regrade_exact_agreement"] == pytest.approx(10 / 20)
     assert validity_profile(probes, v, n_boot=0, n_perm=0)["sim"]["regrade_agreement"] is None
 
@@ -432,3 +435,172 @@ def test_result_json_shape():
     assert all(len(x) == 3 for x in j["frontier"])
     frame = res.to_frame()
     assert list(frame["judge"]) == ["sim"] and {"S", "R", "R_scope", "R_strength", "gap"} <= set(frame.columns)
+
+
+# ----------------------------------------------------------------------------- §5.2 the gap's null on the hard design
+
+
+def _binomial_band(n: int, p: float, tail: float = 0.0005) -> tuple[float, float]:
+    """Rejection shares a correct level-p test stays within with probability 1 − 2·tail over n data sets."""
+    from scipy.stats import binom
+
+    return binom.ppf(tail, n, p) / n, binom.ppf(1 - tail, n, p) / n
+
+
+def test_gap_null_permutes_axis_labels_across_the_arm_with_one_construct_edit_per_base():
+    """CV §5.2: the axis label is permuted across the construct arm, grades and τ fixed. With one
+    construct edit per base item (the paper's design) a within-base shuffle cannot move anything
+    and returned p = 1.0 for a planted gap of 0.3."""
+    probes = make_probes(240, seed=5, slots_of=one_edit_per_arm)
+    v = simulate_grades(probes, planted(0.05, 0.5, 0.2), seed=6)
+    res = validity_profile(probes, v, n_boot=0, n_perm=2000, seed=1)
+    p = res["sim"]
+    assert p["tau"] == 7.0 and p["n_construct"] == 240
+    assert p["gap"] == pytest.approx(0.3, abs=0.13)
+    assert p["gap_perm_p"] < 0.01
+    assert res.to_dict()["gap_null"] == "construct_arm"
+    # the within-base restriction is still available, and on this design it is degenerate
+    within = validity_profile(probes, v, n_boot=0, n_perm=200, seed=1, gap_null="within_base")["sim"]
+    assert within["gap_perm_p"] == 1.0
+
+
+def test_gap_null_has_its_nominal_size_on_the_one_edit_design():
+    """Equal scope and strength rates: over 300 simulated data sets the permutation p-values are
+    about uniform, so the test rejects at 0.05 about 5% of the time and at 0.5 about half the time
+    (bands: a level-p test stays inside with probability 0.999)."""
+    fp = planted(0.05, 0.35, 0.35)
+    n = 300
+    ps = []
+    for i in range(n):
+        probes = make_probes(120, seed=i, slots_of=one_edit_per_arm)
+        v = simulate_grades(probes, fp, seed=50_000 + i)
+        ps.append(validity_profile(probes, v, n_boot=0, n_perm=99, seed=i)["sim"]["gap_perm_p"])
+    ps = np.array(ps)
+    for alpha in (0.05, 0.5):
+        lo, hi = _binomial_band(n, alpha)
+        assert lo <= np.mean(ps <= alpha) <= hi, (alpha, np.mean(ps <= alpha))
+
+
+# ----------------------------------------------------------------------------- App. D: regrade
+
+
+def test_regrade_means_exact_grade_reproduction():
+    """CV App. D, Fig. 10: regrade agreement is the share of re-graded requests whose grade is
+    reproduced exactly; agreement of the binary verdict at τ is reported under its own name."""
+    probes = make_probes(10)
+    v = simulate_grades(probes, planted(0.0, 0.5, 0.5), seed=5)
+    again = v.iloc[:20].copy()
+    again["epoch"] = 1
+    again.loc[again.index[:4], "score"] = 10 - again.loc[again.index[:4], "score"]        # verdict changes
+    again.loc[again.index[4:10], "score"] = again.loc[again.index[4:10], "score"] + 0.5   # same side of τ
+    p = validity_profile(probes, pd.concat([v, again]), n_boot=0, n_perm=0)["sim"]
+    assert p["tau"] == 7.0 and p["n_regraded"] == 20
+    assert p["regrade_agreement"] == pytest.approx(10 / 20)
+    assert p["regrade_binary_agreement"] == pytest.approx(16 / 20)
+    row = validity_profile(probes, pd.concat([v, again]), n_boot=0, n_perm=0).to_frame().iloc[0]
+    assert row["regrade_agreement"] == pytest.approx(0.5) and row["regrade_binary_agreement"] == pytest.approx(0.8)
+
+
+# ----------------------------------------------------------------------------- τ chosen inside the bootstrap
+
+
+def test_no_sensitivity_judge_excess_over_control_is_calibrated_despite_the_chosen_tau():
+    """τ = argmax R s.t. S ≥ floor is chosen on the data its statistics use. For a judge with no
+    construct sensitivity (construct and control flip rates equal at every τ) R − (1 − S) read at
+    that τ is biased upward; ``R_excess`` reads each fold of base items at the τ chosen on the other
+    fold, so it is centred on 0 and its interval covers 0 at about the nominal 95%."""
+    n = 150
+    cover, excess, naive = 0, [], []
+    for i in range(n):
+        probes = make_probes(80, seed=i, slots_of=one_edit_per_arm)
+        p = validity_profile(probes, null_judge_grades(probes, seed=70_000 + i), n_boot=200, n_perm=0, seed=i)["null"]
+        cover += _in(p["R_excess_ci"], 0.0)
+        excess.append(p["R_excess"])
+        naive.append(p["R"] - p["control_flip_rate"])
+    assert np.mean(naive) > 0.02                        # the selected point is optimistic: the hard design
+    assert abs(np.mean(excess)) < 0.01
+    lo, hi = _binomial_band(n, 0.95)
+    assert lo <= cover / n <= hi, cover / n
+
+
+def test_tau_is_reselected_in_every_resample():
+    """The intervals are those of the whole procedure: a judge whose operating point is unstable
+    gets its τ chosen again in each resample (reported as the share that kept the point's τ)."""
+    probes = make_probes(80, seed=1, slots_of=one_edit_per_arm)
+    v = null_judge_grades(probes, seed=3)
+    re = validity_profile(probes, v, n_boot=300, n_perm=0, seed=2)["null"]
+    fixed = validity_profile(probes, v, n_boot=300, n_perm=0, seed=2, tau_in_bootstrap="fixed")["null"]
+    assert re["tau"] == fixed["tau"] and re["R"] == fixed["R"]
+    assert 0.0 < re["tau_boot_same_share"] < 0.9 and fixed["tau_boot_same_share"] == 1.0
+    assert re["R_ci"] != fixed["R_ci"]
+    # a sensitive judge is told apart from its control flips by the cross-fitted excess
+    good = validity_profile(probes, simulate_grades(probes, planted(0.05, 0.5, 0.4), seed=4), n_boot=300,
+                            n_perm=0)["sim"]
+    assert good["R_excess_ci"][0] > 0.2
+
+
+# ----------------------------------------------------------------------------- cross-judge aggregates
+
+
+def test_cross_judge_means_leave_out_reference_instruments_and_single_points():
+    """Per-slot mean flip rate and η² "mean over judges" average the judges under study only: not a
+    reference instrument (read from the verdict rows' provider, not the judge id), not a single-point
+    judge. A constant judge sits at the degenerate corner (1, 0) and is not interpretable."""
+    probes = make_probes(48, seed=2)
+    ids = list(pd.unique(probes["base_id"])) + list(probes["probe_id"])
+    good = simulate_grades(probes, planted(0.05, {"domain_extension": 0.7, "population_widening": 0.6,
+                                                  "quantifier_strengthening": 0.5, "tense_modality_shift": 0.6},
+                                          0.2), seed=8, judge_id="reference-style-name").assign(provider="replay")
+    ref = simulate_grades(probes, planted(0.02, 0.9, 0.9), seed=9, judge_id="baseline").assign(provider="reference")
+    const = grades_frame("constant", {k: 5 for k in ids}).assign(provider="replay")
+    res = validity_profile(probes, pd.concat([good, ref, const]), n_boot=0, n_perm=0)
+    g, r, c = res["reference-style-name"], res["baseline"], res["constant"]
+    assert r["reference_instrument"] and not g["reference_instrument"] and not c["reference_instrument"]
+    assert g["interpretable"] and r["interpretable"]
+    assert c["single_point"] and not c["interpretable"] and (c["S"], c["R"]) == (1.0, 0.0)
+    frame = res.slot_frame().set_index("slot")
+    for s in CONSTRUCT_SLOTS:
+        assert frame.loc[s, "mean_flip_rate"] == pytest.approx(g["per_slot"][s]["flip_rate"])
+    assert res.length["eta2_axis_mean_over_judges"] == pytest.approx(g["eta2_axis"])
+    assert res.to_dict()["cross_judge_judges"] == ["reference-style-name"]
+
+
+# ----------------------------------------------------------------------------- directional sensitivity
+
+
+def test_directional_sensitivity_splits_R_into_toward_and_wrong_way_hand_computed():
+    """R counts any flip (Def. 3). A higher grade means more overreach, so a construct edit the
+    labels say overreaches flips toward its direction when the edit is flagged and the original is
+    not (R⁺), the wrong way when the original is flagged and the edit is not."""
+    spec = [("A", "domain_extension"), ("A", "format_shift"), ("B", "hedging_removal"),
+            ("B", "domain_extension"), ("B", "format_shift"), ("C", "condition_removal"), ("C", "reordering")]
+    probes = _tiny_probes(spec)
+    g = {"A": 2, "A-domain_extension": 8, "A-format_shift": 2,
+         "B": 8, "B-hedging_removal": 2, "B-domain_extension": 8, "B-format_shift": 8,
+         "C": 2, "C-condition_removal": 8, "C-reordering": 2}
+    p = validity_profile(probes, grades_frame("j", g), n_boot=0, n_perm=0)["j"]
+    assert (p["tau"], p["S"]) == (8.0, 1.0)
+    assert p["R"] == pytest.approx(2.5 / 3)              # A: 1, B: 1/2, C: 1
+    assert p["R_plus"] == pytest.approx(2 / 3)           # A: 1, B: 0, C: 1
+    assert p["wrong_way_rate"] == pytest.approx(0.5 / 3)  # B: 1/2
+    d = p["directional"]
+    assert (d["n_flips"], d["n_toward"], d["n_wrong_way"]) == (3, 2, 1)
+    assert d["scope"]["R_plus"] == pytest.approx(0.5) and d["scope"]["wrong_way_rate"] == pytest.approx(0.0)
+    assert d["strength"]["R_plus"] == pytest.approx(0.5) and d["strength"]["wrong_way_rate"] == pytest.approx(0.5)
+
+
+def test_directional_sensitivity_recovers_planted_rates():
+    """A judge whose originals are graded high a quarter of the time flips the wrong way on a
+    quarter of its construct flips: R⁺ = 0.75·R, wrong-way = 0.25·R, per axis too."""
+    probes = make_probes(96, seed=4)
+    fp = planted(0.05, 0.6, 0.4)
+    res = validity_profile(probes, simulate_grades(probes, fp, seed=12, p_high=0.25), n_boot=1000, n_perm=0)
+    p, t = res["sim"], truth(fp)
+    assert p["tau"] == 7.0
+    assert p["R_plus"] + p["wrong_way_rate"] == pytest.approx(p["R"])
+    assert _in(p["R_plus_ci"], 0.75 * t["R"]) and _in(p["wrong_way_rate_ci"], 0.25 * t["R"])
+    for ax in ("scope", "strength"):
+        d = p["directional"][ax]
+        assert _in(d["R_plus_ci"], 0.75 * t[f"R_{ax}"]) and _in(d["wrong_way_rate_ci"], 0.25 * t[f"R_{ax}"])
+    d = json.loads(json.dumps(res.to_dict()))["judges"]["sim"]
+    assert {"R_plus", "R_plus_ci", "wrong_way_rate", "wrong_way_rate_ci", "directional"} <= set(d)

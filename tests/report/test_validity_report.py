@@ -71,3 +71,26 @@ def test_human_labels_show_agreement_yield_and_the_excluded_slot():
     assert slot_df.loc["format shift", "agreement"] == "1.000"
     assert slot_df.loc["format shift", "human dir."] == "100%"
     assert int(slot_df.loc["elaboration", "n"]) == 0
+
+
+def test_direction_table_and_regrade_columns_show_the_result_numbers():
+    probes = make_probes(24)
+    v = simulate_grades(probes, planted(0.05, 0.5, 0.3), seed=1, judge_id="good", p_high=0.7)
+    res = validity_profile(probes, v, n_boot=100, n_perm=50)
+    secs = validity_sections(res)
+    titles = [s.title for s in secs]
+    assert "Direction of construct flips" in titles
+    body = secs[titles.index("Direction of construct flips")].body
+    g = res["good"]
+    d = g["directional"]
+    assert f"{d['n_wrong_way']} of {d['n_flips']}" in body
+    assert f"{g['R_plus']:.3f} [{g['R_plus_ci'][0]:.3f}, {g['R_plus_ci'][1]:.3f}]" in body
+    assert f"{d['strength']['wrong_way_rate']:.3f}" in body
+    # most flips of a judge that grades most originals high go the wrong way: the reader is told
+    assert d["n_wrong_way"] * 2 > d["n_flips"]
+    assert any(f"{d['n_wrong_way']} of its {d['n_flips']} construct flips go the wrong way" in b
+               for b in secs[2].banners)
+    table = judge_table(res).set_index("judge")
+    assert {"R⁺ (toward label)", "wrong way", "regrade", "regrade (verdict at τ)"} <= set(table.columns)
+    assert "labels permuted across the construct arm" in secs[0].body
+    assert "τ re-selected in every resample" in secs[0].body

@@ -9,7 +9,8 @@ Inputs are two tables:
   probe_id``. ``score`` is the graded overreach score (1–9, possibly a non-integer expected score).
   Rows with an error, ``parse_ok`` False or a NaN score are unusable: they are counted, never
   silently dropped. Epoch 0 gives the profile; epochs ≥ 1 are re-grades, used only for regrade
-  agreement.
+  agreement: the share of re-graded requests whose grade is reproduced exactly (App. D, Figure 10),
+  with the agreement of the binary verdict at τ beside it as ``regrade_binary_agreement``.
 
 For every judge the binary verdict at threshold τ is ``flagged = score ≥ τ`` (Remark 1: we cut the
 grade ourselves), a probe *flips* when its original and edited verdicts differ, and
@@ -17,10 +18,16 @@ grade ourselves), a probe *flips* when its original and edited verdicts differ, 
 * ``S`` = share of construct-preserving (control) probes that do not flip,
 * ``R`` = share of construct-changing probes that flip,
 
-both by Eq. (6): base items weighted equally, interventions equally within a base item. The
-frontier (Def. 4) is traced over every attained threshold; the operating point is the threshold
-with the highest R subject to S ≥ the floor. Intervals resample base items (App. A.2), one counts
-matrix shared by every judge and every statistic, so all intervals are paired.
+both by Eq. (6): base items weighted equally, interventions equally within a base item. Beside R,
+``R_plus`` counts the construct flips toward the labelled direction (a higher grade is more
+overreach, so the edit labelled as overreaching is flagged and its original is not) and
+``wrong_way_rate`` the flips the other way; R = R⁺ + wrong-way rate. The frontier (Def. 4) is
+traced over every attained threshold; the operating point is the threshold with the highest R
+subject to S ≥ the floor. Intervals resample base items (App. A.2), one counts matrix shared by
+every judge and every statistic, so all intervals are paired, and the operating point is chosen
+again in every resample. ``R_excess`` (R − (1 − S)) reads each half of the base items at the τ
+chosen on the other half, so that the choice of τ cannot make a judge with no sensitivity look
+sensitive. The scope − strength gap's null permutes axis labels across the construct arm (§5.2).
 """
 
 from __future__ import annotations
@@ -69,13 +76,15 @@ def flips_at(base_scores: np.ndarray, edit_scores: np.ndarray, taus: np.ndarray)
 
 
 def _per_base(values: np.ndarray, masks: np.ndarray, base_index: np.ndarray,
-              n_base: int) -> tuple[np.ndarray, np.ndarray]:
+              n_base: int, member: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per-base means of ``values`` over each subset.
 
     Args:
         values: ``(n_probes,)`` or ``(n_probes, k)`` values (one column per subset or threshold).
         masks: ``(n_probes, k)`` membership of each probe in each subset.
         base_index: ``(n_probes,)`` base item of each probe, in ``0..n_base-1``.
+        member: the ``(n_base, n_probes)`` membership matrix of ``base_index``, when the caller
+            already has it.
 
     Returns:
         ``(means, has)``: ``(n_base, k)`` per-base mean (0 where the base has no member) and
@@ -85,13 +94,20 @@ def _per_base(values: np.ndarray, masks: np.ndarray, base_index: np.ndarray,
     masks = np.asarray(masks, dtype=float)
     if values.ndim == 1:
         values = np.broadcast_to(values[:, None], masks.shape)
-    member = np.zeros((n_base, len(base_index)))
-    member[base_index, np.arange(len(base_index))] = 1.0
+    if member is None:
+        member = _membership(base_index, n_base)
     sums = member @ (values * masks)
     counts = member @ masks
     has = (counts > 0).astype(float)
     means = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
     return means, has
+
+
+def _membership(base_index: np.ndarray, n_base: int) -> np.ndarray:
+    """``(n_base, n_probes)`` 0/1 matrix: probe j belongs to base item i."""
+    member = np.zeros((n_base, len(base_index)))
+    member[base_index, np.arange(len(base_index))] = 1.0
+    return member
 
 
 def base_weighted_mean(values: np.ndarray, base_index: np.ndarray, n_base: int,
@@ -117,8 +133,10 @@ def _estimates(means: np.ndarray, has: np.ndarray) -> np.ndarray:
 def _boot_estimates(counts: np.ndarray, means: np.ndarray, has: np.ndarray) -> np.ndarray:
     """``(n_boot, k)`` Eq. (6) in every resample: ``counts`` is the base-item multiplicity matrix."""
     # One product of the counts matrix with [numerators | denominators]; einsum avoids the BLAS
-    # thread start-up that dominates at this size.
-    both = np.einsum("bn,nk->bk", counts, np.hstack([means * has, has]))
+    # thread start-up that dominates at small sizes (one column per subset), BLAS wins at many
+    # columns (one per threshold, when τ is re-selected in every resample).
+    stacked = np.hstack([means * has, has])
+    both = np.einsum("bn,nk->bk", counts, stacked) if stacked.shape[1] <= 64 else counts @ stacked
     k = has.shape[1]
     num, den = both[:, :k], both[:, k:]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -154,22 +172,77 @@ def matched_operating_point(S: np.ndarray, R: np.ndarray, taus: np.ndarray, dege
     Returns:
         ``(index, interpretable)``; index None when S is undefined everywhere.
     """
-    S = np.asarray(S, dtype=float)
-    R = np.asarray(R, dtype=float)
+    idx, interp = matched_operating_points(np.asarray(S, dtype=float)[None, :],
+                                           np.asarray(R, dtype=float)[None, :], taus, degenerate, s_floor)
+    return (None, False) if idx[0] < 0 else (int(idx[0]), bool(interp[0]))
+
+
+def matched_operating_points(S: np.ndarray, R: np.ndarray, taus: np.ndarray, degenerate: np.ndarray,
+                             s_floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """``matched_operating_point`` for every row of ``(n_rows, n_tau)`` matrices at once (one row per
+    bootstrap resample, so that τ is re-selected inside each). ``taus`` must be ascending, so the
+    lowest index among ties is the lower τ.
+
+    Returns:
+        ``(index, interpretable)`` arrays of length ``n_rows``; index −1 where S or R is undefined
+        at every threshold.
+    """
+    S = np.atleast_2d(np.asarray(S, dtype=float))
+    R = np.atleast_2d(np.asarray(R, dtype=float))
+    if len(taus) > 1 and np.any(np.diff(np.asarray(taus, dtype=float)) <= 0):
+        raise ValueError("thresholds must be strictly ascending")
+    deg = np.asarray(degenerate, dtype=bool)[None, :]
     ok = ~np.isnan(S) & ~np.isnan(R)
-    if not ok.any():
-        return None, False
     eligible = ok & (S >= s_floor - _EPS)
-    interpretable = bool((eligible & ~degenerate).any())
-    if interpretable:
-        cand = np.flatnonzero(eligible)
-        key = [(-R[i], -S[i], taus[i]) for i in cand]
-    else:
-        cand = np.flatnonzero(ok & ~degenerate)
-        if not len(cand):
-            cand = np.flatnonzero(ok)
-        key = [(-S[i], -R[i], taus[i]) for i in cand]
-    return int(cand[min(range(len(cand)), key=key.__getitem__)]), interpretable
+    interp = (eligible & ~deg).any(axis=1)
+    fallback = ok & ~deg
+    fallback = np.where(fallback.any(axis=1, keepdims=True), fallback, ok)
+    cand = np.where(interp[:, None], eligible, fallback)
+    first = np.where(interp[:, None], R, S)      # the quantity maximised ...
+    second = np.where(interp[:, None], S, R)     # ... ties to the higher of the other, then the lower τ
+    key1 = np.where(cand, first, -np.inf)
+    top = cand & (key1 == key1.max(axis=1, keepdims=True))
+    key2 = np.where(top, second, -np.inf)
+    best = top & (key2 == key2.max(axis=1, keepdims=True))
+    idx = np.where(cand.any(axis=1), np.argmax(best, axis=1), -1)
+    return idx, interp & (idx >= 0)
+
+
+def _crossfit_excess(mc: np.ndarray, hc: np.ndarray, mr: np.ndarray, hr: np.ndarray, taus: np.ndarray,
+                     degenerate: np.ndarray, s_floor: float, counts: np.ndarray,
+                     seed: int) -> tuple[float, np.ndarray]:
+    """R − (1 − S) with the operating point cross-fitted: base items fall into two folds, each fold's
+    flips are read at the threshold the matched-invariance rule picks on the *other* fold, and
+    Eq. (6) pools both folds. No base item's flips select the τ they are read at, so a judge with
+    no construct sensitivity is centred on 0 whatever τ the rule picks. The resamples hold each
+    fold's threshold fixed: given the other fold, it is not a function of this fold's data, so the
+    base-item bootstrap of this fold is valid conditional on it.
+
+    Args:
+        mc, hc, mr, hr: ``(n_base, n_tau)`` per-base control / construct flip means and presence.
+        counts: ``(n_boot, n_base)`` base-item multiplicities (may have no rows).
+
+    Returns:
+        ``(estimate, resamples)``; NaN where a fold has no usable threshold.
+    """
+    n_b = mc.shape[0]
+    fold = np.random.default_rng([seed, 6]).permutation(n_b) % 2
+    weights = np.vstack([np.ones((1, n_b)), counts])          # row 0: the sample itself
+    num = np.zeros((len(weights), 2))                           # construct, control
+    den = np.zeros((len(weights), 2))
+    for k in (0, 1):
+        mine, other = fold == k, fold != k
+        t, _ = matched_operating_points(1.0 - _estimates(mc[other], hc[other]), _estimates(mr[other], hr[other]),
+                                        taus, degenerate, s_floor)
+        if t[0] < 0:
+            return float("nan"), np.full(len(counts), np.nan)
+        for j, (m, h) in enumerate(((mr, hr), (mc, hc))):
+            num[:, j] += weights[:, mine] @ (m[mine, t[0]] * h[mine, t[0]])
+            den[:, j] += weights[:, mine] @ h[mine, t[0]]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    excess = rates[:, 0] - rates[:, 1]
+    return float(excess[0]), excess[1:]
 
 
 def _eta_squared(values: Sequence[float], groups: Sequence[str]) -> float | None:
@@ -189,10 +262,18 @@ def _eta_squared(values: Sequence[float], groups: Sequence[str]) -> float | None
 # ----------------------------------------------------------------------------- result objects
 
 
+def _in_cross_judge_means(j: JudgeProfile) -> bool:
+    """Whether a judge enters the cross-judge means (per-slot mean flip rate, η² over judges): an
+    interpretable judge under study, not a reference instrument and not a single point."""
+    s = j.stats
+    return bool(s["interpretable"] and not s["single_point"] and not s.get("reference_instrument"))
+
+
 def _mean_flip_rate(judges: Sequence[JudgeProfile], slot: str) -> float | None:
-    """Mean flip rate on ``slot`` at the operating points of the interpretable judges that measured it."""
+    """Mean flip rate on ``slot`` at the operating points of the judges that enter cross-judge means
+    (``_in_cross_judge_means``) and measured it."""
     rates = [j.stats["per_slot"][slot]["flip_rate"] for j in judges
-             if j.stats["interpretable"] and j.stats["per_slot"].get(slot, {}).get("flip_rate") is not None]
+             if _in_cross_judge_means(j) and j.stats["per_slot"].get(slot, {}).get("flip_rate") is not None]
     return float(np.mean(rates)) if rates else None
 
 
@@ -248,6 +329,8 @@ class ValidityResult:
     axes: Mapping[str, Mapping[str, Any]]
     length: Mapping[str, Any]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    gap_null: str = "construct_arm"
+    tau_in_bootstrap: str = "reselect"
 
     def judge(self, judge_id: str) -> JudgeProfile:
         for j in self.judges:
@@ -270,6 +353,9 @@ class ValidityResult:
             "n_perm": self.n_perm,
             "seed": self.seed,
             "bootstrap_unit": "base_id",
+            "gap_null": self.gap_null,
+            "tau_in_bootstrap": self.tau_in_bootstrap,
+            "cross_judge_judges": [j.judge_id for j in self.judges if _in_cross_judge_means(j)],
             "slots": {k: dict(v) for k, v in self.slots.items()},
             "axes": {k: dict(v) for k, v in self.axes.items()},
             "length": dict(self.length),
@@ -289,14 +375,18 @@ class ValidityResult:
                 "R_scope": s["R_scope"], "R_strength": s["R_strength"], "gap": s["gap"],
                 "gap_lo": ci("gap_ci", 0), "gap_hi": ci("gap_ci", 1), "gap_perm_p": s["gap_perm_p"],
                 "control_flip_rate": s["control_flip_rate"], "usable_points": s["usable_points"],
-                "regrade_agreement": s["regrade_agreement"], "parse_failures": s["parse_failures"],
+                "regrade_agreement": s["regrade_agreement"],
+                "regrade_binary_agreement": s["regrade_binary_agreement"], "parse_failures": s["parse_failures"],
                 "interpretable": s["interpretable"], "single_point": s["single_point"],
+                "R_plus": s["R_plus"], "wrong_way_rate": s["wrong_way_rate"], "R_excess": s["R_excess"],
+                "reference_instrument": s["reference_instrument"],
             })
         return pd.DataFrame(rows)
 
     def slot_frame(self) -> pd.DataFrame:
         """One row per slot, in the shape of the paper's Tables 3–4 (n, agreement, yield) plus the
-        mean flip rate over interpretable judges at their operating points."""
+        mean flip rate at their operating points over the judges under study (interpretable, not a
+        reference instrument, not a single point)."""
         rows = []
         for slot in SLOT_ORDER:
             info = self.slots[slot]
@@ -503,8 +593,12 @@ def _column_cis(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]
 
 
 def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.ndarray, s_floor: float,
-                   level: float, n_perm: int, seed: int) -> JudgeProfile:
+                   level: float, n_perm: int, seed: int, gap_null: str = "construct_arm",
+                   tau_in_bootstrap: str = "reselect") -> JudgeProfile:
     notes: list[str] = []
+    # A reference instrument (reference:constant, :length, ...) is known by the backend its verdict
+    # rows record, never by its id: it calibrates the others and stays out of cross-judge means.
+    reference = bool(len(rows) and "provider" in rows and (rows["provider"] == "reference").all())
     rows = rows.copy()
     rows["request_id"] = rows["request_id"].astype(str)
     rows["epoch"] = pd.to_numeric(rows["epoch"], errors="coerce").fillna(0).astype(int) if "epoch" in rows else 0
@@ -557,6 +651,9 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
         "n_control": int(ctrl.sum()), "n_construct": int(cons.sum()),
         "regrade_exact_agreement": None, "n_regraded": 0, "gap_unanimous": None,
         "length": {}, "eta2_axis": None, "notes": notes,
+        "regrade_binary_agreement": None, "R_excess": None, "R_excess_ci": None,
+        "R_plus": None, "R_plus_ci": None, "wrong_way_rate": None, "wrong_way_rate_ci": None,
+        "directional": None, "tau_boot_same_share": None, "reference_instrument": reference,
     }
     if not len(scores):
         stats["single_point"] = True
@@ -579,7 +676,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
         stats["single_point"] = True
         notes.append(f"the judge returned a single distinct grade ({values[0]:g}): it is a constant "
                      "instrument and is reported as a single point")
-        idx, interp = 0, bool(not np.isnan(S_all[0]) and S_all[0] >= s_floor - _EPS)
+        idx, interp = 0, False   # the degenerate corner (1, 0): no threshold moves its verdict
     else:
         idx, interp = matched_operating_point(S_all, R_all, taus, degenerate, s_floor)
     if np.isnan(S_all).all():
@@ -600,7 +697,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
                      "that reaches the floor makes the judge move on a construct edit")
 
     f = F[:, idx]
-    # ---- every subset evaluated at τ, in one matrix
+    # ---- every subset evaluated at τ, in one matrix: one column per (kind of move, subset)
     scope_ax, strength_ax = d.axes["scope"]["measurable"], d.axes["strength"]["measurable"]
     subsets: dict[str, np.ndarray] = {"control": ctrl, "construct": cons,
                                       "scope": cons & (d.axis == "scope"),
@@ -613,11 +710,47 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     subsets["strength_longer"] = subsets["strength"] & (d.d_len > 0)
     subsets["scope_shorter"] = subsets["scope"] & (d.d_len < 0)
     subsets["strength_shorter"] = subsets["strength"] & (d.d_len < 0)
-    names = list(subsets)
-    masks = np.column_stack([subsets[k] for k in names])
-    means, has = _per_base(f.astype(float), masks, d.base_index, n_b)
+    columns: list[tuple[str, str, np.ndarray]] = [(k, "flip", m) for k, m in subsets.items()]
+    columns += [(f"{k}{sign}", kind, subsets[k]) for k in ("construct", "scope", "strength")
+                for sign, kind in (("+", "toward"), ("-", "wrong"))]
+    names = [c[0] for c in columns]
+    kinds = [c[1] for c in columns]
+    masks = np.column_stack([c[2] for c in columns])
+
+    def moves_at(t: int) -> dict[str, np.ndarray]:
+        """Flips at ``taus[t]``, split by direction. A construct probe enters the arm only when its
+        direction (the annotators' majority, or without labels the intended one) is the slot's
+        designed ``edited``: the edit is the member that claims more than the evidence licenses.
+        A higher grade means more overreach, so a flip toward that label flags the edit and not
+        its original; a flip the wrong way flags the original and not the edit."""
+        with np.errstate(invalid="ignore"):
+            b, e = bs >= taus[t], es >= taus[t]
+        return {"flip": F[:, t], "toward": usable_p & e & ~b, "wrong": usable_p & b & ~e}
+
+    member = _membership(d.base_index, n_b)
+
+    def columns_at(t: int) -> tuple[np.ndarray, np.ndarray]:
+        mv = moves_at(t)
+        return _per_base(np.column_stack([mv[k] for k in kinds]).astype(float), masks, d.base_index, n_b, member)
+
+    means, has = columns_at(idx)
     est = dict(zip(names, _estimates(means, has), strict=True))
-    boot = _boot_estimates(counts, means, has) if len(counts) else np.full((0, len(names)), np.nan)
+    # Intervals are those of the whole procedure (τ chosen as argmax R s.t. S ≥ floor, then the
+    # statistics read at it): τ is re-selected inside every resample, so the selection's optimism
+    # is in the interval rather than hidden by it.
+    if not len(counts):
+        tau_b = np.zeros(0, dtype=int)
+    elif tau_in_bootstrap == "reselect" and not stats["single_point"]:
+        tau_b, _ = matched_operating_points(1.0 - _boot_estimates(counts, mc, hc), _boot_estimates(counts, mr, hr),
+                                            taus, degenerate, s_floor)
+    else:
+        tau_b = np.full(len(counts), idx)
+    boot = np.full((len(counts), len(names)), np.nan)
+    for u in np.unique(tau_b[tau_b >= 0]):
+        sel = tau_b == u
+        mu, hu = (means, has) if u == idx else columns_at(int(u))
+        boot[sel] = _boot_estimates(counts[sel], mu, hu)
+    stats["tau_boot_same_share"] = _num(np.mean(tau_b == idx)) if len(tau_b) else None
     col = {k: i for i, k in enumerate(names)}
     if len(boot):
         lo_all, hi_all = _column_cis(boot, level)
@@ -637,6 +770,32 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     stats["control_flip_rate_ci"] = c_ci
     stats["S_ci"] = None if c_ci is None else [1.0 - c_ci[1], 1.0 - c_ci[0]]
     stats["R_ci"] = cis["construct"]
+    # ---- R − (1 − S) without post-selection optimism (the operating point cross-fitted)
+    if not stats["single_point"]:
+        cf, cf_boot = _crossfit_excess(mc, hc, mr, hr, taus, degenerate, s_floor, counts, seed)
+        stats["R_excess"] = _num(cf)
+        stats["R_excess_ci"] = ci_of(cf_boot)
+    # ---- directional sensitivity: R = R⁺ + wrong-way rate, per base item and so under Eq. (6)
+    stats["R_plus"] = _num(est["construct+"])
+    stats["R_plus_ci"] = cis["construct+"]
+    stats["wrong_way_rate"] = _num(est["construct-"])
+    stats["wrong_way_rate_ci"] = cis["construct-"]
+    mv = moves_at(idx)
+    directional: dict[str, Any] = {"n_flips": int((mv["flip"] & cons).sum()),
+                                   "n_toward": int((mv["toward"] & cons).sum()),
+                                   "n_wrong_way": int((mv["wrong"] & cons).sum())}
+    for ax, measurable in (("scope", scope_ax), ("strength", strength_ax)):
+        directional[ax] = {"R_plus": _num(est[f"{ax}+"]) if measurable else None,
+                           "R_plus_ci": cis[f"{ax}+"] if measurable else None,
+                           "wrong_way_rate": _num(est[f"{ax}-"]) if measurable else None,
+                           "wrong_way_rate_ci": cis[f"{ax}-"] if measurable else None,
+                           "n_flips": int((mv["flip"] & subsets[ax]).sum()),
+                           "n_wrong_way": int((mv["wrong"] & subsets[ax]).sum())}
+    stats["directional"] = directional
+    if directional["n_flips"] and directional["n_wrong_way"] * 2 >= directional["n_flips"]:
+        notes.append(f"{directional['n_wrong_way']} of {directional['n_flips']} construct flips at τ go the "
+                     "wrong way (the edit graded as overreaching less than its original): R counts them, R⁺ "
+                     "does not")
     if scope_ax:
         stats["R_scope"] = _num(est["scope"])
         stats["R_scope_ci"] = cis["scope"]
@@ -650,7 +809,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
         stats["gap_ci"] = ci_of(boot[:, col["scope"]] - boot[:, col["strength"]])
         if n_perm > 0:
             stats["gap_perm_p"] = _gap_permutation_p(f, cons & np.isin(d.axis, CONSTRUCT_AXES), d,
-                                                     gap, n_perm, seed)
+                                                     gap, n_perm, seed, within_base=gap_null == "within_base")
         if d.direction_source == "human":
             gu = est["scope_unan"] - est["strength_unan"]
             stats["gap_unanimous"] = {"gap": _num(gu),
@@ -696,24 +855,29 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     if len(re):
         first = re["request_id"].map(grade).to_numpy(dtype=float)
         again = re["score"].to_numpy(dtype=float)
-        stats["regrade_agreement"] = float(np.mean((first >= tau) == (again >= tau)))
-        stats["regrade_exact_agreement"] = float(np.mean(np.isclose(first, again)))
+        # App. D, Figure 10: regrade agreement is exact reproduction of the grade; the agreement of
+        # the binary verdict at τ is a weaker property, reported under its own name.
+        stats["regrade_agreement"] = float(np.mean(np.isclose(first, again)))
+        stats["regrade_exact_agreement"] = stats["regrade_agreement"]
+        stats["regrade_binary_agreement"] = float(np.mean((first >= tau) == (again >= tau)))
         stats["n_regraded"] = int(len(re))
     return JudgeProfile(judge_id, stats)
 
 
 def _gap_permutation_p(f: np.ndarray, sel: np.ndarray, d: _Design, observed: float, n_perm: int,
-                       seed: int) -> float | None:
-    """Axis-label permutation null of the scope − strength gap (§5.2): axis labels shuffled within
-    base items among the construct-arm probes, grades (hence flips) held fixed, the gap recomputed
-    by Eq. (6) under each shuffle."""
+                       seed: int, *, within_base: bool = False) -> float | None:
+    """Axis-label permutation null of the scope − strength gap (§5.2): the axis labels of the
+    construct-arm probes are shuffled across the arm with grades (hence flips at τ) held fixed, and
+    the gap recomputed by Eq. (6) under each shuffle. ``within_base`` restricts the shuffle to
+    each base item's own probes; with one construct edit per base item (the paper's design) that
+    null cannot move, so it is never the default."""
     idx = np.flatnonzero(sel)
     if len(idx) < 2:
         return None
     is_scope = (d.axis[idx] == "scope")
-    groups = d.base_index[idx]
+    groups = d.base_index[idx] if within_base else np.zeros(len(idx), dtype=int)
     perm = permute_within_groups(is_scope, groups, n_perm, seed)  # (n_perm, n_c) bool
-    uniq, g = np.unique(groups, return_inverse=True)
+    uniq, g = np.unique(d.base_index[idx], return_inverse=True)
     member = np.zeros((len(idx), len(uniq)))
     member[np.arange(len(idx)), g] = 1.0
     fl = f[idx].astype(float)
@@ -744,9 +908,14 @@ def _length_table(d: _Design) -> dict[str, Any]:
             "per_axis": {a: summary(d.in_arm & (d.axis == a)) for a in AXES}}
 
 
+GAP_NULLS = ("construct_arm", "within_base")
+TAU_IN_BOOTSTRAP = ("reselect", "fixed")
+
+
 def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: float = 0.90,
                      bar: float = 0.75, n_boot: int = 2000, n_perm: int = 2000, level: float = 0.95,
-                     seed: int = 0) -> ValidityResult:
+                     seed: int = 0, gap_null: str = "construct_arm",
+                     tau_in_bootstrap: str = "reselect") -> ValidityResult:
     """The (S, R) validity profile of every judge in a verdict table (construct-validity.txt §2,
     §4.2, §5.1–5.2, App. A–D).
 
@@ -760,6 +929,12 @@ def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: f
         n_perm: axis-label permutations for the gap's null (0: no p-value).
         level: interval coverage.
         seed: seed of the counts matrix and of the permutations.
+        gap_null: ``"construct_arm"`` (§5.2: axis labels permuted across the construct arm) or
+            ``"within_base"`` (only within each base item: degenerate with one construct edit per
+            base item).
+        tau_in_bootstrap: ``"reselect"`` (the operating point is chosen again in every resample, so
+            the intervals are those of the whole procedure) or ``"fixed"`` (τ held at the point
+            estimate's value: ignores the selection, kept for comparison).
 
     Returns:
         A ``ValidityResult``; judges in order of first appearance in ``verdicts``.
@@ -769,6 +944,10 @@ def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: f
     for c in ("judge_id", "request_id", "score"):
         if c not in verdicts.columns:
             raise ValueError(f"verdict table lacks column {c!r}")
+    if gap_null not in GAP_NULLS:
+        raise ValueError(f"gap_null must be one of {GAP_NULLS}, not {gap_null!r}")
+    if tau_in_bootstrap not in TAU_IN_BOOTSTRAP:
+        raise ValueError(f"tau_in_bootstrap must be one of {TAU_IN_BOOTSTRAP}, not {tau_in_bootstrap!r}")
     d = _design(probes, bar)
     n_b = len(d.bases)
     counts = bootstrap_counts(n_b, n_boot, seed).astype(float) if n_boot > 0 else np.zeros((0, n_b))
@@ -776,12 +955,13 @@ def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: f
     for jid in pd.unique(verdicts["judge_id"]):
         rows = verdicts[verdicts["judge_id"] == jid]
         judges.append(_judge_profile(str(jid), rows, d, counts=counts, s_floor=s_floor, level=level,
-                                     n_perm=n_perm, seed=seed))
+                                     n_perm=n_perm, seed=seed, gap_null=gap_null,
+                                     tau_in_bootstrap=tau_in_bootstrap))
     length = _length_table(d)
     slot_r = {s: r for s in CONSTRUCT_SLOTS if (r := _mean_flip_rate(judges, s)) is not None}
     length["eta2_axis_mean_over_judges"] = _eta_squared(list(slot_r.values()), [axis_of(s) for s in slot_r])
     return ValidityResult(s_floor=s_floor, bar=bar, level=level, n_boot=n_boot, n_perm=n_perm, seed=seed,
                           n_base=n_b, n_probes=len(d.probe_ids), direction_source=d.direction_source,
                           judges=tuple(judges), slots=d.slots, axes=d.axes, length=length,
-                          notes=tuple(d.notes))
+                          notes=tuple(d.notes), gap_null=gap_null, tau_in_bootstrap=tau_in_bootstrap)
 

@@ -16,11 +16,15 @@ app = typer.Typer(help="The (S, R) validity profile (construct-validity.txt §2,
 console = Console(stderr=True)
 
 def regrade_requests(requests: list[JudgeRequest], n: int) -> list[JudgeRequest]:
-    """A deterministic, evenly spaced sample of ``n`` requests, re-asked as epoch 1 (regrade agreement)."""
+    """A deterministic, evenly spaced sample of ``n`` requests, re-asked as epoch 1 (regrade agreement,
+    App. D). Epoch 1 gives each its own call key, so the call store cannot answer it with the first
+    grade, and ``meta["regrade"]`` tells a backend that keeps an in-process cache of results
+    (the local judge's prompt cache) to make a fresh call."""
     if n <= 0 or not requests:
         return []
     step = max(1, len(requests) // n)
-    return [r.model_copy(update={"epoch": 1}) for r in requests[::step][:n]]
+    return [r.model_copy(update={"epoch": 1, "meta": {**r.meta, "regrade": True}})
+            for r in requests[::step][:n]]
 
 
 @dataclass(frozen=True)
@@ -73,8 +77,8 @@ def write_report(run: ValidityRun, out: Path, *, echo: Console = console) -> Non
 
 
 def summary_table(result) -> pd.DataFrame:
-    cols = ["judge", "S", "R", "R_scope", "R_strength", "gap", "tau", "interpretable", "usable_points",
-            "parse_failures"]
+    cols = ["judge", "S", "R", "R_plus", "wrong_way_rate", "R_scope", "R_strength", "gap", "tau", "interpretable",
+            "usable_points", "regrade_agreement", "parse_failures"]
     d = result.to_dict()["judges"]
     rows = [{"judge": j, **{c: v.get(c) for c in cols[1:]}} for j, v in d.items()]
     return pd.DataFrame(rows, columns=cols)

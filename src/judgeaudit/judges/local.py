@@ -7,6 +7,10 @@ renormalised (``score_dist``); ``score`` is its mean at temperature 0, or a grad
 (seeded by the call key) at temperature > 0, which is what ``vote:K:local`` averages. The share
 of next-token probability that fell on the digits is kept in ``meta['digit_mass']``.
 
+A regrade (a request with ``meta['regrade']``, App. D) is a fresh call: its forward pass starts
+from an empty KV cache and neither reads nor fills the prompt cache, so regrade agreement measures
+the instrument rather than the cache.
+
 It is a weak judge. The toolkit reports its profile as it is.
 """
 
@@ -97,15 +101,16 @@ class LocalJudge(Judge):
             ids.append(toks[0])
         return ids
 
-    def _next_token_logits(self, prompt: str) -> np.ndarray:
-        """Logits of the token after ``prompt``, reusing the KV cache for a shared prefix."""
+    def _next_token_logits(self, prompt: str, fresh: bool = False) -> np.ndarray:
+        """Logits of the token after ``prompt``, reusing the KV cache for a shared prefix (``fresh``:
+        evaluate the whole prompt again)."""
         import llama_cpp
 
         llm = self.llm
         tokens = llm.tokenize(prompt.encode(), add_bos=True, special=False)
         if len(tokens) >= llm.n_ctx():
             raise ValueError(f"prompt of {len(tokens)} tokens exceeds the context ({llm.n_ctx()})")
-        cached = list(llm.input_ids[: llm.n_tokens])
+        cached = [] if fresh else list(llm.input_ids[: llm.n_tokens])
         lcp = 0
         for a, b in zip(cached, tokens, strict=False):
             if a != b:
@@ -129,11 +134,14 @@ class LocalJudge(Judge):
             self._digit_ids = self._token_ids([str(s) for s in elicit.SCALE])
         # The score digit follows "Score: " — the space is its own token in Gemma's vocabulary.
         prompt = self.render(request) + " "
-        if prompt not in _DIST_CACHE:
-            if len(_DIST_CACHE) >= _DIST_CACHE_SIZE:
-                _DIST_CACHE.pop(next(iter(_DIST_CACHE)))
-            _DIST_CACHE[prompt] = self._distribution(self._next_token_logits(prompt), self._digit_ids)
-        dist, mass = _DIST_CACHE[prompt]
+        if request.meta.get("regrade"):
+            dist, mass = self._distribution(self._next_token_logits(prompt, fresh=True), self._digit_ids)
+        else:
+            if prompt not in _DIST_CACHE:
+                if len(_DIST_CACHE) >= _DIST_CACHE_SIZE:
+                    _DIST_CACHE.pop(next(iter(_DIST_CACHE)))
+                _DIST_CACHE[prompt] = self._distribution(self._next_token_logits(prompt), self._digit_ids)
+            dist, mass = _DIST_CACHE[prompt]
         temperature = float(self.spec.params.get("temperature", 0.0))
         if temperature > 0:
             rng = np.random.default_rng(int(key[:16], 16))

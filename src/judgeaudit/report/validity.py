@@ -51,6 +51,11 @@ def _banners(result: ValidityResult) -> list[str]:
         elif not s["interpretable"]:
             out.append(f"!Judge {j.judge_id} is uninterpretable: no threshold that moves its verdict reaches "
                        f"S ≥ {result.s_floor}, so its R is not evidence of sensitivity (Corollary 1).")
+        d = s.get("directional") or {}
+        if d.get("n_flips") and d["n_wrong_way"] * 2 >= d["n_flips"] and not s.get("reference_instrument"):
+            out.append(f"!Judge {j.judge_id}: {d['n_wrong_way']} of its {d['n_flips']} construct flips go the wrong "
+                       "way (the overreaching edit graded as overreaching less than its original); R counts "
+                       f"them, R⁺ = {_fmt(s['R_plus'])} does not.")
     excluded = [k for k, v in result.slots.items() if not v["measurable"]]
     if excluded:
         out.append("Not measurable (annotator agreement below the bar of "
@@ -142,9 +147,32 @@ def judge_table(result: ValidityResult) -> pd.DataFrame:
             "R strength": _with_ci(s["R_strength"], s["R_strength_ci"]),
             "gap (scope − strength)": _with_ci(s["gap"], s["gap_ci"]),
             "gap perm. p": _fmt(s["gap_perm_p"]), "control flip": _fmt(s["control_flip_rate"]),
+            "R⁺ (toward label)": _with_ci(s.get("R_plus"), s.get("R_plus_ci")),
+            "wrong way": _with_ci(s.get("wrong_way_rate"), s.get("wrong_way_rate_ci")),
             "pts": s["usable_points"], "regrade": _fmt(s["regrade_agreement"], 2),
+            "regrade (verdict at τ)": _fmt(s.get("regrade_binary_agreement"), 2),
             "parse failures": s["parse_failures"], "status": _status(s),
         })
+    return pd.DataFrame(rows)
+
+
+def direction_table(result: ValidityResult) -> pd.DataFrame:
+    """R split by the direction of each construct flip, overall and per axis, at τ."""
+    rows = []
+    for j in result.judges:
+        s = j.stats
+        d = s.get("directional")
+        if not d:
+            continue
+        row = {"judge": j.judge_id, "R": _with_ci(s["R"], s["R_ci"]),
+               "R⁺": _with_ci(s["R_plus"], s["R_plus_ci"]),
+               "wrong way": _with_ci(s["wrong_way_rate"], s["wrong_way_rate_ci"]),
+               "wrong-way flips": f"{d['n_wrong_way']} of {d['n_flips']}"}
+        for ax in ("scope", "strength"):
+            row[f"R⁺ {ax}"] = _with_ci(d[ax]["R_plus"], d[ax]["R_plus_ci"])
+            row[f"wrong way {ax}"] = _with_ci(d[ax]["wrong_way_rate"], d[ax]["wrong_way_rate_ci"])
+        row["R − (1 − S), cross-fitted τ"] = _with_ci(s.get("R_excess"), s.get("R_excess_ci"))
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -161,7 +189,7 @@ def slot_table(result: ValidityResult) -> pd.DataFrame:
         rows.append({"intervention": slot.replace("_", " "), "axis": axis_of(slot), "n": int(r["n"]),
                      "human dir.": "—" if (not human or pd.isna(yld)) else f"{yld:.0%}",
                      "agreement": agr_s,
-                     "flip rate (mean over judges)": "—" if pd.isna(r["mean_flip_rate"])
+                     "flip rate (mean over judges under study)": "—" if pd.isna(r["mean_flip_rate"])
                      else f"{r['mean_flip_rate']:.3f}"})
     return pd.DataFrame(rows)
 
@@ -197,10 +225,14 @@ def validity_sections(result: ValidityResult) -> list[Section]:
     the §5.2 length checks. Banners state when directions are not human-verified and when a judge
     is uninterpretable or a single point."""
     banners = _banners(result)
+    reselect = ("τ re-selected in every resample, so the interval is that of the whole procedure"
+                if result.tau_in_bootstrap == "reselect" else "τ held at its point-estimate value")
+    null = ("across the construct arm" if result.gap_null == "construct_arm" else "within base items in the "
+            "construct arm (degenerate when a base item carries one construct edit)")
     note = (f"<p class='note'>{result.n_base} base items, {result.n_probes} probes; operating point: the "
             f"threshold with the highest R subject to S ≥ {result.s_floor}; intervals: {result.level:.0%} "
-            f"percentile bootstrap over base items ({result.n_boot} resamples); gap null: axis labels permuted "
-            f"within base items in the construct arm ({result.n_perm} permutations). Directions: "
+            f"percentile bootstrap over base items ({result.n_boot} resamples, {reselect}); gap null: axis "
+            f"labels permuted {null}, grades and τ fixed ({result.n_perm} permutations). Directions: "
             f"{'human annotation (majority label, bar ' + str(result.bar) + ')' if result.direction_source == 'human' else NOT_VERIFIED}.</p>")
     plane = Section("Validity profile: the (S, R) plane",
                     note + _plane(result) + "<p class='note'>Lines are each judge's monotone hull (best R at "
@@ -213,9 +245,24 @@ def validity_sections(result: ValidityResult) -> list[Section]:
                    [b for b in banners if b.startswith("!") and "human-verified" in b])
     judges = Section("Per-judge profiles",
                      table_html(judge_table(result)) + "<p class='note'>R is never reported without S "
-                     "(Corollary 1). pts: grade values carrying ≥ 1% of the judge's grades; regrade: share of "
-                     "re-graded requests whose verdict at τ matches the first grade.</p>",
-                     [b for b in banners if "uninterpretable" in b or "single point" in b])
+                     "(Corollary 1). R⁺: construct flips toward the labelled direction (the edit labelled as "
+                     "overreaching is flagged, its original not); wrong way: flips the other way; R = R⁺ + "
+                     "wrong way. pts: grade values carrying ≥ 1% of the judge's grades; regrade: share of "
+                     "re-graded requests whose grade is reproduced exactly (App. D); regrade (verdict at τ): "
+                     "share whose binary verdict at τ matches the first grade.</p>",
+                     [b for b in banners if "uninterpretable" in b or "single point" in b or "wrong way" in b])
+    included = result.to_dict()["cross_judge_judges"]
+    direction = Section("Direction of construct flips",
+                        table_html(direction_table(result)) + "<p class='note'>Definition 3's R counts a flip "
+                        "in either direction. A higher grade means more overreach, so a flip toward the "
+                        "labelled direction is one where the edit the annotators (or, without labels, the "
+                        "design) call overreaching crosses τ upward while its original does not. R − (1 − S): "
+                        "construct flip rate above the control flip rate, each half of the base items read at "
+                        "the τ chosen on the other half, so that choosing τ on the same data cannot make a "
+                        "judge with no sensitivity look sensitive. Means over judges in the slot table "
+                        "use the judges under study only (not reference instruments, not single points): "
+                        f"{esc(', '.join(included)) if included else 'none'}.</p>",
+                        [b for b in banners if "wrong way" in b])
     slots = Section("Slots: n, agreement and yield",
                     table_html(slot_table(result)) + "<p class='note'>n counts the probes entering the arm. "
                     "human dir. is that count as a share of annotated items; † below the agreement bar and "
@@ -227,4 +274,4 @@ def validity_sections(result: ValidityResult) -> list[Section]:
     length = Section("Length checks (§5.2)",
                      table_html(_length_table(result)) + table_html(_magnitude_table(result))
                      + (f"<ul class='note'>{notes}{judge_notes}</ul>" if notes or judge_notes else ""))
-    return [plane, bars, judges, slots, length]
+    return [plane, bars, judges, slots, direction, length]
