@@ -13,10 +13,12 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
-VerdictForm = Literal["graded", "pairwise", "defects", "generate"]
+VerdictForm = Literal["graded", "pairwise", "defects", "generate", "label", "sentences", "typed", "score"]
 """graded: a score on a fixed scale; pairwise: A/B/tie with a rationale; defects: quoted spans;
 generate: free text (``prompt`` is sent as is, the completion is ``Verdict.raw``) for generators
-and verifiers that build probes."""
+and verifiers that build probes. The world forms (blind-spot §3): label: is the output defective
+(``Verdict.label``); sentences: one defective/clean label per unit (``Verdict.unit_labels``);
+typed: the ids of the defect types present (``Verdict.defect_ids``); score: a 1–5 score."""
 Choice = Literal["A", "B", "tie"]
 Direction = Literal["edited", "original", "neither", "cannot_tell"]
 
@@ -76,13 +78,22 @@ class PairwiseItem(_Record):
 
 
 class JudgeRequest(_Record):
-    """One call to a judge. ``epoch`` indexes repeated votes of the same request."""
+    """One call to a judge. ``epoch`` indexes repeated votes of the same request.
+
+    For the world analyses ``text`` is the judged output and ``evidence`` its world (source
+    passages, article, knowledge, instruction, problem), kept apart so that arms differ only in
+    the world block; ``question`` and ``reference`` are optional context, ``units`` the segments
+    (sentences, claims, constraint ids) a ``sentences``/``typed`` report labels.
+    """
 
     request_id: str
     form: VerdictForm = "graded"
     text: str | None = None
     evidence: str | None = None
     criterion: str | None = None
+    question: str | None = None
+    reference: str | None = None
+    units: list[str] | None = None
     prompt: str | None = None
     response_a: str | None = None
     response_b: str | None = None
@@ -91,9 +102,14 @@ class JudgeRequest(_Record):
 
 
 class Defect(_Record):
+    """A reported defect: the quoted span, why, and optionally a citation, the unit it concerns and
+    a certificate (the evidence that fired, for judges that can show it)."""
+
     span: str
     reason: str
     citation: str | None = None
+    unit_id: str | None = None
+    certificate: dict[str, Any] | None = None
 
 
 class Verdict(_Record):
@@ -113,6 +129,9 @@ class Verdict(_Record):
     choice: Choice | None = None
     rationale: str | None = None
     defects: list[Defect] | None = None
+    label: bool | None = None
+    unit_labels: list[bool] | None = None
+    defect_ids: list[str] | None = None
     parse_ok: bool = False
     error: str | None = None
     latency_s: float | None = None
