@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from judgeaudit.analyses.cap import cap_profile
-from judgeaudit.datasets import llmbar
+from judgeaudit.datasets import llmbar, published, registry
+from judgeaudit.errors import InputError
 
 from cap_data import BUNDLED, full
 
@@ -77,3 +78,105 @@ def test_full_statistics_json_reproduced():
             (published["equal"][0] - both_null) / n)
         checked += 1
     assert checked == 84
+
+
+# --- layouts not in the shipped copy -------------------------------------------------------------
+
+def _write_set(folder, labels, *, evaluators=()):
+    """An LLMBar-format set: dataset.json with one item per label (1 or 2), and for each
+    ``Evaluator/Mode`` a result.json whose final record picks output 1 in both orders."""
+    folder.mkdir(parents=True)
+    items = [{"input": f"{folder.name} q{i}", "output_1": f"o1-{i}", "output_2": f"o2-{i}", "label": lab}
+             for i, lab in enumerate(labels)]
+    (folder / "dataset.json").write_text(json.dumps(items))
+    for jid in evaluators:
+        d = folder / "evaluators" / jid
+        d.mkdir(parents=True)
+        res = [{**it, "results": [{"swap = False": {"completion": ["Output (a)", "stop"], "winner": "1"},
+                                   "swap = True": {"completion": ["Output (b)", "stop"], "winner": "1"}}]}
+               for it in items]
+        (d / "result.json").write_text(json.dumps(res))
+    return folder
+
+
+def _clone(tmp_path):
+    """A repository clone with sets the shipped copy does not have."""
+    ds = tmp_path / "LLMBar-main" / "Dataset"
+    _write_set(ds / "LLMBar" / "Natural", [1, 2])
+    _write_set(ds / "LLMBar" / "Adversarial" / "Manual", [2, 2, 1, 2], evaluators=("GPT-4/CoT",))
+    _write_set(ds / "Processed" / "FairEval", [1, 1, 2], evaluators=("GPT-4/Metrics_Reference", "Claude/Vanilla"))
+    _write_set(ds / "CaseStudy" / "Base_9", [2])
+    (ds / "README.md").write_text("not a set")
+    return tmp_path / "LLMBar-main"
+
+
+def test_repository_root_discovers_every_set(tmp_path):
+    p = llmbar.load_pairs(_clone(tmp_path))
+    assert p["subset"].value_counts().to_dict() == {"Adversarial/Manual": 4, "FairEval": 3, "Natural": 2,
+                                                    "CaseStudy/Base_9": 1}
+    src = p.groupby("subset")["source_set"].first().to_dict()
+    assert src == {"Natural": "llmbar", "Adversarial/Manual": "llmbar", "FairEval": "llmbar_faireval",
+                   "CaseStudy/Base_9": "llmbar_casestudybase9"}
+    assert p.loc[p["subset"] == "Adversarial/Manual", "label"].tolist() == ["B", "B", "A", "B"]
+    fair = p[p["subset"] == "FairEval"]
+    assert fair["label"].tolist() == ["A", "A", "B"]
+    assert fair["pair_id"].tolist() == ["llmbar/FairEval/0", "llmbar/FairEval/1", "llmbar/FairEval/2"]
+    assert (fair["label_source"] == "human_majority").all()
+    assert fair["human_labels"].tolist() == [["A"], ["A"], ["B"]]
+    assert (p.loc[p["source_set"] == "llmbar", "label_source"] == "author_gold").all()
+    # subset selection by name or by path under Dataset/
+    assert len(llmbar.load_pairs(_clone(tmp_path / "b"), sets=["FairEval", "LLMBar/Natural"])) == 5
+
+
+def test_set_folder_given_directly(tmp_path):
+    root = _clone(tmp_path)
+    fair = llmbar.load_pairs(root / "Dataset" / "Processed" / "FairEval")
+    assert (len(fair), set(fair["subset"]), set(fair["source_set"])) == (3, {"FairEval"}, {"llmbar_faireval"})
+    manual = llmbar.load_pairs(root / "Dataset" / "LLMBar" / "Adversarial" / "Manual")
+    assert manual["pair_id"].tolist() == [f"llmbar/Adversarial/Manual/{i}" for i in range(4)]
+    assert set(manual["source_set"]) == {"llmbar"}
+    # the group folder given directly: its sets, named as from the root
+    adv = llmbar.load_pairs(root / "Dataset" / "LLMBar")
+    assert adv["subset"].value_counts().to_dict() == {"Adversarial/Manual": 4, "Natural": 2}
+    # a set folder outside any Dataset/ tree: named after the folder
+    mine = _write_set(tmp_path / "mine", [2, 1])
+    p = llmbar.load_pairs(mine)
+    assert (p["subset"].tolist(), p["label"].tolist(), p["source_set"].iloc[0]) == \
+        (["mine", "mine"], ["B", "A"], "llmbar_mine")
+
+
+def test_published_outputs_discovered(tmp_path):
+    root = _clone(tmp_path)
+    files = llmbar.result_files(root)
+    assert sorted(files) == [("Adversarial/Manual", "GPT-4/CoT"), ("FairEval", "Claude/Vanilla"),
+                             ("FairEval", "GPT-4/Metrics_Reference")]
+    judges = published.published_judges(root)
+    assert sorted(judges) == ["Claude/Vanilla", "GPT-4/CoT", "GPT-4/Metrics_Reference"]
+    t = judges["GPT-4/CoT"]
+    assert t["pair_id"].tolist() == [f"llmbar/Adversarial/Manual/{i}" for i in range(4)]
+    assert t["choice_ab"].tolist() == ["A"] * 4 and t["choice_ba"].tolist() == ["A"] * 4
+    # a set folder given directly finds its own outputs
+    assert sorted(published.published_judges(root / "Dataset" / "Processed" / "FairEval")) == \
+        ["Claude/Vanilla", "GPT-4/Metrics_Reference"]
+
+
+def test_discovered_sets_have_coverage(tmp_path):
+    p = llmbar.load_pairs(_clone(tmp_path))
+    assert llmbar.COVERAGE["llmbar_faireval"]["C7"].status == "direct"
+    assert llmbar.COVERAGE["llmbar_faireval"]["C5"].status == "unavailable"
+    cov = llmbar.coverage(p)
+    assert set(cov) == {"llmbar", "llmbar_faireval", "llmbar_casestudybase9"}
+    assert cov["llmbar"]["C5"].subsets == ("Adversarial/Manual",)
+    spec = registry.load_set(f"llmbar:{_clone(tmp_path / 'c')}?subset=FairEval")
+    assert len(spec) == 3
+
+
+def test_unknown_layout_lists_what_was_found(tmp_path):
+    (tmp_path / "a.txt").write_text("x")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "data.json").write_text("[]")
+    with pytest.raises(InputError) as e:
+        llmbar.load_pairs(tmp_path)
+    assert "no LLMBar dataset.json" in str(e.value) and "found: a.txt, b/" in str(e.value)
+    with pytest.raises(InputError, match="FairEval"):
+        llmbar.load_pairs(_clone(tmp_path / "c"), sets=["Nope"])
