@@ -4,7 +4,7 @@ A spec is ``NAME:PATH[?key=value&…]``:
 
 * ``llmbar:PATH[?subset=Natural,Adversarial/GPTInst]``, ``judgebench:PATH[?response_model=…]``,
   ``rm_bench:PATH[?pairs=diagonal|length|all&domains=chat,code]``,
-  ``mt_bench:PATH[?judgments=FILE&turn=1]``, ``halueval:PATH[?part=general|qa&strategy=one-turn]``,
+  ``mt_bench:PATH[?judgments=FILE&turn=1]``, ``halueval:PATH[?part=general|qa|dialogue|summarization&strategy=one-turn]``,
   ``frank:PATH[?threshold=1.0]``, ``gsm8k:PATH[?part=items|pairs&pairs=first|all]``;
 * ``jsonl:PATH?text=…&label=…&group=…`` (item mode) or ``jsonl:PATH?response_a=…&response_b=…&label=…``
   (paired), and likewise ``csv:`` and ``parquet:``;
@@ -71,9 +71,10 @@ def _halueval(path: str, part: str = "general", **kw: Any) -> pd.DataFrame:
 
     if part == "general":
         return halueval.load_items(path)
-    if part == "qa":
-        return halueval.load_pairs(path, **kw)
-    raise InputError(f"halueval part must be general or qa, got {part!r}", field="part")
+    if part in halueval.PARTS:
+        return halueval.load_pairs(path, part=part, **kw)
+    raise InputError(f"halueval part must be general or one of {', '.join(halueval.PARTS)}, got {part!r}",
+                     field="part")
 
 
 def _frank(path: str, threshold: str | None = None) -> pd.DataFrame:
