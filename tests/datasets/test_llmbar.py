@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from judgeaudit.analyses.cap import cap_profile
+from judgeaudit.commands import cap as cap_cmd
 from judgeaudit.datasets import llmbar, published, registry
 from judgeaudit.errors import InputError
 
@@ -166,7 +167,14 @@ def test_discovered_sets_have_coverage(tmp_path):
     assert llmbar.COVERAGE["llmbar_faireval"]["C5"].status == "unavailable"
     cov = llmbar.coverage(p)
     assert set(cov) == {"llmbar", "llmbar_faireval", "llmbar_casestudybase9"}
-    assert cov["llmbar"]["C5"].subsets == ("Adversarial/Manual",)
+    assert cov["llmbar"]["C5"].subsets == llmbar.ADVERSARIAL  # Manual is one of the paper's four
+    # an adversarial subset the paper does not have joins C5 (else it would count as a natural
+    # reference item); `cap run` takes the coverage of the table it loaded
+    root = _clone(tmp_path / "adv")
+    _write_set(root / "Dataset" / "LLMBar" / "Adversarial" / "Invented", [1, 2, 2])
+    _, cap_cov, _, _ = cap_cmd.load_cap_set(f"llmbar:{root}")
+    assert cap_cov["llmbar"]["C5"].subsets == (*llmbar.ADVERSARIAL, "Adversarial/Invented")
+    assert cap_cov["llmbar_faireval"]["C5"].status == "unavailable"
     spec = registry.load_set(f"llmbar:{_clone(tmp_path / 'c')}?subset=FairEval")
     assert len(spec) == 3
 

@@ -120,14 +120,16 @@ COVERAGE: Mapping[str, dict[str, CoverageCell]] = _Coverage({
 
 
 def coverage(pairs: pd.DataFrame) -> dict[str, dict[str, CoverageCell]]:
-    """Coverage per source_set of a loaded table; C5 of ``llmbar`` lists every adversarial subset
-    found (a folder under ``Dataset/LLMBar/Adversarial/``), not only the paper's four."""
+    """Coverage per source_set of a loaded table; C5 of ``llmbar`` covers the paper's adversarial
+    subsets and every other adversarial subset found (a folder under
+    ``Dataset/LLMBar/Adversarial/``), so a new one is neither dropped from C5 nor counted as a
+    natural reference item."""
     out = {}
     for s in dict.fromkeys(pairs["source_set"]):
         if s == "llmbar":
             subs = pairs.loc[pairs["source_set"] == s, "subset"].astype(str)
-            adv = tuple(sorted({x for x in subs if x.split("/")[0] == _ADVERSARIAL_FOLDER}))
-            out[s] = _llmbar_cells(adv or ADVERSARIAL)
+            new = sorted({x for x in subs if x.split("/")[0] == _ADVERSARIAL_FOLDER} - set(ADVERSARIAL))
+            out[s] = _llmbar_cells(ADVERSARIAL + tuple(new)) if new else COVERAGE[s]
         else:
             out[s] = COVERAGE[s]
     return out
