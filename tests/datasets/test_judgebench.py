@@ -95,7 +95,8 @@ def test_bad_label_names_file_and_line(tmp_path):
 # --- layouts not in the shipped copy -------------------------------------------------------------
 
 def _pair(i, model, label):
-    return {"pair_id": f"p{i}", "original_id": None, "source": ["mmlu-pro-law", "livebench-math", "livecodebench"][i % 3],
+    source = ["mmlu-pro-law", "livebench-math", "livecodebench"][i % 3]
+    return {"pair_id": f"p{i}", "original_id": None, "source": source,
             "question": f"q{i}", "response_model": model, "response_A": f"a{i}", "response_B": f"b{i}",
             "label": label}
 

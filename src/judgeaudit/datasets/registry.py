@@ -4,7 +4,8 @@ A spec is ``NAME:PATH[?key=value&…]``:
 
 * ``llmbar:PATH[?subset=Natural,Adversarial/GPTInst]``, ``judgebench:PATH[?response_model=…]``,
   ``rm_bench:PATH[?pairs=diagonal|length|all&domains=chat,code]``,
-  ``mt_bench:PATH[?judgments=FILE&turn=1]``, ``halueval:PATH[?part=general|qa|dialogue|summarization&strategy=one-turn]``,
+  ``mt_bench:PATH[?judgments=FILE&turn=1]``,
+  ``halueval:PATH[?part=general|qa|dialogue|summarization&strategy=one-turn]``,
   ``frank:PATH[?threshold=1.0]``, ``gsm8k:PATH[?part=items|pairs&pairs=first|all]``;
 * ``jsonl:PATH?text=…&label=…&group=…`` (item mode) or ``jsonl:PATH?response_a=…&response_b=…&label=…``
   (paired), and likewise ``csv:`` and ``parquet:``;
