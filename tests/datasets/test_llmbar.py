@@ -188,3 +188,9 @@ def test_unknown_layout_lists_what_was_found(tmp_path):
     assert "no LLMBar dataset.json" in str(e.value) and "found: a.txt, b/" in str(e.value)
     with pytest.raises(InputError, match="FairEval"):
         llmbar.load_pairs(_clone(tmp_path / "c"), sets=["Nope"])
+    # a result file whose final record is not a verdict record names the file and field
+    bad = _write_set(tmp_path / "d" / "Natural", [1], evaluators=("X/Y",)) / "evaluators" / "X" / "Y" / "result.json"
+    bad.write_text(json.dumps([{"label": 1, "results": [["text", "stop"]]}]))
+    with pytest.raises(InputError) as e:
+        llmbar.published_judges(tmp_path / "d" / "Natural")
+    assert e.value.field == "results" and e.value.path == str(bad)

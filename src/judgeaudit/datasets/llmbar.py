@@ -324,6 +324,9 @@ def load_result(path: str | Path, subset: str, judge_id: str) -> pd.DataFrame:
         if not isinstance(res, list) or not res:
             raise InputError(f"item {i}: results must be a non-empty list", path=path, field="results")
         final = res[-1]
+        if not isinstance(final, dict):
+            raise InputError(f"item {i}: the final record results[-1] must be an object with "
+                             "'swap = False' / 'swap = True'", path=path, field="results")
         c_ab, r_ab, f_ab = _winner(final.get("swap = False"))
         c_ba, r_ba, f_ba = _winner(final.get("swap = True"))
         rows.append({
