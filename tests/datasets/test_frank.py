@@ -39,7 +39,7 @@ def test_repository_layout_found_by_fields(tmp_path):
          for h, m in (("1", "BERTS2S"), ("1", "PtGen"), ("2", "BERTS2S"))]))
     (d / "baseline_factuality_metrics_outputs.json").write_text(json.dumps(
         [{"hash": "1", "model_name": "PtGen", "QAGS": 0.1}]))
-    for root in (tmp_path / "frank", d):
+    for root in (tmp_path / "frank", d, d / "human_annotations.json"):
         df = frank.load_items(root)
         assert df["label"].tolist() == ["no_error", "error", "error"]
         assert df["text"].tolist() == ["1-BERTS2S summary", "1-PtGen summary", "2-BERTS2S summary"]
