@@ -94,6 +94,8 @@ def test_judgment_files_found_by_schema_in_a_clone(tmp_path):
         ("gpt-4/pair-v2", 1, "A"), ("gpt-4/pair-v2", 1, "tie"), ("gpt-4/pair-v2", 2, "B"), ("human", 1, "B")]
     assert [f.name for f in mt_bench.judgment_files(data)] == ["my_run.jsonl", "votes.jsonl"]
     assert len(mt_bench.load_questions(tmp_path / "FastChat")) == 1
+    one = mt_bench.load_pairs(data / "model_judgment" / "my_run.jsonl")
+    assert one["label"].tolist() == ["A", "tie", "B"]
 
 
 def test_unknown_layout_lists_what_was_found(tmp_path):

@@ -136,12 +136,16 @@ def load_pairs(root: str | Path, *, judgments: str | Path | None = None, turn: i
     """Load MT-Bench pairwise judgments as a pairwise table (``PAIRWISE_COLUMNS`` + extras).
 
     Args:
-        root: the MT-Bench folder (``question.jsonl``, ``model_answer/``, judgment files), or a
-            folder above it (a FastChat clone) holding one ``question.jsonl``.
+        root: the MT-Bench folder (``question.jsonl``, ``model_answer/``, judgment files), a
+            folder above it (a FastChat clone) holding one ``question.jsonl``, or one judgment
+            file (its questions from the nearest folder above it holding ``question.jsonl``).
         judgments: one judgment file (default: every judgment file found under that folder,
             recognised by its records' fields, whatever its name).
         turn: keep only turn 1 or turn 2 (default both).
     """
+    root = Path(root)
+    if root.is_file() and judgments is None:  # one judgment file given directly
+        judgments, root = root, next((d for d in root.parents if (d / QUESTION_FILE).is_file()), root.parent)
     root = _base(root)
     files = [Path(judgments)] if judgments is not None else judgment_files(root)
     if not files:
