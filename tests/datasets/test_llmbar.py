@@ -175,6 +175,8 @@ def test_discovered_sets_have_coverage(tmp_path):
     _, cap_cov, _, _ = cap_cmd.load_cap_set(f"llmbar:{root}")
     assert cap_cov["llmbar"]["C5"].subsets == (*llmbar.ADVERSARIAL, "Adversarial/Invented")
     assert cap_cov["llmbar_faireval"]["C5"].status == "unavailable"
+    assert cap_cov["llmbar_faireval"]["C7"].operator.endswith("(human majority labels)")
+    assert cap_cov["llmbar_casestudybase9"]["C7"].operator.endswith("(the set's own labels)")
     spec = registry.load_set(f"llmbar:{_clone(tmp_path / 'c')}?subset=FairEval")
     assert len(spec) == 3
 

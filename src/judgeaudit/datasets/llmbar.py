@@ -80,13 +80,19 @@ def _llmbar_cells(adversarial: tuple[str, ...]) -> dict[str, CoverageCell]:
     }
 
 
-#: Coverage of every other LLMBar-format set (the Processed human sets, case studies, a user's own).
-_OTHER_CELLS: dict[str, CoverageCell] = {
-    "C1": UNAVAILABLE, "C2": UNAVAILABLE, "C3": UNAVAILABLE, "C4": UNAVAILABLE,
-    "C5": UNAVAILABLE, "C6": UNAVAILABLE,
-    "C7": CoverageCell("direct", "A/B and B/A orderings of every pair; BC (the set's own labels)"),
-    "C8": CoverageCell("direct", "evaluator on correct-verdict (A/B) rationales, Form B (external)"),
-}
+def _other_cells(labels: str) -> dict[str, CoverageCell]:
+    """Coverage of every other LLMBar-format set (the Processed human sets, case studies, a
+    user's own): C7 and C8, labelled by ``labels``."""
+    return {
+        "C1": UNAVAILABLE, "C2": UNAVAILABLE, "C3": UNAVAILABLE, "C4": UNAVAILABLE,
+        "C5": UNAVAILABLE, "C6": UNAVAILABLE,
+        "C7": CoverageCell("direct", f"A/B and B/A orderings of every pair; BC ({labels})"),
+        "C8": CoverageCell("direct", "evaluator on correct-verdict (A/B) rationales, Form B (external)"),
+    }
+
+
+_OTHER_CELLS = _other_cells("human majority labels")
+_OWN_LABEL_CELLS = _other_cells("the set's own labels")
 
 
 class _Coverage(Mapping[str, dict[str, CoverageCell]]):
@@ -111,7 +117,8 @@ class _Coverage(Mapping[str, dict[str, CoverageCell]]):
 
 
 #: Coverage declaration per source_set (Table 2 column "LLMBar", operators from Appendix D); any
-#: ``llmbar_<name>`` key gives the Processed sets' declaration (C7, C8).
+#: ``llmbar_<name>`` key gives the Processed sets' declaration (C7, C8; :func:`coverage` gives a
+#: loaded table's, whose sets outside ``Processed/`` are not human-labelled).
 COVERAGE: Mapping[str, dict[str, CoverageCell]] = _Coverage({
     "llmbar": _llmbar_cells(ADVERSARIAL),
     "llmbar_mtbench": _OTHER_CELLS,
@@ -130,8 +137,10 @@ def coverage(pairs: pd.DataFrame) -> dict[str, dict[str, CoverageCell]]:
             subs = pairs.loc[pairs["source_set"] == s, "subset"].astype(str)
             new = sorted({x for x in subs if x.split("/")[0] == _ADVERSARIAL_FOLDER} - set(ADVERSARIAL))
             out[s] = _llmbar_cells(ADVERSARIAL + tuple(new)) if new else COVERAGE[s]
-        else:
+        elif (pairs.loc[pairs["source_set"] == s, "label_source"] == "human_majority").all():
             out[s] = COVERAGE[s]
+        else:
+            out[s] = _OWN_LABEL_CELLS
     return out
 
 
