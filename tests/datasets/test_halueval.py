@@ -69,7 +69,7 @@ def test_parts_and_strategies_found_by_schema(tmp_path):
     _jsonl(tmp_path / "mine" / "labels.json",
            [{"ID": str(i), "user_query": f"u{i}", "chatgpt_response": f"c{i}", "hallucination": ["yes", "no"][i % 2]}
             for i in range(5)])
-    assert sorted(halueval.pair_files(tmp_path)) == ["final", "one-turn"]
+    assert list(halueval.pair_files(tmp_path)) == ["one-turn", "final"]
     final = halueval.load_pairs(tmp_path, strategy="final")
     assert final["pair_id"].tolist() == [f"halueval/qa/final/{i}" for i in range(1, 5)]
     assert len(halueval.load_pairs(tmp_path, strategy="both")) == 7
@@ -80,7 +80,7 @@ def test_parts_and_strategies_found_by_schema(tmp_path):
         assert (r.condition_a if r.label == "A" else r.condition_b) == "opendialkg_gold"
     items = halueval.load_items(tmp_path)
     assert items["label"].tolist() == ["hallucinated", "not_hallucinated"] * 2 + ["hallucinated"]
-    with pytest.raises(InputError, match="found: final, one-turn"):
+    with pytest.raises(InputError, match="found: one-turn, final"):
         halueval.load_pairs(tmp_path, strategy="multi-turn")
 
 

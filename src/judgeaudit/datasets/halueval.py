@@ -33,6 +33,8 @@ from judgeaudit.io import iter_jsonl
 from judgeaudit.records import PAIRWISE_COLUMNS
 
 STRATEGIES = ("one-turn", "multi-turn")
+"""The generation strategies of the paper, in the order files are read (with ``final`` after them,
+then any other strategy found); strategies themselves are found from the file names."""
 Strategy = Literal["one-turn", "multi-turn", "both"]
 
 
@@ -99,7 +101,8 @@ def pair_files(root: str | Path, part: str = "qa") -> dict[str, Path]:
             if s in out:
                 raise InputError(f"two HaluEval {part} files for strategy {s!r}: {out[s]}", path=f)
             out[s] = f
-    return out
+    order = [*STRATEGIES, FINAL]
+    return dict(sorted(out.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order else len(order), kv[0])))
 
 
 def load_items(root: str | Path) -> pd.DataFrame:
