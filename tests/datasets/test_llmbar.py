@@ -107,6 +107,7 @@ def _clone(tmp_path):
     _write_set(ds / "LLMBar" / "Adversarial" / "Manual", [2, 2, 1, 2], evaluators=("GPT-4/CoT",))
     _write_set(ds / "Processed" / "FairEval", [1, 1, 2], evaluators=("GPT-4/Metrics_Reference", "Claude/Vanilla"))
     _write_set(ds / "CaseStudy" / "Base_9", [2])
+    _write_set(ds / "Processed" / "LLMEval^2", [2, 1])  # the repository's own spelling
     (ds / "README.md").write_text("not a set")
     return tmp_path / "LLMBar-main"
 
@@ -114,10 +115,13 @@ def _clone(tmp_path):
 def test_repository_root_discovers_every_set(tmp_path):
     p = llmbar.load_pairs(_clone(tmp_path))
     assert p["subset"].value_counts().to_dict() == {"Adversarial/Manual": 4, "FairEval": 3, "Natural": 2,
-                                                    "CaseStudy/Base_9": 1}
+                                                    "LLMEval^2": 2, "CaseStudy/Base_9": 1}
+    # the paper's sets in its table order, then the others by path
+    assert list(dict.fromkeys(p["subset"])) == ["Natural", "Adversarial/Manual", "CaseStudy/Base_9", "FairEval",
+                                                "LLMEval^2"]
     src = p.groupby("subset")["source_set"].first().to_dict()
     assert src == {"Natural": "llmbar", "Adversarial/Manual": "llmbar", "FairEval": "llmbar_faireval",
-                   "CaseStudy/Base_9": "llmbar_casestudybase9"}
+                   "CaseStudy/Base_9": "llmbar_casestudybase9", "LLMEval^2": "llmbar_llmeval2"}
     assert p.loc[p["subset"] == "Adversarial/Manual", "label"].tolist() == ["B", "B", "A", "B"]
     fair = p[p["subset"] == "FairEval"]
     assert fair["label"].tolist() == ["A", "A", "B"]
@@ -166,7 +170,7 @@ def test_discovered_sets_have_coverage(tmp_path):
     assert llmbar.COVERAGE["llmbar_faireval"]["C7"].status == "direct"
     assert llmbar.COVERAGE["llmbar_faireval"]["C5"].status == "unavailable"
     cov = llmbar.coverage(p)
-    assert set(cov) == {"llmbar", "llmbar_faireval", "llmbar_casestudybase9"}
+    assert set(cov) == {"llmbar", "llmbar_faireval", "llmbar_casestudybase9", "llmbar_llmeval2"}
     assert cov["llmbar"]["C5"].subsets == llmbar.ADVERSARIAL  # Manual is one of the paper's four
     # an adversarial subset the paper does not have joins C5 (else it would count as a natural
     # reference item); `cap run` takes the coverage of the table it loaded
