@@ -200,3 +200,18 @@ def test_unknown_layout_lists_what_was_found(tmp_path):
     with pytest.raises(InputError) as e:
         llmbar.published_judges(tmp_path / "d" / "Natural")
     assert e.value.field == "results" and e.value.path == str(bad)
+
+
+def test_cap_run_on_a_clone_with_a_new_adversarial_set(tmp_path):
+    """`cap run --published` on a clone whose adversarial subset is not one of the paper's four:
+    C5 is measured on it (BC 1/4), the Natural items stay the reference (BC 1/2); with the
+    static declaration the new subset's items would be the 'natural' reference and C5 empty."""
+    root = tmp_path / "clone"
+    _write_set(root / "Dataset" / "LLMBar" / "Natural", [1, 2], evaluators=("GPT-4/CoT",))
+    _write_set(root / "Dataset" / "LLMBar" / "Adversarial" / "Invented", [2, 2, 2, 1], evaluators=("GPT-4/CoT",))
+    _write_set(root / "Dataset" / "Processed" / "FairEval", [1, 1, 2], evaluators=("GPT-4/CoT",))
+    res = cap_cmd.run_cap([f"llmbar:{root}"], published=True, n_boot=20, seed=0)
+    assert res.value("llmbar", "GPT-4/CoT", "C5") == pytest.approx(1 / 4)
+    assert res.value("llmbar", "GPT-4/CoT", "C5", "reference") == pytest.approx(1 / 2)
+    assert res.value("llmbar", "GPT-4/CoT", "C7", "strict") == pytest.approx(2 / 6)
+    assert res.value("llmbar_faireval", "GPT-4/CoT", "C7", "strict") == pytest.approx(2 / 3)
