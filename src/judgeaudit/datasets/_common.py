@@ -174,6 +174,14 @@ def layout_error(what: str, path: Path) -> InputError:
     return InputError(f"{what}; found: {listing(path)}", path=path)
 
 
+def files_under(root: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """``root`` itself when it is a file, else every file under it (any depth) whose name ends
+    with one of ``suffixes``, sorted by path: the candidates an adapter recognises by content."""
+    if root.is_file():
+        return [root]
+    return sorted(f for f in root.rglob("*") if f.name.endswith(suffixes) and f.is_file())
+
+
 def first_record(path: Path) -> dict[str, Any] | None:
     """The first object of a JSON Lines file or of a JSON array file (None when the file is empty,
     unreadable, or holds neither), to recognise a file by its schema without reading all of it."""

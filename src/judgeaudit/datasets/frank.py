@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgeaudit.datasets._common import first_record, layout_error, read_json, read_json_array
+from judgeaudit.datasets._common import files_under, first_record, layout_error, read_json, read_json_array
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl
 
@@ -34,7 +34,7 @@ ANNOTATION_FIELDS = ("hash", "model_name", "Factuality")
 
 
 def _json_files(root: Path) -> list[Path]:
-    return sorted(f for f in root.rglob("*") if f.suffix in (".json", ".jsonl") and f.is_file())
+    return files_under(root, (".json", ".jsonl"))
 
 
 def _records(path: Path) -> list[dict[str, Any]]:

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from judgeaudit.datasets._common import finish_pairs, first_record, hash_side, layout_error, require
+from judgeaudit.datasets._common import files_under, finish_pairs, first_record, hash_side, layout_error, require
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl
 
@@ -60,7 +60,7 @@ def _solutions_path(root: str | Path) -> Path:
     if (root / SOLUTIONS_FILE).is_file():
         return root / SOLUTIONS_FILE
     found = []
-    for f in sorted(root.rglob("*.jsonl")):
+    for f in files_under(root, (".jsonl",)):
         rec = first_record(f)
         if rec is not None and "question" in rec and _solution_fields(rec):
             found.append(f)

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from judgeaudit.datasets._common import first_record, hash_side, layout_error, require
+from judgeaudit.datasets._common import files_under, first_record, hash_side, layout_error, require
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl
 from judgeaudit.records import PAIRWISE_COLUMNS
@@ -69,7 +69,7 @@ def _root(root: str | Path) -> Path:
 
 
 def _files(root: Path) -> list[Path]:
-    return [root] if root.is_file() else sorted(f for f in root.rglob("*.json*") if f.is_file())
+    return files_under(root, (".json", ".jsonl"))
 
 
 def _has(rec: dict[str, Any] | None, keys: tuple[str, ...]) -> bool:

@@ -29,6 +29,7 @@ from judgeaudit.datasets._common import (
     UNAVAILABLE,
     CoverageCell,
     family_of,
+    files_under,
     finish_pairs,
     first_record,
     layout_error,
@@ -80,11 +81,9 @@ PAIR_FIELDS = ("pair_id", "question", "response_A", "response_B", "label")
 
 
 def _jsonl_files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root]
-    if not root.is_dir():
+    if not root.exists():
         raise InputError("JudgeBench folder not found", path=root)
-    return sorted(root.rglob("*.jsonl"))
+    return files_under(root, (".jsonl",))
 
 
 def _is_output(rec: dict[str, Any] | None) -> bool:

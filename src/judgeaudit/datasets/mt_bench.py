@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgeaudit.datasets._common import first_record, layout_error, require
+from judgeaudit.datasets._common import files_under, first_record, layout_error, require
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl
 from judgeaudit.records import PAIRWISE_COLUMNS
@@ -111,7 +111,7 @@ def judgment_files(root: str | Path) -> list[Path]:
     records carry ``g1_winner``/``g2_winner`` (FastChat pair files) or ``model_a``/``winner``
     (human judgments). Single-answer grading files and answer files are not pairwise."""
     root = Path(root)
-    return [f for f in sorted(root.rglob("*.jsonl")) if _is_judgment(first_record(f))]
+    return [f for f in files_under(root, (".jsonl",)) if _is_judgment(first_record(f))]
 
 
 def _judge_name(v: Any) -> str:

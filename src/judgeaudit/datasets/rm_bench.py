@@ -25,6 +25,7 @@ import pandas as pd
 from judgeaudit.datasets._common import (
     UNAVAILABLE,
     CoverageCell,
+    files_under,
     finish_pairs,
     hash_side,
     layout_error,
@@ -92,13 +93,9 @@ def _read_domains(root: Path) -> tuple[dict[str, tuple[Path, list[dict[str, Any]
     lists), whatever its name. Its domain is the items' ``domain`` field when they carry one (a
     combined file such as ``total_dataset.json``), else the file name without ``_filtered``.
     """
-    if root.is_file():
-        files = [root]
-    elif root.is_dir():
-        d = root / "data" if (root / "data").is_dir() else root
-        files = sorted(d.rglob("*.json"))
-    else:
+    if not root.exists():
         raise InputError("RM-Bench folder not found", path=root)
+    files = files_under(root / "data" if (root / "data").is_dir() else root, (".json",))
     own: dict[str, tuple[Path, list[dict[str, Any]]]] = {}
     combined: list[tuple[Path, list[dict[str, Any]]]] = []
     for f in files:
