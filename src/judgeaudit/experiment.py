@@ -7,7 +7,7 @@
       - local
       - reference:constant
       - spec: api:openai/gpt-4o-mini
-        family: gpt
+        family: openai
         temperature: 0
         api_base: http://127.0.0.1:8000/v1
     s_floor: 0.90

@@ -86,7 +86,8 @@ def test_rm_bench_style_condition_with_a_live_judge(tmp_path, data_dir):
 
 
 def test_cap_build_cli_with_api_judges(tmp_path, fake_server, monkeypatch):
-    """``judgeaudit cap build`` through the api backend: a scripted generator and a gate of another family."""
+    """``judgeaudit cap build`` through the api backend: a scripted generator and a gate of another family
+    (the model names are unknown to the family table, so the specs name their families)."""
     import re
 
     from judgeaudit.commands.cap import app
@@ -105,16 +106,16 @@ def test_cap_build_cli_with_api_judges(tmp_path, fake_server, monkeypatch):
     src = tmp_path / "qa.jsonl"
     src.write_text(json.dumps({"question": "How many legs has a spider?", "answer": "Eight"}) + "\n")
     out = tmp_path / "testbed.jsonl"
-    r = CliRunner().invoke(app, ["build", "--source", str(src), "--generator", "api:openai/gen-model",
-                                 "--gate", "api:anthropic/gate-model", "--api-base", srv.base_url,
+    r = CliRunner().invoke(app, ["build", "--source", str(src), "--generator", "api:openai/gen-model?family=openai",
+                                 "--gate", "api:anthropic/gate-model?family=anthropic", "--api-base", srv.base_url,
                                  "--store", str(tmp_path / "calls.sqlite"), "--out", str(out)])
     assert r.exit_code == 0, r.output
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert {x["variant"] for x in rows} == {"original", "polished", "padded"}
     assert all(x["label"] == "A" and x["failure_type"] == "factual_fabrication" for x in rows)
     n = len(srv.requests)
-    r = CliRunner().invoke(app, ["build", "--source", str(src), "--generator", "api:openai/gen-model",
-                                 "--gate", "api:anthropic/gate-model", "--api-base", srv.base_url,
+    r = CliRunner().invoke(app, ["build", "--source", str(src), "--generator", "api:openai/gen-model?family=openai",
+                                 "--gate", "api:anthropic/gate-model?family=anthropic", "--api-base", srv.base_url,
                                  "--store", str(tmp_path / "calls.sqlite"), "--out", str(out)])
     assert r.exit_code == 0 and len(srv.requests) == n          # served by the call store
 

@@ -23,7 +23,7 @@ def judge():
 def test_loads_offline_and_returns_a_proper_distribution(judge, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     v = asyncio.run(judge.judge_one(REQ))
-    assert v.parse_ok and v.error is None and v.family == "gemma"
+    assert v.parse_ok and v.error is None and v.family == "google"
     assert len(v.score_dist) == 9 and all(p >= 0 for p in v.score_dist)
     assert math.isclose(sum(v.score_dist), 1.0, abs_tol=1e-9)
     assert math.isclose(v.score, sum(p * s for p, s in zip(v.score_dist, range(1, 10))), abs_tol=1e-9)

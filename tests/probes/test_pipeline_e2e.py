@@ -89,7 +89,8 @@ def test_three_stage_run_on_bundled_probes(tmp_path, fake_server, monkeypatch):
     assert len(built) == yields["all"]["accepted"] == 36 - len(expected) > 12
     notices = {n["axis"]: n for n in summary["verifier_notices"]}
     assert notices["scope"]["notice_rate"] == 1.0 and notices["strength"]["notice_rate"] == 0.0
-    assert summary["families"] == {"generator": "acme", "verifier": "beta", "audited": ["gemma"],
+    # the audited family "gemma" is the vendor family of the table
+    assert summary["families"] == {"generator": "acme", "verifier": "beta", "audited": ["google"],
                                    "override": False, "violations": []}
     # a rerun reads the call store and pays nothing twice
     n_calls = len(srv.requests)

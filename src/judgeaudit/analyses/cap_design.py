@@ -25,6 +25,7 @@ import pandas as pd
 
 from judgeaudit.datasets._common import SWAPPED_CHOICE, TWO_ORDER_COLUMNS, table_family
 from judgeaudit.errors import InputError
+from judgeaudit.families import shared, unknown_family_message, vendors
 from judgeaudit.records import JudgeRequest
 from judgeaudit.stats.agreement import cohen_kappa
 
@@ -60,7 +61,7 @@ def two_order_table(verdicts: pd.DataFrame, judge_id: str | None = None) -> pd.D
         row = rows.setdefault((r.judge_id, pid), {
             "pair_id": pid, "judge_id": r.judge_id, "family": getattr(r, "family", None),
             "choice_ab": None, "choice_ba": None, "rationale_ab": None, "rationale_ba": None,
-            "failure_ab": "api", "failure_ba": "api"})
+            "failure_ab": "api", "failure_ba": "api", "model": getattr(r, "model", None)})
         err = getattr(r, "error", None)
         choice = getattr(r, "choice", None)
         if isinstance(err, str) and err:
@@ -75,7 +76,7 @@ def two_order_table(verdicts: pd.DataFrame, judge_id: str | None = None) -> pd.D
         row[f"failure_{o}"] = failure
         rat = getattr(r, "rationale", None)
         row[f"rationale_{o}"] = rat if isinstance(rat, str) else None
-    return pd.DataFrame(list(rows.values()), columns=list(TWO_ORDER_COLUMNS))
+    return pd.DataFrame(list(rows.values()), columns=list(TWO_ORDER_COLUMNS) + ["model"])
 
 
 def failure_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
@@ -133,19 +134,33 @@ Reply with JSON only: {{"supports": "yes" or "no", "reason": "<one sentence>"}}"
 
 def check_evaluator_family(evaluator_family: str | None, judge_families: dict[str, str | None],
                            allow_same_family: bool = False) -> list[str]:
-    """Judges whose family equals the evaluator's. Raises ``InputError`` when there are any and
-    ``allow_same_family`` is false (§3.3: the evaluator must not share the judge's family)."""
-    if evaluator_family is None:
-        same: list[str] = []
-    else:
-        same = sorted(j for j, f in judge_families.items()
-                      if f is not None and str(f).lower() == str(evaluator_family).lower())
-    if same and not allow_same_family:
-        raise InputError(
-            f"the C8 evaluator's family {evaluator_family!r} is the family of judge(s) {', '.join(same)}; "
-            "use an evaluator from another family or pass --allow-same-family (recorded in the result)",
-            field="evaluator")
-    return same
+    """Judges the evaluator may not grade (§3.3: the evaluator must not share the judge's family):
+    those sharing a vendor with it, and, when either family is unknown, those the rule cannot decide
+    (marked "(family unknown)"). Raises ``InputError`` when there are any and ``allow_same_family``
+    is false; reference instruments (no family) never clash."""
+    if vendors(evaluator_family) is None:
+        if not allow_same_family:
+            raise InputError(unknown_family_message("C8 evaluator") + "; or pass --allow-same-family "
+                             "(recorded in the result)", field="evaluator")
+        return [f"{j} (family unknown)" for j in sorted(judge_families)]
+    same, unknown = [], []
+    for j, f in sorted(judge_families.items()):
+        common = shared(evaluator_family, f)
+        if common is None:
+            unknown.append(j)
+        elif common:
+            same.append(j)
+    if (same or unknown) and not allow_same_family:
+        parts = []
+        if same:
+            parts.append(f"the C8 evaluator's family {evaluator_family!r} is the family of judge(s) "
+                         f"{', '.join(same)}; use an evaluator from another family")
+        if unknown:
+            parts.append(f"the model family of judge(s) {', '.join(unknown)} is unknown to the family table, so "
+                         "the evaluator cannot be shown to be of another family; give it with family=<vendor>")
+        raise InputError("; ".join(parts) + " or pass --allow-same-family (recorded in the result)",
+                         field="evaluator")
+    return same + [f"{j} (family unknown)" for j in unknown]
 
 
 def rationale_requests(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], *,

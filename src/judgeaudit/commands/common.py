@@ -17,7 +17,7 @@ def build_judges(specs: list[str | dict], *, api_base: str | None = None) -> lis
     """One judge per spec; a replay file holding several judges becomes one judge per judge id.
 
     A spec is a string (``local``) or a mapping with ``spec`` and backend options
-    (``{"spec": "api:openai/gpt-4o-mini", "family": "gpt", "temperature": 0}``).
+    (``{"spec": "api:openai/gpt-4o-mini", "family": "openai", "temperature": 0}``).
     """
     from judgeaudit.judges.replay import replay_judges
 

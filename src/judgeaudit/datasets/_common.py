@@ -11,15 +11,13 @@ import json
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import pandas as pd
 
 from judgeaudit.errors import InputError
+from judgeaudit.families import family_of, judge_family  # noqa: F401 - re-exported for the adapters
 from judgeaudit.records import PAIRWISE_COLUMNS
-
-if TYPE_CHECKING:
-    from judgeaudit.judges.base import Judge
 
 CoverageStatus = Literal["direct", "approx", "augmented", "unavailable"]
 
@@ -107,36 +105,18 @@ def finish_pairs(rows: list[dict[str, Any]], extra: tuple[str, ...], where: Path
     return df.reset_index(drop=True)
 
 
-def family_of(model: str) -> str:
-    """Model family from a model name (the disjointness rules compare these)."""
-    m = model.lower()
-    table = [
-        (("gpt", "o1-", "o3-", "o4-", "chatgpt", "openai", "davinci"), "openai"),
-        (("claude", "anthropic"), "anthropic"),
-        (("gemini", "gemma", "palm", "bard", "google"), "google"),
-        (("llama", "meta-"), "meta"),
-        (("mistral", "mixtral"), "mistral"),
-        (("qwen",), "alibaba"),
-        (("internlm",), "internlm"),
-        (("falcon",), "tii"),
-        (("deepseek",), "deepseek"),
-        (("yi-",), "01ai"),
-    ]
-    for keys, fam in table:
-        if any(k in m for k in keys):
-            return fam
-    return "unknown"
-
-
 def table_family(table: pd.DataFrame) -> str | None:
     """The family recorded in a two-order table (its first non-null ``family``), or None."""
     fam = table["family"].dropna()
     return fam.iloc[0] if len(fam) else None
 
 
-def judge_family(judge: Judge) -> str | None:
-    """A judge's family: its spec's family, else the family of its model name (or id)."""
-    return judge.spec.family or family_of(judge.spec.model or judge.id)
+def table_model(table: pd.DataFrame) -> str | None:
+    """The model recorded in a two-order table (its first non-null ``model``), or None."""
+    if "model" not in table.columns:
+        return None
+    m = table["model"].dropna()
+    return str(m.iloc[0]) if len(m) else None
 
 
 def hash_side(key: str) -> str:
@@ -146,8 +126,10 @@ def hash_side(key: str) -> str:
 
 
 def two_order_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """Rows of a two-order table as a frame with exactly ``TWO_ORDER_COLUMNS``."""
-    return pd.DataFrame(rows, columns=list(TWO_ORDER_COLUMNS))
+    """Rows of a two-order table as a frame with ``TWO_ORDER_COLUMNS`` (plus ``model``, the judge's
+    model name, when the rows carry it: two judge ids of one model are not a within-family pair)."""
+    extra = ["model"] if any("model" in r for r in rows) else []
+    return pd.DataFrame(rows, columns=list(TWO_ORDER_COLUMNS) + extra)
 
 
 def listing(folder: Path, limit: int = 6) -> str:

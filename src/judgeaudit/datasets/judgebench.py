@@ -241,6 +241,7 @@ def load_judge_outputs(path: str | Path, judge_id: str | None = None) -> pd.Data
             "pair_id": str(require(obj, "pair_id", path, n)),
             "judge_id": judge_id,
             "family": family_of(model),
+            "model": model,
             "choice_ab": c_ab,
             "choice_ba": SWAPPED_CHOICE[c_sw] if c_sw is not None else None,
             "rationale_ab": r_ab,

@@ -341,7 +341,7 @@ def load_result(path: str | Path, subset: str, judge_id: str) -> pd.DataFrame:
         rows.append({
             "pair_id": pair_id(subset, i), "judge_id": judge_id, "family": family_of(evaluator),
             "choice_ab": c_ab, "choice_ba": c_ba, "rationale_ab": r_ab, "rationale_ba": r_ba,
-            "failure_ab": f_ab, "failure_ba": f_ba,
+            "failure_ab": f_ab, "failure_ba": f_ba, "model": evaluator,
         })
     return two_order_frame(rows)
 

@@ -16,6 +16,7 @@ import os
 import time
 from typing import Any
 
+from judgeaudit.families import resolve, split_spec_family
 from judgeaudit.judges import elicit
 from judgeaudit.judges.base import Judge, JudgeSpec, register
 from judgeaudit.records import JudgeRequest, Verdict
@@ -154,9 +155,10 @@ class ApiJudge(Judge):
 def _make(argument: str, options: dict[str, Any]) -> Judge:
     if not argument:
         raise InputError("api judge needs a model, e.g. api:openai/gpt-4o-mini", field="judge")
+    argument, spec_family = split_spec_family(argument)
     opts = dict(options)
     spec_id = opts.pop("id")
-    family = opts.pop("family", None) or argument.split("/")[-1].split("-")[0].lower()
+    family = resolve(argument, opts.pop("family", None) or spec_family)
     transport = {k: opts.pop(k) for k in _TRANSPORT_OPTIONS if k in opts}
     return ApiJudge(JudgeSpec(id=spec_id, backend="api", model=argument, family=family, params=opts,
                               template_version=elicit.TEMPLATE_VERSION, options=transport))

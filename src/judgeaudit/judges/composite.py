@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from judgeaudit.errors import InputError
+from judgeaudit.families import combine
 from judgeaudit.judges.base import Judge, JudgeSpec, make_judge, register
 from judgeaudit.records import JudgeRequest, Verdict
 
@@ -110,7 +111,7 @@ def _make_ensemble(argument: str, options: dict[str, Any]) -> Judge:
         raise InputError("ensemble needs at least two judge specs separated by commas", field="judge")
     opts = {k: v for k, v in options.items() if k != "id"}
     members = [make_judge(s, **opts) for s in specs]
-    families = sorted({m.spec.family or "?" for m in members})
     spec = JudgeSpec(id=options["id"], backend="ensemble", model=",".join(m.spec.id for m in members),
-                     family="+".join(families), params={"members": [m.spec.fingerprint() for m in members]})
+                     family=combine(m.spec.family for m in members),
+                     params={"members": [m.spec.fingerprint() for m in members]})
     return EnsembleJudge(spec, members)

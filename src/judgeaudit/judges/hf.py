@@ -19,6 +19,7 @@ import threading
 from typing import Any
 
 from judgeaudit.errors import InputError
+from judgeaudit.families import resolve, split_spec_family
 from judgeaudit.judges import elicit
 from judgeaudit.judges.base import Judge, JudgeSpec, register
 from judgeaudit.records import JudgeRequest, Verdict
@@ -121,12 +122,13 @@ class HFJudge(Judge):
 def _make(argument: str, options: dict[str, Any]) -> Judge:
     if not argument:
         raise InputError("hf judge needs a model path or name, e.g. hf:./my-model", field="judge")
+    argument, spec_family = split_spec_family(argument)
     opts = dict(options)
     spec_id = opts.pop("id")
     opts.pop("api_base", None)
     kind = opts.pop("kind", "causal")
     if kind not in ("causal", "reward"):
         raise InputError(f"hf kind must be causal or reward, got {kind!r}", field="kind")
-    family = opts.pop("family", None) or argument.rstrip("/").split("/")[-1].split("-")[0].lower()
+    family = resolve(argument, opts.pop("family", None) or spec_family)
     return HFJudge(JudgeSpec(id=spec_id, backend="hf", model=argument, family=family, params=opts,
                              template_version=elicit.TEMPLATE_VERSION, options={"kind": kind}))

@@ -22,12 +22,12 @@ from typing import Any
 import numpy as np
 
 from judgeaudit.errors import InputError
+from judgeaudit.families import resolve
 from judgeaudit.judges import elicit
 from judgeaudit.judges.base import Judge, JudgeSpec, register
 from judgeaudit.records import JudgeRequest, Verdict
 
 MODEL_NAME = "gemma-3-270m-q4_k_m"
-FAMILY = "gemma"
 DEFAULT_CTX = 8192
 
 
@@ -186,7 +186,7 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
     spec_id = opts.pop("id")
     n_ctx = opts.pop("n_ctx", DEFAULT_CTX)
     opts.pop("api_base", None)
-    family = opts.pop("family", None) or FAMILY
+    family = resolve(MODEL_NAME, opts.pop("family", None))
     return LocalJudge(JudgeSpec(id=spec_id, backend="local", model=MODEL_NAME, family=family, params=opts,
                                 template_version=elicit.TEMPLATE_VERSION, options={"n_ctx": n_ctx}))
 

@@ -17,6 +17,7 @@ import functools
 from typing import Any
 
 from judgeaudit.errors import InputError
+from judgeaudit.families import REFERENCE
 from judgeaudit.judges.base import Judge, JudgeSpec, register
 from judgeaudit.records import JudgeRequest, Verdict
 
@@ -125,5 +126,6 @@ class ReferenceJudge(Judge):
 def _make(argument: str, options: dict[str, Any]) -> Judge:
     if argument not in NAMES:
         raise InputError(f"unknown reference judge {argument!r}; choose one of {', '.join(NAMES)}", field="judge")
-    return ReferenceJudge(JudgeSpec(id=options["id"], backend="reference", model=argument,
-                                    family=options.get("family") or "reference"))
+    if options.get("family") is not None:
+        raise InputError("a reference instrument is not a model and has no family; drop family=", field="family")
+    return ReferenceJudge(JudgeSpec(id=options["id"], backend="reference", model=argument, family=REFERENCE))

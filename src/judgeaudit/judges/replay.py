@@ -7,7 +7,8 @@ renames one, e.g. ``replay:out.csv?request_id=id&score=grade&judge=gpt4``):
 * ``score`` (graded) and/or ``choice`` (pairwise: ``A``, ``B`` or ``tie``) — at least one;
 * optional: ``judge_id`` (several judges in one file: pick one with ``?judge=ID``; the CLI expands
   a file into one judge per id), ``epoch`` (default 0), ``rationale``, ``raw``, ``parse_ok``,
-  ``model``, ``family``.
+  ``model``, ``family`` (else the family table's family of ``model`` or the judge id, see
+  ``judgeaudit.families``; a ``family=`` option overrides both).
 A request missing from the file gets a verdict with ``error='not in replay file'``, counted
 like any failed call.
 """
@@ -21,6 +22,7 @@ from urllib.parse import parse_qsl
 import pandas as pd
 
 from judgeaudit.errors import InputError
+from judgeaudit.families import resolve
 from judgeaudit.io import read_table
 from judgeaudit.judges.base import Judge, JudgeSpec, register
 from judgeaudit.records import JudgeRequest, Verdict
@@ -115,8 +117,9 @@ def _judge_of(df: pd.DataFrame, path: str, wanted: str | None, spec_id: str, fam
         df = df[df["judge_id"].astype(str) == wanted]
         if df.empty:
             raise InputError(f"no rows for judge {wanted!r}", path=path, field="judge_id")
-    family = family or (str(df["family"].iloc[0]) if "family" in df.columns else None)
     model = str(df["model"].iloc[0]) if "model" in df.columns else wanted
+    given = df["family"].dropna() if "family" in df.columns else ()
+    family = resolve(model, family if family is not None else (given.iloc[0] if len(given) else None))
     return ReplayJudge(JudgeSpec(id=spec_id, backend="replay", model=model, family=family,
                                  options={"path": path}), df, path)
 

@@ -23,6 +23,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgeaudit.errors import InputError
+from judgeaudit.families import parse_family, shared, unknown_family_message, vendors
 from judgeaudit.io import iter_jsonl, validation_message
 from judgeaudit.judges.base import Judge
 from judgeaudit.probes import gates
@@ -94,27 +95,29 @@ def check_families(generator_family: str | None, verifier_family: str | None,
                    audited_families: Sequence[str], allow_shared_family: bool) -> dict[str, Any]:
     """Enforce three disjoint families: generator, verifier, audited judges (Protocol 1; App. B).
 
-    Returns the record written into the build output: the families and, when the override was
-    used, the violations it allowed. Raises ``InputError`` on a violation without the override.
+    Families are compared as vendor sets (``judgeaudit.families``): two overlap when they share a
+    vendor; an unknown family cannot be shown disjoint and is a violation that asks for
+    ``family=``. Returns the record written into the build output: the families and, when the
+    override was used, the violations it allowed. Raises ``InputError`` on a violation without
+    the override.
     """
-    def norm(f: str | None) -> str | None:
-        return f.strip().lower() if isinstance(f, str) and f.strip() else None
-
-    g, v = norm(generator_family), norm(verifier_family)
-    audited = sorted({a for a in (norm(x) for x in audited_families) if a})
+    g, v = parse_family(generator_family), parse_family(verifier_family)
+    named = [parse_family(x) for x in audited_families]
+    audited = sorted({a for a in named if a})
     violations: list[str] = []
-    if g is None:
-        violations.append("the generator's model family is unknown (pass family=...)")
-    if v is None:
-        violations.append("the verifier's model family is unknown (pass family=...)")
+    for role, fam in (("generator", g), ("verifier", v)):
+        if vendors(fam) is None:
+            violations.append(unknown_family_message(role))
+    if any(a is None for a in named):
+        violations.append("an audited judge family is given as unknown (name its vendor)")
     if not audited:
         violations.append("no audited judge family was named")
-    if g is not None and g == v:
-        violations.append(f"generator and verifier share family {g!r}")
-    if g is not None and g in audited:
-        violations.append(f"generator family {g!r} is also an audited family")
-    if v is not None and v in audited:
-        violations.append(f"verifier family {v!r} is also an audited family")
+    if shared(g, v):
+        violations.append(f"generator and verifier share family {'+'.join(sorted(shared(g, v) or ()))!r}")
+    for role, fam in (("generator", g), ("verifier", v)):
+        for a in audited:
+            if shared(fam, a):
+                violations.append(f"{role} family {fam!r} is also an audited family ({a!r})")
     if violations and not allow_shared_family:
         raise InputError("generator, verifier and audited judges must come from three disjoint model "
                          "families: " + "; ".join(violations) + " (override with allow_shared_family, "

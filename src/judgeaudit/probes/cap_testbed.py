@@ -22,8 +22,9 @@ from typing import Any
 
 import pandas as pd
 
-from judgeaudit.datasets._common import CoverageCell, judge_family
+from judgeaudit.datasets._common import CoverageCell
 from judgeaudit.errors import InputError
+from judgeaudit.families import judge_family, shared, unknown_family_message, vendors
 from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest
 
@@ -171,9 +172,13 @@ def build_testbed(source: pd.DataFrame, *, generator: Judge, gate: Judge,
     if bad or not error_types:
         raise InputError(f"unknown error type(s) {bad}; known: {', '.join(ERROR_TYPES)}", field="error_type")
     gen_family = judge_family(generator)
-    if not allow_same_family and gen_family and gen_family == judge_family(gate):
-        raise InputError(f"the subtlety gate shares the generator's family {gen_family!r}; use a gate "
-                         "from another family or allow it explicitly", field="gate")
+    common = shared(gen_family, judge_family(gate))
+    if not allow_same_family and common is None:
+        who = "generator" if vendors(gen_family) is None else "subtlety gate"
+        raise InputError(unknown_family_message(who) + ", or allow a shared family explicitly", field="gate")
+    if not allow_same_family and common:
+        raise InputError(f"the subtlety gate shares the generator's family {'+'.join(sorted(common))!r}; use a "
+                         "gate from another family or allow it explicitly", field="gate")
     src = source.reset_index(drop=True)
     ids = [str(x) for x in (src["id"] if "id" in src.columns else range(len(src)))]
     store = Path(store_path) if store_path else None

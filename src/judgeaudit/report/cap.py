@@ -150,7 +150,13 @@ def cap_sections(result: CapResult) -> list[Section]:
     if len(result.stress):
         extra += "<h3>Stress degradation δ = base − stress (Eq. 3)</h3>" + table_html(result.stress)
     if len(result.l1):
-        extra += "<h3>L1 profile distance (Appendix J)</h3>" + table_html(l1_summary(result.l1))
+        l1 = l1_summary(result.l1)
+        extra += ("<h3>L1 profile distance (Appendix J)</h3><p class='note'>Σ_c |CAP_c(j1) − CAP_c(j2)| in "
+                  "points over the conditions of each set's main table (C8 included where reported), as Table 17. "
+                  "Within-family: two different models of one vendor family; the same model under two prompt "
+                  "modes, judges of unknown or overlapping family and reference instruments enter neither "
+                  "average (every pair with its relation is in result.json).</p>"
+                  + table_html(l1.assign(l1=(100 * l1["l1"]).round(1))))
     if extra:
         sections.append(Section("CAP cross-benchmark tables", extra))
     ex = result.exclusions
