@@ -109,15 +109,16 @@ def _hf(name: str, split: str = "train", config: str | None = None, **mapping: A
 ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
     Adapter("judgebench", _judgebench, "JudgeBench pairs (objective correctness; GPT-4o / Claude responses)",
             ("item", "paired"), "A/B", "objective correctness"),
-    Adapter("llmbar", _llmbar, "LLMBar Natural + Adversarial, and the Processed MT-Bench / LLMEval² human sets",
+    Adapter("llmbar", _llmbar, "every LLMBar-format set found (Natural, Adversarial/*, the Processed human sets "
+            "MT-Bench / LLMEval² / FairEval, …) in a clone, its Dataset/ or one set folder",
             ("item", "paired"), "A/B", "author gold / human majority"),
     Adapter("rm_bench", _rm_bench, "RM-Bench chosen vs. rejected at three style levels",
             ("item", "paired"), "A/B", "pair role"),
     Adapter("mt_bench", _mt_bench, "MT-Bench questions, model answers and pairwise judgment files "
             "(GPT-4 pair files; human-judgment files with per-judge votes)", ("item", "paired"), "A/B/tie",
             "judge vote"),
-    Adapter("halueval", _halueval, "HaluEval general (human yes/no, per item) or QA generation "
-            "(gold vs. generated hallucination; provenance-inherited)", ("item", "paired"),
+    Adapter("halueval", _halueval, "HaluEval general (human yes/no, per item) or a paired part, qa / dialogue / "
+            "summarization (gold vs. generated hallucination; provenance-inherited)", ("item", "paired"),
             "hallucinated/not_hallucinated | A/B", "human label | provenance"),
     Adapter("frank", _frank, "FRANK summary factuality (human, aggregated over sentences)", ("item",),
             "no_error/error", "human annotation"),
