@@ -22,9 +22,7 @@ TRIM = {"rm_bench": 600, "halueval:general": 1500, "gsm8k:items": 1600}
 
 def _specs(d) -> dict[str, str]:
     """display name → spec for every labelled set the registry can read from ``d``."""
-    base = d / "llmbar" / "Dataset"
-    specs = {f"llmbar:{s}": f"llmbar:{d / 'llmbar'}?subset={s}" for s, (_, rel) in llmbar.SETS.items()
-             if (base / rel / "dataset.json").is_file()}
+    specs = {f"llmbar:{s}": f"llmbar:{d / 'llmbar'}?subset={s}" for s in llmbar.discover(d / "llmbar")}
     specs.update({
         "judgebench": f"judgebench:{d / 'judgebench'}",
         "rm_bench": f"rm_bench:{d / 'rm_bench'}",

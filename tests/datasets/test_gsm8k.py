@@ -105,8 +105,34 @@ def test_bad_input_names_line_and_field(tmp_path):
     d2 = tmp_path / "other"
     d2.mkdir()
     (d2 / "example_model_solutions.jsonl").write_text(json.dumps({"question": "q"}) + "\n")
+    with pytest.raises(InputError, match="no model solution fields") as e:
+        gsm8k.load_pairs(d2)
+    assert e.value.line == 1
+    (d2 / "example_model_solutions.jsonl").write_text(json.dumps(good) + "\n" + json.dumps(
+        {"question": "q2", "6b_finetuning": {"is_correct": True, "solution": "x"}}) + "\n")
     with pytest.raises(InputError) as e:
         gsm8k.load_pairs(d2)
-    assert e.value.field == "6b_finetuning" and e.value.line == 1
+    assert e.value.field == "6b_verification" and e.value.line == 2
     with pytest.raises(InputError):
         gsm8k.load_items(tmp_path / "missing")
+
+
+def test_clone_layout_and_conditions_found_in_the_file(tmp_path):
+    """A clone of the repository given at its root (the file in grade_school_math/data/, beside
+    test.jsonl), with solution fields of other models than OpenAI's four."""
+    d = tmp_path / "grade-school-math" / "grade_school_math" / "data"
+    d.mkdir(parents=True)
+    (d / "test.jsonl").write_text(json.dumps({"question": "q0", "answer": "#### 1"}) + "\n")
+    rows = [{"question": "q0", "ground_truth": "A: 1", "model_x": {"is_correct": True, "solution": "x0"},
+             "model_y": {"is_correct": False, "solution": "y0"}, "model_z": {"is_correct": False, "solution": "z0"}},
+            {"question": "q1", "ground_truth": "A: 2", "model_x": {"is_correct": True, "solution": "x1"},
+             "model_y": {"is_correct": True, "solution": "y1"}, "model_z": {"is_correct": True, "solution": "z1"}}]
+    (d / "my_solutions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    items = gsm8k.load_items(tmp_path / "grade-school-math")
+    assert items["condition"].tolist() == ["model_x", "model_y", "model_z"] * 2
+    assert items["label"].tolist() == ["correct", "incorrect", "incorrect", "correct", "correct", "correct"]
+    pairs = gsm8k.load_pairs(tmp_path / "grade-school-math", pairs="all")
+    assert pairs["pair_id"].tolist() == ["gsm8k/1/model_x>model_y", "gsm8k/1/model_x>model_z"]
+    (d / "my_solutions.jsonl").unlink()
+    with pytest.raises(InputError, match="no GSM8K solution file.*found: grade_school_math/"):
+        gsm8k.load_items(tmp_path / "grade-school-math")

@@ -8,7 +8,9 @@ import pandas as pd
 import pytest
 
 from judgeaudit.analyses.cap import cap_profile
-from judgeaudit.datasets import llmbar
+from judgeaudit.commands import cap as cap_cmd
+from judgeaudit.datasets import llmbar, published, registry
+from judgeaudit.errors import InputError
 
 from cap_data import BUNDLED, full
 
@@ -77,3 +79,139 @@ def test_full_statistics_json_reproduced():
             (published["equal"][0] - both_null) / n)
         checked += 1
     assert checked == 84
+
+
+# --- layouts not in the shipped copy -------------------------------------------------------------
+
+def _write_set(folder, labels, *, evaluators=()):
+    """An LLMBar-format set: dataset.json with one item per label (1 or 2), and for each
+    ``Evaluator/Mode`` a result.json whose final record picks output 1 in both orders."""
+    folder.mkdir(parents=True)
+    items = [{"input": f"{folder.name} q{i}", "output_1": f"o1-{i}", "output_2": f"o2-{i}", "label": lab}
+             for i, lab in enumerate(labels)]
+    (folder / "dataset.json").write_text(json.dumps(items))
+    for jid in evaluators:
+        d = folder / "evaluators" / jid
+        d.mkdir(parents=True)
+        res = [{**it, "results": [{"swap = False": {"completion": ["Output (a)", "stop"], "winner": "1"},
+                                   "swap = True": {"completion": ["Output (b)", "stop"], "winner": "1"}}]}
+               for it in items]
+        (d / "result.json").write_text(json.dumps(res))
+    return folder
+
+
+def _clone(tmp_path):
+    """A repository clone with sets the shipped copy does not have."""
+    ds = tmp_path / "LLMBar-main" / "Dataset"
+    _write_set(ds / "LLMBar" / "Natural", [1, 2])
+    _write_set(ds / "LLMBar" / "Adversarial" / "Manual", [2, 2, 1, 2], evaluators=("GPT-4/CoT",))
+    _write_set(ds / "Processed" / "FairEval", [1, 1, 2], evaluators=("GPT-4/Metrics_Reference", "Claude/Vanilla"))
+    _write_set(ds / "CaseStudy" / "Base_9", [2])
+    _write_set(ds / "Processed" / "LLMEval^2", [2, 1])  # the repository's own spelling
+    (ds / "README.md").write_text("not a set")
+    return tmp_path / "LLMBar-main"
+
+
+def test_repository_root_discovers_every_set(tmp_path):
+    p = llmbar.load_pairs(_clone(tmp_path))
+    assert p["subset"].value_counts().to_dict() == {"Adversarial/Manual": 4, "FairEval": 3, "Natural": 2,
+                                                    "LLMEval^2": 2, "CaseStudy/Base_9": 1}
+    # the paper's sets in its table order, then the others by path
+    assert list(dict.fromkeys(p["subset"])) == ["Natural", "Adversarial/Manual", "CaseStudy/Base_9", "FairEval",
+                                                "LLMEval^2"]
+    src = p.groupby("subset")["source_set"].first().to_dict()
+    assert src == {"Natural": "llmbar", "Adversarial/Manual": "llmbar", "FairEval": "llmbar_faireval",
+                   "CaseStudy/Base_9": "llmbar_casestudybase9", "LLMEval^2": "llmbar_llmeval2"}
+    assert p.loc[p["subset"] == "Adversarial/Manual", "label"].tolist() == ["B", "B", "A", "B"]
+    fair = p[p["subset"] == "FairEval"]
+    assert fair["label"].tolist() == ["A", "A", "B"]
+    assert fair["pair_id"].tolist() == ["llmbar/FairEval/0", "llmbar/FairEval/1", "llmbar/FairEval/2"]
+    assert (fair["label_source"] == "human_majority").all()
+    assert fair["human_labels"].tolist() == [["A"], ["A"], ["B"]]
+    assert (p.loc[p["source_set"] == "llmbar", "label_source"] == "author_gold").all()
+    # subset selection by name or by path under Dataset/
+    assert len(llmbar.load_pairs(_clone(tmp_path / "b"), sets=["FairEval", "LLMBar/Natural"])) == 5
+
+
+def test_set_folder_given_directly(tmp_path):
+    root = _clone(tmp_path)
+    fair = llmbar.load_pairs(root / "Dataset" / "Processed" / "FairEval")
+    assert (len(fair), set(fair["subset"]), set(fair["source_set"])) == (3, {"FairEval"}, {"llmbar_faireval"})
+    manual = llmbar.load_pairs(root / "Dataset" / "LLMBar" / "Adversarial" / "Manual")
+    assert manual["pair_id"].tolist() == [f"llmbar/Adversarial/Manual/{i}" for i in range(4)]
+    assert set(manual["source_set"]) == {"llmbar"}
+    # the group folder given directly: its sets, named as from the root
+    adv = llmbar.load_pairs(root / "Dataset" / "LLMBar")
+    assert adv["subset"].value_counts().to_dict() == {"Adversarial/Manual": 4, "Natural": 2}
+    # a set folder outside any Dataset/ tree: named after the folder
+    mine = _write_set(tmp_path / "mine", [2, 1])
+    p = llmbar.load_pairs(mine)
+    assert (p["subset"].tolist(), p["label"].tolist(), p["source_set"].iloc[0]) == \
+        (["mine", "mine"], ["B", "A"], "llmbar_mine")
+
+
+def test_published_outputs_discovered(tmp_path):
+    root = _clone(tmp_path)
+    files = llmbar.result_files(root)
+    assert sorted(files) == [("Adversarial/Manual", "GPT-4/CoT"), ("FairEval", "Claude/Vanilla"),
+                             ("FairEval", "GPT-4/Metrics_Reference")]
+    judges = published.published_judges(root)
+    assert sorted(judges) == ["Claude/Vanilla", "GPT-4/CoT", "GPT-4/Metrics_Reference"]
+    t = judges["GPT-4/CoT"]
+    assert t["pair_id"].tolist() == [f"llmbar/Adversarial/Manual/{i}" for i in range(4)]
+    assert t["choice_ab"].tolist() == ["A"] * 4 and t["choice_ba"].tolist() == ["A"] * 4
+    # a set folder given directly finds its own outputs
+    assert sorted(published.published_judges(root / "Dataset" / "Processed" / "FairEval")) == \
+        ["Claude/Vanilla", "GPT-4/Metrics_Reference"]
+
+
+def test_discovered_sets_have_coverage(tmp_path):
+    p = llmbar.load_pairs(_clone(tmp_path))
+    assert llmbar.COVERAGE["llmbar_faireval"]["C7"].status == "direct"
+    assert llmbar.COVERAGE["llmbar_faireval"]["C5"].status == "unavailable"
+    cov = llmbar.coverage(p)
+    assert set(cov) == {"llmbar", "llmbar_faireval", "llmbar_casestudybase9", "llmbar_llmeval2"}
+    assert cov["llmbar"]["C5"].subsets == llmbar.ADVERSARIAL  # Manual is one of the paper's four
+    # an adversarial subset the paper does not have joins C5 (else it would count as a natural
+    # reference item); `cap run` takes the coverage of the table it loaded
+    root = _clone(tmp_path / "adv")
+    _write_set(root / "Dataset" / "LLMBar" / "Adversarial" / "Invented", [1, 2, 2])
+    _, cap_cov, _, _ = cap_cmd.load_cap_set(f"llmbar:{root}")
+    assert cap_cov["llmbar"]["C5"].subsets == (*llmbar.ADVERSARIAL, "Adversarial/Invented")
+    assert cap_cov["llmbar_faireval"]["C5"].status == "unavailable"
+    assert cap_cov["llmbar_faireval"]["C7"].operator.endswith("(human majority labels)")
+    assert cap_cov["llmbar_casestudybase9"]["C7"].operator.endswith("(the set's own labels)")
+    spec = registry.load_set(f"llmbar:{_clone(tmp_path / 'c')}?subset=FairEval")
+    assert len(spec) == 3
+
+
+def test_unknown_layout_lists_what_was_found(tmp_path):
+    (tmp_path / "a.txt").write_text("x")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "data.json").write_text("[]")
+    with pytest.raises(InputError) as e:
+        llmbar.load_pairs(tmp_path)
+    assert "no LLMBar dataset.json" in str(e.value) and "found: a.txt, b/" in str(e.value)
+    with pytest.raises(InputError, match="FairEval"):
+        llmbar.load_pairs(_clone(tmp_path / "c"), sets=["Nope"])
+    # a result file whose final record is not a verdict record names the file and field
+    bad = _write_set(tmp_path / "d" / "Natural", [1], evaluators=("X/Y",)) / "evaluators" / "X" / "Y" / "result.json"
+    bad.write_text(json.dumps([{"label": 1, "results": [["text", "stop"]]}]))
+    with pytest.raises(InputError) as e:
+        llmbar.published_judges(tmp_path / "d" / "Natural")
+    assert e.value.field == "results" and e.value.path == str(bad)
+
+
+def test_cap_run_on_a_clone_with_a_new_adversarial_set(tmp_path):
+    """`cap run --published` on a clone whose adversarial subset is not one of the paper's four:
+    C5 is measured on it (BC 1/4), the Natural items stay the reference (BC 1/2); with the
+    static declaration the new subset's items would be the 'natural' reference and C5 empty."""
+    root = tmp_path / "clone"
+    _write_set(root / "Dataset" / "LLMBar" / "Natural", [1, 2], evaluators=("GPT-4/CoT",))
+    _write_set(root / "Dataset" / "LLMBar" / "Adversarial" / "Invented", [2, 2, 2, 1], evaluators=("GPT-4/CoT",))
+    _write_set(root / "Dataset" / "Processed" / "FairEval", [1, 1, 2], evaluators=("GPT-4/CoT",))
+    res = cap_cmd.run_cap([f"llmbar:{root}"], published=True, n_boot=20, seed=0)
+    assert res.value("llmbar", "GPT-4/CoT", "C5") == pytest.approx(1 / 4)
+    assert res.value("llmbar", "GPT-4/CoT", "C5", "reference") == pytest.approx(1 / 2)
+    assert res.value("llmbar", "GPT-4/CoT", "C7", "strict") == pytest.approx(2 / 6)
+    assert res.value("llmbar_faireval", "GPT-4/CoT", "C7", "strict") == pytest.approx(2 / 3)

@@ -54,7 +54,7 @@ def load_cap_set(spec: str) -> tuple[pd.DataFrame, dict[str, dict[str, CoverageC
                          f"got {name!r}", field="set")
     df = load_set(spec)
     sets = list(dict.fromkeys(df["source_set"]))
-    cov = coverage_for(name, sets)
+    cov = _adapter(name).coverage(df) if hasattr(_adapter(name), "coverage") else coverage_for(name, sets)
     if "name" in opts and len(sets) == 1:
         df = df.assign(source_set=opts["name"])
         cov = {opts["name"]: cov[sets[0]]}

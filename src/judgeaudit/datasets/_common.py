@@ -63,16 +63,23 @@ class CoverageCell:
 UNAVAILABLE = CoverageCell("unavailable", "not measurable on this benchmark")
 
 
-def read_json_array(path: Path) -> list[dict[str, Any]]:
-    """A JSON file holding an array of objects; ``InputError`` naming the file otherwise."""
+def read_json(path: Path) -> Any:
+    """A JSON file's value; ``InputError`` naming the file (and line) when it cannot be read."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise InputError(f"cannot read file ({e.strerror or e})", path=path) from None
+    except UnicodeDecodeError:
+        raise InputError("not a UTF-8 text file", path=path) from None
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON ({e.msg})", path=path, line=e.lineno) from None
+
+
+def read_json_array(path: Path) -> list[dict[str, Any]]:
+    """A JSON file holding an array of objects; ``InputError`` naming the file otherwise."""
+    data = read_json(path)
     if not isinstance(data, list):
         raise InputError("expected a JSON array of objects", path=path)
     return data
@@ -123,3 +130,61 @@ def two_order_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     model name, when the rows carry it: two judge ids of one model are not a within-family pair)."""
     extra = ["model"] if any("model" in r for r in rows) else []
     return pd.DataFrame(rows, columns=list(TWO_ORDER_COLUMNS) + extra)
+
+
+def listing(folder: Path, limit: int = 6) -> str:
+    """A short listing of what ``folder`` holds (``a.txt, b/, …``), for layout errors; names
+    sorted, folders marked with ``/``, at most ``limit`` entries."""
+    folder = Path(folder)
+    if not folder.exists():
+        return "the path does not exist"
+    if not folder.is_dir():
+        return f"{folder.name} is a file"
+    try:
+        entries = sorted(folder.iterdir(), key=lambda p: p.name)
+    except OSError as e:
+        return f"cannot list the folder ({e.strerror or e})"
+    if not entries:
+        return "the folder is empty"
+    names = [p.name + ("/" if p.is_dir() else "") for p in entries[:limit]]
+    return ", ".join(names) + (", …" if len(entries) > limit else "")
+
+
+def layout_error(what: str, path: Path) -> InputError:
+    """``InputError`` for a folder whose layout an adapter does not recognise: what was expected
+    and what was found there."""
+    return InputError(f"{what}; found: {listing(path)}", path=path)
+
+
+def files_under(root: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """``root`` itself when it is a file, else every file under it (any depth) whose name ends
+    with one of ``suffixes``, sorted by path: the candidates an adapter recognises by content."""
+    if root.is_file():
+        return [root]
+    return sorted(f for f in root.rglob("*") if f.name.endswith(suffixes) and f.is_file())
+
+
+def first_record(path: Path) -> dict[str, Any] | None:
+    """The first object of a JSON Lines file or of a JSON array file (None when the file is empty,
+    unreadable, or holds neither), to recognise a file by its schema without reading all of it."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            line = fh.readline()
+            while line and not line.strip():
+                line = fh.readline()
+    except (OSError, UnicodeDecodeError):
+        return None
+    text = line.strip()
+    if text.startswith("{"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError:
+            return None
+        return obj if isinstance(obj, dict) else None
+    if text.startswith("["):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            return None
+        return data[0] if isinstance(data, list) and data and isinstance(data[0], dict) else None
+    return None

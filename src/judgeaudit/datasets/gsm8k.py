@@ -13,7 +13,7 @@ Quirks handled here:
   solution, ``label`` = ``correct`` / ``incorrect``, ``group`` = the question, ``condition`` =
   the generating condition.
 * Paired mode (:func:`load_pairs`): per question, pairs of solutions of which exactly one is
-  correct; by default the first such pair in condition order (``CONDITIONS`` order, i<j), or
+  correct; by default the first such pair in condition order (the file's order, i<j), or
   every correct × incorrect combination (``pairs="all"``, one group per question). Questions
   whose four solutions are all correct or all incorrect give no pair. The side holding the
   correct solution is fixed by a hash of the question (as the HaluEval adapter does; the audit
@@ -28,40 +28,66 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from judgeaudit.datasets._common import finish_pairs, hash_side, require
+from judgeaudit.datasets._common import files_under, finish_pairs, first_record, hash_side, layout_error, require
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl
 
 SOURCE_SET = "gsm8k"
 SOLUTIONS_FILE = "example_model_solutions.jsonl"
 CONDITIONS: tuple[str, ...] = ("6b_finetuning", "6b_verification", "175b_finetuning", "175b_verification")
-"""The four GPT-3 conditions, in the order pairs are chosen."""
+"""The four GPT-3 conditions of OpenAI's file, in its order. The adapter does not rely on this
+list: the conditions are the solution fields found in the file (any number, any names)."""
 LABEL_SOURCE = "model_correctness"
 """Label provenance: the solution's final answer checked against the ground truth (objective)."""
 EXTRA_COLUMNS = ("label_source", "question_index")
 PairSelection = Literal["first", "all"]
 
 
+def _solution_fields(obj: dict[str, Any]) -> list[str]:
+    """The fields of a record holding a model solution (``{is_correct, solution}``), in order."""
+    return [k for k, v in obj.items() if isinstance(v, dict) and "is_correct" in v and "solution" in v]
+
+
 def _solutions_path(root: str | Path) -> Path:
+    """``root`` itself when it is a file, ``root/example_model_solutions.jsonl``, else the one
+    JSON Lines file under ``root`` whose records hold a question and model solutions (a clone of
+    the repository keeps it in ``grade_school_math/data/``)."""
     root = Path(root)
     if root.is_file():
         return root
     if not root.exists():
         raise InputError("GSM8K folder not found", path=root)
-    path = root / SOLUTIONS_FILE
-    if not path.is_file():
-        raise InputError(f"GSM8K {SOLUTIONS_FILE} not found", path=root)
-    return path
+    if (root / SOLUTIONS_FILE).is_file():
+        return root / SOLUTIONS_FILE
+    found = []
+    for f in files_under(root, (".jsonl",)):
+        rec = first_record(f)
+        if rec is not None and "question" in rec and _solution_fields(rec):
+            found.append(f)
+    if len(found) > 1:
+        raise InputError(f"several GSM8K solution files: {', '.join(map(str, found))}; give one", path=root)
+    if not found:
+        raise layout_error(f"no GSM8K solution file ({SOLUTIONS_FILE}: JSON Lines with a question and "
+                           "model solutions {is_correct, solution}) under this folder", root)
+    return found[0]
 
 
 def _read(root: str | Path) -> list[tuple[int, str, dict[str, tuple[bool, str]]]]:
-    """``(line, question, condition → (is_correct, solution))`` per question, validated."""
+    """``(line, question, condition → (is_correct, solution))`` per question, validated. The
+    conditions are the first record's solution fields (``CONDITIONS`` in OpenAI's file), in its
+    order; every record must carry them all."""
     path = _solutions_path(root)
     out = []
+    conditions: list[str] | None = None
     for line, obj in iter_jsonl(path):
         require(obj, "question", path, line)
+        if conditions is None:
+            conditions = _solution_fields(obj)
+            if not conditions:
+                raise InputError("no model solution fields (objects {is_correct, solution}) in the first record",
+                                 path=path, line=line)
         sols: dict[str, tuple[bool, str]] = {}
-        for c in CONDITIONS:
+        for c in conditions:
             s = require(obj, c, path, line)
             if not isinstance(s, dict) or "solution" not in s or "is_correct" not in s:
                 raise InputError("must be an object {is_correct, solution}", path=path, line=line, field=c)
@@ -85,8 +111,7 @@ def load_items(root: str | Path) -> pd.DataFrame:
     """
     rows = []
     for line, q, sols in _read(root):
-        for c in CONDITIONS:
-            ok, text = sols[c]
+        for c, (ok, text) in sols.items():
             rows.append({"item_id": f"gsm8k/{line}/{c}", "text": text, "label": "correct" if ok else "incorrect",
                          "group": q, "condition": c, "prompt": q, "label_source": LABEL_SOURCE,
                          "question_index": line})
@@ -100,16 +125,17 @@ def correct_side(question: str) -> str:
 
 def mixed_pairs(sols: dict[str, tuple[bool, str]], pairs: PairSelection = "first") -> list[tuple[str, str]]:
     """``(correct condition, incorrect condition)`` pairs of one question: the first pair
-    ``(CONDITIONS[i], CONDITIONS[j])``, i<j, whose correctness differs (``first``), or every
-    correct × incorrect combination in condition order (``all``)."""
+    ``(c_i, c_j)``, i<j in the order of ``sols`` (the file's order), whose correctness differs
+    (``first``), or every correct × incorrect combination in that order (``all``)."""
+    conds = list(sols)
     if pairs == "first":
-        for i, ci in enumerate(CONDITIONS):
-            for cj in CONDITIONS[i + 1:]:
+        for i, ci in enumerate(conds):
+            for cj in conds[i + 1:]:
                 if sols[ci][0] != sols[cj][0]:
                     return [(ci, cj) if sols[ci][0] else (cj, ci)]
         return []
-    good = [c for c in CONDITIONS if sols[c][0]]
-    bad = [c for c in CONDITIONS if not sols[c][0]]
+    good = [c for c in conds if sols[c][0]]
+    bad = [c for c in conds if not sols[c][0]]
     return [(g, b) for g in good for b in bad]
 
 

@@ -29,7 +29,10 @@ from judgeaudit.datasets._common import (
     UNAVAILABLE,
     CoverageCell,
     family_of,
+    files_under,
     finish_pairs,
+    first_record,
+    layout_error,
     require,
     two_order_frame,
 )
@@ -73,13 +76,40 @@ def category_of(source: str) -> str:
     return "other"
 
 
+#: Fields every JudgeBench pair record carries; an output file's records add ``judgments``.
+PAIR_FIELDS = ("pair_id", "question", "response_A", "response_B", "label")
+
+
+def _jsonl_files(root: Path) -> list[Path]:
+    if not root.exists():
+        raise InputError("JudgeBench folder not found", path=root)
+    return files_under(root, (".jsonl",))
+
+
+def _is_output(rec: dict[str, Any] | None) -> bool:
+    return rec is not None and "judgments" in rec
+
+
+def _is_pairs(rec: dict[str, Any] | None) -> bool:
+    return rec is not None and "judgments" not in rec and all(k in rec for k in PAIR_FIELDS)
+
+
 def _data_files(root: Path) -> list[Path]:
-    d = root / "data"
-    files = sorted(d.glob("dataset=judgebench,response_model=*.jsonl")) if d.is_dir() else []
+    """Every JSON Lines file of pairs under ``root`` (any name, any depth; recognised by its
+    first record's fields), or ``root`` itself when it is such a file."""
+    files = [f for f in _jsonl_files(root) if _is_pairs(first_record(f))]
     if not files:
-        raise InputError("no JudgeBench pair files (data/dataset=judgebench,response_model=*.jsonl)",
-                         path=root)
+        raise layout_error("no JudgeBench pair file (JSON Lines records with " + ", ".join(PAIR_FIELDS)
+                           + ") under this path", root)
     return files
+
+
+def is_judgebench(root: str | Path) -> bool:
+    """Whether ``root`` holds JudgeBench pair or output files (recognised by their fields)."""
+    root = Path(root)
+    if not root.exists():
+        return False
+    return any(_is_output(r) or _is_pairs(r) for r in map(first_record, _jsonl_files(root)))
 
 
 def _pair_row(obj: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
@@ -113,17 +143,24 @@ def load_pairs(root: str | Path, *, response_model: str | None = None) -> pd.Dat
     """Load JudgeBench pairs as a pairwise table (``PAIRWISE_COLUMNS`` + ``EXTRA_COLUMNS``).
 
     Args:
-        root: the folder holding ``data/`` (and optionally ``outputs/``).
+        root: the repository root, its ``data/`` folder, or one pair file: every JSON Lines
+            file of pairs found (whatever its name) is read; output files (records with
+            ``judgments``) are not pairs.
         response_model: keep only pairs whose responses came from this model
-            (``gpt-4o-2024-05-13`` or ``claude-3-5-sonnet-20240620``); None keeps both.
+            (``gpt-4o-2024-05-13`` or ``claude-3-5-sonnet-20240620``); None keeps all.
     """
     root = Path(root)
     rows = []
+    models: set[str] = set()
     for f in _data_files(root):
         for n, obj in iter_jsonl(f):
             row = _pair_row(obj, f, n)
+            models.add(row["response_model"])
             if response_model is None or row["response_model"] == response_model:
                 rows.append(row)
+    if not rows and response_model is not None:
+        raise InputError(f"no pairs with response_model {response_model!r}; found: {', '.join(sorted(models))}",
+                         path=root, field="response_model")
     return finish_pairs(rows, EXTRA_COLUMNS, root)
 
 
@@ -131,15 +168,32 @@ _NAME = re.compile(r"dataset=judgebench,response_model=(?P<rm>[^,]+),judge_name=
                    r"judge_model=(?P<jm>.+)\.jsonl$")
 
 
+def _judge_of(path: Path, rec: dict[str, Any]) -> tuple[str, str, str]:
+    """(judge id, judge model, response model) of an output file: from the repository's file
+    name (``…response_model=R,judge_name=N,judge_model=M.jsonl``), else from the record's
+    ``judge_name``/``judge_model`` fields, else the file name."""
+    m = _NAME.search(path.name)
+    if m:
+        return f"{m['jn']}/{m['jm']}", m["jm"], m["rm"]
+    model = str(rec.get("judge_model") or path.stem)
+    name = rec.get("judge_name")
+    jid = f"{name}/{model}" if name and rec.get("judge_model") else (f"{name}/{path.stem}" if name else path.stem)
+    return jid, model, str(rec.get("response_model", ""))
+
+
 def output_files(root: str | Path) -> dict[str, Path]:
     """Judge id (``judge_name/judge_model``, plus ``@response_model`` when one judge has outputs
-    for both response models) -> output file."""
+    for several response models) -> output file, for every output file found under ``root``
+    (any name, any depth: JSON Lines records carrying ``judgments``)."""
     root = Path(root)
     found: list[tuple[str, str, Path]] = []
-    for f in sorted((root / "outputs").glob("*.jsonl")):
-        m = _NAME.search(f.name)
-        if m:
-            found.append((f"{m['jn']}/{m['jm']}", m["rm"], f))
+    if not root.exists():
+        return {}
+    for f in _jsonl_files(root):
+        rec = first_record(f)
+        if _is_output(rec):
+            jid, _, rm = _judge_of(f, rec)  # type: ignore[arg-type]
+            found.append((jid, rm, f))
     out: dict[str, Path] = {}
     counts: dict[str, int] = {}
     for jid, _, _ in found:
@@ -173,9 +227,8 @@ def load_judge_outputs(path: str | Path, judge_id: str | None = None) -> pd.Data
     """One output file as a two-order table (``TWO_ORDER_COLUMNS``), game 2 flipped back to the
     original frame."""
     path = Path(path)
-    m = _NAME.search(path.name)
-    model = m["jm"] if m else path.stem
-    judge_id = judge_id or (f"{m['jn']}/{m['jm']}" if m else path.stem)
+    own_id, model, _ = _judge_of(path, first_record(path) or {})
+    judge_id = judge_id or own_id
     rows = []
     for n, obj in iter_jsonl(path):
         games = require(obj, "judgments", path, n)
@@ -200,7 +253,7 @@ def load_judge_outputs(path: str | Path, judge_id: str | None = None) -> pd.Data
 
 
 def published_judges(root: str | Path) -> dict[str, pd.DataFrame]:
-    """Every judge output file shipped under ``root/outputs`` as a replay judge table."""
+    """Every judge output file found under ``root`` as a replay judge table."""
     return {jid: load_judge_outputs(p, jid) for jid, p in output_files(root).items()}
 
 

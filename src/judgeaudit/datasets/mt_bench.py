@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgeaudit.datasets._common import require
+from judgeaudit.datasets._common import files_under, first_record, layout_error, require
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl
 from judgeaudit.records import PAIRWISE_COLUMNS
@@ -42,11 +42,29 @@ from judgeaudit.stats.agreement import majority_label
 EXTRA_COLUMNS = ("human_labels", "turn", "judge", "label_source")
 
 
+QUESTION_FILE = "question.jsonl"
+
+
+def _base(root: str | Path) -> Path:
+    """The MT-Bench data folder: ``root`` when it holds ``question.jsonl``, else the one folder
+    below it that does (a FastChat clone: ``fastchat/llm_judge/data/mt_bench``)."""
+    root = Path(root)
+    if (root / QUESTION_FILE).is_file():
+        return root
+    if not root.is_dir():
+        raise InputError("MT-Bench folder not found", path=root)
+    found = sorted(f.parent for f in root.rglob(QUESTION_FILE) if f.is_file())
+    if len(found) == 1:
+        return found[0]
+    if found:
+        shown = ", ".join(str(f.relative_to(root)) for f in found[:6])
+        raise InputError(f"several {QUESTION_FILE} folders ({shown}); give the MT-Bench one", path=root)
+    raise layout_error(f"MT-Bench {QUESTION_FILE} not found under this folder", root)
+
+
 def load_questions(root: str | Path) -> pd.DataFrame:
     """``question.jsonl`` as a table: ``question_id`` (str), ``category``, ``turns`` (list)."""
-    path = Path(root) / "question.jsonl"
-    if not path.is_file():
-        raise InputError("MT-Bench question.jsonl not found", path=Path(root))
+    path = _base(root) / QUESTION_FILE
     rows = []
     for line, obj in iter_jsonl(path):
         for key in ("question_id", "turns"):
@@ -84,11 +102,16 @@ def load_answers(root: str | Path, *, extra_dirs: list[Path] | None = None) -> d
     return out
 
 
+def _is_judgment(rec: dict[str, Any] | None) -> bool:
+    return rec is not None and ("g1_winner" in rec or ("winner" in rec and "model_a" in rec))
+
+
 def judgment_files(root: str | Path) -> list[Path]:
-    """Every pairwise judgment file under ``root`` (``*_pair.jsonl`` and ``*human*judgment*.jsonl``)."""
+    """Every pairwise judgment file under ``root`` (any name, any depth): JSON Lines whose
+    records carry ``g1_winner``/``g2_winner`` (FastChat pair files) or ``model_a``/``winner``
+    (human judgments). Single-answer grading files and answer files are not pairwise."""
     root = Path(root)
-    files = sorted(set(root.rglob("*_pair.jsonl")) | set(root.rglob("*human*judgment*.jsonl")))
-    return files
+    return [f for f in files_under(root, (".jsonl",)) if _is_judgment(first_record(f))]
 
 
 def _judge_name(v: Any) -> str:
@@ -113,15 +136,21 @@ def load_pairs(root: str | Path, *, judgments: str | Path | None = None, turn: i
     """Load MT-Bench pairwise judgments as a pairwise table (``PAIRWISE_COLUMNS`` + extras).
 
     Args:
-        root: the MT-Bench folder (``question.jsonl``, ``model_answer/``, judgment files).
-        judgments: one judgment file (default: every judgment file found under ``root``).
+        root: the MT-Bench folder (``question.jsonl``, ``model_answer/``, judgment files), a
+            folder above it (a FastChat clone) holding one ``question.jsonl``, or one judgment
+            file (its questions from the nearest folder above it holding ``question.jsonl``).
+        judgments: one judgment file (default: every judgment file found under that folder,
+            recognised by its records' fields, whatever its name).
         turn: keep only turn 1 or turn 2 (default both).
     """
     root = Path(root)
+    if root.is_file() and judgments is None:  # one judgment file given directly
+        judgments, root = root, next((d for d in root.parents if (d / QUESTION_FILE).is_file()), root.parent)
+    root = _base(root)
     files = [Path(judgments)] if judgments is not None else judgment_files(root)
     if not files:
-        raise InputError("no MT-Bench pairwise judgment file (*_pair.jsonl or human judgments) found",
-                         path=root)
+        raise layout_error("no MT-Bench pairwise judgment file (JSON Lines with g1_winner/g2_winner or "
+                           "model_a/model_b/winner) under this folder", root)
     questions = load_questions(root).set_index("question_id")
     answers = load_answers(root, extra_dirs=_answer_dirs(files))
     rows: list[dict[str, Any]] = []

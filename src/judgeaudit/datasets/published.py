@@ -1,7 +1,8 @@
 """Published judge outputs shipped with a data set, as replay judges (two-order tables).
 
-``published_judges(root)`` recognises a JudgeBench folder (``outputs/dataset=judgebench,...``)
-or an LLMBar folder (``Dataset/**/evaluators/<Evaluator>/<Mode>/result.json``) and returns
+``published_judges(root)`` recognises a JudgeBench folder (output files with ``judgments``)
+or an LLMBar folder (``<set>/evaluators/<Evaluator>/<Mode>/result.json`` beside every
+``dataset.json`` found) and returns
 judge id -> per-item table with ``TWO_ORDER_COLUMNS`` (``choice_ba`` in the original frame).
 """
 
@@ -19,12 +20,9 @@ __all__ = ["TWO_ORDER_COLUMNS", "published_judges", "kind_of"]
 
 def kind_of(root: str | Path) -> str | None:
     """'judgebench', 'llmbar' or None, from the folder layout."""
-    root = Path(root)
-    if (root / "outputs").is_dir() and any((root / "outputs").glob("dataset=judgebench,*.jsonl")):
+    if judgebench.is_judgebench(root):
         return "judgebench"
-    if (root / "data").is_dir() and any((root / "data").glob("dataset=judgebench,*")):
-        return "judgebench"
-    if (root / "Dataset" / "LLMBar").is_dir() or (root / "LLMBar").is_dir():
+    if llmbar.is_llmbar(root):
         return "llmbar"
     return None
 

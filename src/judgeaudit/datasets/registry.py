@@ -4,7 +4,8 @@ A spec is ``NAME:PATH[?key=value&…]``:
 
 * ``llmbar:PATH[?subset=Natural,Adversarial/GPTInst]``, ``judgebench:PATH[?response_model=…]``,
   ``rm_bench:PATH[?pairs=diagonal|length|all&domains=chat,code]``,
-  ``mt_bench:PATH[?judgments=FILE&turn=1]``, ``halueval:PATH[?part=general|qa&strategy=one-turn]``,
+  ``mt_bench:PATH[?judgments=FILE&turn=1]``,
+  ``halueval:PATH[?part=general|qa|dialogue|summarization&strategy=one-turn]``,
   ``frank:PATH[?threshold=1.0]``, ``gsm8k:PATH[?part=items|pairs&pairs=first|all]``;
 * ``jsonl:PATH?text=…&label=…&group=…`` (item mode) or ``jsonl:PATH?response_a=…&response_b=…&label=…``
   (paired), and likewise ``csv:`` and ``parquet:``;
@@ -71,9 +72,10 @@ def _halueval(path: str, part: str = "general", **kw: Any) -> pd.DataFrame:
 
     if part == "general":
         return halueval.load_items(path)
-    if part == "qa":
-        return halueval.load_pairs(path, **kw)
-    raise InputError(f"halueval part must be general or qa, got {part!r}", field="part")
+    if part in halueval.PARTS:
+        return halueval.load_pairs(path, part=part, **kw)
+    raise InputError(f"halueval part must be general or one of {', '.join(halueval.PARTS)}, got {part!r}",
+                     field="part")
 
 
 def _frank(path: str, threshold: str | None = None) -> pd.DataFrame:
@@ -107,15 +109,16 @@ def _hf(name: str, split: str = "train", config: str | None = None, **mapping: A
 ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
     Adapter("judgebench", _judgebench, "JudgeBench pairs (objective correctness; GPT-4o / Claude responses)",
             ("item", "paired"), "A/B", "objective correctness"),
-    Adapter("llmbar", _llmbar, "LLMBar Natural + Adversarial, and the Processed MT-Bench / LLMEval² human sets",
+    Adapter("llmbar", _llmbar, "every LLMBar-format set found (Natural, Adversarial/*, the Processed human sets "
+            "MT-Bench / LLMEval² / FairEval, …) in a clone, its Dataset/ or one set folder",
             ("item", "paired"), "A/B", "author gold / human majority"),
     Adapter("rm_bench", _rm_bench, "RM-Bench chosen vs. rejected at three style levels",
             ("item", "paired"), "A/B", "pair role"),
     Adapter("mt_bench", _mt_bench, "MT-Bench questions, model answers and pairwise judgment files "
             "(GPT-4 pair files; human-judgment files with per-judge votes)", ("item", "paired"), "A/B/tie",
             "judge vote"),
-    Adapter("halueval", _halueval, "HaluEval general (human yes/no, per item) or QA generation "
-            "(gold vs. generated hallucination; provenance-inherited)", ("item", "paired"),
+    Adapter("halueval", _halueval, "HaluEval general (human yes/no, per item) or a paired part, qa / dialogue / "
+            "summarization (gold vs. generated hallucination; provenance-inherited)", ("item", "paired"),
             "hallucinated/not_hallucinated | A/B", "human label | provenance"),
     Adapter("frank", _frank, "FRANK summary factuality (human, aggregated over sentences)", ("item",),
             "no_error/error", "human annotation"),

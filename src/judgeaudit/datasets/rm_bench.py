@@ -9,8 +9,10 @@ longer one) or the full 3x3 matrix. Which side holds the chosen response is fixe
 by a stable hash (so a constant-'A' judge is not rewarded); ``label`` names that side. Both
 responses come from one generator, labels follow the planted content change.
 
-Domains come from the file name (the files carry no ``domain`` field): chat, code,
-safety-refuse, safety-response (math is not in this copy).
+Files are recognised by their schema, not their names; domains come from the file name (the
+per-domain files carry no ``domain`` field: chat, code, math, safety-refuse, safety-response in
+the repository; math is not in the shared copy) or, in a combined file, from each item's
+``domain`` field.
 """
 
 from __future__ import annotations
@@ -23,16 +25,17 @@ import pandas as pd
 from judgeaudit.datasets._common import (
     UNAVAILABLE,
     CoverageCell,
+    files_under,
     finish_pairs,
     hash_side,
-    read_json_array,
+    layout_error,
+    read_json,
     require,
 )
 from judgeaudit.errors import InputError
 
 SOURCE_SET = "rm_bench"
 STYLES = ("concise", "detailed", "markdown")
-DOMAINS = ("chat", "code", "math", "safety-refuse", "safety-response")
 EXTRA_COLUMNS = ("domain", "base_id", "style_chosen", "style_rejected", "style_level", "variant",
                  "error_key")
 
@@ -78,27 +81,86 @@ def chosen_side(base_id: str) -> str:
     return hash_side(base_id)
 
 
+def _is_item(obj: Any) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get("chosen"), list) and isinstance(obj.get("rejected"), list)
+
+
+def _read_domains(root: Path) -> tuple[dict[str, tuple[Path, list[dict[str, Any]]]], dict[str, int]]:
+    """domain -> (file, items) for every RM-Bench file found, and the items a combined file held
+    for a domain that has a file of its own (skipped, counted per file).
+
+    A file is recognised by its schema (a JSON array of objects with ``chosen`` and ``rejected``
+    lists), whatever its name. Its domain is the items' ``domain`` field when they carry one (a
+    combined file such as ``total_dataset.json``), else the file name without ``_filtered``.
+    """
+    if not root.exists():
+        raise InputError("RM-Bench folder not found", path=root)
+    files = files_under(root / "data" if (root / "data").is_dir() else root, (".json",))
+    own: dict[str, tuple[Path, list[dict[str, Any]]]] = {}
+    combined: list[tuple[Path, list[dict[str, Any]]]] = []
+    for f in files:
+        items = read_json(f)
+        if not isinstance(items, list) or not items or not all(_is_item(o) for o in items):
+            continue
+        if any("domain" in o for o in items):
+            combined.append((f, items))
+        else:
+            name = f.stem.removesuffix("_filtered")
+            if name in own:
+                raise InputError(f"two RM-Bench files for domain {name!r}: {own[name][0]}", path=f)
+            own[name] = (f, items)
+    skipped: dict[str, int] = {}
+    found = dict(own)
+    for f, items in combined:
+        by_domain: dict[str, list[dict[str, Any]]] = {}
+        for k, o in enumerate(items):
+            dom = o.get("domain")
+            if not isinstance(dom, str) or not dom:
+                raise InputError(f"item {k}: domain must be a non-empty string", path=f, field="domain")
+            by_domain.setdefault(dom, []).append(o)
+        for dom, its in by_domain.items():
+            if dom in own:
+                skipped[str(f)] = skipped.get(str(f), 0) + len(its)
+            elif dom in found:
+                raise InputError(f"two RM-Bench files for domain {dom!r}: {found[dom][0]}", path=f)
+            else:
+                found[dom] = (f, its)
+    return found, skipped
+
+
+def domains_found(root: str | Path) -> list[str]:
+    """The RM-Bench domains present at ``root`` (sorted)."""
+    return sorted(_read_domains(Path(root))[0])
+
+
 def load_pairs(root: str | Path, *, pairs: PairSelection = "diagonal",
                domains: list[str] | None = None) -> pd.DataFrame:
     """Load RM-Bench as a pairwise table (``PAIRWISE_COLUMNS`` + ``EXTRA_COLUMNS``).
 
     Args:
-        root: the folder holding ``data/*_filtered.json``.
+        root: the repository root, its ``data/`` folder, or one file: every file of RM-Bench's
+            schema found is read (per-domain files such as ``chat_filtered.json``, and a combined
+            file's domains that have no file of their own; the items a combined file repeats are
+            counted in ``df.attrs['rm_bench_skipped']``).
         pairs: ``diagonal`` (3 same-style pairs per item), ``length`` (+ chosen concise vs.
             rejected detailed), or ``all`` (the 3x3 style matrix).
-        domains: restrict to these domains (default: every file present).
+        domains: restrict to these domains (default: every domain found).
     """
     root = Path(root)
-    d = root / "data" if (root / "data").is_dir() else root
     combos = _combos(pairs)
+    found, skipped = _read_domains(root)
+    if not found:
+        raise layout_error("no RM-Bench file (a JSON array of items with chosen and rejected lists) "
+                           "under this path", root)
+    if domains:
+        missing = [d for d in domains if d not in found]
+        if missing:
+            raise InputError(f"RM-Bench domain(s) not found: {', '.join(missing)}; found: {', '.join(sorted(found))}",
+                             path=root, field="domains")
     rows: list[dict[str, Any]] = []
-    for domain in domains or DOMAINS:
-        path = d / f"{domain}_filtered.json"
-        if not path.is_file():
-            if domains:
-                raise InputError(f"RM-Bench domain file not found: {path.name}", path=d)
-            continue
-        for k, obj in enumerate(read_json_array(path)):
+    for domain in domains or sorted(found):
+        path, items = found[domain]
+        for k, obj in enumerate(items):
             chosen = require(obj, "chosen", path, None)
             rejected = require(obj, "rejected", path, None)
             if not (isinstance(chosen, list) and isinstance(rejected, list) and len(chosen) == 3
@@ -125,6 +187,7 @@ def load_pairs(root: str | Path, *, pairs: PairSelection = "diagonal",
                     "style_level": i if i == j else None, "variant": _variant(i, j),
                     "error_key": obj.get("error_key"),
                 })
-    if not rows:
-        raise InputError("no RM-Bench files (data/<domain>_filtered.json) found", path=root)
-    return finish_pairs(rows, EXTRA_COLUMNS, root)
+    df = finish_pairs(rows, EXTRA_COLUMNS, root)
+    if skipped:
+        df.attrs["rm_bench_skipped"] = skipped
+    return df
