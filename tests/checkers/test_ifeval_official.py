@@ -8,10 +8,10 @@ Expected values:
   prompt level 417/541 strict and 431/541 loose.
 * The paper (Zhou et al. 2023, Table 3: GPT-4 76.89 / 83.57 / 79.30 / 85.37 = 416/541, 697/834,
   429/541, 712/834) was computed by the 2023 release, whose ``letter_frequency`` replaced a letter
-  outside a–z with a *random* letter. Prompt key 1129 asks for at least 6 "!"; the current release
-  counts them (the response has them) — the 2023 one counted a random letter. Counting that one
-  instruction as failed reproduces the paper's strict numbers exactly; loose stays one instruction
-  (and one prompt) above the paper's.
+  outside a-z with a *random* letter, drawn afresh for the strict and for the loose pass. Two
+  prompts ask for such a character: key 1122 ("#" at least 4 times) and key 1129 ("!" at least 6
+  times); both responses have them and pass every other instruction. The paper's numbers are ours
+  with one of the two failing strictly and both failing loosely.
 """
 
 from __future__ import annotations
@@ -56,19 +56,15 @@ def test_four_accuracies_with_counts(official):
     assert round(r["instruction_level_loose"]["value"], 4) == 0.8561
 
 
-def test_the_paper_numbers_differ_by_the_2023_letter_rule_on_key_1129(official):
+def test_the_paper_numbers_differ_only_by_the_2023_random_letter_on_keys_1122_and_1129(official):
     _, _, r = official
-    [p1129] = [p for p in r["per_prompt"] if p["key"] == 1129]
-    letter = [i for i in p1129["instructions"] if i["id"] == "keywords:letter_frequency"]
-    assert letter == [{"id": "keywords:letter_frequency", "strict": True, "loose": True}]
-    others_strict = all(i["strict"] for i in p1129["instructions"] if i["id"] != "keywords:letter_frequency")
-    # the 2023 release failing that one instruction: the paper's 76.89% and 83.57%
-    assert (r["prompt_level_strict"]["passed"] - others_strict, r["instruction_level_strict"]["passed"] - 1) == (
-        416, 697)
-    assert round(416 / 541 * 100, 2) == 76.89 and round(697 / 834 * 100, 2) == 83.57
-    # loose: 430/541 and 713/834 against the paper's 429 (79.30%) and 712 (85.37%)
-    others_loose = all(i["loose"] for i in p1129["instructions"] if i["id"] != "keywords:letter_frequency")
-    assert (r["prompt_level_loose"]["passed"] - others_loose, r["instruction_level_loose"]["passed"] - 1) == (430, 713)
+    assert r["letter_outside_a_z"] == [1122, 1129]
+    for p in (p for p in r["per_prompt"] if p["key"] in (1122, 1129)):
+        assert all(i["strict"] and i["loose"] for i in p["instructions"])  # so each flip also flips the prompt
+    # one random-letter verdict failing strictly, both failing loosely: exactly the paper's counts
+    assert (counts(r, "prompt_level_strict")[0] - 1, counts(r, "instruction_level_strict")[0] - 1) == (416, 697)
+    assert (counts(r, "prompt_level_loose")[0] - 2, counts(r, "instruction_level_loose")[0] - 2) == (429, 712)
+    assert [round(x * 100, 2) for x in (416 / 541, 697 / 834, 429 / 541, 712 / 834)] == [76.89, 83.57, 79.3, 85.37]
 
 
 def test_edited_prompt_is_joined_by_line_and_reported(official):
