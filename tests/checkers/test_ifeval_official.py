@@ -91,3 +91,16 @@ def test_per_instruction_rows_and_per_type_counts(official):
     assert t["punctuation:no_comma"] == {"total": 66, "strict": 44, "loose": 48}
     saved = json.loads((out / "result.json").read_text())
     assert saved["prompt_level_strict"] == r["prompt_level_strict"]
+
+
+def test_nltk_punkt_with_the_shipped_parameters_splits_like_the_packages_own_tokenizer(official):
+    import punkt
+
+    from judgeaudit.checkers.ifeval import text as tx
+
+    d, _, _ = official
+    own = punkt.PunktSentenceTokenizer(punkt.load_model("english"))
+    texts = [x.response for x in read_responses(d / RESPONSES)]
+    differ = [i for i, t in enumerate(texts) if tx.split_sentences(t) != own.tokenize(t)]
+    assert (len(texts), differ) == (541, [])
+    assert sum(len(tx.split_sentences(t)) for t in texts) == sum(len(own.tokenize(t)) for t in texts) > 5000
