@@ -88,7 +88,8 @@ def test_undetectable_language_counts_as_followed():
     assert tx.detect_language("12345 !!!") is None
     assert ok("language:response_language", "12345 !!!", language="de") is True
     # capitals alone are not enough: the text must also be detected as English
-    assert ok("change_case:english_capital", "BONJOUR, JE SUIS TRÈS CONTENT DE VOUS VOIR AUJOURD'HUI À PARIS.") is False
+    french = "BONJOUR, JE SUIS TRÈS CONTENT DE VOUS VOIR AUJOURD'HUI À PARIS."
+    assert ok("change_case:english_capital", french) is False
     assert ok("change_case:english_lowercase", "12345 !!!") is False  # no cased letter: islower() is False
 
 

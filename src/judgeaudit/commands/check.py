@@ -61,7 +61,8 @@ def run_ifeval(prompts: Path, responses: Path, out: Path | None = None) -> dict[
         "join_note": ("responses are joined to prompts by exact prompt text; a prompt whose text matches no "
                       "response takes the response on the same line when that response's prompt matches no "
                       "prompt (listed in joined_by_position)"),
-        "letter_outside_a_z": sorted(it.key for it, _ in pairs for iid, a in zip(it.instruction_ids, it.args, strict=True)
+        "letter_outside_a_z": sorted(it.key for it, _ in pairs
+                                     for iid, a in zip(it.instruction_ids, it.args, strict=True)
                                      if iid == "keywords:letter_frequency" and not "a" <= a["letter"] <= "z"),
         "letter_note": ("letter_frequency counts the given character; releases before 2024 replaced a letter "
                         "outside a-z with a random letter, so those prompts' verdicts in older published numbers "
