@@ -203,6 +203,10 @@ def run_cmd(
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("cap-out"),
 ) -> None:
     """Profile judges on pairwise benchmarks: DIR/result.json and DIR/report.html."""
+    from judgeaudit.validate import check_options, output_dir, set_inputs
+
+    check_options(bootstrap=bootstrap, concurrency=concurrency)
+    output_dir(out, writes=("result.json", "report.html"), inputs=[*set_inputs(set_), human, store])
     if augment and any(a not in ("style", "length") for a in augment):
         raise InputError("--augment takes style or length", field="augment")
     result = run_cap(set_, judge_specs=judge, published=published, evaluator_spec=evaluator,
@@ -237,7 +241,11 @@ def build_cmd(
     from judgeaudit.commands.common import build_judges
     from judgeaudit.io import read_table, write_jsonl
     from judgeaudit.probes.cap_testbed import ERROR_TYPES, build_testbed
+    from judgeaudit.validate import check_options, output_file
 
+    check_options(threshold=threshold, max_items=max_items, retries=retries)
+    store = store or out.with_suffix(".calls.sqlite")
+    output_file(out, inputs=[source, store])
     src = read_table(source)
     for f in (question_field, answer_field):
         if f not in src.columns:
@@ -248,7 +256,7 @@ def build_cmd(
     items = build_testbed(src.rename(columns={question_field: "question", answer_field: "answer"}),
                           generator=gen, gate=gat, error_types=tuple(error_types or ERROR_TYPES),
                           threshold=threshold, max_retries=retries, allow_same_family=allow_same_family,
-                          store_path=store or out.with_suffix(".calls.sqlite"))
+                          store_path=store)
     write_jsonl(out, items)
     console.print(f"wrote {len(items)} pairwise items to {out}")
 
