@@ -123,9 +123,17 @@ def output_file(path: str | Path, *, inputs: Iterable[str | Path | None] = (), f
     if p.exists() and is_sqlite(p):
         raise InputError("is an existing SQLite database (a call store or a study); refusing to write over it",
                          path=p, field=field)
-    if p.parent.exists() and not p.parent.is_dir():
-        raise InputError(f"its folder {p.parent} is a file", path=p, field=field)
+    _check_parents(p, field)
     return p
+
+
+def _check_parents(p: Path, field: str) -> None:
+    """The nearest existing folder above ``p`` must be a folder (not a file standing in the way)."""
+    for parent in p.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{parent} is a file; a folder is expected here", path=p, field=field)
+            return
 
 
 def output_dir(path: str | Path, *, writes: Iterable[str] = (), inputs: Iterable[str | Path | None] = (),
@@ -134,11 +142,7 @@ def output_dir(path: str | Path, *, writes: Iterable[str] = (), inputs: Iterable
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise InputError("is an existing file; a folder is expected here", path=p, field=field)
-    for parent in p.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise InputError(f"{parent} is a file; a folder is expected here", path=p, field=field)
-            break
+    _check_parents(p, field)
     ins = _inputs(inputs)
     for name in writes:
         target = p / name

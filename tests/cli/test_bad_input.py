@@ -341,7 +341,8 @@ CASES = [
     Case("agreement-bar-2", 5, lambda f: ["probes", "agreement", "--probes", f.probes(), "--bar", "2"],
          ("--bar", "between 0 and 1")),
     Case("yaml-s-floor-5", 5, lambda f: ["run", f.yaml("s_floor: 5\n")], ("exp.yaml:7", "s_floor", "between 0 and 1")),
-    Case("yaml-concurrency-0", 5, lambda f: ["run", f.yaml("concurrency: 0\n")], ("exp.yaml:7", "concurrency", "≥ 1")),
+    Case("yaml-concurrency-0", 5, lambda f: ["run", f.yaml("concurrency: 0\n")],
+         ("exp.yaml:7", "concurrency", "≥ 1")),
     Case("judge-retries-minus-1", 5, lambda f: ["judge", "--judge", "reference:constant", "--input", f.items(),
                                                  "--out", f.root / "o", "--retries", "-1"], ("--retries", "≥ 0")),
     Case("judge-timeout-0", 5, lambda f: ["judge", "--judge", "reference:constant", "--input", f.items(),
@@ -358,6 +359,10 @@ CASES = [
          ("replay.jsonl:2", "field 'score'")),
     Case("replay-score-nan", 5, lambda f: _validity(f, judge=f"replay:{f.replay(_replay_rows(f, score=float('nan')))}"),
          ("replay.jsonl:2", "field 'score'")),
+    Case("replay-score-inf-csv", 5, lambda f: _validity(f, judge="replay:" + str(f.write(
+        "replay.csv", "request_id,score\n" + "".join(f"{r['request_id']},{'inf' if i == 1 else 5}\n"
+                                                       for i, r in enumerate(_replay_rows(f)))))),
+         ("replay.csv:3", "field 'score'", "outside")),
     Case("replay-score-text", 5, lambda f: _validity(f, judge=f"replay:{f.replay(_replay_rows(f, score='high'))}"),
          ("replay.jsonl:2", "field 'score'")),
     Case("replay-duplicate-id", 5, lambda f: _validity(f, judge="replay:" + str(f.replay(

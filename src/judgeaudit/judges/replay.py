@@ -4,12 +4,14 @@ The file is JSONL, CSV or Parquet with one row per verdict. Columns (``?col=name
 renames one, e.g. ``replay:out.csv?request_id=id&score=grade&judge=gpt4``):
 
 * ``request_id`` (or ``item_id``) — required; matched against the requests' ids;
-* ``score`` (graded) and/or ``choice`` (pairwise: ``A``, ``B`` or ``tie``) — at least one;
+* ``score`` (graded, on the judges' 1–9 scale; an empty cell is no score) and/or ``choice``
+  (pairwise: ``A``, ``B`` or ``tie``) — at least one;
 * optional: ``judge_id`` (several judges in one file: pick one with ``?judge=ID``; the CLI expands
-  a file into one judge per id), ``epoch`` (default 0), ``rationale``, ``raw``, ``parse_ok``,
-  ``model``, ``family``.
+  a file into one judge per id), ``epoch`` (a whole number ≥ 0; a row without one is epoch 0),
+  ``rationale``, ``raw``, ``parse_ok``, ``model``, ``family``.
 A request missing from the file gets a verdict with ``error='not in replay file'``, counted
-like any failed call.
+like any failed call. A score off the scale or not a number, an epoch that is text or blank, and a
+(judge, request, epoch) given twice are errors naming the file, the line and the field.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def load_replay_table(path: str, mapping: dict[str, str] | None = None) -> pd.Da
         out = df["score"].notna() & ~df["score"].between(lo, hi)
         if out.any():
             row = int(out.to_numpy().nonzero()[0][0])
-            fail(row, f"score {df['score'].iloc[row]!r} is outside the judges' {lo}–{hi} scale", "score")
+            fail(row, f"score {float(df['score'].iloc[row])!r} is outside the judges' {lo}–{hi} scale", "score")
     ids = df["request_id"]
     bad = ids.map(lambda v: v is None or v != v or isinstance(v, bool) or (isinstance(v, str) and not v.strip()))
     if bad.any():
