@@ -253,6 +253,11 @@ CASES = [
          ("other.sqlite", "not a judgeaudit call store")),
     Case("export-on-other-sqlite", 3, lambda f: ["store", "export", "--store", f.plain_sqlite(), "--out",
                                                   f.root / "x.jsonl"], ("other.sqlite", "not a judgeaudit call store")),
+    Case("annotate-export-from-other-sqlite", 3, lambda f: ["probes", "annotate", "export", "--db", f.plain_sqlite(),
+                                                             "--out", f.root / "a.jsonl"],
+         ("other.sqlite", "not an annotation study database")),
+    Case("annotate-serve-on-other-sqlite", 3, lambda f: ["probes", "annotate", "serve", "--db", f.plain_sqlite()],
+         ("other.sqlite", "not an annotation study database")),
     # 4. tracebacks → one line: non-UTF-8 input
     Case("utf8-judge-items", 4, lambda f: ["judge", "--judge", "reference:constant", "--input",
                                             f.write("bad.jsonl", NON_UTF8), "--out", f.root / "o"],

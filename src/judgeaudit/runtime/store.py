@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from judgeaudit.errors import InputError
 from judgeaudit.records import Verdict, verdicts_frame
+from judgeaudit.runtime.sqlitefile import check_database, connect_readonly
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -61,14 +62,9 @@ class CallStore:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         conn = None
         try:
-            if readonly:  # immutable when no writer's log is pending: SQLite then creates no -wal/-shm files
-                live = Path(self.path + "-wal").exists()
-                conn = sqlite3.connect(Path(self.path).resolve().as_uri() + ("?mode=ro" if live else
-                                                                               "?mode=ro&immutable=1"),
-                                       uri=True, check_same_thread=False, timeout=30)
-            else:
-                conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-            self._check(conn)
+            conn = connect_readonly(self.path) if readonly else \
+                sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+            check_database(conn, self.path, table="calls", what="a judgeaudit call store", allow_empty=not readonly)
             if not readonly:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
@@ -83,22 +79,6 @@ class CallStore:
             raise
         self._conn = conn
         self._lock = threading.Lock()
-
-    def _check(self, conn: sqlite3.Connection) -> None:
-        """Refuse a damaged file, and an SQLite database holding tables but no ``calls`` table."""
-        try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            problems = [r[0] for r in conn.execute("PRAGMA quick_check")]
-        except sqlite3.DatabaseError as e:
-            if "malformed" not in str(e):
-                raise
-            problems = [str(e)]
-        if problems != ["ok"]:
-            raise InputError(f"the store file is damaged (SQLite quick_check: {problems[0]}); restore it from a "
-                             "copy or point --store at a new file", path=self.path)
-        if "calls" not in tables and (tables or self.readonly):
-            found = ", ".join(sorted(tables)[:4]) or "no tables"
-            raise InputError(f"not a judgeaudit call store (it holds {found}, no 'calls' table)", path=self.path)
 
     def _decode(self, key: str, blob: str) -> Verdict | None:
         """A stored verdict, or None (recorded in ``bad_rows``, warned once) when it cannot be read."""
