@@ -4,14 +4,16 @@ The file is JSONL, CSV or Parquet with one row per verdict. Columns (``?col=name
 renames one, e.g. ``replay:out.csv?request_id=id&score=grade&judge=gpt4``):
 
 * ``request_id`` (or ``item_id``) — required; matched against the requests' ids;
-* ``score`` (graded, on the judges' 1–9 scale; an empty cell is no score) and/or ``choice``
-  (pairwise: ``A``, ``B`` or ``tie``) — at least one;
+* ``score`` (graded) and/or ``choice`` (pairwise: ``A``, ``B`` or ``tie``) — at least one;
 * optional: ``judge_id`` (several judges in one file: pick one with ``?judge=ID``; the CLI expands
-  a file into one judge per id), ``epoch`` (a whole number ≥ 0; a row without one is epoch 0),
-  ``rationale``, ``raw``, ``parse_ok``, ``model``, ``family``.
+  a file into one judge per id), ``epoch`` (default 0), ``rationale``, ``raw``, ``parse_ok``,
+  ``model``, ``family``.
 A request missing from the file gets a verdict with ``error='not in replay file'``, counted
-like any failed call. A score off the scale or not a number, an epoch that is text or blank, and a
-(judge, request, epoch) given twice are errors naming the file, the line and the field.
+like any failed call.
+
+Scores lie on the judges' 1–9 scale (an empty cell is no score); an epoch is a whole number ≥ 0 (a
+row without one is epoch 0). A score off the scale or not a number, an epoch that is text or blank,
+and a (judge, request, epoch) given twice are errors naming the file, the line and the field.
 """
 
 from __future__ import annotations
