@@ -244,8 +244,7 @@ def build_cmd(
     from judgeaudit.validate import check_options, output_file
 
     check_options(threshold=threshold, max_items=max_items, retries=retries)
-    store = store or out.with_suffix(".calls.sqlite")
-    output_file(out, inputs=[source, store])
+    output_file(out, inputs=[source, store or out.with_suffix(".calls.sqlite")])
     src = read_table(source)
     for f in (question_field, answer_field):
         if f not in src.columns:
@@ -256,7 +255,7 @@ def build_cmd(
     items = build_testbed(src.rename(columns={question_field: "question", answer_field: "answer"}),
                           generator=gen, gate=gat, error_types=tuple(error_types or ERROR_TYPES),
                           threshold=threshold, max_retries=retries, allow_same_family=allow_same_family,
-                          store_path=store)
+                          store_path=store or out.with_suffix(".calls.sqlite"))
     write_jsonl(out, items)
     console.print(f"wrote {len(items)} pairwise items to {out}")
 
