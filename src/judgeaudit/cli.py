@@ -69,7 +69,10 @@ def judge_cmd(
     from judgeaudit.runtime.executor import RetryPolicy, run
     from judgeaudit.runtime.requests import read_requests
     from judgeaudit.runtime.store import CallStore
+    from judgeaudit.validate import check_options, output_dir
 
+    check_options(concurrency=concurrency, rpm=rpm, timeout=timeout, retries=retries)
+    output_dir(out, writes=("verdicts.jsonl", "verdicts.parquet"), inputs=[input, store])
     requests = read_requests(input, form)
     j = make_judge(judge, api_base=api_base)
     with CallStore(store or out / "calls.sqlite") as cs:
@@ -86,12 +89,16 @@ def judge_cmd(
 
 
 def _open_store(store: Path):  # noqa: ANN202 - CallStore is imported lazily
-    """An existing call store (``InputError`` when the file is absent: opening would create it)."""
+    """An existing call store, opened read-only (``InputError`` when absent, damaged or not a store)."""
     from judgeaudit.runtime.store import CallStore
 
-    if not store.exists():
-        raise InputError("call store not found", path=store)
-    return CallStore(store)
+    return CallStore(store, readonly=True)
+
+
+def _warn_skipped(cs) -> None:  # noqa: ANN001
+    if cs.bad_rows:
+        console.print(f"warning: {cs.path}: {len(cs.bad_rows)} unreadable row(s) skipped and not counted",
+                      highlight=False)
 
 
 @store_app.command("stats")
@@ -99,6 +106,7 @@ def store_stats(store: Annotated[Path, typer.Option("--store")]) -> None:
     """Calls, failures, parse failures, tokens and cost per judge."""
     with _open_store(store) as cs:
         df = cs.stats()
+        _warn_skipped(cs)
     table = Table(*df.columns)
     for row in df.itertuples(index=False):
         table.add_row(*("—" if v is None or v != v else f"{v:.4g}" if isinstance(v, float) else str(v)
@@ -110,9 +118,13 @@ def store_stats(store: Annotated[Path, typer.Option("--store")]) -> None:
 def store_export(store: Annotated[Path, typer.Option("--store")],
                  out: Annotated[Path, typer.Option("--out", help="a .parquet or .jsonl file")]) -> None:
     """Export every stored call to Parquet or JSONL."""
+    from judgeaudit.validate import output_file
+
+    output_file(out, inputs=[store])
     with _open_store(store) as cs:
         cs.export(out)
-        console.print(f"{len(cs)} calls → {out}")
+        _warn_skipped(cs)
+        console.print(f"{len(cs) - len(cs.bad_rows)} calls → {out}")
 
 
 @app.command("run")
@@ -135,6 +147,10 @@ def demo_cmd(
     """The main job: the bundled probes through the embedded local judge and the reference judges,
     plus validation-power and CAP sections on the bundled public-set slices, in one report."""
     from judgeaudit.demo import run_demo
+    from judgeaudit.validate import check_options, output_dir
+
+    check_options(bootstrap=bootstrap)
+    output_dir(out, writes=("report.html",))
 
     run_demo(out, n_boot=bootstrap)
 

@@ -23,9 +23,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from judgeaudit.errors import InputError
+from judgeaudit.io import read_text
+from judgeaudit.validate import option_problem, output_dir, spec_inputs
 
 
 class JudgeEntry(BaseModel):
@@ -40,13 +42,22 @@ class ValidityExperiment(BaseModel):
     out: Path
     probes: str = "bundled"
     judges: list[str | JudgeEntry] = Field(min_length=1)
-    s_floor: float = Field(0.90, ge=0, le=1)
-    bar: float = Field(0.75, ge=0, le=1)
-    bootstrap: int = Field(2000, ge=0)
-    regrade: int = Field(48, ge=0)
+    s_floor: float = 0.90
+    bar: float = 0.75
+    bootstrap: int = 2000
+    regrade: int = 48
     store: Path | None = None
-    concurrency: int | None = Field(None, ge=1)
+    concurrency: int | None = None
     seed: int = 0
+
+    @field_validator("s_floor", "bar", "bootstrap", "regrade", "concurrency")
+    @classmethod
+    def _option_rules(cls, v: Any, info: ValidationInfo) -> Any:
+        """The same rules as the command line's options (``validate.OPTION_RULES``)."""
+        msg = option_problem(info.field_name, v)
+        if msg is not None:
+            raise ValueError(msg)
+        return v
 
     @field_validator("judges")
     @classmethod
@@ -76,10 +87,7 @@ def _line_of(node: yaml.Node, loc: tuple[Any, ...]) -> int | None:
 
 def load_experiment(path: str | Path) -> ValidityExperiment:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot read file ({e.strerror or e})", path=p) from None
+    text = read_text(p)
     try:
         node = yaml.compose(text)
         data = yaml.safe_load(text)
@@ -98,14 +106,21 @@ def load_experiment(path: str | Path) -> ValidityExperiment:
     except ValidationError as e:
         first = e.errors()[0]
         loc = tuple(x for x in first["loc"] if not (isinstance(x, str) and x in ("str", "JudgeEntry")))
-        msg = "required field is missing" if first["type"] == "missing" else first["msg"]
+        msg = "required field is missing" if first["type"] == "missing" else first["msg"].removeprefix("Value error, ")
         raise InputError(msg, path=p, line=_line_of(node, loc), field=".".join(map(str, loc))) from None
     base = p.parent
-    return exp.model_copy(update={
+    exp = exp.model_copy(update={
         "out": exp.out if exp.out.is_absolute() else base / exp.out,
         "store": None if exp.store is None else (exp.store if exp.store.is_absolute() else base / exp.store),
         "probes": exp.probes if exp.probes == "bundled" or Path(exp.probes).is_absolute() else str(base / exp.probes),
     })
+    try:
+        output_dir(exp.out, writes=("result.json", "verdicts.parquet", "report.html"),
+                   inputs=[p, None if exp.probes == "bundled" else exp.probes, exp.store,
+                           *spec_inputs(judge_specs(exp))])
+    except InputError as e:
+        raise InputError(f"{e.path} {e.message}", path=p, line=_line_of(node, ("out",)), field="out") from None
+    return exp
 
 
 def judge_specs(exp: ValidityExperiment) -> list[str | dict[str, Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,23 +17,69 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file."""
+    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file.
+
+    Bytes that are not UTF-8 and the non-JSON constants ``NaN``/``Infinity`` raise ``InputError``
+    naming the line (and, for a constant, the field)."""
     p = Path(path)
     try:
-        fh = p.open(encoding="utf-8")
+        fh = p.open("rb")
     except OSError as e:
         raise InputError(f"cannot read file ({e.strerror or e})", path=p) from None
     with fh:
-        for n, line in enumerate(fh, 1):
+        for n, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise InputError(f"not UTF-8 text (byte 0x{raw[e.start]:02x} at column {e.start + 1})",
+                                 path=p, line=n) from None
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json.loads(line, parse_constant=_reject_constant)
             except json.JSONDecodeError as e:
                 raise InputError(f"malformed JSON ({e.msg} at column {e.colno})", path=p, line=n) from None
+            except _NonJSONConstant as e:
+                raise InputError(f"{e.args[0]} is not a JSON number", path=p, line=n,
+                                 field=_constant_field(line)) from None
             if not isinstance(obj, dict):
                 raise InputError("each line must be a JSON object", path=p, line=n)
             yield n, obj
+
+
+class _NonJSONConstant(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NonJSONConstant(name)
+
+
+def _constant_field(line: str) -> str | None:
+    """The top-level key whose value is ``NaN``/``Infinity`` on a JSONL line, if there is one."""
+    marker = object()
+    try:
+        obj = json.loads(line, parse_constant=lambda _: marker)
+    except ValueError:
+        return None
+    if isinstance(obj, dict):
+        return next((str(k) for k, v in obj.items() if v is marker), None)
+    return None
+
+
+def read_text(path: str | Path) -> str:
+    """A whole UTF-8 text file; ``InputError`` naming the line of the first byte that is not UTF-8."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read file ({e.strerror or e})", path=p) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line_start = data.rfind(b"\n", 0, e.start) + 1
+        raise InputError(f"not UTF-8 text (byte 0x{data[e.start]:02x} at column {e.start - line_start + 1})",
+                         path=p, line=data.count(b"\n", 0, e.start) + 1) from None
 
 
 def validation_message(err: ValidationError) -> tuple[str, str]:
@@ -62,25 +109,38 @@ def read_records(path: str | Path, model: type[M], *, rename: dict[str, str] | N
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a JSONL, CSV or Parquet table by its suffix."""
+    """Read a JSONL, CSV or Parquet table by its suffix.
+
+    ``df.attrs["lines"]`` holds each row's line in the file (JSONL: its line; CSV: after the header;
+    JSON and Parquet: the 1-based row), for errors that name the line."""
     p = Path(path)
     if not p.exists():
         raise InputError("file not found", path=p)
     suffix = p.suffix.lower()
     try:
         if suffix in (".jsonl", ".ndjson"):
-            return pd.DataFrame([obj for _, obj in iter_jsonl(p)])
+            rows = list(iter_jsonl(p))
+            df = pd.DataFrame([obj for _, obj in rows])
+            df.attrs["lines"] = [n for n, _ in rows]
+            return df
         if suffix == ".json":
-            return pd.read_json(p)
-        if suffix in (".csv", ".tsv"):
-            return pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",")
-        if suffix in (".parquet", ".pq"):
-            return pd.read_parquet(p)
+            df = pd.read_json(io.StringIO(read_text(p)))
+        elif suffix in (".csv", ".tsv"):
+            df = pd.read_csv(io.StringIO(read_text(p)), sep="\t" if suffix == ".tsv" else ",")
+            df.attrs["lines"] = [i + 2 for i in range(len(df))]
+            return df
+        elif suffix in (".parquet", ".pq"):
+            df = pd.read_parquet(p)
+        else:
+            df = None
     except InputError:
         raise
     except Exception as e:  # pandas/pyarrow parse errors
         raise InputError(f"cannot parse table ({e})", path=p) from None
-    raise InputError(f"unsupported table format {suffix!r} (use .jsonl, .csv, .tsv or .parquet)", path=p)
+    if df is None:
+        raise InputError(f"unsupported table format {suffix!r} (use .jsonl, .csv, .tsv or .parquet)", path=p)
+    df.attrs["lines"] = [i + 1 for i in range(len(df))]
+    return df
 
 
 def write_jsonl(path: str | Path, rows: list[dict[str, Any]] | pd.DataFrame) -> None:

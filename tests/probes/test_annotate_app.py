@@ -180,3 +180,104 @@ def test_init_refuses_existing_db(tmp_path, study):
     with pytest.raises(InputError, match="already exists"):
         init_study(db, study_probes(), 3)
     json.dumps(export_study(db))
+
+
+# --- request limits: authenticate before reading a body, cap bodies, 4xx for odd input (issue 10, item 8) ---
+
+
+def _asgi(app, method, path, token=None, chunks=(), content_length=None):
+    """Drive the ASGI app directly; returns (status, body bytes the app pulled from the client)."""
+    import asyncio
+
+    pending = list(chunks)
+    pulled = []
+
+    async def receive():
+        if pending:
+            c = pending.pop(0)
+            pulled.append(len(c))
+            return {"type": "http.request", "body": c, "more_body": bool(pending)}
+        return {"type": "http.disconnect"}
+
+    sent = []
+
+    async def send(msg):
+        sent.append(msg)
+
+    headers = [(b"content-type", b"application/json")]
+    if token:
+        headers.append((b"authorization", f"Bearer {token}".encode()))
+    if content_length is not None:
+        headers.append((b"content-length", str(content_length).encode()))
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "headers": headers,
+             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8765)}
+    asyncio.run(app(scope, receive, send))
+    return next(m["status"] for m in sent if m["type"] == "http.response.start"), sum(pulled)
+
+
+def test_unknown_token_refused_before_the_body_is_read(study):
+    from judgeaudit.probes.annotate.app import create_app
+
+    db, tokens, c = study
+    chunks = [b" " * 32768] * 8
+    for tok in (None, "not-a-token"):
+        status, pulled = _asgi(create_app(db), "PUT", "/api/items/1/answer", tok, chunks, 8 * 32768)
+        assert (status, pulled) == (401, 0)
+        status, pulled = _asgi(create_app(db), "PUT", "/api/items/1/answer", tok, chunks)  # no Content-Length
+        assert (status, pulled) == (401, 0)
+
+
+def test_bodies_over_64_kib_are_refused_413(study):
+    from judgeaudit.probes.annotate.app import MAX_BODY
+
+    db, tokens, c = study
+    t = tokens.annotator_tokens["a1"]
+    assert MAX_BODY == 64 * 1024
+    answer = b'{"answer": "neither", "same_facts": true}'
+    # by Content-Length: refused before reading
+    status, pulled = _asgi(create_app(db), "PUT", "/api/items/1/answer", t, [answer + b" " * MAX_BODY],
+                           len(answer) + MAX_BODY)
+    assert (status, pulled) == (413, 0)
+    # streamed without a length: reading stops at the first chunk past the cap
+    status, pulled = _asgi(create_app(db), "PUT", "/api/items/1/answer", t, [answer] + [b" " * 16384] * 64)
+    assert (status, pulled) == (413, len(answer) + 4 * 16384)   # the 4th chunk crosses 64 KiB
+    # through the test client
+    r = c.put("/api/items/1/answer", headers={**h(t), "content-type": "application/json"},
+              content=answer + b" " * MAX_BODY)
+    assert r.status_code == 413
+    # a body just under the cap is read and saved
+    r = c.put("/api/items/1/answer", headers={**h(t), "content-type": "application/json"},
+              content=answer + b" " * (MAX_BODY - len(answer)))
+    assert r.status_code == 200 and r.json()["saved"] is True
+
+
+def test_oversized_position_and_lone_surrogate_are_4xx(study):
+    db, tokens, c = study
+    t = tokens.annotator_tokens["a1"]
+    c = TestClient(create_app(db), raise_server_exceptions=False)
+    huge = 10**30
+    assert c.get(f"/api/items/{huge}", headers=h(t)).status_code == 422
+    assert c.put(f"/api/items/{huge}/answer", headers=h(t), json={"answer": "neither", "same_facts": True}
+                 ).status_code == 422
+    assert c.get("/api/items/0", headers=h(t)).status_code == 422
+    for field in ("note", "basis"):
+        body = ('{"answer": "neither", "same_facts": true, "%s": "x\\ud800y"}' % field).encode()
+        r = c.put("/api/items/1/answer", headers={**h(t), "content-type": "application/json"}, content=body)
+        assert r.status_code == 422, r.text
+        assert r.json()["detail"][0]["loc"][-1] == field
+    assert export_study(db)["answers"] == []
+
+
+def test_serve_binds_to_loopback_by_default(study, monkeypatch):
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from judgeaudit.cli import app
+
+    db, tokens, c = study
+    seen = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, host, port, **kw: seen.update(host=host, port=port))
+    r = CliRunner().invoke(app, ["probes", "annotate", "serve", "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    assert seen == {"host": "127.0.0.1", "port": 8765}

@@ -230,6 +230,10 @@ def run_cmd(
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("cap-out"),
 ) -> None:
     """Profile judges on pairwise benchmarks: DIR/result.json and DIR/report.html."""
+    from judgeaudit.validate import check_options, output_dir, set_inputs
+
+    check_options(bootstrap=bootstrap, concurrency=concurrency)
+    output_dir(out, writes=("result.json", "report.html"), inputs=[*set_inputs(set_), human, store])
     if augment and any(a not in ("style", "length") for a in augment):
         raise InputError("--augment takes style or length", field="augment")
     result = run_cap(set_, judge_specs=judge, published=published, evaluator_spec=evaluator,
@@ -270,7 +274,10 @@ def build_cmd(
     from judgeaudit.commands.common import build_judges
     from judgeaudit.io import read_table, write_jsonl
     from judgeaudit.probes.cap_testbed import ERROR_TYPES, build_testbed
+    from judgeaudit.validate import check_options, output_file
 
+    check_options(threshold=threshold, max_items=max_items, retries=retries)
+    output_file(out, inputs=[source, store or out.with_suffix(".calls.sqlite")])
     src = read_table(source)
     for f in (question_field, answer_field):
         if f not in src.columns:

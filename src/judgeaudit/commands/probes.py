@@ -74,7 +74,10 @@ def build_cmd(
     from judgeaudit.judges import make_judge
     from judgeaudit.probes.build import build_probes, read_bases
     from judgeaudit.runtime.store import CallStore
+    from judgeaudit.validate import check_options, output_dir
 
+    check_options(length_tolerance=length_tolerance, concurrency=concurrency)
+    output_dir(out, writes=("probes.jsonl", "rejections.jsonl", "yield.csv", "build.json"), inputs=[bases, store])
     base_items = read_bases(bases)
     gen = make_judge(generator, family=generator_family, api_base=api_base)
     ver = make_judge(verifier, family=verifier_family, api_base=api_base)
@@ -105,11 +108,13 @@ def merge_cmd(
                                                    "(default: study order)")] = None,
 ) -> None:
     """Write the annotators' labels (fixed order) and facts-differ/basis meta into the probe file."""
-    from judgeaudit.io import iter_jsonl, write_jsonl
+    from judgeaudit.io import write_jsonl
     from judgeaudit.probes.io import read_probes
-    from judgeaudit.probes.merge import merge_labels
+    from judgeaudit.probes.merge import merge_labels, read_answers
+    from judgeaudit.validate import output_file
 
-    rows = [obj for _, obj in iter_jsonl(answers)]
+    output_file(out, inputs=[probes, answers])
+    rows = read_answers(answers)
     merged, summary = merge_labels(read_probes(probes), rows, _split([annotators]) if annotators else None)
     write_jsonl(out, [p.model_dump(mode="json") for p in merged])
     console.print(f"{summary.n_complete} of {summary.n_probes} probes carry labels from every annotator "
@@ -129,7 +134,11 @@ def agreement_cmd(
     from judgeaudit.records import probes_frame
     from judgeaudit.report.agreement import agreement_section
     from judgeaudit.report.html import write_page
+    from judgeaudit.validate import check_options, output_dir
 
+    check_options(bar=bar)
+    if out is not None:
+        output_dir(out, writes=("agreement.json", "agreement.html"), inputs=[probes])
     res = direction_agreement(probes_frame(read_probes(probes)), bar=bar)
     cols = ["slot", "axis", "n", "agree", "fleiss_kappa", *res.pair_columns, "all_differ", "usable", "yield",
             "cannot_tell_rate", "facts_differ_rate", "note"]
@@ -157,7 +166,10 @@ def annotate_init(
     """Create a study and print each annotator's secret link and the admin token, once."""
     from judgeaudit.probes.annotate import init_study
     from judgeaudit.probes.io import read_probes
+    from judgeaudit.validate import check_options, output_file
 
+    check_options(annotators=annotators)
+    output_file(db, inputs=[probes], field="--db")
     tokens = init_study(db, read_probes(probes), annotators, seed=seed)
     base = base_url.rstrip("/")
     out_console.print("Secret links (shown once; only their hashes are stored):")
@@ -189,7 +201,9 @@ def annotate_export(
     """Export every saved answer, unblinded (probe id, annotator, direction, basis, same facts)."""
     from judgeaudit.io import write_jsonl
     from judgeaudit.probes.annotate import export_study
+    from judgeaudit.validate import output_file
 
+    output_file(out, inputs=[db])
     data: dict[str, Any] = export_study(db)
     write_jsonl(out, data["answers"])
     for p in data["progress"]:

@@ -44,9 +44,13 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     from judgeaudit.probes.design import graded_requests
     from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
     from judgeaudit.records import probes_frame
+    from judgeaudit.validate import check_options, output_dir, spec_inputs
 
+    check_options(s_floor=s_floor, bar=bar, bootstrap=n_boot, regrade=n_regrade, concurrency=concurrency)
     bundled = probes_path == BUNDLED
     path = bundled_probes_path() if bundled else Path(probes_path)
+    output_dir(out, writes=("result.json", "verdicts.parquet", "report.html"),
+               inputs=[None if bundled else path, store, *spec_inputs(judge_specs)])
     probes = probes_frame(read_probes(path))
     requests = graded_requests(probes)
     requests = requests + regrade_requests(requests, n_regrade)

@@ -129,6 +129,10 @@ def audit(
     no_transfer: Annotated[bool, typer.Option("--no-transfer", help="skip cross-set transfer")] = False,
 ) -> None:
     """Audit label sets with the frozen impoverished family, in per-item and/or paired mode."""
+    from judgeaudit.validate import check_options, output_dir, set_inputs
+
+    check_options(permutations=permutations)
+    output_dir(out, writes=("result.json", "report.html"), inputs=set_inputs(sets))
     result = run_audit(list(sets), mode=mode, out=out, permutations=permutations, seed=seed,
                        ceilings=list(ceiling or []), transfer=not no_transfer)
     print_table(result)

@@ -11,6 +11,10 @@ renames one, e.g. ``replay:out.csv?request_id=id&score=grade&judge=gpt4``):
   ``judgeaudit.families``; a ``family=`` option overrides both).
 A request missing from the file gets a verdict with ``error='not in replay file'``, counted
 like any failed call.
+
+Scores lie on the judges' 1–9 scale (an empty cell is no score); an epoch is a whole number ≥ 0 (a
+row without one is epoch 0). A score off the scale or not a number, an epoch that is text or blank,
+and a (judge, request, epoch) given twice are errors naming the file, the line and the field.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from judgeaudit.errors import InputError
 from judgeaudit.families import resolve
 from judgeaudit.io import read_table
 from judgeaudit.judges.base import Judge, JudgeSpec, register
+from judgeaudit.judges.elicit import SCALE
 from judgeaudit.records import JudgeRequest, Verdict
 
 _COLUMNS = ("request_id", "score", "choice", "judge_id", "epoch", "rationale", "raw", "parse_ok", "model", "family")
@@ -51,17 +56,63 @@ def load_replay_table(path: str, mapping: dict[str, str] | None = None) -> pd.Da
         raise InputError("replay file needs a 'request_id' (or 'item_id') column", path=path, field="request_id")
     if "score" not in df.columns and "choice" not in df.columns:
         raise InputError("replay file needs a 'score' or a 'choice' column", path=path, field="score")
+    lines = df.attrs.get("lines") or list(range(1, len(df) + 1))
+
+    def fail(row: int, msg: str, field: str) -> None:
+        raise InputError(msg, path=path, line=lines[row], field=field)
+
     if "choice" in df.columns:
         bad = ~df["choice"].isna() & ~df["choice"].isin(["A", "B", "tie"])
         if bad.any():
             row = int(bad.to_numpy().nonzero()[0][0])
-            raise InputError(f"choice must be A, B or tie, got {df['choice'].iloc[row]!r}", path=path,
-                             line=row + (2 if Path(path).suffix == ".csv" else 1), field="choice")
+            fail(row, f"choice must be A, B or tie, got {df['choice'].iloc[row]!r}", "choice")
     if "score" in df.columns:
-        df["score"] = pd.to_numeric(df["score"], errors="coerce")
-    df["request_id"] = df["request_id"].astype(str)
-    df["epoch"] = df["epoch"].astype(int) if "epoch" in df.columns else 0
+        df["score"] = _numbers(df["score"], lambda row, v: fail(row, f"score must be a number, got {v!r}", "score"))
+        lo, hi = SCALE[0], SCALE[-1]
+        out = df["score"].notna() & ~df["score"].between(lo, hi)
+        if out.any():
+            row = int(out.to_numpy().nonzero()[0][0])
+            fail(row, f"score {float(df['score'].iloc[row])!r} is outside the judges' {lo}–{hi} scale", "score")
+    ids = df["request_id"]
+    bad = ids.map(lambda v: v is None or v != v or isinstance(v, bool) or (isinstance(v, str) and not v.strip()))
+    if bad.any():
+        row = int(bad.to_numpy().nonzero()[0][0])
+        fail(row, f"request_id must be a non-empty string or a number, got {ids.iloc[row]!r}", "request_id")
+    df["request_id"] = ids.astype(str)
+    if "epoch" in df.columns:
+        epochs = _numbers(df["epoch"], lambda row, v: fail(row, f"epoch must be a whole number ≥ 0, got {v!r}",
+                                                           "epoch"), blank_text_is_missing=False)
+        bad = (epochs < 0) | (epochs != epochs.round()) | (epochs.abs() == float("inf"))
+        if bad.any():
+            row = int(bad.to_numpy().nonzero()[0][0])
+            fail(row, f"epoch must be a whole number ≥ 0, got {df['epoch'].iloc[row]!r}", "epoch")
+        df["epoch"] = epochs.fillna(0).astype(int)   # a row without an epoch is epoch 0
+    else:
+        df["epoch"] = 0
+    key = df[[c for c in ("judge_id", "request_id", "epoch") if c in df.columns]].astype(str)
+    dup = key.duplicated(keep="first")
+    if dup.any():
+        second = int(dup.to_numpy().nonzero()[0][0])
+        first = int((key == key.iloc[second]).all(axis=1).to_numpy().nonzero()[0][0])
+        fail(second, f"request {df['request_id'].iloc[second]!r} (epoch {df['epoch'].iloc[second]}) is given again; "
+                     f"first on line {lines[first]}", "request_id")
     return df
+
+
+def _numbers(col: pd.Series, fail: Any, *, blank_text_is_missing: bool = True) -> pd.Series:
+    """A column as floats: a missing cell (None/NaN) stays NaN, and so does blank text when
+    ``blank_text_is_missing``; any other value that is not a number calls ``fail(row, value)``."""
+    def missing(v: Any) -> bool:
+        return v is None or (isinstance(v, float) and v != v) or \
+            (blank_text_is_missing and isinstance(v, str) and not v.strip())
+
+    num = pd.to_numeric(col.map(lambda v: None if missing(v) or isinstance(v, str) and not v.strip() else v),
+                        errors="coerce")
+    bad = (num.isna() & ~col.map(missing)) | col.map(lambda v: isinstance(v, bool))
+    if bad.any():
+        row = int(bad.to_numpy().nonzero()[0][0])
+        fail(row, col.iloc[row])
+    return num.astype(float)
 
 
 def _judge_ids(df: pd.DataFrame) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from judgeaudit.errors import InputError
@@ -33,6 +34,51 @@ class MergeSummary:
         return self.__dict__.copy()
 
 
+def check_answers(answers: Sequence[dict[str, Any]], *, path: str | Path | None = None,
+                  lines: Sequence[int] | None = None) -> None:
+    """Every answer row well-typed, and one answer per (probe, annotator).
+
+    ``probe_id``, ``annotator_id`` and ``direction`` are strings (a direction from ``Direction``),
+    ``same_facts`` a real boolean (``"no"`` is not false), ``basis``/``note`` strings or null,
+    ``ordinal`` a whole number or null. Errors name the file (``path``), the line (``lines[i]``,
+    default the row number) and the field; a repeated answer names both lines."""
+    lines = list(lines) if lines is not None else list(range(1, len(answers) + 1))
+    seen: dict[tuple[str, str], int] = {}
+    for n, row in zip(lines, answers, strict=True):
+        for f in _REQUIRED:
+            if f not in row:
+                raise InputError("required field is missing", path=path, line=n, field=f)
+        for f in ("probe_id", "annotator_id"):
+            if not isinstance(row[f], str) or not row[f]:
+                raise InputError(f"must be a non-empty string, got {row[f]!r}", path=path, line=n, field=f)
+        if row["direction"] not in _DIRECTIONS:
+            raise InputError(f"unknown direction {row['direction']!r}", path=path, line=n, field="direction")
+        if not isinstance(row["same_facts"], bool):
+            raise InputError(f"must be true or false, got {row['same_facts']!r}", path=path, line=n,
+                             field="same_facts")
+        for f in ("basis", "note", "edited_side"):
+            if row.get(f) is not None and not isinstance(row[f], str):
+                raise InputError(f"must be a string, got {row[f]!r}", path=path, line=n, field=f)
+        ordinal = row.get("ordinal")
+        if ordinal is not None and (isinstance(ordinal, bool) or not isinstance(ordinal, int)):
+            raise InputError(f"must be a whole number, got {ordinal!r}", path=path, line=n, field="ordinal")
+        key = (row["probe_id"], row["annotator_id"])
+        if key in seen:
+            raise InputError(f"a second answer of {key[1]!r} to probe {key[0]!r} (first on line {seen[key]})",
+                             path=path, line=n, field="annotator_id")
+        seen[key] = n
+
+
+def read_answers(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of an answers file (``probes annotate export``), checked by ``check_answers``."""
+    from judgeaudit.io import iter_jsonl
+
+    numbered = list(iter_jsonl(path))
+    rows = [obj for _, obj in numbered]
+    check_answers(rows, path=path, lines=[n for n, _ in numbered])
+    return rows
+
+
 def merge_labels(probes: Sequence[Probe], answers: Sequence[dict[str, Any]],
                  annotators: Sequence[str] | None = None) -> tuple[list[Probe], MergeSummary]:
     """Write each probe's labels (fixed annotator order) and annotation meta from exported answers.
@@ -41,17 +87,18 @@ def merge_labels(probes: Sequence[Probe], answers: Sequence[dict[str, Any]],
         probes: the probe set the study was built from.
         answers: rows of ``judgeaudit probes annotate export`` (probe_id, annotator_id, ordinal,
             direction, basis, note, same_facts, edited_side).
-        annotators: the fixed order; default: by the study ordinal, then by id.
+        annotators: the fixed order; default: by the study ordinal, then by id. Each at most once.
 
-    Raises ``InputError`` on a row missing a field or carrying an unknown direction, or when an
-    answer names a probe absent from ``probes`` (a study built from another file).
+    Raises ``InputError`` on a row that ``check_answers`` refuses, on an annotator named twice in
+    ``annotators``, or when an answer names a probe absent from ``probes`` (a study built from
+    another file).
     """
-    for n, row in enumerate(answers, 1):
-        for f in _REQUIRED:
-            if f not in row:
-                raise InputError("required field is missing", line=n, field=f)
-        if row["direction"] not in _DIRECTIONS:
-            raise InputError(f"unknown direction {row['direction']!r}", line=n, field="direction")
+    check_answers(answers)
+    if annotators is not None:
+        twice = sorted({a for a in annotators if list(annotators).count(a) > 1})
+        if twice:
+            raise InputError(f"annotator {twice[0]!r} is listed twice (their vote would count twice)",
+                             field="--annotators")
     if annotators is None:
         order = {}
         for row in answers:

@@ -31,8 +31,13 @@ def read_requests(path: str | Path, form: str) -> list[JudgeRequest]:
         for f in REQUIRED[form]:
             if f not in obj or obj[f] is None:
                 raise InputError("required field is missing", path=path, line=n, field=f)
-            if not isinstance(obj[f], (str, int)) or (isinstance(obj[f], str) and f != "item_id" and not obj[f].strip()):
-                raise InputError("must be a non-empty string", path=path, line=n, field=f)
+            v = obj[f]
+            if f == "item_id":  # a string or a whole number; true/1.5/[...] are not ids
+                if isinstance(v, bool) or not isinstance(v, (str, int)) or (isinstance(v, str) and not v.strip()):
+                    raise InputError(f"must be a non-empty string or a whole number, got {v!r}", path=path,
+                                     line=n, field=f)
+            elif not isinstance(v, str) or not v.strip():
+                raise InputError(f"must be a non-empty string, got {v!r}"[:120], path=path, line=n, field=f)
         for f in OPTIONAL[form]:
             if obj.get(f) is not None and not isinstance(obj[f], str):
                 raise InputError("must be a string", path=path, line=n, field=f)

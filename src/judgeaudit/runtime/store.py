@@ -10,14 +10,17 @@ nothing already answered. Secrets are never written: rows hold verdicts, not req
 from __future__ import annotations
 
 import sqlite3
+import sys
 import threading
 from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
+from pydantic import ValidationError
 
 from judgeaudit.errors import InputError
 from judgeaudit.records import Verdict, verdicts_frame
+from judgeaudit.runtime.sqlitefile import check_database, connect_readonly
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -38,22 +41,60 @@ CREATE INDEX IF NOT EXISTS calls_judge ON calls (judge_id);
 class CallStore:
     """A resumable store of judge calls.
 
+    Opening checks the file: a damaged database (``PRAGMA quick_check``) or an SQLite file that is
+    not a call store (another database, such as an annotation study) raises ``InputError`` and is
+    left untouched. A row that cannot be read back (not JSON, or written by another version) is
+    skipped, listed in ``bad_rows`` and named once on stderr; a new answer to its call replaces it.
+
     Args:
         path: SQLite file (created with its folder); ``":memory:"`` for a throwaway store.
+        readonly: open an existing store for reading only (``mode=ro``): nothing is created or changed.
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, *, readonly: bool = False):
         self.path = str(path)
-        if self.path != ":memory:":
+        self.readonly = readonly
+        self.bad_rows: list[tuple[str, str]] = []   # (call_key, why), in the order met
+        self._bad_keys: set[str] = set()
+        if readonly and not Path(self.path).is_file():
+            raise InputError("call store not found", path=self.path)
+        if self.path != ":memory:" and not readonly:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        conn = None
         try:
-            self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.executescript(_SCHEMA)
+            conn = connect_readonly(self.path) if readonly else \
+                sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+            check_database(conn, self.path, table="calls", what="a judgeaudit call store", allow_empty=not readonly)
+            if not readonly:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.executescript(_SCHEMA)
         except sqlite3.DatabaseError as e:
+            if conn is not None:
+                conn.close()
             raise InputError(f"not a judgeaudit call store ({e})", path=self.path) from None
+        except InputError:
+            if conn is not None:
+                conn.close()
+            raise
+        self._conn = conn
         self._lock = threading.Lock()
+
+    def _decode(self, key: str, blob: str) -> Verdict | None:
+        """A stored verdict, or None (recorded in ``bad_rows``, warned once) when it cannot be read."""
+        try:
+            return Verdict.model_validate_json(blob)
+        except ValidationError as e:  # not JSON, or not this version's verdict
+            if key not in self._bad_keys:
+                first = e.errors()[0]
+                field = ".".join(str(x) for x in first.get("loc", ()))
+                why = "not valid JSON" if first["type"] == "json_invalid" else \
+                    f"not a verdict of this version: field '{field}': {first['msg']}"
+                self._bad_keys.add(key)
+                self.bad_rows.append((key, why))
+                print(f"warning: {self.path}: skipped 1 unreadable row (call_key {key}: {why}); "
+                      "a new answer to this call replaces it", file=sys.stderr)
+            return None
 
     def close(self) -> None:
         self._conn.close()
@@ -73,7 +114,8 @@ class CallStore:
                 chunk = keys[i : i + 500]
                 q = f"SELECT call_key, status, verdict, attempts FROM calls WHERE call_key IN ({','.join('?' * len(chunk))})"
                 for key, status, blob, attempts in self._conn.execute(q, chunk):
-                    out[key] = (status, Verdict.model_validate_json(blob), attempts)
+                    if (v := self._decode(key, blob)) is not None:
+                        out[key] = (status, v, attempts)
         return out
 
     def completed(self, keys: Iterable[str]) -> dict[str, Verdict]:
@@ -90,15 +132,16 @@ class CallStore:
                    ON CONFLICT(call_key) DO UPDATE SET
                      status=excluded.status, verdict=excluded.verdict, cost_usd=excluded.cost_usd,
                      updated=excluded.updated, attempts=calls.attempts + 1
-                   WHERE calls.status != 'ok'""",
+                   WHERE calls.status != 'ok' OR ?""",
                 (verdict.call_key, verdict.judge_id, verdict.request_id, verdict.epoch, status,
-                 verdict.cost_usd, verdict.model_dump_json(), verdict.timestamp),
+                 verdict.cost_usd, verdict.model_dump_json(), verdict.timestamp,
+                 verdict.call_key in self._bad_keys),
             )
             self._conn.commit()
 
     def frame(self, *, judge_id: str | None = None, status: str | None = None) -> pd.DataFrame:
         """The stored verdicts as a verdict table, with ``status`` and ``attempts`` columns."""
-        q = "SELECT status, attempts, verdict FROM calls"
+        q = "SELECT status, attempts, verdict, call_key FROM calls"
         cond, args = [], []
         if judge_id:
             cond.append("judge_id = ?")
@@ -110,7 +153,9 @@ class CallStore:
             q += " WHERE " + " AND ".join(cond)
         with self._lock:
             rows = self._conn.execute(q + " ORDER BY rowid", args).fetchall()
-        df = verdicts_frame([Verdict.model_validate_json(b) for _, _, b in rows])
+        decoded = [(s, a, self._decode(k, b)) for s, a, b, k in rows]
+        rows = [(s, a, v) for s, a, v in decoded if v is not None]
+        df = verdicts_frame([v for _, _, v in rows])
         df["status"] = [s for s, _, _ in rows]
         df["attempts"] = [a for _, a, _ in rows]
         return df

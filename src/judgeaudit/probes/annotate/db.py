@@ -22,6 +22,7 @@ from typing import Any
 from judgeaudit.errors import InputError
 from judgeaudit.probes.packets import answer_to_direction, make_packets
 from judgeaudit.records import Probe
+from judgeaudit.runtime.sqlitefile import check_database, connect_readonly
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS study (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -124,6 +125,15 @@ class StudyDB:
         if not self.path.exists():
             raise InputError("study database not found (run `judgeaudit probes annotate init`)", path=self.path)
         self._local = threading.local()
+        probe = None
+        try:  # checked read-only first: a file that is not a study is never changed (not even to WAL mode)
+            probe = connect_readonly(self.path)
+            check_database(probe, self.path, table="study", what="an annotation study database")
+        except sqlite3.DatabaseError as e:
+            raise InputError(f"not an annotation study database ({e})", path=self.path) from None
+        finally:
+            if probe is not None:
+                probe.close()
         try:
             row = self.conn.execute("SELECT value FROM study WHERE key='admin_token_sha256'").fetchone()
         except sqlite3.DatabaseError as e:

@@ -1,0 +1,169 @@
+"""Checks at the edge, shared by the command line and the experiment YAML.
+
+``OPTION_RULES`` is the one table of option rules: the CLI handlers call ``check_options`` and the
+YAML loader calls ``option_problem`` for the same names, so a value refused on one path is refused
+on the other with the same words. ``output_file`` and ``output_dir`` refuse an output path that
+would write over one of the command's own inputs, over a SQLite database (a call store or a study),
+or that has the wrong kind (a file where a folder is expected, or the reverse); they run before any
+input is read or any call is made.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from judgeaudit.errors import InputError
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A number's admissible range: ``lo``/``hi`` bounds (None: open), ``lo_open`` for a strict lower bound."""
+
+    integer: bool = False
+    lo: float | None = None
+    hi: float | None = None
+    lo_open: bool = False
+
+    def problem(self, value: object) -> str | None:
+        """Why ``value`` breaks the rule, or None."""
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"must be a number, got {value!r}"
+        if self.integer and value != int(value):
+            return f"must be a whole number, got {value!r}"
+        ok = math.isfinite(value) and (self.lo is None or (value > self.lo if self.lo_open else value >= self.lo)) \
+            and (self.hi is None or value <= self.hi)
+        if ok:
+            return None
+        if self.lo is not None and self.hi is not None:
+            return f"must be between {_num(self.lo)} and {_num(self.hi)}, got {value!r}"
+        return f"must be {'>' if self.lo_open else '≥'} {_num(self.lo)}, got {value!r}"
+
+
+def _num(x: float | None) -> str:
+    return str(int(x)) if x is not None and x == int(x) else str(x)
+
+
+SUBTLETY_SCALE = (1, 5)
+"""The subtlety gate's scale (``probes.cap_testbed.parse_subtlety``): ``--threshold`` must lie on it."""
+
+OPTION_RULES: dict[str, Rule] = {
+    "s_floor": Rule(lo=0, hi=1),             # an invariance floor is a proportion
+    "bar": Rule(lo=0, hi=1),                 # a raw agreement bar is a proportion
+    "bootstrap": Rule(integer=True, lo=0),
+    "regrade": Rule(integer=True, lo=0),
+    "permutations": Rule(integer=True, lo=0),
+    "concurrency": Rule(integer=True, lo=1),
+    "retries": Rule(integer=True, lo=0),
+    "timeout": Rule(lo=0, lo_open=True),
+    "rpm": Rule(lo=0, lo_open=True),
+    "max_items": Rule(integer=True, lo=1),
+    "threshold": Rule(integer=True, lo=SUBTLETY_SCALE[0], hi=SUBTLETY_SCALE[1]),
+    "length_tolerance": Rule(lo=0, hi=1),
+    "annotators": Rule(integer=True, lo=1),
+}
+
+
+def option_problem(name: str, value: object) -> str | None:
+    """Why option ``name`` may not take ``value`` (per ``OPTION_RULES``), or None."""
+    return OPTION_RULES[name].problem(value)
+
+
+def check_options(**values: object) -> None:
+    """``InputError`` naming the first option (as ``--flag``) whose value breaks its rule."""
+    for name, value in values.items():
+        msg = option_problem(name, value)
+        if msg is not None:
+            raise InputError(msg, field="--" + name.replace("_", "-"))
+
+
+# --- output paths -----------------------------------------------------------------------------------------
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def is_sqlite(path: Path) -> bool:
+    """True when ``path`` is a file starting with the SQLite header (a call store or a study database)."""
+    try:
+        with path.open("rb") as fh:
+            return fh.read(16) == _SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: resolved paths (symlinks followed), else ``os.path.samefile``
+    (hard links) when both exist."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _inputs(inputs: Iterable[str | Path | None]) -> list[Path]:
+    return [Path(p) for p in inputs if p is not None and str(p) not in ("", ":memory:")]
+
+
+def output_file(path: str | Path, *, inputs: Iterable[str | Path | None] = (), field: str = "--out") -> Path:
+    """Check a file the command is about to write: not a folder, not one of ``inputs``, not a database."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError("is a folder; a file is expected here", path=p, field=field)
+    for src in _inputs(inputs):
+        if same_file(p, src):
+            raise InputError(f"is one of this command's inputs ({src}); refusing to write over it", path=p,
+                             field=field)
+    if p.exists() and is_sqlite(p):
+        raise InputError("is an existing SQLite database (a call store or a study); refusing to write over it",
+                         path=p, field=field)
+    _check_parents(p, field)
+    return p
+
+
+def _check_parents(p: Path, field: str) -> None:
+    """The nearest existing folder above ``p`` must be a folder (not a file standing in the way)."""
+    for parent in p.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{parent} is a file; a folder is expected here", path=p, field=field)
+            return
+
+
+def output_dir(path: str | Path, *, writes: Iterable[str] = (), inputs: Iterable[str | Path | None] = (),
+               field: str = "--out") -> Path:
+    """Check a folder the command is about to write ``writes`` (file names) into."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise InputError("is an existing file; a folder is expected here", path=p, field=field)
+    _check_parents(p, field)
+    ins = _inputs(inputs)
+    for name in writes:
+        target = p / name
+        if target.is_dir():
+            raise InputError(f"{target} is a folder; the command writes a file there", path=p, field=field)
+        for src in ins:
+            if same_file(target, src):
+                raise InputError(f"would write {target} over this command's input {src}", path=p, field=field)
+    return p
+
+
+def spec_inputs(specs: Iterable[object]) -> list[Path]:
+    """The files judge specs read (``replay:PATH?…``, as a string or a mapping's ``spec``)."""
+    out = []
+    for spec in specs:
+        text = spec.get("spec") if isinstance(spec, dict) else spec
+        if isinstance(text, str) and text.startswith("replay:"):
+            out.append(Path(text.removeprefix("replay:").partition("?")[0]))
+    return out
+
+
+def set_inputs(specs: Iterable[str]) -> list[Path]:
+    """The files or folders data-set specs (``NAME:PATH?…``) read."""
+    return [Path(spec.split(":", 1)[1].partition("?")[0]) for spec in specs if ":" in spec]
