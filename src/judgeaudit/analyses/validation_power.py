@@ -11,10 +11,15 @@ Implements construct-validity.txt Definitions 5–6, Corollary 2, §4.4 and Appe
 * App. E scoring: five folds, ``GroupKFold`` on the group key where there are ≥ 5 groups, else
   ``KFold(shuffle=True)`` with a fixed seed; κ of the *pooled* out-of-fold predictions (never a
   mean of per-fold κ); every member refit on labels permuted within group under the same folds
-  as its null; ``a_imp`` is the best member, with a bootstrap interval over groups;
-* the human ceiling ``a_hum`` (Fleiss' κ among a set's own annotators, bootstrapped over
-  groups, or a user-supplied value and interval), ``VP = a_hum − a_imp`` and whether the two
-  intervals separate (App. E: "where the two overlap we report VP as not resolvable");
+  as its null; ``a_imp`` is the best member, with a bootstrap interval over groups that includes
+  the selection of the best member, and a null that is the max over members per permutation;
+* the human ceiling ``a_hum``: the same statistic as ``a_imp`` (κ of a prediction against the
+  label, pooled), with one annotator as the prediction and the strict majority of the other
+  annotators as the label, on a_imp's label space, bootstrapped over groups (or a user-supplied
+  value and interval); ``VP = a_hum − a_imp`` and whether the two intervals separate (App. E:
+  "where the two overlap we report VP as not resolvable");
+* every permutation p-value with its resolution 1/(B + 1) beside it, and Benjamini–Hochberg
+  adjusted p-values across the rows of each table (App. A.2);
 * transfer (App. E, last sentence; §5.4 [48]): each member fit on one set, scored on another.
 
 Every feature extractor takes ONE string: no code path delivers a prompt, evidence or context to
@@ -44,13 +49,15 @@ import pandas as pd
 from scipy import sparse
 
 from judgeaudit.errors import InputError
-from judgeaudit.stats.agreement import category_counts, cohen_kappa
+from judgeaudit.stats.agreement import category_counts, cohen_kappa, majority_label
 from judgeaudit.stats.resample import (
     bootstrap_counts,
+    min_attainable_p,
     percentile_ci,
     permutation_p,
     permute_within_groups,
 )
+from judgeaudit.stats.tests import bh_adjust
 
 # ---------------------------------------------------------------------------------------------
 # The frozen family (App. E). A test asserts these constants; do not edit them.
@@ -415,21 +422,134 @@ def pooled_kappa(y: Sequence, pred: Sequence) -> float:
     return cohen_kappa(np.asarray(y).astype(str), np.asarray(pred).astype(str))
 
 
+def _group_confusions(label: np.ndarray, pred: np.ndarray, group_of_row: np.ndarray, n_groups: int,
+                      categories: Sequence[str], weights: np.ndarray | None = None) -> np.ndarray:
+    """``(n_groups, K·K)`` confusion counts (label × prediction, optionally weighted) of each group's
+    rows: the unit a group bootstrap resamples."""
+    idx = {c: i for i, c in enumerate(categories)}
+    k = len(categories)
+    cell = np.array([idx[a] * k + idx[b] for a, b in zip(label, pred, strict=True)], dtype=int)
+    out = np.zeros((n_groups, k * k))
+    np.add.at(out, (np.asarray(group_of_row, dtype=int), cell),
+              np.ones(len(cell)) if weights is None else np.asarray(weights, dtype=float))
+    return out
+
+
+def _kappa_of(per_group: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
+    """κ of the pooled confusion of all groups (``counts`` None) or of each bootstrap resample
+    (``counts``: ``(n_boot, n_groups)`` multiplicities)."""
+    k = math.isqrt(per_group.shape[1])
+    pooled = per_group.sum(axis=0)[None, :] if counts is None else counts @ per_group
+    return kappa_from_confusions(pooled.reshape(-1, k, k))
+
+
 def bootstrap_kappa_ci(y: np.ndarray, pred: np.ndarray, groups: np.ndarray, *, n_boot: int = 1000,
                        seed: int = 0, level: float = 0.95) -> tuple[float, float]:
-    """Percentile interval of pooled κ, resampling groups with replacement (vectorised: a
-    ``(n_boot, n_groups)`` multiplicity matrix times per-group confusion counts)."""
+    """Percentile interval of one predictor's pooled κ, resampling groups with replacement
+    (vectorised: a ``(n_boot, n_groups)`` multiplicity matrix times per-group confusion counts)."""
     labels = np.unique(np.concatenate([y.astype(str), pred.astype(str)]))
-    idx = {c: i for i, c in enumerate(labels)}
-    k = len(labels)
     gvals, ginv = np.unique(groups, return_inverse=True)
-    cell = np.array([idx[a] * k + idx[b] for a, b in zip(y.astype(str), pred.astype(str), strict=True)])
-    per_group = np.zeros((len(gvals), k * k))
-    np.add.at(per_group, (ginv, cell), 1.0)
-    counts = bootstrap_counts(len(gvals), n_boot, seed)
-    conf = (counts @ per_group).reshape(n_boot, k, k)
-    lo, hi = percentile_ci(kappa_from_confusions(conf), level)
+    per_group = _group_confusions(y.astype(str), pred.astype(str), ginv, len(gvals), labels)
+    lo, hi = percentile_ci(_kappa_of(per_group, bootstrap_counts(len(gvals), n_boot, seed)), level)
     return float(lo), float(hi)
+
+
+def a_imp_interval(y: np.ndarray, preds: np.ndarray | Sequence[np.ndarray], groups: np.ndarray, *,
+                   n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+    """Interval of ``a_imp = max over members of κ`` (Def. 6) that includes the selection of the
+    best member.
+
+    In every bootstrap replicate (groups resampled with replacement) each member's pooled κ is
+    recomputed from its out-of-fold predictions, and the replicate's statistic is the *maximum over
+    members* of the standardised deviation ``|κ*_m − κ̂_m| / se_m`` (``se_m``: the bootstrap
+    standard deviation of member m). Its ``level`` quantile ``c`` gives bands ``κ̂_m ± c·se_m``
+    that hold for every member at once; since the max is monotone, the interval of the max is
+    ``[max_m (κ̂_m − c·se_m), max_m (κ̂_m + c·se_m)]``.
+
+    Why not the best member's own interval, or the percentile interval of the replicates' max:
+    with several equally (un)informative members the observed max is biased upward by the
+    selection, and both intervals sit on that bias. On five members of equal κ (tests/analyses/
+    test_validation_power.py) the best member's own 95% interval covers the population max in
+    ~85% of simulated sets and the percentile interval of the bootstrapped max in ~30%; the
+    simultaneous band keeps ≥ 95%. With one member (or one dominant member) it reduces to an
+    ordinary studentised interval of that member.
+    """
+    preds = [np.asarray(p).astype(str) for p in preds]
+    y = np.asarray(y).astype(str)
+    cats = np.unique(np.concatenate([y, *preds]))
+    gvals, ginv = np.unique(groups, return_inverse=True)
+    per = [_group_confusions(y, p, ginv, len(gvals), cats) for p in preds]
+    obs = np.array([_kappa_of(pg)[0] for pg in per])
+    if n_boot < 2:
+        return float("nan"), float("nan")
+    counts = bootstrap_counts(len(gvals), n_boot, seed)
+    boot = np.stack([_kappa_of(pg, counts) for pg in per])          # (members, n_boot)
+    se = np.nanstd(boot, axis=1, ddof=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dev = np.where(se[:, None] > 0, np.abs(boot - obs[:, None]) / se[:, None], 0.0)
+    c = float(np.nanquantile(np.nanmax(dev, axis=0), level))
+    return float(np.max(obs - c * se)), float(np.max(obs + c * se))
+
+
+@dataclass(frozen=True)
+class HumanCeiling:
+    """``a_hum`` (Def. 6) and how it was obtained: κ of one annotator (the "prediction") against
+    the strict majority of the set's other annotators on that item (the "label"), pooled over
+    every held-out annotator of every item — the statistic ``a_imp`` is (κ of a prediction against
+    the label, pooled), on the same label space."""
+
+    kappa: float
+    ci: tuple[float, float]
+    n_items: int
+    n_rows: int
+    n_no_majority: int
+    n_outside_label_space: int
+    fleiss_kappa: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kappa": self.kappa, "ci": list(self.ci), "n_items": self.n_items, "n_rows": self.n_rows,
+                "n_no_majority_of_others": self.n_no_majority,
+                "n_outside_label_space": self.n_outside_label_space,
+                "annotator_fleiss_kappa": self.fleiss_kappa}
+
+
+def held_out_annotator_rows(labels: Sequence[Sequence[str]], label_space: Sequence[str]) -> tuple[
+        np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """Every (item, held-out annotator) row of the human ceiling: ``(item index, label = strict
+    majority of the other annotators, prediction = the held-out annotator's label, weight)`` plus
+    the numbers of rows dropped because the others have no strict majority and because the label
+    or the prediction lies outside ``label_space``.
+
+    Rules (documented in the report): items with fewer than two labels have no one to hold out
+    against; the others' majority is strict (more than half; ``stats.agreement.majority_label``),
+    and where there is none the row is dropped — the rule by which a set's own label is a tie and
+    the item leaves a_imp's scoring; a row is scored only when both its label and its prediction
+    lie in ``label_space`` (a_imp's label space: a ``tie`` vote is an abstention no member can
+    make). Each item with at least one scored row weighs 1, split equally over its scored rows
+    (items weighted equally, not annotations: construct-validity.txt App. A.2).
+    """
+    space = set(label_space)
+    item, lab, pred, wt = [], [], [], []
+    no_major = outside = 0
+    for i, votes in enumerate(labels):
+        if len(votes) < 2:
+            continue
+        scored = []
+        for j, v in enumerate(votes):
+            maj = majority_label(list(votes[:j]) + list(votes[j + 1:]))
+            if maj is None:
+                no_major += 1
+            elif maj not in space or v not in space:
+                outside += 1
+            else:
+                scored.append((maj, v))
+        for maj, v in scored:
+            item.append(i)
+            lab.append(maj)
+            pred.append(v)
+            wt.append(1.0 / len(scored))
+    return (np.array(item, dtype=int), np.array(lab, dtype=object).astype(str),
+            np.array(pred, dtype=object).astype(str), np.array(wt, dtype=float), no_major, outside)
 
 
 def fleiss_kappa_general(labels: Sequence[Sequence[str]]) -> float:
@@ -464,17 +584,23 @@ def _fleiss_stats_boot(labels: Sequence[Sequence[str]], groups: np.ndarray,
     return np.where(np.isclose(p_e, 1.0), 0.0, k)
 
 
-def human_ceiling(labels: Sequence[Sequence[str]], groups: np.ndarray, *, n_boot: int = 1000,
-                  seed: int = 0, level: float = 0.95) -> tuple[float, tuple[float, float], int]:
-    """``a_hum`` (Def. 6): Fleiss' κ among the set's own annotators, with a percentile interval
-    from a bootstrap over groups (App. E: a_hum "carries its own interval"). Returns
-    ``(kappa, (lo, hi), n_items_with_≥2_labels)``."""
-    n_multi = int(sum(len(x) >= 2 for x in labels))
-    point = float(_fleiss_stats_boot(labels, groups, None)[0])
-    gcount = len(np.unique(np.asarray(groups).astype(str)))
-    boots = _fleiss_stats_boot(labels, groups, bootstrap_counts(gcount, n_boot, seed))
-    lo, hi = percentile_ci(boots, level)
-    return point, (float(lo), float(hi)), n_multi
+def human_ceiling(labels: Sequence[Sequence[str]], groups: np.ndarray, *, label_space: Sequence[str],
+                  n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> HumanCeiling:
+    """``a_hum`` (Def. 6): each annotator held out against the strict majority of the others,
+    κ of the pooled (item-weighted) rows on ``label_space`` (see ``held_out_annotator_rows``),
+    with a percentile interval from a bootstrap over ``groups`` (App. E: a_hum "carries its own
+    interval"). ``labels[i]`` are the annotators' labels of row ``i``; ``groups[i]`` its group."""
+    item, lab, pred, wt, no_major, outside = held_out_annotator_rows(labels, label_space)
+    gvals, ginv = np.unique(np.asarray(groups).astype(str), return_inverse=True)
+    fleiss = fleiss_kappa_general(labels) if any(len(x) >= 2 for x in labels) else float("nan")
+    if len(item) == 0:
+        return HumanCeiling(float("nan"), (float("nan"), float("nan")), 0, 0, no_major, outside, fleiss)
+    cats = sorted(set(label_space))
+    per_group = _group_confusions(lab, pred, ginv[item], len(gvals), cats, wt)
+    point = float(_kappa_of(per_group)[0])
+    lo, hi = percentile_ci(_kappa_of(per_group, bootstrap_counts(len(gvals), n_boot, seed)), level)
+    return HumanCeiling(point, (float(lo), float(hi)), int(len(np.unique(item))), int(len(item)), no_major,
+                        outside, fleiss)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -707,10 +833,22 @@ class MemberScore:
     p_value: float
     broken_null: bool
 
+    @property
+    def p_value_min(self) -> float:
+        """The smallest p this null can give, 1/(B + 1): the resolution of ``p_value``."""
+        return min_attainable_p(self.null_n)
+
+    @property
+    def clears_null(self) -> bool:
+        """κ above the upper (95%) quantile of its label-permutation null (§5.4: "every paired row
+        clears its label-permutation null, which sits at or below 0.026")."""
+        return bool(self.null_n > 0 and self.kappa > self.null_p95)
+
     def to_dict(self) -> dict[str, Any]:
         return {"kappa": self.kappa, "accuracy": self.accuracy,
                 "null_kappa": {"mean": self.null_mean, "p95": self.null_p95, "n": self.null_n},
-                "p_value": self.p_value, "broken_null": self.broken_null}
+                "clears_null": self.clears_null,
+                "p_value": self.p_value, "p_value_min": self.p_value_min, "broken_null": self.broken_null}
 
 
 @dataclass(frozen=True)
@@ -733,6 +871,11 @@ class ModeResult:
     a_hum: float | None = None
     a_hum_ci: tuple[float, float] | None = None
     a_hum_source: str | None = None
+    a_hum_detail: HumanCeiling | None = None
+    a_imp_null_mean: float | None = None
+    a_imp_null_p95: float | None = None
+    a_imp_null_n: int = 0
+    a_imp_p_value: float | None = None
     vp: float | None = None
     resolvable: bool | None = None
     broken_harness: tuple[str, ...] = ()
@@ -744,6 +887,16 @@ class ModeResult:
     side_seed: int | None = None
     n_permutations: int = 0
     between_group_label_share: float | None = None
+
+    @property
+    def a_imp_p_value_min(self) -> float:
+        """The resolution of ``a_imp_p_value``: 1/(B + 1)."""
+        return min_attainable_p(self.a_imp_null_n)
+
+    @property
+    def a_imp_clears_null(self) -> bool:
+        """a_imp above the upper (95%) quantile of its own null (the max over members, per permutation)."""
+        return bool(self.a_imp_null_n > 0 and self.a_imp > self.a_imp_null_p95)
 
     def member(self, name: str) -> MemberScore:
         for m in self.members:
@@ -760,8 +913,13 @@ class ModeResult:
             "members": {m.name: m.to_dict() for m in self.members},
             "a_imp": self.a_imp, "a_imp_member": self.a_imp_member,
             "a_imp_ci": list(self.a_imp_ci) if self.a_imp_ci else None,
+            "a_imp_null": {"mean": self.a_imp_null_mean, "p95": self.a_imp_null_p95, "n": self.a_imp_null_n,
+                           "clears_null": self.a_imp_clears_null, "p_value": self.a_imp_p_value,
+                           "p_value_min": self.a_imp_p_value_min},
             "a_hum": self.a_hum, "a_hum_ci": list(self.a_hum_ci) if self.a_hum_ci else None,
-            "a_hum_source": self.a_hum_source, "vp": self.vp, "resolvable": self.resolvable,
+            "a_hum_source": self.a_hum_source,
+            "a_hum_detail": self.a_hum_detail.to_dict() if self.a_hum_detail else None,
+            "vp": self.vp, "resolvable": self.resolvable,
             "broken_harness": bool(self.broken_harness), "broken_members": list(self.broken_harness),
             "n_permutations": self.n_permutations, "n_ties_dropped": self.n_ties_dropped,
             "between_group_label_share": self.between_group_label_share,
@@ -817,11 +975,31 @@ class ValidationPowerResult:
     def set_names(self) -> list[str]:
         return list(dict.fromkeys(r.set_name for r in self.sets))
 
+    def member_p_bh(self) -> dict[tuple[str, str, str], float]:
+        """Benjamini–Hochberg adjusted member p-values, the family being every (set, mode, member)
+        row of the per-member table (construct-validity.txt App. A.2)."""
+        keys = [(r.set_name, r.mode, m.name) for r in self.sets if r.applicable for m in r.members]
+        p = [m.p_value for r in self.sets if r.applicable for m in r.members]
+        return dict(zip(keys, bh_adjust(p).tolist(), strict=True))
+
+    def a_imp_p_bh(self) -> dict[tuple[str, str], float]:
+        """Benjamini–Hochberg adjusted p-values of a_imp against its null, across every (set, mode)
+        row of the ceiling table."""
+        rows = [r for r in self.sets if r.applicable]
+        p = [r.a_imp_p_value if r.a_imp_p_value is not None else float("nan") for r in rows]
+        return dict(zip([(r.set_name, r.mode) for r in rows], bh_adjust(p).tolist(), strict=True))
+
     def to_dict(self) -> dict[str, Any]:
         sets: dict[str, Any] = {}
+        member_bh, a_imp_bh = self.member_p_bh(), self.a_imp_p_bh()
         for r in self.sets:
             entry = sets.setdefault(r.set_name, {"meta": self.set_meta.get(r.set_name, {})})
-            entry[r.mode] = r.to_dict()
+            d = r.to_dict()
+            if r.applicable:
+                d["a_imp_null"]["p_value_bh"] = a_imp_bh[(r.set_name, r.mode)]
+                for m in r.members:
+                    d["members"][m.name]["p_value_bh"] = member_bh[(r.set_name, r.mode, m.name)]
+            entry[r.mode] = d
         return {"config": self.config, "sets": sets, "transfer": [t.to_dict() for t in self.transfer]}
 
     def to_frame(self) -> pd.DataFrame:
@@ -848,6 +1026,7 @@ class ValidationPowerResult:
 
     def members_frame(self) -> pd.DataFrame:
         """The per-member breakdown: one row per (set, mode, member)."""
+        bh = self.member_p_bh()
         rows = []
         for r in self.sets:
             if not r.applicable:
@@ -855,7 +1034,9 @@ class ValidationPowerResult:
             for m in r.members:
                 rows.append({"label set": r.set_name, "mode": r.mode, "member": m.name, "κ": m.kappa,
                              "accuracy": m.accuracy, "null mean κ": m.null_mean, "null p95 κ": m.null_p95,
-                             "p": m.p_value, "broken null": m.broken_null})
+                             "clears null": ("yes" if m.clears_null else "no") if m.null_n else "—",
+                             "p": m.p_value, "min attainable p": m.p_value_min,
+                             "p (BH)": bh[(r.set_name, r.mode, m.name)], "broken null": m.broken_null})
         return pd.DataFrame(rows)
 
 
@@ -924,8 +1105,9 @@ def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int
                    n_boot: int = 1000, ceiling: tuple[float, float, float] | None = None,
                    members: Sequence[str] | None = None) -> ModeResult:
     """Audit one prepared set in its mode: every member's pooled OOF κ (and accuracy), its
-    within-group permutation null under the same folds, a_imp with a group-bootstrap interval,
-    a_hum and VP (Def. 6; App. E).
+    within-group permutation null under the same folds, a_imp (the max over members) with a
+    group-bootstrap interval of that max (``a_imp_interval``) and the null of that max, a_hum
+    (``human_ceiling``) and VP (Def. 6; App. E).
 
     Args:
         prep: from ``prepare_item`` / ``prepare_paired``.
@@ -950,6 +1132,7 @@ def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int
         wanted.remove(PROVENANCE_MEMBER)
     scores: list[MemberScore] = []
     preds: dict[str, np.ndarray] = {}
+    nulls: list[np.ndarray] = []
     for m in wanted:
         if m == PROVENANCE_MEMBER:
             prov = _Provenance(designs)
@@ -960,6 +1143,7 @@ def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int
         preds[m] = pred
         k_obs = pooled_kappa(y, pred)
         null = np.array([pooled_kappa(p, predict(p)) for p in perms])
+        nulls.append(null)
         scores.append(MemberScore(
             name=m, kappa=k_obs, accuracy=_accuracy(y, pred),
             null_mean=float(null.mean()) if len(null) else float("nan"),
@@ -967,13 +1151,19 @@ def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int
             null_n=len(null), p_value=permutation_p(k_obs, null, "greater") if len(null) else float("nan"),
             broken_null=_broken(null)))
     best = max(scores, key=lambda s: s.kappa)
-    a_imp_ci = bootstrap_kappa_ci(y, preds[best.name], prep.groups, n_boot=n_boot, seed=seed + 2)
-    a_hum = a_hum_ci = src = None
+    # a_imp is the max over members: its interval and its null both carry that selection (every
+    # member is refit on the same permutations, so the null of the max is the max per permutation)
+    a_imp_ci = a_imp_interval(y, [preds[s.name] for s in scores], prep.groups, n_boot=n_boot, seed=seed + 2)
+    max_null = np.max(np.vstack(nulls), axis=0) if len(perms) else np.empty(0)
+    a_hum = a_hum_ci = src = detail = None
     if ceiling is not None:
         a_hum, a_hum_ci, src = float(ceiling[0]), (float(ceiling[1]), float(ceiling[2])), "user-supplied"
     elif prep.human is not None:
-        a_hum, a_hum_ci, n_multi = human_ceiling(prep.human, prep.groups, n_boot=n_boot, seed=seed + 3)
-        src = f"Fleiss κ among the set's annotators ({n_multi} items with ≥ 2 labels)"
+        detail = human_ceiling(prep.human, prep.groups, label_space=labels, n_boot=n_boot, seed=seed + 3)
+        if detail.n_rows:
+            a_hum, a_hum_ci = detail.kappa, detail.ci
+            src = (f"κ of each annotator against the strict majority of the others, pooled over "
+                   f"{detail.n_rows} held-out labels on {detail.n_items} items")
     vp = resolvable = None
     if a_hum is not None:
         vp = a_hum - best.kappa
@@ -983,7 +1173,11 @@ def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int
         set_name=set_name, mode=prep.mode, applicable=True, n=prep.n,
         n_groups=int(len(np.unique(prep.groups))), folds=plan.to_dict(), label_space=labels,
         members=tuple(scores), a_imp=best.kappa, a_imp_member=best.name, a_imp_ci=a_imp_ci,
-        a_imp_accuracy=best.accuracy, a_hum=a_hum, a_hum_ci=a_hum_ci, a_hum_source=src, vp=vp,
+        a_imp_accuracy=best.accuracy, a_hum=a_hum, a_hum_ci=a_hum_ci, a_hum_source=src, a_hum_detail=detail,
+        a_imp_null_mean=float(max_null.mean()) if len(max_null) else float("nan"),
+        a_imp_null_p95=float(np.quantile(max_null, 0.95)) if len(max_null) else float("nan"),
+        a_imp_null_n=len(max_null),
+        a_imp_p_value=permutation_p(best.kappa, max_null, "greater") if len(max_null) else float("nan"), vp=vp,
         resolvable=resolvable, broken_harness=tuple(s.name for s in scores if s.broken_null),
         n_ties_dropped=prep.n_ties_dropped, side_seed=seed if prep.mode == "paired" else None,
         n_permutations=n_permutations,
@@ -1124,6 +1318,13 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
               "classifier": f"LogisticRegression({', '.join(f'{k}={v!r}' for k, v in CLASSIFIER_PARAMS.items())})",
               "ngram": {k: (list(v) if isinstance(v, tuple) else v) for k, v in NGRAM_PARAMS.items()},
               "length_unit_for_rules": "characters",
+              "a_imp_interval": "max over members of simultaneous group-bootstrap bands "
+                                "(max-|t| over members per replicate)",
+              "a_imp_null": "max over members of κ per label permutation (same permutations for every member)",
+              "a_hum": "κ of each annotator against the strict majority of the others on a_imp's label space, "
+                       "pooled over held-out labels, items weighted equally; no strict majority or a label "
+                       "outside the space: not scored",
+              "multiple_testing": "Benjamini–Hochberg across the rows of each table of p-values",
               "null": {"item": "labels permuted within group (singleton groups pooled into one stratum), "
                                 "same folds",
                        "paired": "each pair's two sides permuted (label swapped with probability 1/2), "
@@ -1133,9 +1334,10 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
 
 __all__ = [
     "CLASSIFIER_PARAMS", "FAMILY", "HEDGES", "MEMBERS", "NGRAM_PARAMS", "NUMERIC_SURFACE_FEATURES",
-    "PROVENANCE_MEMBER", "UNIVERSALS", "FoldPlan", "MemberScore", "NgramBank", "ModeResult", "Prepared",
-    "TransferScore", "ValidationPowerResult", "audit_prepared", "audit_validation_power",
-    "between_group_label_share", "bootstrap_kappa_ci", "fleiss_kappa_general", "human_ceiling", "is_paired_table",
+    "PROVENANCE_MEMBER", "UNIVERSALS", "FoldPlan", "HumanCeiling", "MemberScore", "NgramBank", "ModeResult",
+    "Prepared", "TransferScore", "ValidationPowerResult", "a_imp_interval", "audit_prepared", "audit_validation_power",
+    "between_group_label_share", "bootstrap_kappa_ci", "fleiss_kappa_general", "held_out_annotator_rows",
+    "human_ceiling", "is_paired_table",
     "kappa_from_confusions", "label_permutations", "length_only_features", "length_rules", "make_classifier", "make_folds",
     "make_ngram_vectorizer", "numeric_surface_features", "oof_predictions", "permutation_strata",
     "pooled_kappa", "prepare_item", "prepare_paired", "rowspace_basis", "rowspace_reduce", "token_count", "transfer_scores",
