@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from judgeaudit.analyses import validation_power as vp
-from judgeaudit.stats.agreement import fleiss_kappa
+from judgeaudit.stats.agreement import fleiss_kappa, majority_label
 
 WORDS = ("alpha beta gamma delta epsilon zeta theta iota kappa lambda sigma omega river stone cloud "
          "field light paper window garden table").split()
@@ -351,6 +351,41 @@ def test_human_ceiling_hand_computed_with_tie_and_label_space_rules():
     assert h.kappa == pytest.approx(0.375, abs=1e-12)
     assert (h.n_items, h.n_rows, h.n_no_majority, h.n_outside_label_space) == (4, 10, 4, 1)
     assert h.fleiss_kappa == pytest.approx(vp.fleiss_kappa_general(labels))
+
+
+def test_paired_ceiling_on_a_and_b_with_tie_votes_left_out():
+    # Three votes per pair, each right with probability 0.85 and a tie with probability 0.1: in
+    # paired mode the label space is {A, B}, so a held-out tie vote (or others whose majority is a
+    # tie or absent) is not scored; the same votes, split per response, give the item-mode ceiling
+    # on {preferred, rejected}.
+    df = _pairs(n=200, seed=6, prefer_longer=0.5)
+    rng = np.random.default_rng(3)
+    votes = []
+    for lab in df["label"]:
+        other = "B" if lab == "A" else "A"
+        u = rng.random(3)
+        votes.append([lab if x < 0.85 else ("tie" if x < 0.95 else other) for x in u])
+    df["human_labels"] = votes
+    prep = vp.prepare_paired(df, seed=0)
+    r = vp.audit_prepared(prep, n_permutations=0, members=["length_only"], n_boot=100)
+    h = vp.human_ceiling(prep.human, prep.groups, label_space=("A", "B"), n_boot=100)
+    assert r.a_hum == pytest.approx(h.kappa) and r.a_hum_detail.n_rows == h.n_rows
+    # by hand on the unswapped votes (side randomisation swaps A and B in label and vote alike)
+    rows, no_major, outside = [], 0, 0
+    for v in votes:
+        for j in range(3):
+            maj = majority_label(v[:j] + v[j + 1:])
+            if maj is None:
+                no_major += 1
+            elif maj in ("A", "B") and v[j] in ("A", "B"):
+                rows.append((maj, v[j]))
+            else:
+                outside += 1
+    assert (h.n_rows, h.n_no_majority, h.n_outside_label_space) == (len(rows), no_major, outside)
+    assert outside > 0 and no_major > 0
+    item = vp.audit_prepared(vp.prepare_item(df), n_permutations=0, members=["length_only"], n_boot=100)
+    assert item.a_hum_detail.n_rows == 2 * len(rows)
+    assert 0.6 < item.a_hum < 1.0 and 0.6 < r.a_hum < 1.0
 
 
 def test_vp_resolvability_and_user_ceiling():
