@@ -336,19 +336,35 @@ def test_human_ceiling_is_one_annotator_against_the_majority_of_the_others():
     assert res.vp == pytest.approx(res.a_hum - res.a_imp)
 
 
+def test_human_ceiling_with_three_annotators_drops_undefined_draws_without_reweighting():
+    # Three annotators of accuracy q = 0.9: a held-out label is defined only where the other two
+    # agree (both right q², both wrong (1 − q)²), so agreement is (q³ + (1 − q)³) / (q² + (1 − q)²)
+    # = 0.73 / 0.82 and κ = 2·0.8902 − 1 = 0.7805 (margins ½). Fleiss' κ: (0.82 − ½)/½ = 0.64.
+    q = 0.9
+    agree = (q**3 + (1 - q) ** 3) / (q**2 + (1 - q) ** 2)
+    expected = 2 * agree - 1
+    df, human = _annotated_items(3000, 3, q, seed=22)
+    h = vp.human_ceiling(human, df["group"].to_numpy(), label_space=("0", "1"), n_boot=200)
+    assert expected == pytest.approx(0.7805, abs=1e-4)
+    assert h.kappa == pytest.approx(expected, abs=0.03)
+    assert h.ci[0] < expected < h.ci[1]
+    assert fleiss_kappa(human) == pytest.approx(0.64, abs=0.03)
+
+
 def test_human_ceiling_hand_computed_with_tie_and_label_space_rules():
     labels = [
         ["x", "x", "x"],       # 3 held-out rows, each (label x, pred x), weight ⅓
-        ["x", "x", "y"],       # the two x's see others {x, y}: no strict majority → dropped; y vs x, weight 1
+        ["x", "x", "y"],       # the two x's see others {x, y}: no strict majority → dropped; y vs x, weight ⅓
         ["y", "y"],            # 2 rows (y, y), weight ½
         ["y", "x", "y", "y"],  # 3 rows (y, y) and 1 row (label y, pred x), weight ¼ each
         ["x", "z", "x"],       # x's: others {z, x} no majority; z: outside the label space → nothing scored
         ["x"],                 # one label: nobody to hold out against
     ]
     h = vp.human_ceiling(labels, np.arange(6).astype(str), label_space=("x", "y"), n_boot=50)
-    # confusion (label × pred): (x,x) 1, (x,y) 1, (y,y) 1.75, (y,x) 0.25 over 4 items;
-    # p_o = 2.75/4, p_e = ½·(1.25/4) + ½·(2.75/4) = ½ → κ = 0.375
-    assert h.kappa == pytest.approx(0.375, abs=1e-12)
+    # confusion (label × pred): (x,x) 1, (x,y) ⅓, (y,y) 1.75, (y,x) 0.25, total 10/3;
+    # p_o = 2.75 / (10/3) = 0.825; label margins x 0.4, y 0.6; prediction margins x 0.375, y 0.625;
+    # p_e = 0.4·0.375 + 0.6·0.625 = 0.525 → κ = 0.3 / 0.475 = 12/19
+    assert h.kappa == pytest.approx(12 / 19, abs=1e-12)
     assert (h.n_items, h.n_rows, h.n_no_majority, h.n_outside_label_space) == (4, 10, 4, 1)
     assert h.fleiss_kappa == pytest.approx(vp.fleiss_kappa_general(labels))
 

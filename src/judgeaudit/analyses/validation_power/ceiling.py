@@ -49,8 +49,12 @@ def held_out_annotator_rows(labels: Sequence[Sequence[str]], label_space: Sequen
     and where there is none the row is dropped — the rule by which a set's own label is a tie and
     the item leaves a_imp's scoring; a row is scored only when both its label and its prediction
     lie in ``label_space`` (a_imp's label space: a ``tie`` vote is an abstention no member can
-    make). Each item with at least one scored row weighs 1, split equally over its scored rows
-    (items weighted equally, not annotations: construct-validity.txt App. A.2).
+    make). Each held-out annotator of an item with m labels weighs 1/m, so every item weighs the
+    same before undefined rows are dropped (items weighted equally, not annotations:
+    construct-validity.txt App. A.2): the statistic is that of drawing an item, then one of its
+    annotators, and scoring the draw where its label is defined. A dropped row's weight is not
+    handed to the item's other annotators: on an item labelled (x, x, y) only the dissenting y
+    has a defined label, and renormalising would let that one row count as a whole item.
     """
     space = set(label_space)
     item, lab, pred, wt = [], [], [], []
@@ -71,7 +75,7 @@ def held_out_annotator_rows(labels: Sequence[Sequence[str]], label_space: Sequen
             item.append(i)
             lab.append(maj)
             pred.append(v)
-            wt.append(1.0 / len(scored))
+            wt.append(1.0 / len(votes))
     return (np.array(item, dtype=int), np.array(lab, dtype=object).astype(str),
             np.array(pred, dtype=object).astype(str), np.array(wt, dtype=float), no_major, outside)
 
