@@ -187,8 +187,8 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
                                 "(max-|t| over members per replicate)",
               "a_imp_null": "max over members of κ per label permutation (same permutations for every member)",
               "a_hum": "κ of each annotator against the strict majority of the others on a_imp's label space, "
-                       "pooled over held-out labels, items weighted equally; no strict majority or a label "
-                       "outside the space: not scored",
+                       "pooled over held-out labels, each annotator of an item with m labels weighing 1/m; no strict "
+                       "majority or a label outside the space: not scored",
               "multiple_testing": "Benjamini–Hochberg across the rows of each table of p-values",
               "null": {"item": "labels permuted within group (singleton groups pooled into one stratum), "
                                 "same folds",
