@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from judgeaudit.analyses import validation_power as vp
-from judgeaudit.stats.agreement import fleiss_kappa
+from judgeaudit.stats.agreement import fleiss_kappa, majority_label
 
 WORDS = ("alpha beta gamma delta epsilon zeta theta iota kappa lambda sigma omega river stone cloud "
          "field light paper window garden table").split()
@@ -303,22 +303,165 @@ def test_provenance_member_recovers_a_provenance_inherited_set():
 
 # --------------------------------------------------------------------------- ceiling and VP
 
-def test_human_ceiling_is_fleiss_kappa_and_vp_resolvability():
-    rng = np.random.default_rng(0)
-    df = _items(n=150, n_groups=50, seed=8)
+def _annotated_items(n_items: int, n_annotators: int, accuracy: float, seed: int) -> tuple[pd.DataFrame, list]:
+    """An item table with a balanced binary truth and ``n_annotators`` independent annotators per
+    item, each right with probability ``accuracy`` (the planted annotator accuracy)."""
+    rng = np.random.default_rng(seed)
+    df = _items(n=n_items, n_groups=n_items // 3, seed=seed)
     truth = df["label"].to_numpy()
-    human = [[t if rng.random() < 0.9 else ("1" if t == "0" else "0") for _ in range(3)] for t in truth]
+    right = rng.random((n_items, n_annotators)) < accuracy
+    human = [[t if ok else ("1" if t == "0" else "0") for ok in row] for t, row in zip(truth, right, strict=True)]
     df["human_labels"] = human
+    return df, human
+
+
+def test_human_ceiling_is_one_annotator_against_the_majority_of_the_others():
+    # Four annotators of planted accuracy q = 0.8 on a balanced binary truth. Held out, one annotator
+    # is right with probability q; the majority of the other three with r = q³ + 3q²(1 − q) = 0.896.
+    # Both margins are ½, so the pooled κ of "annotator vs the others' majority" is
+    # (2q − 1)(2r − 1) = 0.6 · 0.792 = 0.4752 — the same statistic as a_imp (κ of a prediction
+    # against a label). Fleiss' κ among the four estimates a different quantity:
+    # (q² + (1 − q)² − ½) / ½ = 0.36.
+    q = 0.8
+    r = q**3 + 3 * q**2 * (1 - q)
+    expected = (2 * q - 1) * (2 * r - 1)
+    df, human = _annotated_items(3000, 4, q, seed=21)
+    res = vp.audit_prepared(vp.prepare_item(df), n_permutations=0, members=["length_only"], n_boot=200)
+    assert expected == pytest.approx(0.4752)
+    assert res.a_hum == pytest.approx(expected, abs=0.03)
+    assert res.a_hum_ci[0] < expected < res.a_hum_ci[1]
+    # the old number (Fleiss' κ among annotators) is a different estimand, far from it
+    assert fleiss_kappa(human) == pytest.approx(0.36, abs=0.03)
+    assert abs(res.a_hum - fleiss_kappa(human)) > 0.08
+    assert res.vp == pytest.approx(res.a_hum - res.a_imp)
+
+
+def test_human_ceiling_with_three_annotators_drops_undefined_draws_without_reweighting():
+    # Three annotators of accuracy q = 0.9: a held-out label is defined only where the other two
+    # agree (both right q², both wrong (1 − q)²), so agreement is (q³ + (1 − q)³) / (q² + (1 − q)²)
+    # = 0.73 / 0.82 and κ = 2·0.8902 − 1 = 0.7805 (margins ½). Fleiss' κ: (0.82 − ½)/½ = 0.64.
+    q = 0.9
+    agree = (q**3 + (1 - q) ** 3) / (q**2 + (1 - q) ** 2)
+    expected = 2 * agree - 1
+    df, human = _annotated_items(3000, 3, q, seed=22)
+    h = vp.human_ceiling(human, df["group"].to_numpy(), label_space=("0", "1"), n_boot=200)
+    assert expected == pytest.approx(0.7805, abs=1e-4)
+    assert h.kappa == pytest.approx(expected, abs=0.03)
+    assert h.ci[0] < expected < h.ci[1]
+    assert fleiss_kappa(human) == pytest.approx(0.64, abs=0.03)
+
+
+def test_human_ceiling_hand_computed_with_tie_and_label_space_rules():
+    labels = [
+        ["x", "x", "x"],       # 3 held-out rows, each (label x, pred x), weight ⅓
+        ["x", "x", "y"],       # the two x's see others {x, y}: no strict majority → dropped; y vs x, weight ⅓
+        ["y", "y"],            # 2 rows (y, y), weight ½
+        ["y", "x", "y", "y"],  # 3 rows (y, y) and 1 row (label y, pred x), weight ¼ each
+        ["x", "z", "x"],       # x's: others {z, x} no majority; z: outside the label space → nothing scored
+        ["x"],                 # one label: nobody to hold out against
+    ]
+    h = vp.human_ceiling(labels, np.arange(6).astype(str), label_space=("x", "y"), n_boot=50)
+    # confusion (label × pred): (x,x) 1, (x,y) ⅓, (y,y) 1.75, (y,x) 0.25, total 10/3;
+    # p_o = 2.75 / (10/3) = 0.825; label margins x 0.4, y 0.6; prediction margins x 0.375, y 0.625;
+    # p_e = 0.4·0.375 + 0.6·0.625 = 0.525 → κ = 0.3 / 0.475 = 12/19
+    assert h.kappa == pytest.approx(12 / 19, abs=1e-12)
+    assert (h.n_items, h.n_rows, h.n_no_majority, h.n_outside_label_space) == (4, 10, 4, 1)
+    assert h.fleiss_kappa == pytest.approx(vp.fleiss_kappa_general(labels))
+
+
+def test_paired_ceiling_on_a_and_b_with_tie_votes_left_out():
+    # Three votes per pair, each right with probability 0.85 and a tie with probability 0.1: in
+    # paired mode the label space is {A, B}, so a held-out tie vote (or others whose majority is a
+    # tie or absent) is not scored; the same votes, split per response, give the item-mode ceiling
+    # on {preferred, rejected}.
+    df = _pairs(n=200, seed=6, prefer_longer=0.5)
+    rng = np.random.default_rng(3)
+    votes = []
+    for lab in df["label"]:
+        other = "B" if lab == "A" else "A"
+        u = rng.random(3)
+        votes.append([lab if x < 0.85 else ("tie" if x < 0.95 else other) for x in u])
+    df["human_labels"] = votes
+    prep = vp.prepare_paired(df, seed=0)
+    r = vp.audit_prepared(prep, n_permutations=0, members=["length_only"], n_boot=100)
+    h = vp.human_ceiling(prep.human, prep.groups, label_space=("A", "B"), n_boot=100)
+    assert r.a_hum == pytest.approx(h.kappa) and r.a_hum_detail.n_rows == h.n_rows
+    # by hand on the unswapped votes (side randomisation swaps A and B in label and vote alike)
+    rows, no_major, outside = [], 0, 0
+    for v in votes:
+        for j in range(3):
+            maj = majority_label(v[:j] + v[j + 1:])
+            if maj is None:
+                no_major += 1
+            elif maj in ("A", "B") and v[j] in ("A", "B"):
+                rows.append((maj, v[j]))
+            else:
+                outside += 1
+    assert (h.n_rows, h.n_no_majority, h.n_outside_label_space) == (len(rows), no_major, outside)
+    assert outside > 0 and no_major > 0
+    item = vp.audit_prepared(vp.prepare_item(df), n_permutations=0, members=["length_only"], n_boot=100)
+    assert item.a_hum_detail.n_rows == 2 * len(rows)
+    assert 0.6 < item.a_hum < 1.0 and 0.6 < r.a_hum < 1.0
+
+
+def test_vp_resolvability_and_user_ceiling():
+    df, _ = _annotated_items(150, 3, 0.9, seed=8)
     r = vp.audit_prepared(vp.prepare_item(df), n_permutations=0, members=["length_only"], n_boot=300)
-    assert r.a_hum == pytest.approx(fleiss_kappa(human))
     assert r.a_hum_ci[0] < r.a_hum < r.a_hum_ci[1]
-    assert r.vp == pytest.approx(r.a_hum - r.a_imp)
     assert r.resolvable is True  # ceiling ~0.6, a_imp ~0
     user = vp.audit_prepared(vp.prepare_item(df), n_permutations=0, members=["length_only"],
                              ceiling=(0.05, -0.1, 0.2), n_boot=300)
     assert user.a_hum_source == "user-supplied" and user.resolvable is False
     assert vp.fleiss_kappa_general([["a", "a", "b"], ["b", "b"], ["a"]]) == pytest.approx(
         vp.fleiss_kappa_general([["a", "a", "b"], ["b", "b"]]))
+
+
+def _kappa_coverage(n_members: int, accuracy: float, n_sims: int = 200, n_groups: int = 150,
+                    n_boot: int = 200) -> tuple[float, float]:
+    """Coverage of the population a_imp = max over members of κ (every member's κ is 2·acc − 1) by
+    the best member's own interval (the old a_imp interval) and by the max-bootstrap interval."""
+    truth = 2 * accuracy - 1
+    rng = np.random.default_rng(1)
+    groups = np.repeat(np.arange(n_groups), 2)
+    old = new = 0
+    for s in range(n_sims):
+        y = rng.integers(0, 2, 2 * n_groups).astype(str)
+        right = rng.random((n_members, len(y))) < accuracy
+        preds = np.where(right, y[None, :], np.where(y == "0", "1", "0")[None, :])
+        kappas = [float(vp.kappa_from_confusions(np.array([[[np.sum((y == a) & (p == b)) for b in "01"]
+                                                             for a in "01"]]))[0]) for p in preds]
+        best = int(np.argmax(kappas))
+        lo, hi = vp.bootstrap_kappa_ci(y, preds[best], groups, n_boot=n_boot, seed=s)
+        old += lo <= truth <= hi
+        lo, hi = vp.a_imp_interval(y, preds, groups, n_boot=n_boot, seed=s)
+        assert lo <= max(kappas) <= hi
+        new += lo <= truth <= hi
+    return old / n_sims, new / n_sims
+
+
+def test_a_imp_interval_covers_the_max_over_equally_informative_members():
+    # Five members equally informative (κ = 0.2 each) or equally uninformative (κ = 0): the best
+    # observed κ is biased upward by the selection, and the best member's own interval misses the
+    # population max too often; the max-bootstrap interval keeps its nominal coverage.
+    old, new = _kappa_coverage(5, 0.6)
+    assert old < 0.9 and new >= 0.93, (old, new)
+    old0, new0 = _kappa_coverage(5, 0.5)
+    assert old0 < 0.9 and new0 >= 0.93, (old0, new0)
+    # one member: the selection is trivial and the interval is an ordinary 95% interval
+    one_old, one_new = _kappa_coverage(1, 0.6, n_sims=100)
+    assert one_new >= 0.9 and abs(one_new - one_old) < 0.05, (one_old, one_new)
+
+
+def test_a_imp_null_is_the_max_over_members_per_permutation():
+    df = _items(seed=3)
+    r = vp.audit_prepared(vp.prepare_item(df), n_permutations=9, members=["length_only", "numeric_surface"])
+    assert r.a_imp_null_n == 9
+    for m in r.members:
+        assert r.a_imp_null_p95 >= m.null_p95 - 1e-12
+        assert m.p_value_min == pytest.approx(0.1)
+        assert m.clears_null == (m.kappa > m.null_p95)
+    assert r.a_imp_p_value_min == pytest.approx(0.1)
+    assert 0.1 <= r.a_imp_p_value <= 1.0
 
 
 def test_bootstrap_interval_brackets_the_estimate():
@@ -430,3 +573,32 @@ def test_between_group_label_share():
     # indicator of "a": group means 1, 0, .5 around .5 → between SS = 2·.25 + 2·.25 + 0 = 1; total = 1.5
     assert vp.between_group_label_share(y, g) == pytest.approx(1 / 1.5)
     assert vp.between_group_label_share(np.array(["a", "b"] * 3), np.repeat(["p", "q", "r"], 2)) == 0.0
+
+
+# --------------------------------------------------------------------------- many p-values: BH, resolution
+
+def test_benjamini_hochberg_equals_a_hand_computation():
+    from judgeaudit.stats.tests import bh_adjust
+
+    # sorted 0.01, 0.03, 0.04, 0.2 (m = 4): p·m/rank = 0.04, 0.06, 0.0533, 0.2; then running
+    # minimum from the top: 0.04, 0.0533, 0.0533, 0.2. NaN (no null) stays NaN and is not counted.
+    got = bh_adjust([0.01, 0.04, 0.03, 0.2, float("nan")])
+    np.testing.assert_allclose(got[:4], [0.04, 0.16 / 3, 0.16 / 3, 0.2])
+    assert np.isnan(got[4])
+
+
+def test_member_table_reports_bh_and_the_smallest_attainable_p():
+    from judgeaudit.stats.tests import bh_adjust
+
+    sets = {"pairs1": _pairs(n=60, seed=1), "items": _items(n=80, seed=3)}
+    res = vp.audit_validation_power(sets, n_permutations=4, n_boot=50, transfer=False)
+    frame = res.members_frame()
+    np.testing.assert_allclose(frame["p (BH)"], bh_adjust(frame["p"]))
+    assert frame["min attainable p"].tolist() == pytest.approx([0.2] * len(frame))   # 1 / (4 + 1)
+    assert list(frame.columns).index("min attainable p") == list(frame.columns).index("p") + 1
+    d = res.to_dict()["sets"]["pairs1"]["paired"]
+    m = d["members"]["length_only"]
+    assert m["p_value_min"] == pytest.approx(0.2)
+    row = frame[(frame["label set"] == "pairs1") & (frame["mode"] == "paired") & (frame["member"] == "length_only")]
+    assert m["p_value_bh"] == pytest.approx(float(row["p (BH)"].iloc[0]))
+    assert d["a_imp_null"]["p_value_min"] == pytest.approx(0.2)

@@ -39,6 +39,10 @@ def test_vp_audit_writes_result_and_report(tmp_path):
     assert r["item"]["n"] == 120 and d["config"]["n_permutations"] == 3
     html = (out / "report.html").read_text()
     assert "Table 7" in html and "per-member breakdown" in html
+    # every permutation p-value has its resolution beside it: 1/(B+1) with B = 3 permutations
+    assert "min attainable p" in html and "0.250" in html and "p (BH)" in html
+    assert r["paired"]["members"]["length_only"]["p_value_min"] == 0.25
+    assert "label-permutation null" in html and "sits at or below" in html
 
 
 def test_vp_audit_bad_spec_raises_input_error(tmp_path):

@@ -45,16 +45,22 @@ def table7_frame(result: ValidationPowerResult) -> pd.DataFrame:
 
 
 def ceiling_frame(result: ValidationPowerResult) -> pd.DataFrame:
-    """a_imp (with its group-bootstrap interval), a_hum (with its interval), VP and resolvability."""
+    """a_imp (with the interval of the max over members and the null of that max, its p-value,
+    resolution and BH-adjusted p across rows), a_hum (with its interval), VP and resolvability."""
+    bh = result.a_imp_p_bh()
     rows = []
     for r in result.sets:
         if not r.applicable:
             continue
         ci = r.a_imp_ci or (None, None)
         hci = r.a_hum_ci or (None, None)
+        hd = r.a_hum_detail
         rows.append({"label set": r.set_name, "mode": r.mode, "best member": r.a_imp_member, "a_imp": r.a_imp,
-                     "a_imp 95% lo": ci[0], "a_imp 95% hi": ci[1], "a_hum": r.a_hum, "a_hum 95% lo": hci[0],
-                     "a_hum 95% hi": hci[1], "VP": r.vp,
+                     "a_imp 95% lo": ci[0], "a_imp 95% hi": ci[1], "null p95 κ": r.a_imp_null_p95,
+                     "p": r.a_imp_p_value, "min attainable p": r.a_imp_p_value_min,
+                     "p (BH)": bh[(r.set_name, r.mode)], "a_hum": r.a_hum, "a_hum 95% lo": hci[0],
+                     "a_hum 95% hi": hci[1], "held-out labels": hd.n_rows if hd else None,
+                     "annotator Fleiss κ": hd.fleiss_kappa if hd else None, "VP": r.vp,
                      "resolvable": ("—" if r.resolvable is None else ("yes" if r.resolvable else "no (intervals overlap)")),
                      "folds": r.folds.get("scheme"), "harness": "BROKEN" if r.broken_harness else "ok",
                      "between-group label share": r.between_group_label_share})
@@ -98,16 +104,38 @@ def vp_figure(result: ValidationPowerResult) -> Any:
             a_imp.append(r.a_imp)
             lo.append(r.a_imp - r.a_imp_ci[0] if r.a_imp_ci else 0)
             hi.append(r.a_imp_ci[1] - r.a_imp if r.a_imp_ci else 0)
-            null.append(r.member(r.a_imp_member).null_p95)
+            null.append(r.a_imp_null_p95)
             hum.append(r.a_hum)
     fig = go.Figure()
     fig.add_bar(name="a_imp (best member, κ)", x=xs, y=a_imp,
                 error_y={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo})
-    fig.add_bar(name="null p95 (label permutation)", x=xs, y=null)
+    fig.add_bar(name="null p95 (max over members, label permutation)", x=xs, y=null)
     fig.add_bar(name="a_hum (human ceiling)", x=xs, y=hum)
     fig.update_layout(barmode="group", yaxis_title="Cohen's κ", height=420, margin={"t": 30},
                       legend={"orientation": "h"})
     return fig
+
+
+def null_sentence(result: ValidationPowerResult) -> str:
+    """§5.4's sentence, per mode, from the run: whether every row's a_imp clears its label-permutation
+    null (the null of the max over members) and the largest upper (95%) quantile of those nulls —
+    "every paired row clears its label-permutation null, which sits at or below 0.026"."""
+    parts = []
+    for mode in ("item", "paired"):
+        rows = [r for r in result.sets if r.applicable and r.mode == mode and r.a_imp_null_n > 0]
+        if not rows:
+            continue
+        top = max(r.a_imp_null_p95 for r in rows)
+        res_p = max(r.a_imp_p_value_min for r in rows)
+        failing = [r.set_name for r in rows if not r.a_imp_clears_null]
+        if not failing:
+            head = f"every {mode} row clears its label-permutation null"
+        else:
+            head = (f"{len(rows) - len(failing)} of {len(rows)} {mode} rows clear their label-permutation null "
+                    f"(not: {', '.join(failing)})")
+        parts.append(f"{head}, which sits at or below {top:.3f} (95th percentile of the max over members; "
+                     f"with {rows[0].a_imp_null_n} permutations no p-value can fall below {res_p:.3f})")
+    return ("; ".join(parts)[:1].upper() + "; ".join(parts)[1:] + ".") if parts else ""
 
 
 def vp_sections(result: ValidationPowerResult) -> list[Section]:
@@ -137,20 +165,34 @@ def vp_sections(result: ValidationPowerResult) -> list[Section]:
         "order randomised (seed " + esc(cfg.get("seed")) + "). Every member is refit on labels permuted "
         "within group under the same folds (" + esc(cfg.get("n_permutations")) + " permutations). Provenance-"
         "inherited sets (labels a function of how the response was generated, Def. 5) are listed last, as "
-        "the paper's contrast row.</p>")
+        "the paper's contrast row.</p>" + (f"<p>{esc(null_sentence(result))}</p>" if null_sentence(result) else ""))
     t7 = Section("Validation power: construct-blind recovery of the label sets (Table 7)",
                  intro + table_html(table7_frame(result)) + figure_html(vp_figure(result)), banners)
     ceil = Section("Validation power: human ceiling and VP",
-                   "<p>VP = a<sub>hum</sub> − a<sub>imp</sub>; a<sub>imp</sub>'s interval is a bootstrap over "
-                   "groups of the pooled out-of-fold predictions, a<sub>hum</sub>'s is Fleiss' κ among the set's "
-                   "own annotators bootstrapped over groups (or the user's). Where the intervals overlap VP is "
-                   "reported as not resolvable (App. E). Sets without several human labels per item have no "
-                   "ceiling and no VP.</p>" + table_html(ceiling_frame(result)))
+                   "<p>VP = a<sub>hum</sub> − a<sub>imp</sub>. a<sub>imp</sub> is the best member's κ, so its "
+                   "interval bootstraps the maximum: in every resample of groups each member's pooled "
+                   "out-of-fold κ is recomputed and the maximum over members of its standardised deviation "
+                   "sets simultaneous bands, whose maximum is the interval (the best member's own interval "
+                   "ignores that it was selected). Its null is likewise the maximum over members of κ under "
+                   "each label permutation. a<sub>hum</sub> is the same statistic for a human reader: κ of one "
+                   "annotator (the prediction) against the strict majority of the set's other annotators (the "
+                   "label), pooled over every held-out annotator on a<sub>imp</sub>'s label space, each annotator "
+                   "of an item with m labels weighing 1/m; a held-out label whose others have no strict majority, "
+                   "or a label outside the "
+                   "space (a tie vote), is not scored. Its interval resamples groups (or is the user's). Fleiss' κ "
+                   "among the annotators is shown for description only; it is a different estimand. Where the "
+                   "intervals overlap VP is reported as not resolvable (App. E). Sets without several human labels "
+                   "per item have no ceiling and no VP. Every permutation p-value has the smallest p its "
+                   "permutations can give beside it, and p (BH) is the Benjamini–Hochberg adjusted p-value across "
+                   "the rows of the table (App. A.2).</p>" + table_html(ceiling_frame(result)))
     mem = Section("Validation power: per-member breakdown and nulls",
                   "<p>Which member recovers a set locates the leak (App. E): length_only → a quantity nobody "
                   "would defend as the construct; numeric_surface → formatting or numeric density; "
                   "surface_ngram only → a lexical idiom; provenance_recoverable → the generative condition is "
-                  "readable from the text.</p>" + table_html(result.members_frame()))
+                  "readable from the text. Each member's null is reported as the paper does, by its upper "
+                  "(95%) quantile of κ, and a member clears it when its κ lies above; min attainable p is "
+                  "1/(B + 1) for B permutations; p (BH) controls the false discovery rate across every row of "
+                  "this table (App. A.2).</p>" + table_html(result.members_frame()))
     rules = Section("Validation power: content-free length rules (paired sets)",
                     "<p>How often the preferred response is the longer one (characters; equal-length pairs "
                     "excluded), and so the accuracy of “prefer the longer” and “prefer the shorter” (§5.4).</p>"

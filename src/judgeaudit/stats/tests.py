@@ -1,9 +1,12 @@
 """General test statistics: Wilson interval, McNemar's exact test, Spearman with a permutation
-p-value (conditional-accuracy-profiles.txt Appendix M, Eq. 2). Vectorised over permutations."""
+p-value (conditional-accuracy-profiles.txt Appendix M, Eq. 2), and Benjamini–Hochberg control of
+the false discovery rate across a table's rows (construct-validity.txt App. A.2). Vectorised over
+permutations."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from itertools import permutations
 
 import numpy as np
@@ -74,3 +77,20 @@ def spearman_permutation(x: np.ndarray, y: np.ndarray, n_perm: int = 9999,
     idx = np.argsort(rng.random((n_perm, n)), axis=1)
     null = _row_pearson(rx, ry[idx])
     return rho, permutation_p(rho - 1e-12 * np.sign(rho), null)
+
+
+def bh_adjust(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Benjamini–Hochberg adjusted p-values (``statsmodels`` ``multipletests(method="fdr_bh")``).
+
+    construct-validity.txt App. A.2: "where a table reports many rows we control the false
+    discovery rate across them". The family is the non-NaN entries; a NaN (no test, e.g. no
+    permutations) stays NaN and does not count towards the number of tests.
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    if ok.any():
+        out[ok] = multipletests(p[ok], method="fdr_bh")[1]
+    return out

@@ -1,0 +1,197 @@
+"""The audit of Definition 6 (construct-validity.txt; App. E): every member of the frozen family on
+every label set in every requested input mode, with nulls, a_imp and its interval, a_hum and VP,
+and transfer between sets."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgeaudit.analyses.validation_power.ceiling import human_ceiling
+from judgeaudit.analyses.validation_power.family import (
+    CLASSIFIER_PARAMS,
+    FAMILY,
+    MEMBERS,
+    NGRAM_PARAMS,
+    PROVENANCE_MEMBER,
+    _Designs,
+    _Provenance,
+    oof_predictions,
+)
+from judgeaudit.analyses.validation_power.modes import (
+    Prepared,
+    between_group_label_share,
+    has_condition,
+    is_paired_table,
+    length_rules,
+    prepare_item,
+    prepare_paired,
+)
+from judgeaudit.analyses.validation_power.nulls import N_FOLDS, _broken, label_permutations, make_folds
+from judgeaudit.analyses.validation_power.results import MemberScore, ModeResult, ValidationPowerResult
+from judgeaudit.analyses.validation_power.scoring import _accuracy, a_imp_interval, pooled_kappa
+from judgeaudit.analyses.validation_power.transfer import TransferScore, transfer_scores
+from judgeaudit.errors import InputError
+from judgeaudit.stats.resample import permutation_p
+
+
+def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int = 30, seed: int = 0,
+                   n_boot: int = 1000, ceiling: tuple[float, float, float] | None = None,
+                   members: Sequence[str] | None = None) -> ModeResult:
+    """Audit one prepared set in its mode: every member's pooled OOF κ (and accuracy), its
+    within-group permutation null under the same folds, a_imp (the max over members) with a
+    group-bootstrap interval of that max (``a_imp_interval``) and the null of that max, a_hum
+    (``human_ceiling``) and VP (Def. 6; App. E).
+
+    Args:
+        prep: from ``prepare_item`` / ``prepare_paired``.
+        n_permutations: label permutations per member for the null.
+        seed: fixes KFold shuffling (when used), permutations and bootstraps.
+        n_boot: bootstrap resamples of groups for the a_imp and a_hum intervals.
+        ceiling: a user-supplied ``(a_hum, lo, hi)``; overrides the set's own annotators.
+        members: restrict to these members (for tests/benchmarks); default all applicable.
+    """
+    y = prep.y
+    labels = tuple(sorted(np.unique(y)))
+    if len(labels) < 2:
+        return ModeResult(set_name, prep.mode, False, reason=f"only one label value ({labels})")
+    plan = make_folds(prep.groups, seed=seed)
+    designs = _Designs(prep, plan)
+    perms = label_permutations(prep, n_permutations, seed + 1)
+    wanted = list(members) if members is not None else list(MEMBERS)
+    unknown = [m for m in wanted if m not in MEMBERS]
+    if unknown:
+        raise InputError(f"unknown member(s) {unknown}; the frozen family is {list(MEMBERS)}", field="members")
+    if PROVENANCE_MEMBER in wanted and not has_condition(prep):
+        wanted.remove(PROVENANCE_MEMBER)
+    scores: list[MemberScore] = []
+    preds: dict[str, np.ndarray] = {}
+    nulls: list[np.ndarray] = []
+    for m in wanted:
+        if m == PROVENANCE_MEMBER:
+            prov = _Provenance(designs)
+            predict = prov.predict
+        else:
+            predict = (lambda yy, _m=m: oof_predictions(designs, _m, yy))
+        pred = predict(y)
+        preds[m] = pred
+        k_obs = pooled_kappa(y, pred)
+        null = np.array([pooled_kappa(p, predict(p)) for p in perms])
+        nulls.append(null)
+        scores.append(MemberScore(
+            name=m, kappa=k_obs, accuracy=_accuracy(y, pred),
+            null_mean=float(null.mean()) if len(null) else float("nan"),
+            null_p95=float(np.quantile(null, 0.95)) if len(null) else float("nan"),
+            null_n=len(null), p_value=permutation_p(k_obs, null, "greater") if len(null) else float("nan"),
+            broken_null=_broken(null)))
+    best = max(scores, key=lambda s: s.kappa)
+    # a_imp is the max over members: its interval and its null both carry that selection (every
+    # member is refit on the same permutations, so the null of the max is the max per permutation)
+    a_imp_ci = a_imp_interval(y, [preds[s.name] for s in scores], prep.groups, n_boot=n_boot, seed=seed + 2)
+    max_null = np.max(np.vstack(nulls), axis=0) if len(perms) else np.empty(0)
+    a_hum = a_hum_ci = src = detail = None
+    if ceiling is not None:
+        a_hum, a_hum_ci, src = float(ceiling[0]), (float(ceiling[1]), float(ceiling[2])), "user-supplied"
+    elif prep.human is not None:
+        detail = human_ceiling(prep.human, prep.groups, label_space=labels, n_boot=n_boot, seed=seed + 3)
+        if detail.n_rows:
+            a_hum, a_hum_ci = detail.kappa, detail.ci
+            src = (f"κ of each annotator against the strict majority of the others, pooled over "
+                   f"{detail.n_rows} held-out labels on {detail.n_items} items")
+    vp = resolvable = None
+    if a_hum is not None:
+        vp = a_hum - best.kappa
+        resolvable = bool(a_imp_ci[1] < a_hum_ci[0] or a_hum_ci[1] < a_imp_ci[0])
+    rules = length_rules(prep) if prep.mode == "paired" else {}
+    return ModeResult(
+        set_name=set_name, mode=prep.mode, applicable=True, n=prep.n,
+        n_groups=int(len(np.unique(prep.groups))), folds=plan.to_dict(), label_space=labels,
+        members=tuple(scores), a_imp=best.kappa, a_imp_member=best.name, a_imp_ci=a_imp_ci,
+        a_imp_accuracy=best.accuracy, a_hum=a_hum, a_hum_ci=a_hum_ci, a_hum_source=src, a_hum_detail=detail,
+        a_imp_null_mean=float(max_null.mean()) if len(max_null) else float("nan"),
+        a_imp_null_p95=float(np.quantile(max_null, 0.95)) if len(max_null) else float("nan"),
+        a_imp_null_n=len(max_null),
+        a_imp_p_value=permutation_p(best.kappa, max_null, "greater") if len(max_null) else float("nan"), vp=vp,
+        resolvable=resolvable, broken_harness=tuple(s.name for s in scores if s.broken_null),
+        n_ties_dropped=prep.n_ties_dropped, side_seed=seed if prep.mode == "paired" else None,
+        n_permutations=n_permutations,
+        between_group_label_share=(between_group_label_share(y, prep.groups) if prep.mode == "item" else None),
+        **rules)
+
+
+def audit_validation_power(sets: Mapping[str, pd.DataFrame], **kw: Any) -> ValidationPowerResult:
+    """Audit every label set in every requested input mode (Def. 6, App. E) and, optionally,
+    transfer between sets. See ``_audit_validation_power`` for the arguments.
+
+    BLAS is held to one thread for the duration: the work is thousands of small
+    logistic-regression fits, for which multi-threaded BLAS only adds contention.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _audit_validation_power(sets, **kw)
+
+
+def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence[str] = ("item", "paired"),
+                           n_permutations: int = 30, seed: int = 0, n_boot: int = 1000,
+                           ceilings: Mapping[tuple[str, str], tuple[float, float, float]] | None = None,
+                           transfer: bool = True, set_meta: Mapping[str, dict[str, Any]] | None = None,
+                           members: Sequence[str] | None = None) -> ValidationPowerResult:
+    """Audit every label set in every requested input mode (Def. 6, App. E) and, optionally,
+    transfer between sets.
+
+    Args:
+        sets: name → item table or paired table (see module docstring).
+        modes: any of ``"item"``, ``"paired"``. An item table has no paired mode (recorded as
+            not applicable).
+        n_permutations: label permutations per member (the null; recorded).
+        seed: side-order randomisation, KFold shuffling, permutations and bootstraps.
+        n_boot: group-bootstrap resamples for the a_imp and a_hum intervals.
+        ceilings: user-supplied human ceilings ``(set, mode) → (a_hum, lo, hi)``.
+        transfer: also fit each member on one set and score it on every other (same mode).
+        set_meta: free-form per-set metadata carried into the result (label origin, trimming).
+        members: restrict the family (tests/benchmarks only); default the whole frozen family.
+    """
+    for m in modes:
+        if m not in ("item", "paired"):
+            raise InputError(f"unknown mode {m!r} (use item, paired or both)", field="mode")
+    ceilings = dict(ceilings or {})
+    results: list[ModeResult] = []
+    prepared: dict[tuple[str, str], Prepared] = {}
+    for name, df in sets.items():
+        for mode in modes:
+            if mode == "paired" and not is_paired_table(df):
+                results.append(ModeResult(name, mode, False, reason="per-item labels, not comparisons"))
+                continue
+            prep = prepare_paired(df, seed=seed) if mode == "paired" else prepare_item(df)
+            prepared[(name, mode)] = prep
+            results.append(audit_prepared(prep, set_name=name, n_permutations=n_permutations, seed=seed,
+                                          n_boot=n_boot, ceiling=ceilings.get((name, mode)),
+                                          members=members))
+    transfers: list[TransferScore] = []
+    if transfer:
+        cache: dict[Any, Any] = {}
+        for (sn, sm), sp in prepared.items():
+            for (tn, tm), tp in prepared.items():
+                if sn != tn and sm == tm:
+                    transfers.append(transfer_scores(sp, tp, source_name=sn, target_name=tn, cache=cache))
+    config = {"family": list(FAMILY), "provenance_member": PROVENANCE_MEMBER, "modes": list(modes),
+              "n_permutations": n_permutations, "seed": seed, "n_boot": n_boot, "n_folds": N_FOLDS,
+              "classifier": f"LogisticRegression({', '.join(f'{k}={v!r}' for k, v in CLASSIFIER_PARAMS.items())})",
+              "ngram": {k: (list(v) if isinstance(v, tuple) else v) for k, v in NGRAM_PARAMS.items()},
+              "length_unit_for_rules": "characters",
+              "a_imp_interval": "max over members of simultaneous group-bootstrap bands "
+                                "(max-|t| over members per replicate)",
+              "a_imp_null": "max over members of κ per label permutation (same permutations for every member)",
+              "a_hum": "κ of each annotator against the strict majority of the others on a_imp's label space, "
+                       "pooled over held-out labels, each annotator of an item with m labels weighing 1/m; no strict "
+                       "majority or a label outside the space: not scored",
+              "multiple_testing": "Benjamini–Hochberg across the rows of each table of p-values",
+              "null": {"item": "labels permuted within group (singleton groups pooled into one stratum), "
+                                "same folds",
+                       "paired": "each pair's two sides permuted (label swapped with probability 1/2), "
+                                 "same folds"}}
+    return ValidationPowerResult(tuple(results), tuple(transfers), config, dict(set_meta or {}))
