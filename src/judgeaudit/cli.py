@@ -146,8 +146,20 @@ def main() -> None:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
-        console.print("[yellow]interrupted: every completed call is in the store; rerun to resume[/yellow]")
+        _interrupted()
         sys.exit(130)
+    except SystemExit as e:
+        if e.code == 130:   # typer turns Ctrl-C into exit 130
+            _interrupted()
+        raise
+
+
+def _interrupted() -> None:
+    """The interrupted line, unless a judge run already printed its own (with counts and store)."""
+    executor = sys.modules.get("judgeaudit.runtime.executor")
+    if executor is None or not executor.reported_interrupts:
+        console.print("[yellow]interrupted: every completed call is in the store; rerun the same command to "
+                      "resume[/yellow]")
 
 
 if __name__ == "__main__":
