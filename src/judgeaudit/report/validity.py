@@ -143,7 +143,7 @@ def judge_table(result: ValidityResult) -> pd.DataFrame:
             "gap (scope − strength)": _with_ci(s["gap"], s["gap_ci"]),
             "gap perm. p": _fmt(s["gap_perm_p"]), "control flip": _fmt(s["control_flip_rate"]),
             "pts": s["usable_points"], "regrade": _fmt(s["regrade_agreement"], 2),
-            "parse failures": s["parse_failures"], "status": _status(s),
+            "failed calls": s["errors"], "parse failures": s["parse_failures"], "status": _status(s),
         })
     return pd.DataFrame(rows)
 

@@ -138,6 +138,11 @@ def recording() -> Iterator[Recorder]:
             parent.verdicts.extend(rec.verdicts)
 
 
+def active() -> Recorder | None:
+    """The innermost open ``recording()`` (None outside one)."""
+    return _ACTIVE.get()
+
+
 def record(verdicts: list[Verdict]) -> None:
     """Called by the executor with the verdicts of each run."""
     rec = _ACTIVE.get()
