@@ -180,3 +180,22 @@ def test_cap_build_with_a_refusing_generator(tmp_path, fake_server):
     assert rc == 1, err
     assert "judge 'api:openai/gen-model' produced no usable verdict" in _last_line(err) and REFUSAL in err
     assert (tmp_path / "tb.jsonl").is_file()
+
+
+def test_demo_with_a_judge_that_produces_nothing(tmp_path, fake_server, monkeypatch):
+    """The demo's judges swapped for a refused api judge and the constant: the demo finishes its report and
+    exits 1 naming the judge."""
+    from typer.testing import CliRunner
+
+    from judgeaudit import demo
+    from judgeaudit.cli import app
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    srv = fake_server()
+    srv.fault("400", times=10000, message=REFUSAL)
+    monkeypatch.setattr(demo, "DEMO_JUDGES", [{"spec": JUDGE, "api_base": srv.base_url}, "reference:constant"])
+    r = CliRunner().invoke(app, ["demo", "--out", str(tmp_path), "--bootstrap", "20"])
+    assert r.exit_code == 1, r.output
+    assert f"judge '{JUDGE}' produced no usable verdict: 672 of 672 calls failed" in r.output
+    assert (tmp_path / "report.html").is_file()
+    assert json.loads((tmp_path / "validity" / "result.json").read_text())["calls"][JUDGE]["failed_calls"] == 672
