@@ -7,7 +7,7 @@ Used by the tests and benchmarks of the ``api`` backend (through LiteLLM). Never
         ... api_base=srv.base_url ...
 
 Faults apply to the next ``times`` requests, in the order planned: ``429`` (with Retry-After),
-``500``, ``slow`` (sleeps ``delay`` seconds before answering; a late answer is not counted in ``answered``), ``malformed`` (a body that is not
+``500``, ``400`` (a permanent refusal; ``message`` sets its text), ``slow`` (sleeps ``delay`` seconds before answering; a late answer is not counted in ``answered``), ``malformed`` (a body that is not
 JSON), ``truncated`` (a JSON body cut in half), ``garbage`` (a well-formed answer whose text is
 not a verdict).
 
@@ -169,6 +169,10 @@ class FakeServer:
                     if kind == "429":
                         return self._send(429, b'{"error": {"message": "rate limited", "type": "rate_limit"}}',
                                           {"Retry-After": str(kw.get("retry_after", 0.05))})
+                    if kind == "400":
+                        msg = kw.get("message", "invalid request")
+                        return self._send(400, json.dumps({"error": {"message": msg, "type": "invalid_request_error",
+                                                                     "code": None, "param": None}}).encode())
                     if kind == "500":
                         return self._send(500, b'{"error": {"message": "boom", "type": "server_error"}}')
                     if kind == "slow":  # answers after the client's timeout: not counted as answered

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked, checked_calls
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="Audit LLM-as-a-judge instruments: is the judge valid, not just reliable?",
@@ -50,6 +51,7 @@ def judges_list() -> None:
 
 
 @app.command("judge")
+@calls_checked
 def judge_cmd(
     judge: Annotated[str, typer.Option("--judge", help="judge spec, e.g. local, api:openai/gpt-4o-mini")],
     input: Annotated[Path, typer.Option("--input", help="JSONL of items")],
@@ -61,12 +63,15 @@ def judge_cmd(
     rpm: Annotated[float | None, typer.Option("--rpm", help="requests per minute limit")] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="per-call timeout, seconds")] = 120.0,
     retries: Annotated[int, typer.Option("--retries")] = 5,
+    allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
 ) -> None:
-    """Judge every item of a JSONL file; writes OUT/verdicts.jsonl and OUT/verdicts.parquet."""
-    from judgeaudit.io import write_jsonl, write_parquet
+    """Judge every item of a JSONL file; writes OUT/verdicts.jsonl, OUT/verdicts.parquet and OUT/result.json
+    (failed calls and parse failures per judge)."""
+    from judgeaudit.io import write_json, write_jsonl, write_parquet
     from judgeaudit.judges import make_judge
     from judgeaudit.records import verdicts_frame
     from judgeaudit.runtime.executor import RetryPolicy, run
+    from judgeaudit.runtime.failures import summarise
     from judgeaudit.runtime.requests import read_requests
     from judgeaudit.runtime.store import CallStore
     from judgeaudit.validate import check_options, output_dir
@@ -81,6 +86,7 @@ def judge_cmd(
     df = verdicts_frame(verdicts)
     write_jsonl(out / "verdicts.jsonl", df)
     write_parquet(out / "verdicts.parquet", df)
+    write_json(out / "result.json", {"judge": j.id, "calls": summarise(df).to_dict()})
     n_err = int(df["error"].notna().sum())
     n_pf = int((df["error"].isna() & ~df["parse_ok"]).sum())
     console.print(f"{len(df)} verdicts → {out}/verdicts.jsonl ({n_err} failed calls, {n_pf} parse failures)")
@@ -128,21 +134,29 @@ def store_export(store: Annotated[Path, typer.Option("--store")],
 
 
 @app.command("run")
-def run_experiment(experiment: Annotated[Path, typer.Argument(help="experiment YAML file")]) -> None:
+def run_experiment(
+    experiment: Annotated[Path, typer.Argument(help="experiment YAML file")],
+    allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP + " (or "
+                                                 "allow_failures: true in the file)")] = False,
+) -> None:
     """Run an experiment described by one YAML file (see judgeaudit.experiment)."""
     from judgeaudit.commands.validity import run_validity, write_report
     from judgeaudit.experiment import judge_specs, load_experiment
 
     exp = load_experiment(experiment)
-    r = run_validity(exp.probes, judge_specs(exp), out=exp.out, store=exp.store, s_floor=exp.s_floor, bar=exp.bar,
-                     n_boot=exp.bootstrap, n_regrade=exp.regrade, concurrency=exp.concurrency, seed=exp.seed)
-    write_report(r, exp.out, echo=console)
+    with checked_calls(allow_failures or exp.allow_failures):
+        r = run_validity(exp.probes, judge_specs(exp), out=exp.out, store=exp.store, s_floor=exp.s_floor,
+                         bar=exp.bar, n_boot=exp.bootstrap, n_regrade=exp.regrade, concurrency=exp.concurrency,
+                         seed=exp.seed)
+        write_report(r, exp.out, echo=console)
 
 
 @app.command("demo")
+@calls_checked
 def demo_cmd(
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("demo-out"),
     bootstrap: Annotated[int, typer.Option("--bootstrap")] = 2000,
+    allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
 ) -> None:
     """The main job: the bundled probes through the embedded local judge and the reference judges,
     plus validation-power and CAP sections on the bundled public-set slices, in one report."""
@@ -163,8 +177,20 @@ def main() -> None:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
-        console.print("[yellow]interrupted: every completed call is in the store; rerun to resume[/yellow]")
+        _interrupted()
         sys.exit(130)
+    except SystemExit as e:
+        if e.code == 130:   # typer turns Ctrl-C into exit 130
+            _interrupted()
+        raise
+
+
+def _interrupted() -> None:
+    """The interrupted line, unless a judge run already printed its own (with counts and store)."""
+    executor = sys.modules.get("judgeaudit.runtime.executor")
+    if executor is None or not executor.reported_interrupts:
+        console.print("[yellow]interrupted: every completed call is in the store; rerun the same command to "
+                      "resume[/yellow]")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@
     s_floor: 0.90
     bar: 0.75
     bootstrap: 2000
+    allow_failures: false         # true: exit 0 even when a judge produced no usable verdict
 
 Validation errors name the file, the line and the field.
 """
@@ -49,6 +50,7 @@ class ValidityExperiment(BaseModel):
     store: Path | None = None
     concurrency: int | None = None
     seed: int = 0
+    allow_failures: bool = False
 
     @field_validator("s_floor", "bar", "bootstrap", "regrade", "concurrency")
     @classmethod

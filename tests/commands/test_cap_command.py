@@ -113,7 +113,7 @@ def test_cap_build_cli_with_api_judges(tmp_path, fake_server, monkeypatch):
     src.write_text(json.dumps({"question": "How many legs has a spider?", "answer": "Eight"}) + "\n")
     out = tmp_path / "testbed.jsonl"
     r = CliRunner().invoke(app, ["build", "--source", str(src), "--generator", "api:openai/gen-model?family=openai",
-                                 "--gate", "api:anthropic/gate-model?family=anthropic", "--api-base", srv.base_url,
+                                 "--gate", "api:openai/gate-model?family=anthropic", "--api-base", srv.base_url,
                                  "--store", str(tmp_path / "calls.sqlite"), "--out", str(out)])
     assert r.exit_code == 0, r.output
     rows = [json.loads(x) for x in out.read_text().splitlines()]
@@ -121,7 +121,7 @@ def test_cap_build_cli_with_api_judges(tmp_path, fake_server, monkeypatch):
     assert all(x["label"] == "A" and x["failure_type"] == "factual_fabrication" for x in rows)
     n = len(srv.requests)
     r = CliRunner().invoke(app, ["build", "--source", str(src), "--generator", "api:openai/gen-model?family=openai",
-                                 "--gate", "api:anthropic/gate-model?family=anthropic", "--api-base", srv.base_url,
+                                 "--gate", "api:openai/gate-model?family=anthropic", "--api-base", srv.base_url,
                                  "--store", str(tmp_path / "calls.sqlite"), "--out", str(out)])
     assert r.exit_code == 0 and len(srv.requests) == n          # served by the call store
 

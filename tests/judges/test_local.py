@@ -81,3 +81,20 @@ def test_runs_with_the_network_blocked(tmp_path):
                        env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "HOME": str(tmp_path)})
     assert p.returncode == 0, p.stderr
     assert abs(float(p.stdout.split()[-1]) - 1.0) < 1e-9
+
+
+def test_amx_is_read_from_the_cpu_flags():
+    assert local.cpu_has_amx("processor : 0\nflags : fpu sse2 avx2 amx_bf16 amx_tile amx_int8\n")
+    assert not local.cpu_has_amx("processor : 0\nflags : fpu sse2 avx2 avx512f\n")
+    # the flag must be a whole word of the flags line, not part of another line
+    assert not local.cpu_has_amx("model name : amx_tile lab\nflags : fpu sse2\n")
+
+
+def test_model_params_patch_is_scoped():
+    import llama_cpp.llama_cpp as lib
+
+    before = lib.llama_model_default_params
+    with local._model_params(use_extra_bufts=False):
+        assert lib.llama_model_default_params().use_extra_bufts is False
+    assert lib.llama_model_default_params is before
+    assert lib.llama_model_default_params().use_extra_bufts is True

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from judgeaudit.analyses.cap import CapResult, cap_profile
+from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked
 from judgeaudit.datasets._common import CoverageCell, judge_family, table_family
 from judgeaudit.errors import InputError
 
@@ -120,6 +121,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
                 tables[jid] = pd.concat([tables[jid], t], ignore_index=True) if jid in tables else t
     pairs = pd.concat(frames, ignore_index=True)
     live_failures = None
+    called: list[pd.DataFrame] = []   # every live verdict table, for the per-judge call summary
     if judge_specs:
         from judgeaudit.commands.common import build_judges, judge_all
 
@@ -127,6 +129,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         store_path.parent.mkdir(parents=True, exist_ok=True)
         verdicts = judge_all(judges, pairwise_requests(pairs), store_path=store_path, concurrency=concurrency)
         live_failures = failure_counts(verdicts) if len(verdicts) else None
+        called.append(verdicts)
         for j in judges:
             t = two_order_table(verdicts, j.id)
             fam = judge_family(j)
@@ -148,6 +151,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
                                   sample=c8_sample, seed=seed)
         store_path.parent.mkdir(parents=True, exist_ok=True)
         ver = judge_all([ev], reqs, store_path=store_path, concurrency=concurrency)
+        called.append(ver)
         labels = rationale_labels(ver)
         evaluator = {"id": ev.id, "family": ev_family, "allow_same_family": bool(allow_same_family),
                      "same_family_judges": same, "n_requests": len(reqs), "sample_per_judge": c8_sample,
@@ -166,7 +170,10 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
                          stress=stress_pairs, n_boot=n_boot, seed=seed, failures=failures,  # type: ignore[arg-type]
                          benchmark_scores=benchmark_scores(pairs, tables, adapters))
     if out is not None:
-        write_outputs(result, Path(out), live_failures=live_failures)
+        from judgeaudit.runtime.failures import summarise
+
+        calls = summarise(pd.concat(called, ignore_index=True)) if called else None
+        write_outputs(result, Path(out), live_failures=live_failures, calls=calls)
     return result
 
 
@@ -193,20 +200,29 @@ def benchmark_scores(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], adapt
 
 
 def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame | None = None,
-                  title: str = "judgeaudit: conditional accuracy profiles") -> None:
+                  title: str = "judgeaudit: conditional accuracy profiles", calls: Any = None) -> None:
+    """OUT/result.json and OUT/report.html; ``calls`` (a ``runtime.failures.CallSummary`` of the live
+    judges and the evaluator) adds ``calls`` to the result and a judge-calls section to the report."""
     from judgeaudit.io import write_json
     from judgeaudit.report.cap import cap_sections
     from judgeaudit.report.html import write_page
 
     out.mkdir(parents=True, exist_ok=True)
     d = result.to_dict()
+    sections = cap_sections(result)
     if live_failures is not None:
         d["call_failures"] = live_failures.to_dict(orient="records")
+    if calls is not None:
+        from judgeaudit.report.calls import calls_section
+
+        d["calls"] = calls.to_dict()
+        sections.append(calls_section(calls))
     write_json(out / "result.json", d)
-    write_page(out / "report.html", title, cap_sections(result))
+    write_page(out / "report.html", title, sections)
 
 
 @app.command("run")
+@calls_checked
 def run_cmd(
     set_: Annotated[list[str], typer.Option("--set", help="judgebench:PATH, llmbar:PATH, rm_bench:PATH or cap_testbed:FILE.jsonl (repeat)")],
     judge: Annotated[list[str] | None, typer.Option("--judge", help="live judge spec (repeat)")] = None,
@@ -228,6 +244,7 @@ def run_cmd(
                                                       "only where the adapter admits augmentation)")] = None,
     generator: Annotated[str | None, typer.Option("--generator", help="generator judge spec for --augment")] = None,
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("cap-out"),
+    allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
 ) -> None:
     """Profile judges on pairwise benchmarks: DIR/result.json and DIR/report.html."""
     from judgeaudit.validate import check_options, output_dir, set_inputs
@@ -253,6 +270,7 @@ def run_cmd(
 
 
 @app.command("build")
+@calls_checked
 def build_cmd(
     source: Annotated[Path, typer.Option("--source", help="QA source (jsonl/csv/parquet with question, answer)")],
     generator: Annotated[str, typer.Option("--generator", help="generator judge spec")],
@@ -269,6 +287,7 @@ def build_cmd(
     allow_same_family: Annotated[bool, typer.Option("--allow-same-family")] = False,
     store: Annotated[Path | None, typer.Option("--store")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
 ) -> None:
     """Build a controlled CAP testbed (judgerEva-style) from a QA source with your own generator."""
     from judgeaudit.commands.common import build_judges

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
+import typer
+from rich.console import Console
 
 from judgeaudit.errors import InputError
 from judgeaudit.judges import Judge, make_judge
 from judgeaudit.records import JudgeRequest, verdicts_frame
 from judgeaudit.runtime.executor import RetryPolicy, run
+from judgeaudit.runtime.failures import CallSummary, Recorder, recording
 from judgeaudit.runtime.store import CallStore
+
+ALLOW_FAILURES_HELP = "exit 0 even when a judge produced no usable verdict (the failures are still reported)"
 
 
 def build_judges(specs: list[str | dict], *, api_base: str | None = None) -> list[Judge]:
@@ -52,3 +60,44 @@ def judge_all(judges: list[Judge], requests: list[JudgeRequest], *, store_path: 
                            policy=policy, progress=progress)
             frames.append(verdicts_frame(verdicts))
     return pd.concat(frames, ignore_index=True) if frames else verdicts_frame([])
+
+
+def report_calls(summary: CallSummary, *, allow_failures: bool, echo: Console | None = None) -> None:
+    """Print failed calls and parse failures per judge on stderr; when a judge produced no usable
+    verdict, end with one line naming it and its first error and exit 1 (``typer.Exit``), unless
+    ``allow_failures``."""
+    echo = echo or Console(stderr=True, soft_wrap=True)
+    if not summary.judges:
+        return
+    echo.print("judge calls:", highlight=False)
+    for j in summary.judges:
+        echo.print(f"  {j.line()}", highlight=False, markup=False)
+    line = summary.failure_line()
+    if line is None:
+        return
+    if allow_failures:
+        echo.print(f"warning: {line}; kept going (--allow-failures)", highlight=False, markup=False)
+        return
+    echo.print(f"error: {line}", highlight=False, markup=False)
+    raise typer.Exit(1)
+
+
+@contextmanager
+def checked_calls(allow_failures: bool, *, echo: Console | None = None) -> Iterator[Recorder]:
+    """Around a command's work: every judge call made inside is summarised when it ends (see
+    ``report_calls``); outputs written inside the block are kept whatever the outcome."""
+    with recording() as rec:
+        yield rec
+    report_calls(rec.summary(), allow_failures=allow_failures, echo=echo)
+
+
+def calls_checked(command: Callable[..., object]) -> Callable[..., object]:
+    """Decorate a typer command that calls judges and has an ``allow_failures`` option: its calls are
+    summarised when it ends and it exits 1 when a judge produced no usable verdict (``checked_calls``)."""
+
+    @functools.wraps(command)
+    def wrapper(*args: object, **kwargs: object) -> object:
+        with checked_calls(bool(kwargs.get("allow_failures"))):
+            return command(*args, **kwargs)
+
+    return wrapper

@@ -20,6 +20,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked
+
 app = typer.Typer(help="Build probe sets and annotate their directions (construct-validity.txt §4.1–4.2).",
                   no_args_is_help=True)
 annotate_app = typer.Typer(help="Blinded human direction annotation in the browser (Appendix C).",
@@ -48,6 +50,7 @@ def _split(values: list[str] | None) -> list[str] | None:
 
 
 @app.command("build")
+@calls_checked
 def build_cmd(
     bases: Annotated[Path, typer.Option("--bases", help="JSONL of base items: claim, evidence, group, domain"
                                                         "[, base_id]")],
@@ -68,11 +71,13 @@ def build_cmd(
     api_base: Annotated[str | None, typer.Option("--api-base", help="OpenAI-compatible base URL for api: "
                                                  "generator and verifier")] = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
+    allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
 ) -> None:
     """Generate one edit per (base item, slot), gate it, verify it; write accepted probes and the logs."""
     from judgeaudit.io import write_json, write_jsonl
     from judgeaudit.judges import make_judge
     from judgeaudit.probes.build import build_probes, read_bases
+    from judgeaudit.runtime.failures import active as active_calls
     from judgeaudit.runtime.store import CallStore
     from judgeaudit.validate import check_options, output_dir
 
@@ -89,7 +94,9 @@ def build_cmd(
     write_jsonl(out / "probes.jsonl", [p.model_dump(mode="json") for p in res.probes])
     write_jsonl(out / "rejections.jsonl", res.rejections)
     res.yield_table().to_csv(out / "yield.csv", index=False)
-    write_json(out / "build.json", {**res.to_dict(), "bases": str(bases), "generator": gen.id, "verifier": ver.id})
+    calls = active_calls()
+    write_json(out / "build.json", {**res.to_dict(), "bases": str(bases), "generator": gen.id, "verifier": ver.id,
+                                    "calls": calls.summary().to_dict() if calls else {}})
     if res.families["override"]:
         console.print("[yellow]family override used and recorded:[/] " + "; ".join(res.families["violations"]))
     print_frame(res.yield_table(), "Per-slot yield")

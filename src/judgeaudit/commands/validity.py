@@ -10,6 +10,7 @@ import pandas as pd
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked
 from judgeaudit.records import JudgeRequest
 
 app = typer.Typer(help="The (S, R) validity profile (construct-validity.txt §2, §5.1–5.2).", no_args_is_help=True)
@@ -45,6 +46,7 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
     from judgeaudit.records import probes_frame
     from judgeaudit.validate import check_options, output_dir, spec_inputs
+    from judgeaudit.runtime.failures import summarise
 
     check_options(s_floor=s_floor, bar=bar, bootstrap=n_boot, regrade=n_regrade, concurrency=concurrency)
     bundled = probes_path == BUNDLED
@@ -59,6 +61,7 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     result = validity_profile(probes, verdicts, s_floor=s_floor, bar=bar, n_boot=n_boot, seed=seed)
     payload = result.to_dict()
     payload["probe_set"] = "bundled" if bundled else str(path)
+    payload["calls"] = summarise(verdicts).to_dict()
     write_json(out / "result.json", payload)
     write_parquet(out / "verdicts.parquet", verdicts)
     return ValidityRun(probes, verdicts, result)
@@ -82,9 +85,9 @@ def write_report(run: ValidityRun, out: Path, *, echo: Console = console) -> Non
 
 def summary_table(result) -> pd.DataFrame:
     cols = ["judge", "S", "R", "R_plus", "wrong_way_rate", "R_scope", "R_strength", "gap", "tau", "interpretable",
-            "usable_points", "regrade_agreement", "parse_failures"]
+            "usable_points", "regrade_agreement", "failed_calls", "parse_failures"]
     d = result.to_dict()["judges"]
-    rows = [{"judge": j, **{c: v.get(c) for c in cols[1:]}} for j, v in d.items()]
+    rows = [{"judge": j, **{c: v.get(c) for c in cols[1:]}, "failed_calls": v.get("errors")} for j, v in d.items()]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -99,6 +102,7 @@ def print_summary(result) -> None:
 
 
 @app.command("run")
+@calls_checked
 def run_cmd(
     judge: Annotated[list[str], typer.Option("--judge", help="judge spec (repeatable)")],
     out: Annotated[Path, typer.Option("--out")],
@@ -111,6 +115,7 @@ def run_cmd(
     concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
+    allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
 ) -> None:
     """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
     r = run_validity(probes, judge, out=out, store=store, s_floor=s_floor, bar=bar, n_boot=bootstrap,

@@ -17,10 +17,12 @@ It is a weak judge. The toolkit reports its profile as it is.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -57,8 +59,44 @@ _MODELS_LOCK = threading.Lock()
 _LLAMA_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgeaudit-llama")
 
 
+def cpu_has_amx(cpuinfo: str | None = None) -> bool:
+    """True when the CPU advertises Intel AMX tiles (``amx_tile`` in /proc/cpuinfo's flags)."""
+    if cpuinfo is None:
+        try:
+            with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+                cpuinfo = f.read()
+        except OSError:
+            return False
+    return any(line.startswith("flags") and "amx_tile" in line.split() for line in cpuinfo.splitlines())
+
+
+@contextlib.contextmanager
+def _model_params(use_extra_bufts: bool) -> Iterator[None]:
+    """Build the next ``Llama`` with ``use_extra_bufts`` set (llama-cpp-python exposes no argument
+    for it: its constructor reads ``llama_model_default_params()``, patched here for that call)."""
+    import llama_cpp.llama_cpp as lib
+
+    default = lib.llama_model_default_params
+
+    def params() -> Any:
+        p = default()
+        p.use_extra_bufts = use_extra_bufts
+        return p
+
+    lib.llama_model_default_params = params
+    try:
+        yield
+    finally:
+        lib.llama_model_default_params = default
+
+
 def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
-    """The llama.cpp model, loaded once per process per (path, context, threads)."""
+    """The llama.cpp model, loaded once per process per (path, context, threads).
+
+    On a CPU with AMX tiles the weights stay in plain CPU buffers: ggml places them in its AMX
+    "extra" buffer type otherwise, whose matrix kernel crashes (SIGSEGV) where the tile state is
+    not usable, as on virtual machines that advertise AMX.
+    """
     import os
 
     from llama_cpp import Llama
@@ -67,8 +105,9 @@ def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
     key = (model_path(), n_ctx, n_threads)
     with _MODELS_LOCK:
         if key not in _MODELS:
-            _MODELS[key] = Llama(model_path=key[0], n_ctx=n_ctx, n_threads=n_threads, verbose=False,
-                                 seed=0, logits_all=False)
+            with _model_params(use_extra_bufts=not cpu_has_amx()):
+                _MODELS[key] = Llama(model_path=key[0], n_ctx=n_ctx, n_threads=n_threads, verbose=False,
+                                     seed=0, logits_all=False)
         return _MODELS[key]
 
 

@@ -151,7 +151,7 @@ def judge_table(result: ValidityResult) -> pd.DataFrame:
             "wrong way": _with_ci(s.get("wrong_way_rate"), s.get("wrong_way_rate_ci")),
             "pts": s["usable_points"], "regrade": _fmt(s["regrade_agreement"], 2),
             "regrade (verdict at τ)": _fmt(s.get("regrade_binary_agreement"), 2),
-            "parse failures": s["parse_failures"], "status": _status(s),
+            "failed calls": s["errors"], "parse failures": s["parse_failures"], "status": _status(s),
         })
     return pd.DataFrame(rows)
 

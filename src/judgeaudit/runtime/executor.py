@@ -5,12 +5,18 @@
 * retries transient failures with exponential backoff and full jitter, honouring ``Retry-After``;
 * a per-call timeout;
 * writes each verdict to the store the moment it completes, so Ctrl-C or a crash loses nothing;
-* a rich progress bar with rate, ETA and cost so far.
+* a cost/time estimate before the first call (``runtime.estimate``), then a rich progress bar with
+  rate, ETA and cost so far on a terminal, or a progress line every ``progress_every`` seconds when
+  stderr is not a terminal (a log file, CI);
+* on Ctrl-C, one line saying how many of the run's calls are stored and where, before the interrupt
+  propagates (the CLI exits 130);
+* hands every run's verdicts to ``runtime.failures`` (the per-judge failure summary of a command).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from dataclasses import dataclass
@@ -23,7 +29,12 @@ from rich.text import Text
 from judgeaudit.errors import TransientError
 from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest, Verdict
+from judgeaudit.runtime import failures
+from judgeaudit.runtime.estimate import duration, estimate
 from judgeaudit.runtime.store import CallStore
+
+PROGRESS_EVERY = 30.0
+"""Seconds between progress lines when stderr is not a terminal (``JUDGEAUDIT_PROGRESS_EVERY`` overrides)."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,9 @@ class _RateColumn(ProgressColumn):
         return Text(f"{speed:.1f} calls/s" if speed else "– calls/s", style="cyan")
 
 
+reported_interrupts: list[str] = []
+"""The interrupted lines runs have printed (the CLI prints a generic one when there is none)."""
+
 # One semaphore per provider, shared by every run in this process.
 _PROVIDER_SEMAPHORES: dict[tuple[int, str], asyncio.Semaphore] = {}
 _PROVIDER_LIMITS: dict[str, int] = {}
@@ -116,13 +130,41 @@ def _error_verdict(judge: Judge, request: JudgeRequest, key: str, error: str) ->
     return judge._verdict(request, call_key=key, parse_ok=False, error=error, provider=judge.provider)
 
 
+def _progress_every(value: float | None) -> float:
+    if value is not None:
+        return value
+    try:
+        return float(os.environ.get("JUDGEAUDIT_PROGRESS_EVERY", PROGRESS_EVERY))
+    except ValueError:
+        return PROGRESS_EVERY
+
+
+def _progress_line(name: str, done: int, total: int, failed: int, elapsed: float) -> str:
+    rate = done / elapsed if elapsed > 0 else 0.0
+    eta = duration((total - done) / rate) if rate > 0 else "unknown"
+    return (f"{name}: {done}/{total} calls ({100 * done // max(total, 1)}%), {rate:.2f} calls/s, ETA {eta}, "
+            f"{failed} failed")
+
+
+def _interrupted_line(judge: Judge, keys: list[str], store: CallStore | None) -> str:
+    unique = list(dict.fromkeys(keys))
+    if store is None or not judge.cacheable:
+        return (f"interrupted: {judge.id}'s calls are not stored (no call store for this run); "
+                "rerun the same command to start again")
+    n = len(store.completed(unique))
+    return (f"interrupted: {n} of {len(unique)} calls of {judge.id} stored in {store.path}; "
+            "rerun the same command to resume")
+
+
 async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore | None = None,
                concurrency: int | None = None, rpm: float | None = None,
                policy: RetryPolicy | None = None, progress: bool = True,
-               description: str | None = None) -> list[Verdict]:
+               description: str | None = None, progress_every: float | None = None) -> list[Verdict]:
     """Judge ``requests`` (in order) through ``store``; returns one verdict per request.
 
     Completed calls found in the store are returned without a call; failed ones are retried.
+    With ``progress``, an estimate line comes first and, off a terminal, a progress line at most
+    every ``progress_every`` seconds (on a completed call; 0: after every call).
     """
     policy = policy or RetryPolicy()
     keys = [judge.key(r) for r in requests]
@@ -140,6 +182,13 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
 
     console = Console(stderr=True)
     live = progress and bool(todo) and console.is_terminal
+    name = description or judge.id
+    if progress and todo:
+        est = estimate(judge, list(todo.values()), cached=cached, concurrency=limit)
+        console.print(f"{name}: {len(keys)} requests, {len(cached)} in the store, {len(todo)} to call; "
+                      f"estimate: {est.describe()}", highlight=False, soft_wrap=True, markup=False)
+    every = _progress_every(progress_every)
+    counts = {"done": 0, "failed": 0, "last": time.perf_counter()}
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                    _RateColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                    _CostColumn(tracker), console=console, disable=not live, transient=False)
@@ -152,23 +201,37 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
         results[k] = v
         tracker["cost"] += v.cost_usd or 0.0
         bar.advance(task)
+        counts["done"] += 1
+        counts["failed"] += v.error is not None
+        now = time.perf_counter()
+        if progress and not live and now - counts["last"] >= every:
+            counts["last"] = now
+            console.print(_progress_line(name, int(counts["done"]), len(todo), int(counts["failed"]),
+                                         now - started), highlight=False, soft_wrap=True, markup=False)
 
     with bar:
-        task = bar.add_task(description or judge.id, total=len(todo))
+        task = bar.add_task(name, total=len(todo))
         tasks = [asyncio.create_task(one(k, r)) for k, r in todo.items()]
         try:
             await asyncio.gather(*tasks)
-        except BaseException:
+        except BaseException as exc:
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+                bar.stop()
+                line = _interrupted_line(judge, keys, store)
+                console.print(line, highlight=False, soft_wrap=True, markup=False)
+                reported_interrupts.append(line)
             raise
     if progress and not live:   # no live bar (not a terminal): one line per run instead
         failed = sum(1 for k in todo if results[k].error is not None)
-        console.print(f"{description or judge.id}: {len(keys)} requests, {len(cached)} from the store, "
+        console.print(f"{name}: {len(keys)} requests, {len(cached)} from the store, "
                       f"{len(todo)} called in {time.perf_counter() - started:.1f} s, {failed} failed, "
                       f"cost ${tracker['cost']:.4f}", highlight=False, soft_wrap=True)
-    return [_as_answer_to(results[k], r, judge) for k, r in zip(keys, requests, strict=True)]
+    verdicts = [_as_answer_to(results[k], r, judge) for k, r in zip(keys, requests, strict=True)]
+    failures.record(verdicts)
+    return verdicts
 
 
 def _as_answer_to(verdict: Verdict, request: JudgeRequest, judge: Judge) -> Verdict:
