@@ -86,7 +86,7 @@ def load_halueval(path: str | Path, *, part: str = "qa", strategy: str = "one-tu
 FRANK_KINDS = ("RelE", "EntE", "CircE", "OutE", "GramE", "CorefE", "LinkE", "Other")
 """FRANK's fine-grained error categories (Pagnoni et al. 2021): predicate, entity, circumstance,
 out-of-article, grammatical, coreference, discourse link, other."""
-REFERENCE_KEYS = ("{system}_reference", "Gold")
+REFERENCE_KEYS = ("{system}_reference", "Gold", "reference")
 UNDETERMINED = "sentence labels not determined by the summary-level annotation (0 < Factuality < 1, several sentences)"
 
 
@@ -124,15 +124,32 @@ def locate_sentences(text: str, sentences: list[str]) -> list[tuple[int, int]] |
     return out if not text[pos:].strip() else None
 
 
-def _articles(folder: Path, exclude: Path) -> dict[str, tuple[dict[str, Any], Path]]:
-    """Article hash → (per-article record with ``article`` and the systems' summaries, its file)."""
-    out: dict[str, tuple[dict[str, Any], Path]] = {}
+def _summaries(folder: Path, exclude: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """(article hash, system) → ``text``, ``lines``, ``reference``, ``article`` and ``file``, from
+    per-article records (``hash``, ``article`` and one field per system with ``<system>_lines``, as
+    in ``articles.jsonl``) and per-summary records (``hash``, ``model_name``, ``summary``,
+    ``article``, ``reference``, as in the repository's ``benchmark_data.json``; sentence split in
+    ``summary_lines`` when present). The first source found for a summary wins."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
     for f in files_under(folder, (".json", ".jsonl")):
         if f == exclude:
             continue
         for obj in frank._records(f):
-            if "hash" in obj and "article" in obj:
-                out.setdefault(str(obj["hash"]), (obj, f))
+            if "hash" not in obj or "article" not in obj:
+                continue
+            h = str(obj["hash"])
+            if "model_name" in obj:
+                if isinstance(obj.get("summary"), str):
+                    out.setdefault((h, str(obj["model_name"])), {
+                        "text": obj["summary"], "lines": obj.get("summary_lines"), "reference": obj.get("reference"),
+                        "article": obj["article"], "file": f})
+                continue
+            for k, v in obj.items():
+                if k != "article" and isinstance(v, str) and f"{k}_lines" in obj:
+                    ref = next((obj[r.format(system=k)] for r in REFERENCE_KEYS
+                                if isinstance(obj.get(r.format(system=k)), str)), None)
+                    out.setdefault((h, k), {"text": v, "lines": obj[f"{k}_lines"], "reference": ref,
+                                            "article": obj["article"], "file": f})
     return out
 
 
@@ -143,10 +160,10 @@ def load_frank(path: str | Path, *, undetermined: str = "exclude") -> AdapterRes
     root = Path(path)
     ann_path = frank.annotation_file(root)
     folder = root if root.is_dir() else ann_path.parent
-    articles = _articles(folder, ann_path)
-    if not articles:
-        raise layout_error("no FRANK article records (hash, article and the systems' summaries with their "
-                           "<system>_lines, as in articles.jsonl) under this folder", folder)
+    summaries = _summaries(folder, ann_path)
+    if not summaries:
+        raise layout_error("no FRANK summary records (articles.jsonl: hash, article, the systems' summaries and "
+                           "their <system>_lines; or benchmark_data.json) under this folder", folder)
     counts: Counter[str] = Counter()
     items: list[WorldItem] = []
     files = {str(ann_path)}
@@ -155,17 +172,15 @@ def load_frank(path: str | Path, *, undetermined: str = "exclude") -> AdapterRes
             if key not in obj:
                 raise InputError(f"record {i}: required field is missing", path=ann_path, field=key)
         h, m, fact = str(obj["hash"]), str(obj["model_name"]), float(obj["Factuality"])
-        if h not in articles:
-            raise InputError(f"record {i}: no article {h} (the world) in the article records", path=ann_path,
-                             field="hash")
-        art, art_path = articles[h]
+        if (h, m) not in summaries:
+            raise InputError(f"record {i}: no summary of system {m} with its article {h} (the world) in the "
+                             "summary records", path=ann_path, field="model_name")
+        rec = summaries[(h, m)]
+        art_path, text = rec["file"], rec["text"]
         files.add(str(art_path))
-        text = art.get(m)
-        if not isinstance(text, str):
-            raise InputError(f"record {i}: article {h} has no summary of system {m}", path=art_path, field=m)
-        sents = _sentences(art.get(f"{m}_lines"))
+        sents = _sentences(rec["lines"])
         if sents is None:
-            counts[f"no sentence split ({m}_lines)"] += 1
+            counts["no sentence split of the summary"] += 1
             continue
         where = locate_sentences(text, sents)
         if where is None:
@@ -189,12 +204,10 @@ def load_frank(path: str | Path, *, undetermined: str = "exclude") -> AdapterRes
                               kind=always if label else None))
             if label:
                 spans.append(Span(start=s, end=e, label=always))
-        reference = next((art[k.format(system=m)] for k in REFERENCE_KEYS
-                          if isinstance(art.get(k.format(system=m)), str)), None)
         items.append(make_item(
             path=art_path, line=None, world_field="article",
-            item_id=f"frank/{h}/{m}", task="summarization", output=text, world=art.get("article"),
-            reference=reference, defective=bad, units=units, spans=spans, group=h, source_set="frank",
+            item_id=f"frank/{h}/{m}", task="summarization", output=text, world=rec["article"],
+            reference=rec["reference"], defective=bad, units=units, spans=spans, group=h, source_set="frank",
             meta={"system": m, "dataset": obj.get("dataset"), "split": obj.get("split"), "factuality": fact,
                   "n_sentences": n, "n_error_sentences": n_err, "sentences_determined": determined,
                   "category_shares": {k: float(obj[k]) for k in FRANK_KINDS if k in obj}, "record": i}))
