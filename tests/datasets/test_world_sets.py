@@ -270,3 +270,50 @@ def test_unknown_adapter_and_option():
     with pytest.raises(InputError) as e:
         load_world("frank:/x?undetermined=maybe")
     assert e.value.field == "undetermined"
+
+
+def test_ifeval_fixture(tmp_path):
+    _jsonl(tmp_path / "input_data.jsonl", [
+        {"key": 1, "prompt": "Write without commas.", "instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]},
+        {"key": 2, "prompt": "Write a title and no commas.",
+         "instruction_id_list": ["detectable_format:title", "punctuation:no_comma"], "kwargs": [{}, {}]}])
+    _jsonl(tmp_path / "responses.jsonl", [{"prompt": "Write without commas.", "response": "Hello world"},
+                                          {"prompt": "Write a title and no commas.", "response": "Hello, world"}])
+    ws = load_world(f"ifeval:{tmp_path}")
+    assert [(it.world, it.output, it.defective) for it in ws.items] == [
+        ("Write without commas.", "Hello world", False), ("Write a title and no commas.", "Hello, world", True)]
+    assert [[(u.unit_id, u.kind, u.defective) for u in it.units] for it in ws.items] == [
+        [("0:punctuation:no_comma", "punctuation:no_comma", False)],
+        [("0:detectable_format:title", "detectable_format:title", True),
+         ("1:punctuation:no_comma", "punctuation:no_comma", True)]]
+    _jsonl(tmp_path / "more.jsonl", [{"prompt": "x", "response": "y"}])
+    with pytest.raises(InputError, match="responses=FILE"):
+        load_world(f"ifeval:{tmp_path}")
+    assert len(load_world_set(f"ifeval:{tmp_path}?responses=responses.jsonl")) == 2
+
+
+def test_gsm8k_fixture_and_missing_answer_key(tmp_path):
+    sol = {"is_correct": True, "solution": "2 + 2 = <<2+2=4>>4\nA: 4"}
+    bad = {"is_correct": False, "solution": "2 + 3 = 5\nA: 5"}
+    _jsonl(tmp_path / "example_model_solutions.jsonl", [
+        {"question": "What is 2 + 2?", "ground_truth": "2 + 2 = 4\nA: 4", "m1": sol, "m2": bad}])
+    items = load_world_set(f"gsm8k:{tmp_path}")
+    assert [(it.item_id, it.world, it.defective, it.meta["answer_key"]) for it in items] == [
+        ("gsm8k/1/m1", "What is 2 + 2?", False, "4"), ("gsm8k/1/m2", "What is 2 + 2?", True, "4")]
+    _jsonl(tmp_path / "example_model_solutions.jsonl", [{"question": "q", "m1": sol}])
+    with pytest.raises(InputError) as e:
+        load_world(f"gsm8k:{tmp_path}")
+    assert (e.value.line, e.value.field) == (1, "ground_truth")
+
+
+def test_frank_missing_world(tmp_path):
+    _jsonl(tmp_path / "articles.jsonl", [{"hash": "h1", "article": "A.", "a": "a .", "a_lines": ["a ."]}])
+    (tmp_path / "human_annotations.json").write_text(json.dumps([
+        {"hash": "h2", "model_name": "a", "Factuality": 1.0}]))
+    with pytest.raises(InputError) as e:
+        load_world(f"frank:{tmp_path}")
+    assert (e.value.path, e.value.field) == (str(tmp_path / "human_annotations.json"), "model_name")
+    _jsonl(tmp_path / "articles.jsonl", [{"hash": "h2", "article": "", "a": "a .", "a_lines": ["a ."]}])
+    with pytest.raises(InputError) as e:
+        load_world(f"frank:{tmp_path}")
+    assert (e.value.path, e.value.field) == (str(tmp_path / "articles.jsonl"), "article")
