@@ -136,3 +136,24 @@ def test_gold_never_reaches_a_rendered_prompt_or_call_key():
     ref = make_judge("reference:oracle")
     base = JudgeRequest(request_id="r", form="label", text="t", evidence="w")
     assert ref.key(base) == ref.key(base.model_copy(update={"meta": {GOLD_KEY: gold}}))
+
+
+@pytest.mark.data
+def test_sentence_forms_on_frank(data_dir):
+    """Sentence level on FRANK's 3,496 determined sentences (1,162 defective): the oracle informed
+    is exact, blind flags nothing; flag-all's precision is the defect share 1162/3496."""
+    from judgeaudit.datasets.world import load_world_set
+
+    items = load_world_set(f"frank:{data_dir / 'frank'}")
+    truth = [bool(u.defective) for it in items for u in it.units]
+    assert (len(truth), sum(truth)) == (3496, 1162)
+    out = {}
+    for spec in ("reference:oracle", "reference:flag-all", "reference:flag-none"):
+        for informed in (True, False):
+            vs = _run(spec, [_request(it, informed=informed, form="sentences", with_units=True) for it in items])
+            out[spec, informed] = [x for v in vs for x in v.unit_labels]
+    assert _rates(truth, out["reference:oracle", True]) == (1.0, 1.0, 1.0)
+    assert _rates(truth, out["reference:oracle", False]) == (0.0, 1.0, 0.5)
+    flagged = out["reference:flag-all", False]
+    assert sum(t and f for t, f in zip(truth, flagged)) / sum(flagged) == 1162 / 3496
+    assert _rates(truth, out["reference:flag-none", True]) == (0.0, 1.0, 0.5)
