@@ -196,7 +196,8 @@ def test_aggrefact_jsonl_csv_parquet(tmp_path):
     assert [(it.world, it.output, it.defective, it.task) for it in ws.items] == [
         ("The cat sat.", "A cat sat.", False, "claim"), ("The cat sat.", "A dog sat.", True, "claim"),
         ("Sales rose.", "Sales fell.", True, "claim")]
-    assert ws.provenance["n_groups"] == 2
+    assert ws.provenance["n_groups"] == 2 and ws.provenance["name"] == "aggrefact"
+    assert load_world(f"aggrefact:{tmp_path / 'a.jsonl'}?name=mine").provenance["name"] == "mine"
     df = pd.DataFrame(rows).rename(columns={"doc": "document"})
     df.to_csv(tmp_path / "b.csv", index=False)
     df.to_parquet(tmp_path / "c.parquet")

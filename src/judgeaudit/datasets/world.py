@@ -210,8 +210,10 @@ def load_world(spec: str) -> WorldSet:
             raise InputError(f"duplicate item id {it.item_id!r}", path=path, field="item_id")
         seen.add(it.item_id)
     prov_path, prov_doc = find_provenance(path)
+    shown = common.get("name") or prov.pop("name", None) or name
+    prov.pop("name", None)
     provenance: dict[str, Any] = {
-        "spec": spec, "adapter": name, "name": common.get("name") or prov.pop("name", None) or name,
+        "spec": spec, "adapter": name, "name": shown,
         "label_origin": adapter.label_origin, "options": opts,
         "provenance_path": str(prov_path) if prov_path else None, "provenance_file": prov_doc,
         **prov,
