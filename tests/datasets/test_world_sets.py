@@ -160,7 +160,8 @@ def test_ragtruth_format(tmp_path):
     assert ws.provenance["label_text_mismatches"] == 0
     test = load_world(f"ragtruth:{d}?split=test&task=QA,Summary")
     assert [it.item_id for it in test.items] == ["ragtruth/1", "ragtruth/3"]
-    assert test.provenance["excluded"] == {"split is not test": 1, "quality is not good": 1, "task is not QA, Summary": 1}
+    assert test.provenance["excluded"] == {"split is not test": 1, "quality is not good": 1,
+                                           "task is not QA, Summary": 1}
 
 
 def test_ragtruth_span_outside_the_output(tmp_path):

@@ -67,7 +67,8 @@ def _split_list(value: str | None) -> set[str] | None:
     return {v.strip() for v in value.split(",") if v.strip()} if value else None
 
 
-def load_ragtruth(path: str | Path, *, split: str = "all", quality: str = "good", task: str | None = None) -> AdapterResult:
+def load_ragtruth(path: str | Path, *, split: str = "all", quality: str = "good",
+                  task: str | None = None) -> AdapterResult:
     """RAGTruth-format responses as world items (see the module docstring)."""
     root = Path(path)
     if not root.is_dir():

@@ -148,7 +148,8 @@ class ReferenceJudge(Judge):
     def _world(self, request: JudgeRequest, key: str) -> Verdict:
         """The verdict of a world instrument (``oracle``, ``flag-all``, ``flag-none``)."""
         if request.form not in WORLD_FORMS:
-            raise ValueError(f"reference:{self.name} has no {request.form} form (world forms: {', '.join(WORLD_FORMS)})")
+            raise ValueError(f"reference:{self.name} has no {request.form} form "
+                             f"(world forms: {', '.join(WORLD_FORMS)})")
         n_units = len(request.units or [])
         text = request.text or ""
         if self.name == "oracle" and request.evidence is not None:
