@@ -19,7 +19,7 @@ table's ``attrs['judgeaudit']['trimmed']``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,15 +135,17 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
 COMMON_OPTIONS = ("name", "max_rows")
 
 
-def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
-    """``NAME:PATH?k=v&…`` → ``(name, path, options)``; ``InputError`` for an unknown adapter."""
+def parse_spec(spec: str, known: Mapping[str, Any] | None = None) -> tuple[str, str, dict[str, str]]:
+    """``NAME:PATH?k=v&…`` → ``(name, path, options)``; ``InputError`` for an adapter not in
+    ``known`` (default: the table adapters ``ADAPTERS``; the world sets pass their own registry)."""
+    known = ADAPTERS if known is None else known
     if ":" not in spec:
-        raise InputError(f"data-set spec {spec!r} must look like NAME:PATH (known: {', '.join(ADAPTERS)})",
+        raise InputError(f"data-set spec {spec!r} must look like NAME:PATH (known: {', '.join(known)})",
                          field="set")
     name, rest = spec.split(":", 1)
     name = name.strip().lower()
-    if name not in ADAPTERS:
-        raise InputError(f"unknown data-set adapter {name!r} (known: {', '.join(ADAPTERS)})", field="set")
+    if name not in known:
+        raise InputError(f"unknown data-set adapter {name!r} (known: {', '.join(known)})", field="set")
     path, _, query = rest.partition("?")
     opts = dict(parse_qsl(query, keep_blank_values=False))
     if not path:

