@@ -35,8 +35,11 @@ TABLE = {
 }
 
 
+P = {"tau_s": 0.5, "tau_c": 0.5}   # explicit, so these tests do not move with the calibrated defaults
+
+
 def _graph(**kw):
-    return build_graph(WORLD, OUTPUT, ScriptedNLI(TABLE), GraphParams(**kw), requirements=[R0, R1])
+    return build_graph(WORLD, OUTPUT, ScriptedNLI(TABLE), GraphParams(**{**P, **kw}), requirements=[R0, R1])
 
 
 def test_graph_nodes_edges_and_the_three_defects():
@@ -65,7 +68,7 @@ def test_graph_nodes_edges_and_the_three_defects():
 
 def test_specificity_edge_marks_an_unsupported_claim_that_states_its_evidence_and_more():
     table = {**TABLE, (C2, E2): (0.70, 0.20, 0.10)}   # the claim entails its best evidence
-    g = build_graph(WORLD, OUTPUT, ScriptedNLI(table))
+    g = build_graph(WORLD, OUTPUT, ScriptedNLI(table), GraphParams(**P))
     # C1's text is E1's, so it entails its best evidence too (0.90): the edge is defined for every claim
     assert [(e.src, e.dst, e.p) for e in g.edges_of("specificity")] == [
         (("claim", 1), ("evidence", 1), 0.90), (("claim", 2), ("evidence", 2), 0.70)]
@@ -110,7 +113,7 @@ def test_certificates_verify_and_a_tampered_one_is_rejected():
 
 def test_top_k_routes_each_claim_to_its_nearest_sentences_and_asks_only_those():
     backend = ScriptedNLI(TABLE)
-    g = build_graph(WORLD, OUTPUT, backend, GraphParams(top_k=1, specificity=False))
+    g = build_graph(WORLD, OUTPUT, backend, GraphParams(**P, top_k=1, specificity=False))
     # C0 shares bridge/metres/long with E0; C1 equals E1; C2 ("painted red") shares nothing: tie -> E0
     assert g.routes == ((0,), (1,), (0,))
     assert sorted(backend.asked) == sorted([(E0, C0), (E1, C1), (E0, C2)])
@@ -125,7 +128,7 @@ def test_duplicate_pairs_are_asked_once_in_one_batched_call():
 
 
 def _judge(form, text, evidence, units=None, **kw):
-    j = structural_judge(ScriptedNLI(TABLE), **kw)
+    j = structural_judge(ScriptedNLI(TABLE), **{**P, **kw})
     return asyncio.run(j.judge_one(JudgeRequest(request_id="r", form=form, text=text, evidence=evidence, units=units)))
 
 
