@@ -102,6 +102,11 @@ class Graph:
         return replace(g, edges=_derive_edges(g))
 
 
+def _words(text: str) -> set[str]:
+    content, numbers, _ = _tokens(text)
+    return content | numbers
+
+
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if (a or b) else 0.0
 
@@ -121,8 +126,8 @@ def route(claims: Sequence[str], evidence: Sequence[str], top_k: int | None,
         ee = ee / np.maximum(np.linalg.norm(ee, axis=1, keepdims=True), 1e-12)
         sim = ce @ ee.T
     else:
-        et = [_tokens(e)[0] | _tokens(e)[1] for e in evidence]
-        sim = np.array([[_jaccard(_tokens(c)[0] | _tokens(c)[1], t) for t in et] for c in claims]).reshape(len(claims), n)
+        et = [_words(e) for e in evidence]
+        sim = np.array([[_jaccard(cw, t) for t in et] for cw in map(_words, claims)]).reshape(len(claims), n)
     out = []
     for row in sim:
         order = sorted(range(n), key=lambda j: (-row[j], j))[:top_k]
