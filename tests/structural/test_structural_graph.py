@@ -13,7 +13,7 @@ from judgeaudit.records import JudgeRequest
 from judgeaudit.structural.certificates import defects, verify_certificate
 from judgeaudit.structural.graph import GraphParams, build_graph, route
 from judgeaudit.structural.judge import structural_judge
-from judgeaudit.structural.render import graph_text
+from judgeaudit.structural.render import graph_text, routed_evidence
 
 E0 = "The bridge is 120 metres long."
 E1 = "It opened in 1932."
@@ -177,3 +177,11 @@ def test_graph_text_names_nodes_edges_and_thresholds():
 def test_bad_parameters_are_input_errors(kw):
     with pytest.raises(InputError):
         GraphParams(**kw)
+
+
+def test_routed_evidence_keeps_the_union_of_each_claims_nearest_sentences_in_world_order():
+    # C0 -> E0 (bridge, metres, long), C1 -> E1 (same text), C2 shares nothing -> E0 (tie to the earlier)
+    assert routed_evidence(WORLD, OUTPUT, k=1) == f"{E0} {E1}"
+    assert routed_evidence(WORLD, C1, k=1) == E1
+    assert routed_evidence(WORLD, OUTPUT, k=5) == WORLD
+    assert routed_evidence(None, OUTPUT, k=1) == "" and routed_evidence(WORLD, "", k=1) == ""

@@ -7,6 +7,6 @@ parameters), ``certificates`` (defects, certificates, verification), ``render`` 
 
 from judgeaudit.structural.graph import GraphParams, build_graph
 from judgeaudit.structural.nli import NLIBackend, make_nli
-from judgeaudit.structural.render import graph_text, render_graph
+from judgeaudit.structural.render import graph_text, render_graph, routed_evidence
 
-__all__ = ["GraphParams", "NLIBackend", "build_graph", "graph_text", "make_nli", "render_graph"]
+__all__ = ["GraphParams", "NLIBackend", "build_graph", "graph_text", "make_nli", "render_graph", "routed_evidence"]

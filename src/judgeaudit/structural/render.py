@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from judgeaudit.structural.certificates import claim_status
-from judgeaudit.structural.graph import Graph, GraphParams, best_evidence, build_graph
+from judgeaudit.structural.graph import Encoder, Graph, GraphParams, best_evidence, build_graph, route
 from judgeaudit.structural.nli import NLIBackend
+from judgeaudit.structural.segment import sentences
 
 
 def graph_text(g: Graph) -> str:
@@ -69,3 +70,11 @@ def render_graph(world: str | Sequence[str] | None, output: str | Sequence[str] 
                  params: GraphParams | None = None, requirements: Sequence[str] | None = None, **kw: Any) -> str:
     """Build the graph of ``output`` against ``world`` and render it as text (a world operator)."""
     return graph_text(build_graph(world, output, backend, params, requirements, **kw))
+
+
+def routed_evidence(world: str | None, output: str | None, k: int = 3, encoder: Encoder | None = None) -> str:
+    """The world cut to the ``k`` sentences nearest each output sentence (their union, in world order,
+    joined by spaces): the routed top-k world (blind-spot P13, P21 W2), by the graph's router."""
+    ev, cl = sentences(world), sentences(output)
+    keep = sorted({e for r in route(cl, ev, k, encoder) for e in r})
+    return " ".join(ev[e] for e in keep)
