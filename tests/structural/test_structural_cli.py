@@ -99,3 +99,20 @@ def test_units_must_be_a_list_of_strings(tmp_path):
     assert rc == 2 and "items.jsonl:1: field 'units': must be a list of non-empty strings" in out
     rc, out = _run(["certificate", "verify"])
     assert rc == 2 and "exactly one of --verdicts or --store" in out
+
+
+def test_cache_option_keeps_pairs_in_the_store_file(tmp_path):
+    import asyncio
+
+    from judgeaudit.records import JudgeRequest
+    from judgeaudit.structural.nli import NLIPairCache
+
+    db = tmp_path / "calls.sqlite"
+    j = make_judge(f"structural:lexical?cache={db}&specificity=0")
+    v = asyncio.run(j.judge_one(JudgeRequest(request_id="a", form="label", text="It was built in 1889. It is red.",
+                                             evidence="It was built in 1889 in Paris.")))
+    j.close()
+    assert v.label is True and make_judge("structural:lexical?specificity=0").spec.fingerprint() == j.spec.fingerprint()
+    cache = NLIPairCache(db)
+    assert len(cache) == 2          # one world sentence x two claims
+    cache.close()

@@ -84,6 +84,10 @@ class StructuralJudge(Judge):
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         return await asyncio.to_thread(self.judge_sync, request)
 
+    def close(self) -> None:
+        if isinstance(self.backend, CachedNLI):
+            self.backend.cache.close()
+
 
 def _number(name: str, v: Any, cast: type) -> Any:
     try:
