@@ -30,6 +30,7 @@ _GROUPS = {
     "datasets": "judgeaudit.commands.datasets",
     "probes": "judgeaudit.commands.probes",
     "check": "judgeaudit.commands.check",
+    "certificate": "judgeaudit.commands.certificate",
 }
 for _name, _module in _GROUPS.items():
     try:
@@ -56,7 +57,7 @@ def judge_cmd(
     judge: Annotated[str, typer.Option("--judge", help="judge spec, e.g. local, api:openai/gpt-4o-mini")],
     input: Annotated[Path, typer.Option("--input", help="JSONL of items")],
     out: Annotated[Path, typer.Option("--out", help="output folder")],
-    form: Annotated[str, typer.Option("--form", help="graded | pairwise | defects")] = "graded",
+    form: Annotated[str, typer.Option("--form", help="graded | pairwise | defects | label | sentences")] = "graded",
     store: Annotated[Path | None, typer.Option("--store", help="call store (default OUT/calls.sqlite)")] = None,
     concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,

@@ -2,5 +2,6 @@
 
 from judgeaudit.judges.base import Judge, JudgeSpec, make_judge, register, registered
 from judgeaudit.judges import api, composite, hf, local, reference, replay  # noqa: F401,E402,I001
+import judgeaudit.structural.judge  # noqa: F401,E402 - registers structural:
 
 __all__ = ["Judge", "JudgeSpec", "make_judge", "register", "registered"]

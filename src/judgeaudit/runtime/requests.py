@@ -12,19 +12,26 @@ REQUIRED = {
     "graded": ("item_id", "text"),
     "pairwise": ("item_id", "prompt", "response_a", "response_b"),
     "defects": ("item_id", "text"),
+    "label": ("item_id", "text"),
+    "sentences": ("item_id", "text"),
 }
 OPTIONAL = {
     "graded": ("evidence", "criterion"),
     "pairwise": ("criterion",),
     "defects": ("evidence", "criterion"),
+    "label": ("evidence", "criterion"),
+    "sentences": ("evidence", "criterion"),
 }
+# optional lists of strings: the units a report labels, or the requirements (see JudgeRequest.units)
+OPTIONAL_LISTS = {"defects": ("units",), "label": ("units",), "sentences": ("units",)}
 
 
 def read_requests(path: str | Path, form: str) -> list[JudgeRequest]:
-    """One request per line: ``graded``/``defects`` need ``item_id, text`` (optional ``evidence``,
-    ``criterion``); ``pairwise`` needs ``item_id, prompt, response_a, response_b``."""
+    """One request per line: ``graded``/``defects``/``label``/``sentences`` need ``item_id, text``
+    (optional ``evidence``, ``criterion``; ``defects``/``label``/``sentences`` also ``units``, a list of
+    strings); ``pairwise`` needs ``item_id, prompt, response_a, response_b``."""
     if form not in REQUIRED:
-        raise InputError(f"unknown form {form!r}; choose graded, pairwise or defects", field="form")
+        raise InputError(f"unknown form {form!r}; choose {', '.join(REQUIRED)}", field="form")
     out: list[JudgeRequest] = []
     seen: dict[str, int] = {}
     for n, obj in iter_jsonl(path):
@@ -41,12 +48,16 @@ def read_requests(path: str | Path, form: str) -> list[JudgeRequest]:
         for f in OPTIONAL[form]:
             if obj.get(f) is not None and not isinstance(obj[f], str):
                 raise InputError("must be a string", path=path, line=n, field=f)
+        for f in OPTIONAL_LISTS.get(form, ()):
+            v = obj.get(f)
+            if v is not None and (not isinstance(v, list) or not all(isinstance(x, str) and x.strip() for x in v)):
+                raise InputError("must be a list of non-empty strings", path=path, line=n, field=f)
         item_id = str(obj["item_id"])
         if item_id in seen:
             raise InputError(f"duplicate item_id {item_id!r} (first on line {seen[item_id]})", path=path, line=n,
                              field="item_id")
         seen[item_id] = n
-        fields = {f: obj.get(f) for f in REQUIRED[form][1:] + OPTIONAL[form]}
+        fields = {f: obj.get(f) for f in REQUIRED[form][1:] + OPTIONAL[form] + OPTIONAL_LISTS.get(form, ())}
         out.append(JudgeRequest(request_id=item_id, form=form, **fields))
     if not out:
         raise InputError("file holds no items", path=path)
