@@ -194,7 +194,7 @@ def benchmark_scores(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], adapt
 
 def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame | None = None,
                   title: str = "judgeaudit: conditional accuracy profiles") -> None:
-    from judgeaudit.io import write_json
+    from judgeaudit.runinfo import write_result
     from judgeaudit.report.cap import cap_sections
     from judgeaudit.report.html import write_page
 
@@ -202,7 +202,7 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
     d = result.to_dict()
     if live_failures is not None:
         d["call_failures"] = live_failures.to_dict(orient="records")
-    write_json(out / "result.json", d)
+    write_result(out / "result.json", d)
     write_page(out / "report.html", title, cap_sections(result))
 
 

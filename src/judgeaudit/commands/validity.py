@@ -40,7 +40,8 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     """Grade every original and edited text with every judge, then compute the profile."""
     from judgeaudit.analyses.validity import validity_profile
     from judgeaudit.commands.common import build_judges, judge_all
-    from judgeaudit.io import write_json, write_parquet
+    from judgeaudit.io import write_parquet
+    from judgeaudit.runinfo import write_result
     from judgeaudit.probes.design import graded_requests
     from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
     from judgeaudit.records import probes_frame
@@ -59,7 +60,7 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     result = validity_profile(probes, verdicts, s_floor=s_floor, bar=bar, n_boot=n_boot, seed=seed)
     payload = result.to_dict()
     payload["probe_set"] = "bundled" if bundled else str(path)
-    write_json(out / "result.json", payload)
+    write_result(out / "result.json", payload)
     write_parquet(out / "verdicts.parquet", verdicts)
     return ValidityRun(probes, verdicts, result)
 

@@ -44,7 +44,7 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
     """Load every spec, audit it in the requested mode(s), and (with ``out``) write
     ``out/result.json`` and ``out/report.html``. Returns the result."""
     from judgeaudit.datasets.registry import load_set
-    from judgeaudit.io import write_json
+    from judgeaudit.runinfo import write_result
 
     if mode not in ("item", "paired", "both"):
         raise InputError(f"--mode must be item, paired or both, got {mode!r}", field="mode")
@@ -79,7 +79,7 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
 
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        write_json(out / "result.json", result.to_dict())
+        write_result(out / "result.json", result.to_dict())
         write_page(out / "report.html", "judgeaudit — validation power", vp_sections(result),
                    subtitle="Label sets audited: " + ", ".join(tables))
     return result
