@@ -10,6 +10,7 @@ import pandas as pd
 import typer
 from rich.console import Console
 
+from judgeaudit.commands import register
 from judgeaudit.records import JudgeRequest
 
 app = typer.Typer(help="The (S, R) validity profile (construct-validity.txt §2, §5.1–5.2).", no_args_is_help=True)
@@ -72,11 +73,12 @@ def sections(run: ValidityRun) -> list:
     return validity_sections(run.result)
 
 
-def write_report(run: ValidityRun, out: Path, *, echo: Console = console) -> None:
-    """OUT/report.html, the summary table on the terminal, and a line naming the files written."""
+def write_report(run: ValidityRun, out: Path, *, echo: Console = console, extra: list | None = None) -> None:
+    """OUT/report.html (with ``extra`` sections), the summary table on the terminal, and a line naming
+    the files written."""
     from judgeaudit.report.html import write_page
 
-    write_page(out / "report.html", "judgeaudit — validity profile", sections(run))
+    write_page(out / "report.html", "judgeaudit — validity profile", sections(run) + (extra or []))
     print_summary(run.result)
     echo.print(f"→ {out}/result.json, {out}/report.html")
 
@@ -112,8 +114,14 @@ def run_cmd(
     concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
+    ledger: register.LedgerOpt = None,
+    strict_register: register.StrictOpt = False,
 ) -> None:
-    """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
+    """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html (and OUT/register.json with --ledger)."""
+    led = register.load(ledger, strict_register)
     r = run_validity(probes, judge, out=out, store=store, s_floor=s_floor, bar=bar, n_boot=bootstrap,
                      n_regrade=regrade, concurrency=concurrency, api_base=api_base, seed=seed)
-    write_report(r, out)
+    entries, extra = register.mark(led, ledger, "validity", r.result.to_dict(), out) if led is not None else (None, None)
+    write_report(r, out, extra=[extra] if extra else None)
+    if entries is not None:
+        register.enforce(entries, strict_register)

@@ -66,7 +66,7 @@ def load_results(paths: Iterable[str | Path]) -> list[RunResult]:
     return out
 
 
-def _split(path: str) -> list[str]:
+def split_path(path: str) -> list[str]:
     if path.startswith("/"):
         return [t.replace("~1", "/").replace("~0", "~") for t in path[1:].split("/")]
     return path.split(".")
@@ -85,7 +85,7 @@ def _step(node: Any, key: str) -> Any:
 def resolve(data: dict[str, Any], path: str) -> tuple[float | None, tuple[float, float] | None]:
     """``(value, interval)`` at the metric ``path``; value None when the path is absent or null.
     The interval is the ``ci`` sibling (see ``judgeaudit.ledger.model``)."""
-    keys = _split(path)
+    keys = split_path(path)
     parent: Any = None
     node: Any = data
     try:
