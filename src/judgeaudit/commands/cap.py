@@ -194,9 +194,9 @@ def benchmark_scores(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], adapt
 
 def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame | None = None,
                   title: str = "judgeaudit: conditional accuracy profiles") -> None:
-    from judgeaudit.runinfo import write_result
     from judgeaudit.report.cap import cap_sections
     from judgeaudit.report.html import write_page
+    from judgeaudit.runinfo import write_result
 
     out.mkdir(parents=True, exist_ok=True)
     d = result.to_dict()
