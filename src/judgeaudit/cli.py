@@ -30,6 +30,7 @@ _GROUPS = {
     "probes": "judgeaudit.commands.probes",
     "check": "judgeaudit.commands.check",
     "ledger": "judgeaudit.commands.ledger",
+    "card": "judgeaudit.commands.card",
 }
 for _name, _module in _GROUPS.items():
     try:
