@@ -66,10 +66,10 @@ def checklist(runs: Sequence[Run], judge: str | None = None) -> list[Item]:
     unstated = [n for n, m in sets.items() if not m.get("label_origin")]
     dirs = [f"probes ({r.path.parent.name}): directions '{r.data.get('direction_source')}'" for r in validity
             if r.data.get("direction_source")]
-    ok = bool(origins or dirs) and not unstated and len(dirs) == len(validity)
-    ev = "; ".join(origins + dirs) if (origins or dirs) else no_vp
-    if unstated:
-        ev += f"; no label origin recorded for {', '.join(unstated)}"
+    no_dir = [r.path.parent.name for r in validity if not r.data.get("direction_source")]
+    ok = bool(origins or dirs) and not unstated and not no_dir
+    ev = "; ".join(origins + dirs + [f"no label origin recorded for {n}" for n in unstated]
+                   + [f"no direction source recorded for probes ({n})" for n in no_dir]) or no_vp
     items.append(Item(1, "label provenance stated", ok, ev))
 
     # 2. best impoverished predictor
