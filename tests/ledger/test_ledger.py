@@ -198,8 +198,17 @@ def test_the_papers_counting_rule_on_a_ledger_shaped_like_table6(tmp_path):
 
 def test_store_errors_name_file_line_and_field(tmp_path):
     p = tmp_path / "l.yaml"
-    p.write_text("predictions:\n  - id: P1\n    clauses:\n      - metric: x.gap\n        bar: about ten points\n")
-    with pytest.raises(InputError) as e:
-        read_ledger(p)
-    assert str(e.value).startswith(f"{p}:4: field 'predictions.clauses'") or f"{p}:" in str(e.value)
-    assert "comparator" in str(e.value)
+    head = "predictions:\n  - id: P1\n    clauses:\n      - metric: x.gap\n"
+    cases = {
+        "        bar: about ten points\n": "l.yaml:4: field 'predictions[0].clauses[0].bar': bar 'about ten points' is "
+                                            "not one of",
+        "        bar: '>= 1'\n        colour: red\n": "l.yaml:6: field 'predictions[0].clauses[0].colour': Extra "
+                                                      "inputs are not permitted",
+        "        bar: '>= 1'\n        letter: a\n      - metric: y\n        bar: '< 2'\n        letter: a\n":
+            "l.yaml:2: field 'predictions[0]': prediction P1: clause letters repeat",
+    }
+    for tail, expect in cases.items():
+        p.write_text(head + tail)
+        with pytest.raises(InputError) as e:
+            read_ledger(p)
+        assert str(e.value).startswith(str(tmp_path / expect)), str(e.value)

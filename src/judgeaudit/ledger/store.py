@@ -51,10 +51,13 @@ def parse_ledger(text: str, path: str | Path = "<ledger>") -> Ledger:
     except ValidationError as e:
         err = e.errors()[0]
         loc = tuple(err["loc"])
-        fields = [str(x) for x in loc if isinstance(x, str)]
-        msg = err.get("ctx", {}).get("error") or err["msg"]
-        raise InputError(str(msg).removeprefix("Value error, "), path=path, line=_line_of(node, loc),
-                         field=".".join(fields) or None) from None
+        cause = err.get("ctx", {}).get("error")
+        field = "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in loc).lstrip(".")
+        if isinstance(cause, InputError):
+            msg, field = cause.message, ".".join(x for x in (field, cause.field) if x)
+        else:
+            msg = str(cause or err["msg"]).removeprefix("Value error, ")
+        raise InputError(msg, path=path, line=_line_of(node, loc), field=field or None) from None
 
 
 def read_ledger(path: str | Path) -> Ledger:
