@@ -212,3 +212,21 @@ def test_store_errors_name_file_line_and_field(tmp_path):
         with pytest.raises(InputError) as e:
             read_ledger(p)
         assert str(e.value).startswith(str(tmp_path / expect)), str(e.value)
+
+
+def test_commit_records_the_git_head_inside_a_repository_and_none_outside(tmp_path):
+    import subprocess
+
+    outside = tmp_path / "plain" / "l.yaml"
+    outside.parent.mkdir()
+    led = Ledger(predictions=(_pred("P1", {"metric": "x", "bar": "> 0"}),))
+    assert commit(led, path=outside, at=T0)[1].git is None
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (repo / "x").write_text("x")
+    subprocess.run([*git, "add", "x"], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    assert commit(led, path=repo / "l.yaml", at=T0)[1].git == head
