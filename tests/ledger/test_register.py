@@ -4,6 +4,7 @@ not, and ``--strict-register`` failing the run (after its outputs are written) w
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -69,3 +70,33 @@ def test_a_tampered_ledger_stops_the_run_before_it_starts(tmp_path):
     res, out = _run(tmp_path, "t", led, strict=True)
     assert res.exit_code != 0 and not (out / "result.json").exists()
     assert "edited after it was committed" in str(res.exception)
+
+
+def test_vp_and_cap_runs_take_the_ledger_too(tmp_path):
+    import judgeaudit
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps({"q": f"q{i}", "ra": "a " * (i % 7 + 1), "rb": "b " * (i % 5 + 1),
+                                         "pref": "A" if i % 7 > i % 5 else "B"}) + "\n" for i in range(40)))
+    led = _ledger(tmp_path / "l.yaml", [])
+    full = Ledger(predictions=(Prediction.model_validate({"id": "V1", "run": "vp", "clauses": [
+        {"letter": "a", "metric": "sets.pairs.*.a_imp", "bar": ">= 0"}]}),
+        Prediction.model_validate({"id": "C1", "run": "cap", "clauses": [
+            {"metric": "sets.judgebench.judges.*.overall", "bar": ">= 0.5"}]})))
+    write_ledger(led, commit(full, at="2026-01-01T00:00:00+00:00", git=None)[0])
+    res = CliRunner().invoke(app, ["vp", "audit", "--set", f"jsonl:{pairs}?prompt=q&response_a=ra&response_b=rb&label=pref",
+                                   "--permutations", "3", "--out", str(tmp_path / "vp"), "--no-transfer",
+                                   "--ledger", str(led), "--strict-register"])
+    assert res.exit_code == 3, res.output  # a_hum and vp unregistered
+    got = {h["path"]: h["by"] for h in json.loads((tmp_path / "vp" / "register.json").read_text())["headlines"]}
+    assert got == {"/sets/pairs/item/a_imp": ["V1(a)"], "/sets/pairs/item/a_hum": [], "/sets/pairs/item/vp": [],
+                   "/sets/pairs/paired/a_imp": ["V1(a)"], "/sets/pairs/paired/a_hum": [],
+                   "/sets/pairs/paired/vp": []}
+    assert "Register of predicted values" in (tmp_path / "vp" / "report.html").read_text()
+
+    data = Path(judgeaudit.__file__).parent / "data" / "judgebench"
+    res = CliRunner().invoke(app, ["cap", "run", "--set", f"judgebench:{data}", "--published", "--bootstrap", "20",
+                                   "--out", str(tmp_path / "cap"), "--ledger", str(led), "--strict-register"])
+    assert res.exit_code == 0, res.output  # every judge's overall registered by the wildcard
+    reg = json.loads((tmp_path / "cap" / "register.json").read_text())["headlines"]
+    assert len(reg) >= 5 and all(h["by"] == ["C1"] for h in reg)

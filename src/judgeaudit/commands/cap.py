@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from judgeaudit.analyses.cap import CapResult, cap_profile
+from judgeaudit.commands import register
 from judgeaudit.datasets._common import CoverageCell, judge_family, table_family
 from judgeaudit.errors import InputError
 
@@ -228,12 +229,15 @@ def run_cmd(
                                                       "only where the adapter admits augmentation)")] = None,
     generator: Annotated[str | None, typer.Option("--generator", help="generator judge spec for --augment")] = None,
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("cap-out"),
+    ledger: register.LedgerOpt = None,
+    strict_register: register.StrictOpt = False,
 ) -> None:
     """Profile judges on pairwise benchmarks: DIR/result.json and DIR/report.html."""
     from judgeaudit.validate import check_options, output_dir, set_inputs
 
     check_options(bootstrap=bootstrap, concurrency=concurrency)
     output_dir(out, writes=("result.json", "report.html"), inputs=[*set_inputs(set_), human, store])
+    led = register.load(ledger, strict_register)
     if augment and any(a not in ("style", "length") for a in augment):
         raise InputError("--augment takes style or length", field="augment")
     result = run_cap(set_, judge_specs=judge, published=published, evaluator_spec=evaluator,
@@ -250,6 +254,13 @@ def run_cmd(
         console.print("[bold]benchmark's own score beside CAP overall / strict (failures excluded | wrong)[/bold]")
         console.print(bst.drop(columns=["rule"]).to_string(index=False), highlight=False, soft_wrap=True)
     console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
+    if led is not None:
+        from judgeaudit.report.cap import cap_sections
+        from judgeaudit.report.html import write_page
+
+        entries, section = register.mark(led, ledger, "cap", result.to_dict(), out)
+        write_page(out / "report.html", "judgeaudit: conditional accuracy profiles", [*cap_sections(result), section])
+        register.enforce(entries, strict_register)
 
 
 @app.command("build")
