@@ -13,7 +13,9 @@ interval when there is one (excludes zero above → +, below → −, else null)
 estimate otherwise (zero → null). A clause with no predicted sign (a level, not an effect) takes
 its verdict's default: *as predicted* for met and not met, *opposite* for FAILS and reversed.
 
-A run created before the commit that froze a clause cannot score it: ``InputError``.
+A run created before the commit that froze a clause cannot score it: a clause pinned to such a run's
+id, or whose only matching results are older than its commit, raises ``InputError``; older results
+beside newer ones are passed over.
 """
 
 from __future__ import annotations
