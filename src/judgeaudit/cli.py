@@ -31,6 +31,9 @@ _GROUPS = {
     "probes": "judgeaudit.commands.probes",
     "check": "judgeaudit.commands.check",
     "certificate": "judgeaudit.commands.certificate",
+
+    "ledger": "judgeaudit.commands.ledger",
+    "card": "judgeaudit.commands.card",
 }
 for _name, _module in _GROUPS.items():
     try:

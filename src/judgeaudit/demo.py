@@ -4,7 +4,8 @@
    reference judges (constant, flip, length, similarity); the (S, R) profile and its report;
 2. validation power — the frozen surface-only family on the public-set slices the package carries;
 3. CAP — conditional accuracy profiles of the published judge outputs the package carries
-   (zero model calls).
+   (zero model calls);
+4. the embedded judge's validity card, gathered from the runs above (OUT/card).
 Everything goes through the call store in OUT, so a rerun is instant.
 """
 
@@ -59,5 +60,9 @@ def run_demo(out: Path, *, n_boot: int = 2000) -> Path:
     path = write_page(out / "report.html", "judgeaudit demo", all_sections,
                       subtitle="Embedded judge: Gemma 3 270M (base model, CPU, offline). A weak judge, "
                                "reported as it is.")
+    from judgeaudit.commands.card import card
+
+    card("local", [out / "validity", out / "validation_power"], out / "card")
+    console.print(f"validity card of the embedded judge → {out / 'card' / 'card.html'}")
     console.print(f"demo finished in {time.perf_counter() - started:.0f} s → {path}")
     return path

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from judgeaudit.analyses.cap import CapResult, cap_profile
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked
+from judgeaudit.commands import register
 from judgeaudit.datasets._common import CoverageCell, judge_family, table_family
 from judgeaudit.errors import InputError
 
@@ -203,9 +204,9 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
                   title: str = "judgeaudit: conditional accuracy profiles", calls: Any = None) -> None:
     """OUT/result.json and OUT/report.html; ``calls`` (a ``runtime.failures.CallSummary`` of the live
     judges and the evaluator) adds ``calls`` to the result and a judge-calls section to the report."""
-    from judgeaudit.io import write_json
     from judgeaudit.report.cap import cap_sections
     from judgeaudit.report.html import write_page
+    from judgeaudit.runinfo import write_result
 
     out.mkdir(parents=True, exist_ok=True)
     d = result.to_dict()
@@ -217,7 +218,7 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
 
         d["calls"] = calls.to_dict()
         sections.append(calls_section(calls))
-    write_json(out / "result.json", d)
+    write_result(out / "result.json", d)
     write_page(out / "report.html", title, sections)
 
 
@@ -245,12 +246,15 @@ def run_cmd(
     generator: Annotated[str | None, typer.Option("--generator", help="generator judge spec for --augment")] = None,
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("cap-out"),
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+    ledger: register.LedgerOpt = None,
+    strict_register: register.StrictOpt = False,
 ) -> None:
     """Profile judges on pairwise benchmarks: DIR/result.json and DIR/report.html."""
     from judgeaudit.validate import check_options, output_dir, set_inputs
 
     check_options(bootstrap=bootstrap, concurrency=concurrency)
     output_dir(out, writes=("result.json", "report.html"), inputs=[*set_inputs(set_), human, store])
+    led = register.load(ledger, strict_register)
     if augment and any(a not in ("style", "length") for a in augment):
         raise InputError("--augment takes style or length", field="augment")
     result = run_cap(set_, judge_specs=judge, published=published, evaluator_spec=evaluator,
@@ -267,6 +271,13 @@ def run_cmd(
         console.print("[bold]benchmark's own score beside CAP overall / strict (failures excluded | wrong)[/bold]")
         console.print(bst.drop(columns=["rule"]).to_string(index=False), highlight=False, soft_wrap=True)
     console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
+    if led is not None:
+        from judgeaudit.report.cap import cap_sections
+        from judgeaudit.report.html import write_page
+
+        entries, section = register.mark(led, ledger, "cap", result.to_dict(), out)
+        write_page(out / "report.html", "judgeaudit: conditional accuracy profiles", [*cap_sections(result), section])
+        register.enforce(entries, strict_register)
 
 
 @app.command("build")

@@ -22,10 +22,11 @@ console = Console(stderr=True, soft_wrap=True)
 def _write(out: Path, result: dict[str, Any], rows: list[dict[str, Any]]) -> None:
     import pandas as pd
 
-    from judgeaudit.io import write_json, write_jsonl, write_parquet
+    from judgeaudit.io import write_jsonl, write_parquet
+    from judgeaudit.runinfo import write_result
 
     out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "result.json", result)
+    write_result(out / "result.json", result)
     df = pd.DataFrame(rows)
     write_jsonl(out / "units.jsonl", df)
     write_parquet(out / "units.parquet", df)

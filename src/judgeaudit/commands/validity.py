@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked
+from judgeaudit.commands import register
 from judgeaudit.records import JudgeRequest
 
 app = typer.Typer(help="The (S, R) validity profile (construct-validity.txt §2, §5.1–5.2).", no_args_is_help=True)
@@ -41,7 +42,8 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     """Grade every original and edited text with every judge, then compute the profile."""
     from judgeaudit.analyses.validity import validity_profile
     from judgeaudit.commands.common import build_judges, judge_all
-    from judgeaudit.io import write_json, write_parquet
+    from judgeaudit.io import write_parquet
+    from judgeaudit.runinfo import write_result
     from judgeaudit.probes.design import graded_requests
     from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
     from judgeaudit.records import probes_frame
@@ -62,7 +64,7 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     payload = result.to_dict()
     payload["probe_set"] = "bundled" if bundled else str(path)
     payload["calls"] = summarise(verdicts).to_dict()
-    write_json(out / "result.json", payload)
+    write_result(out / "result.json", payload)
     write_parquet(out / "verdicts.parquet", verdicts)
     return ValidityRun(probes, verdicts, result)
 
@@ -74,11 +76,12 @@ def sections(run: ValidityRun) -> list:
     return validity_sections(run.result)
 
 
-def write_report(run: ValidityRun, out: Path, *, echo: Console = console) -> None:
-    """OUT/report.html, the summary table on the terminal, and a line naming the files written."""
+def write_report(run: ValidityRun, out: Path, *, echo: Console = console, extra: list | None = None) -> None:
+    """OUT/report.html (with ``extra`` sections), the summary table on the terminal, and a line naming
+    the files written."""
     from judgeaudit.report.html import write_page
 
-    write_page(out / "report.html", "judgeaudit — validity profile", sections(run))
+    write_page(out / "report.html", "judgeaudit — validity profile", sections(run) + (extra or []))
     print_summary(run.result)
     echo.print(f"→ {out}/result.json, {out}/report.html")
 
@@ -116,8 +119,14 @@ def run_cmd(
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+    ledger: register.LedgerOpt = None,
+    strict_register: register.StrictOpt = False,
 ) -> None:
-    """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
+    """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html (and OUT/register.json with --ledger)."""
+    led = register.load(ledger, strict_register)
     r = run_validity(probes, judge, out=out, store=store, s_floor=s_floor, bar=bar, n_boot=bootstrap,
                      n_regrade=regrade, concurrency=concurrency, api_base=api_base, seed=seed)
-    write_report(r, out)
+    entries, extra = register.mark(led, ledger, "validity", r.result.to_dict(), out) if led is not None else (None, None)
+    write_report(r, out, extra=[extra] if extra else None)
+    if entries is not None:
+        register.enforce(entries, strict_register)

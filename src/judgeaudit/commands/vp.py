@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from judgeaudit.analyses.validation_power import ValidationPowerResult, audit_validation_power
+from judgeaudit.commands import register
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="Validation power of label sets: could surface form alone reproduce the labels? "
@@ -44,7 +45,7 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
     """Load every spec, audit it in the requested mode(s), and (with ``out``) write
     ``out/result.json`` and ``out/report.html``. Returns the result."""
     from judgeaudit.datasets.registry import load_set
-    from judgeaudit.io import write_json
+    from judgeaudit.runinfo import write_result
 
     if mode not in ("item", "paired", "both"):
         raise InputError(f"--mode must be item, paired or both, got {mode!r}", field="mode")
@@ -79,7 +80,7 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
 
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        write_json(out / "result.json", result.to_dict())
+        write_result(out / "result.json", result.to_dict())
         write_page(out / "report.html", "judgeaudit — validation power", vp_sections(result),
                    subtitle="Label sets audited: " + ", ".join(tables))
     return result
@@ -127,13 +128,24 @@ def audit(
     ceiling: Annotated[list[str] | None, typer.Option("--ceiling", help="user-supplied human ceiling "
                                                       "NAME[:MODE]=VALUE,LO,HI (repeatable)")] = None,
     no_transfer: Annotated[bool, typer.Option("--no-transfer", help="skip cross-set transfer")] = False,
+    ledger: register.LedgerOpt = None,
+    strict_register: register.StrictOpt = False,
 ) -> None:
     """Audit label sets with the frozen impoverished family, in per-item and/or paired mode."""
     from judgeaudit.validate import check_options, output_dir, set_inputs
 
     check_options(permutations=permutations)
     output_dir(out, writes=("result.json", "report.html"), inputs=set_inputs(sets))
+    led = register.load(ledger, strict_register)
     result = run_audit(list(sets), mode=mode, out=out, permutations=permutations, seed=seed,
                        ceilings=list(ceiling or []), transfer=not no_transfer)
     print_table(result)
     console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
+    if led is not None:
+        from judgeaudit.report.html import write_page
+        from judgeaudit.report.validation_power import vp_sections
+
+        entries, section = register.mark(led, ledger, "vp", result.to_dict(), out)
+        write_page(out / "report.html", "judgeaudit — validation power", [*vp_sections(result), section],
+                   subtitle="Label sets audited: " + ", ".join(result.set_names))
+        register.enforce(entries, strict_register)

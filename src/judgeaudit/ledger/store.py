@@ -1,0 +1,88 @@
+"""Reading and writing a ledger file: YAML (``.yaml``/``.yml``) or JSON (``.json``).
+
+A malformed ledger raises ``InputError`` naming the file, the line of the offending entry and the
+field. The file holds ``predictions:`` (a list) and ``commits:`` (written by ``commit``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from judgeaudit.errors import InputError
+from judgeaudit.ledger.model import Ledger
+
+
+def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
+    """1-based line of the deepest YAML node reached along ``loc``."""
+    line = node.start_mark.line + 1 if node is not None else None
+    for key in loc:
+        if isinstance(node, yaml.MappingNode):
+            nxt = next((v for k, v in node.value if k.value == key), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            nxt = node.value[key]
+        else:
+            nxt = None
+        if nxt is None:
+            break
+        node, line = nxt, nxt.start_mark.line + 1
+    return line
+
+
+def parse_ledger(text: str, path: str | Path = "<ledger>") -> Ledger:
+    """The ledger in ``text`` (YAML, of which JSON is a subset)."""
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise InputError(f"not valid YAML/JSON ({getattr(e, 'problem', e)})", path=path,
+                         line=mark.line + 1 if mark else None) from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InputError("a ledger is a mapping with 'predictions' (and 'commits')", path=path, line=1)
+    try:
+        return Ledger.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = tuple(err["loc"])
+        cause = err.get("ctx", {}).get("error")
+        field = "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in loc).lstrip(".")
+        if isinstance(cause, InputError):
+            msg, field = cause.message, ".".join(x for x in (field, cause.field) if x)
+        else:
+            msg = str(cause or err["msg"]).removeprefix("Value error, ")
+        raise InputError(msg, path=path, line=_line_of(node, loc), field=field or None) from None
+
+
+def read_ledger(path: str | Path) -> Ledger:
+    """The ledger at ``path``; an absent file is an empty ledger."""
+    p = Path(path)
+    if not p.exists():
+        return Ledger()
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"cannot read the ledger ({e})", path=p) from None
+    return parse_ledger(text, p)
+
+
+def ledger_dict(ledger: Ledger) -> dict[str, Any]:
+    """The file form: defaults and empty fields left out, bars as written plus their parse."""
+    return ledger.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+
+
+def write_ledger(path: str | Path, ledger: Ledger) -> None:
+    p = Path(path)
+    d = ledger_dict(ledger)
+    if p.suffix.lower() == ".json":
+        text = json.dumps(d, indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = yaml.safe_dump(d, sort_keys=False, allow_unicode=True, width=110)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")

@@ -1,0 +1,159 @@
+"""The §6.1 checklist and the validity card, built from fixture run folders: every section present,
+and every section absent (each then carries its "not measured — run: <command>" line)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from judgeaudit.card.checklist import checklist
+from judgeaudit.card.sources import collect
+from judgeaudit.cli import app
+from judgeaudit.ledger.commit import commit
+from judgeaudit.ledger.model import Ledger, Prediction
+from judgeaudit.ledger.store import write_ledger
+
+J = "api:acme/judge-1"
+T_COMMIT, T_RUN = "2026-09-01T00:00:00+00:00", "2026-09-02T00:00:00+00:00"
+
+
+def _write(folder: Path, data: dict, i: int = 0) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "result.json").write_text(json.dumps({**data, "run_id": f"run-{folder.name}",
+                                                    "created_at": T_RUN}))
+
+
+def _validity(n_control: int = 240, direction_source: str | None = "human") -> dict:
+    block = {"S": 0.93, "S_ci": [0.9, 0.96], "R": 0.31, "R_ci": [0.25, 0.37], "R_scope": 0.40,
+             "R_scope_ci": [0.33, 0.47], "R_strength": 0.20, "R_strength_ci": [0.14, 0.27], "gap": 0.20,
+             "gap_ci": [0.10, 0.30], "gap_perm_p": 0.002, "R_plus": 0.08, "R_plus_ci": [0.05, 0.12],
+             "wrong_way_rate": 0.23, "wrong_way_rate_ci": [0.18, 0.29], "control_flip_rate": 0.07,
+             "control_flip_rate_ci": [0.04, 0.10], "tau": 5.0, "interpretable": True, "n_construct": 336,
+             "n_control": n_control,
+             "directional": {"scope": {"R_plus": 0.1, "R_plus_ci": [0.06, 0.15], "wrong_way_rate": 0.3,
+                                       "wrong_way_rate_ci": [0.2, 0.4]},
+                             "strength": {"R_plus": 0.05, "R_plus_ci": [0.02, 0.09], "wrong_way_rate": 0.15,
+                                          "wrong_way_rate_ci": [0.1, 0.2]}}}
+    d = {"s_floor": 0.9, "bar": 0.75, "n_base": 48, "n_probes": 576, "judges": {J: block}}
+    if direction_source:
+        d["direction_source"] = direction_source
+    return d
+
+
+def _vp(*, origin: str | None = "human preference", a_hum: bool = True, perms: int = 200,
+        provenance: bool = True) -> dict:
+    members = {"length_only": {"kappa": 0.45}}
+    if provenance:
+        members["provenance_recoverable"] = {"kappa": 0.33}
+    mode = {"applicable": True, "n": 120, "a_imp": 0.45, "a_imp_ci": [0.30, 0.60], "a_imp_member": "length_only",
+            "a_imp_null": {"n": perms, "p_value": 0.004 if perms else None, "clears_null": bool(perms)},
+            "a_hum": 0.7 if a_hum else None, "a_hum_ci": [0.6, 0.8] if a_hum else None,
+            "vp": 0.25 if a_hum else None, "resolvable": True if a_hum else None, "members": members}
+    return {"config": {}, "transfer": [], "sets": {"prefs": {"meta": {"label_origin": origin} if origin else {},
+                                                             "item": mode}}}
+
+
+def _cap() -> dict:
+    cond = lambda v: {"value": v, "ci": [v - 0.1, v + 0.1], "n": 50, "coverage": "direct"}  # noqa: E731
+    return {"conditions": [], "sets": {"judgebench": {"judges": {J: {
+        "overall": {"value": 0.6, "ci": [0.5, 0.7], "n": 100},
+        "conditions": {"C1": cond(0.7), "C2": cond(0.35),
+                       "C7": {**cond(0.5), "strict": {"value": 0.4, "ci": [0.3, 0.5]},
+                              "consistency": {"value": 0.8, "ci": [0.7, 0.9]}}}}}}}}
+
+
+def _all_present(root: Path) -> Path:
+    _write(root / "validity", _validity())
+    _write(root / "cap", _cap())
+    _write(root / "vp", _vp())
+    _write(root / "world", {"blind": {}, "informed": {}, "world_gap": 0.22, "world_gap_ci": [0.15, 0.29]})
+    _write(root / "loop", {"regulators": {"blind": {"net": -0.04}, "informed": {"net": 0.02}}})
+    led = Ledger(predictions=(Prediction.model_validate(
+        {"id": "P1", "run": "validity", "clauses": [{"metric": f"/judges/{J.replace('/', '~1')}/gap",
+                                                     "bar": ">= 0.10"}]}),))
+    write_ledger(root / "ledger.yaml", commit(led, at=T_COMMIT, git=None)[0])
+    return root
+
+
+def test_checklist_every_item_met_with_its_evidence(tmp_path):
+    _write(tmp_path / "v", _validity())
+    _write(tmp_path / "p", _vp())
+    items = checklist(collect([tmp_path]), J)
+    assert [(i.number, i.ok, i.evidence) for i in items] == [
+        (1, True, "prefs: labels 'human preference'; probes (v): directions 'human'"),
+        (2, True, "prefs/item: a_imp 0.450 [0.300, 0.600] (length_only)"),
+        (3, True, "prefs/item: a_hum 0.700 [0.600, 0.800], VP +0.250"),
+        (4, True, "prefs/item: 200 permutations, p 0.004"),
+        (5, True, f"{J}: 336 construct edits, 240 surface (control) edits"),
+        (6, True, "prefs/item: provenance-recoverable κ 0.330"),
+    ]
+
+
+def test_checklist_each_item_fails_on_its_own_defect(tmp_path):
+    _write(tmp_path / "v", _validity(n_control=0, direction_source=None))
+    _write(tmp_path / "p", _vp(origin=None, a_hum=False, perms=0, provenance=False))
+    items = {i.number: i for i in checklist(collect([tmp_path]), J)}
+    assert [items[k].ok for k in range(1, 7)] == [False, True, False, False, False, False]
+    assert items[1].evidence == "no label origin recorded for prefs; no direction source recorded for probes (v)"
+    assert items[3].evidence.startswith("no human ceiling in prefs — run: judgeaudit vp audit")
+    assert items[4].evidence == "no null for prefs/item (--permutations 0)"
+    assert items[5].evidence == f"{J}: 336 construct edits, 0 surface (control) edits"
+    assert items[6].evidence.startswith("no generative-condition field in prefs")
+
+
+def _card(tmp_path, root, *extra):
+    out = tmp_path / "card"
+    res = CliRunner().invoke(app, ["card", "--judge", J, "--from", str(root), "--out", str(out), *extra])
+    assert res.exit_code == 0, res.output
+    return json.loads((out / "card.json").read_text()), (out / "card.html").read_text(), \
+        (out / "checklist.md").read_text()
+
+
+def test_card_with_every_section_present(tmp_path):
+    root = _all_present(tmp_path / "runs")
+    card, html, md = _card(tmp_path, root, "--ledger", str(root / "ledger.yaml"))
+    s = card["sections"]
+    assert all(s[k]["measured"] for k in s), {k: v.get("not_measured") for k, v in s.items()}
+    assert s["validity"]["metrics"]["R"] == {"value": 0.31, "ci": [0.25, 0.37]}
+    assert s["validity"]["n"] == {"base_items": 48, "construct_edits": 336, "control_edits": 240}
+    assert s["validity"]["per_axis"]["strength"]["wrong_way_rate"] == {"value": 0.15, "ci": [0.1, 0.2]}
+    assert s["validity"]["source"]["run_id"] == "run-validity"
+    assert s["cap"]["sets"]["judgebench"]["conditions"]["C7"]["consistency"]["value"] == 0.8
+    assert s["vp"]["rows"][0]["vp"] == 0.25 and s["world"]["numbers"]["world_gap"] == 0.22
+    assert s["loop"]["numbers"]["regulators.blind.net"] == -0.04
+    assert s["ledger"]["verdicts"] == {"met": 1, "not met": 0, "FAILS": 0, "reversed": 0, "not run": 0}
+    assert card["verdict"] == [
+        f"At matched invariance (S = 0.930 ≥ 0.9), {J} moves on R = 0.310 of construct-changing edits.",
+        "It is insensitive on strength at matched invariance (R_strength 0.200 vs R_scope 0.400; the gap's "
+        "interval excludes zero).",
+        "Most of its construct flips go the wrong way (wrong-way rate 0.230 vs R⁺ 0.080).",
+        "Its validation set prefs (item) is recoverable from length alone (a_imp 0.450, above its permutation null).",
+        "On judgebench its CAP profile is weakest on C2 (0.350).",
+        "§6.1 checklist: 6 of 6 items met.",
+    ]
+    for title in ("Validity profile", "CAP profile", "Validation power of the ruler", "World gap", "Loop safety",
+                  "§6.1 checklist", "Prediction ledger"):
+        assert title in html
+    assert "not measured" not in html and md.count("✓") == 6
+
+
+def test_card_with_every_section_absent(tmp_path):
+    (tmp_path / "empty").mkdir()
+    card, html, md = _card(tmp_path, tmp_path / "empty")
+    s = card["sections"]
+    expect = {
+        "validity": f"not measured — run: judgeaudit validity run --judge {J} --probes bundled --out DIR",
+        "cap": f"not measured — run: judgeaudit cap run --set judgebench:PATH --judge {J} --out DIR",
+        "vp": "not measured — run: judgeaudit vp audit --set SPEC --out DIR",
+        "world": f"not measured — run: judgeaudit world run --judge {J} --out DIR",
+        "loop": f"not measured — run: judgeaudit loop run --judge {J} --out DIR",
+        "ledger": f"not measured — run: judgeaudit card --judge {J} --from DIR --ledger FILE --out DIR",
+    }
+    assert {k: s[k].get("not_measured") for k in expect} == expect
+    for line in expect.values():
+        assert line in html
+    assert [i["ok"] for i in s["checklist"]["items"]] == [False] * 6 and md.count("✗") == 6
+    assert card["verdict"] == ["§6.1 checklist: 0 of 6 items met.",
+                               "Not measured: validity, cap, vp, world, loop, ledger."]
