@@ -9,9 +9,16 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 
 .PHONY: demo test install browser bench
 
+# llama.cpp is compiled for a portable x86-64 target (AVX2, no AMX) rather than -march=native: the embedded
+# judge then grades with the same kernels on every machine, and ggml's AMX kernels, which crash on virtual
+# machines that advertise AMX, are not built. --no-cache-dir: pip's wheel cache ignores CMAKE_ARGS.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir \
+	  "$$(grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)"
 	$(BIN)/python -m pip install --quiet -e '.[embed,hf,test,checkers]'
 	touch $(STAMP)
 

@@ -83,11 +83,13 @@ def test_runs_with_the_network_blocked(tmp_path):
     assert abs(float(p.stdout.split()[-1]) - 1.0) < 1e-9
 
 
-def test_amx_is_read_from_the_cpu_flags():
-    assert local.cpu_has_amx("processor : 0\nflags : fpu sse2 avx2 amx_bf16 amx_tile amx_int8\n")
-    assert not local.cpu_has_amx("processor : 0\nflags : fpu sse2 avx2 avx512f\n")
-    # the flag must be a whole word of the flags line, not part of another line
-    assert not local.cpu_has_amx("model name : amx_tile lab\nflags : fpu sse2\n")
+def test_amx_is_read_from_the_ggml_build():
+    native = "CPU : SSE3 = 1 | AVX2 = 1 | AVX512 = 1 | AMX_INT8 = 1 | LLAMAFILE = 1 | REPACK = 1 |"
+    portable = "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | REPACK = 1 |"
+    assert local.ggml_has_amx(native) and not local.ggml_has_amx(portable)
+    assert not local.ggml_has_amx("CPU : AMX_INT8 = 0 | AVX2 = 1 |")
+    # the build make installs is the portable one
+    assert not local.ggml_has_amx()
 
 
 def test_model_params_patch_is_scoped():

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 import time
@@ -35,6 +36,7 @@ from judgeaudit.records import JudgeRequest, Verdict
 
 MODEL_NAME = "gemma-3-270m-q4_k_m"
 DEFAULT_CTX = 8192
+EVAL_CHUNK = 64  # tokens per forward pass; chunk boundaries sit at fixed absolute positions
 
 
 @functools.lru_cache(maxsize=1)
@@ -59,15 +61,15 @@ _MODELS_LOCK = threading.Lock()
 _LLAMA_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgeaudit-llama")
 
 
-def cpu_has_amx(cpuinfo: str | None = None) -> bool:
-    """True when the CPU advertises Intel AMX tiles (``amx_tile`` in /proc/cpuinfo's flags)."""
-    if cpuinfo is None:
-        try:
-            with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-                cpuinfo = f.read()
-        except OSError:
-            return False
-    return any(line.startswith("flags") and "amx_tile" in line.split() for line in cpuinfo.splitlines())
+def ggml_has_amx(system_info: str | None = None) -> bool:
+    """True when the loaded ggml was compiled with its AMX kernels (``AMX_INT8 = 1`` in llama.cpp's
+    system info): a native build on a CPU that advertises AMX. The build ``make`` installs is portable
+    (AVX2, no AMX), so every machine grades with the same kernels."""
+    if system_info is None:
+        import llama_cpp
+
+        system_info = llama_cpp.llama_print_system_info().decode(errors="replace")
+    return re.search(r"\bAMX_INT8 = 1\b", system_info) is not None
 
 
 @contextlib.contextmanager
@@ -93,9 +95,9 @@ def _model_params(use_extra_bufts: bool) -> Iterator[None]:
 def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
     """The llama.cpp model, loaded once per process per (path, context, threads).
 
-    On a CPU with AMX tiles the weights stay in plain CPU buffers: ggml places them in its AMX
-    "extra" buffer type otherwise, whose matrix kernel crashes (SIGSEGV) where the tile state is
-    not usable, as on virtual machines that advertise AMX.
+    Where ggml was built with AMX kernels the weights stay in plain CPU buffers: ggml places them in
+    its AMX "extra" buffer type otherwise, whose matrix kernel crashes (SIGSEGV) where the tile state
+    is not usable, as on virtual machines that advertise AMX.
     """
     import os
 
@@ -105,7 +107,7 @@ def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
     key = (model_path(), n_ctx, n_threads)
     with _MODELS_LOCK:
         if key not in _MODELS:
-            with _model_params(use_extra_bufts=not cpu_has_amx()):
+            with _model_params(use_extra_bufts=not ggml_has_amx()):
                 _MODELS[key] = Llama(model_path=key[0], n_ctx=n_ctx, n_threads=n_threads, verbose=False,
                                      seed=0, logits_all=False)
         return _MODELS[key]
@@ -141,8 +143,14 @@ class LocalJudge(Judge):
         return ids
 
     def _next_token_logits(self, prompt: str, fresh: bool = False) -> np.ndarray:
-        """Logits of the token after ``prompt``, reusing the KV cache for a shared prefix (``fresh``:
-        evaluate the whole prompt again)."""
+        """Logits of the token after ``prompt``.
+
+        The prompt is evaluated in fixed chunks of ``EVAL_CHUNK`` tokens at absolute positions, and
+        the KV cache is reused only up to a chunk boundary it shares with the prompt. Every chunk is
+        then computed from the same inputs with the same batch shape whatever was evaluated before,
+        so the grade depends on the prompt alone (ggml's kernels differ by batch size, and reusing
+        a prefix of arbitrary length moved grades by up to 0.006). ``fresh``: reuse nothing.
+        """
         import llama_cpp
 
         llm = self.llm
@@ -155,9 +163,11 @@ class LocalJudge(Judge):
             if a != b:
                 break
             lcp += 1
-        lcp = min(lcp, len(tokens) - 1)  # always evaluate at least the last token
-        llm.n_tokens = lcp
-        llm.eval(tokens[lcp:])
+        # reuse whole chunks only, and always evaluate the chunk holding the last token
+        start = min(lcp, len(tokens) - 1) // EVAL_CHUNK * EVAL_CHUNK
+        llm.n_tokens = start
+        for i in range(start, len(tokens), EVAL_CHUNK):
+            llm.eval(tokens[i:i + EVAL_CHUNK])
         ptr = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
         return np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).astype(np.float64)
 
