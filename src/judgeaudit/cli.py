@@ -29,6 +29,7 @@ _GROUPS = {
     "datasets": "judgeaudit.commands.datasets",
     "probes": "judgeaudit.commands.probes",
     "check": "judgeaudit.commands.check",
+    "loop": "judgeaudit.commands.loop",
 }
 for _name, _module in _GROUPS.items():
     try:
