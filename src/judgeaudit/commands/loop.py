@@ -154,3 +154,51 @@ def run_cmd(
         console.print(f"{name}: fixed {x['fixed']}, broken {x['broken']}, net {x['net']:+.3f} "
                       f"[{x['net_ci'][0]:+.3f}, {x['net_ci'][1]:+.3f}], acted on {x['acted_on']}")
     console.print(f"→ {out}/result.json, {out}/report.html")
+
+
+@app.command("worlds")
+def worlds_cmd(
+    set_: Annotated[str, typer.Option("--set", help="halueval:PATH (a HaluEval folder or QA file)")],
+    agent: Annotated[str, typer.Option("--agent", help="generating spec of the agent")],
+    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    max_items: Annotated[int | None, typer.Option("--max-items", help="keep the first N items")] = None,
+    store: Annotated[Path | None, typer.Option("--store", help="call store (default OUT/calls.sqlite)")] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
+    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+) -> None:
+    """An agent answers HaluEval QA under the seven worlds W0–W6 → OUT/result.json, OUT/answers.jsonl."""
+    r = run_worlds_command(set_=set_, agent=agent, out=out, max_items=max_items, store=store,
+                           concurrency=concurrency, api_base=api_base)
+    for w, x in r["worlds"].items():
+        console.print(f"{w} ({x['description']}): {x['accuracy']:.3f} ({x['correct']}/{x['n']})")
+    console.print(f"→ {out}/result.json")
+
+
+def run_worlds_command(*, set_: str, agent: str | Any, out: Path, max_items: int | None = None,
+                       store: Path | None = None, concurrency: int | None = None, api_base: str | None = None,
+                       progress: bool = True) -> dict[str, Any]:
+    from judgeaudit.io import write_json, write_jsonl
+    from judgeaudit.loop.responders import make_responder
+    from judgeaudit.loop.tasks import load_task
+    from judgeaudit.loop.worlds import run_worlds, summarise_worlds
+    from judgeaudit.runtime.store import CallStore
+    from judgeaudit.validate import check_options, output_dir
+
+    name, _, path = set_.partition(":")
+    if name != "halueval" or not path:
+        raise InputError("the seven worlds run on HaluEval QA: give --set halueval:PATH", field="--set")
+    check_options(max_items=max_items, concurrency=concurrency)
+    output_dir(out, writes=("result.json", "answers.jsonl"), inputs=[Path(path), store])
+    t = load_task("halueval_qa", path, max_items=max_items)
+    if len(t.items) < 5:
+        raise InputError("the seven worlds need at least 5 items (W4 draws 3 distractors from the others)",
+                         field="--max-items")
+    a = make_responder(agent, api_base=api_base) if isinstance(agent, str) else agent
+    with CallStore(store or Path(out) / "calls.sqlite") as cs:
+        rows = run_worlds(t, a, store=cs, concurrency=concurrency, progress=progress)
+    result = {"task": "halueval_qa", "data": t.source, "agent": a.id, "n_items": len(t.items),
+              "checker": "HaluEval QA containment", "worlds": summarise_worlds(rows)}
+    Path(out).mkdir(parents=True, exist_ok=True)
+    write_json(Path(out) / "result.json", result)
+    write_jsonl(Path(out) / "answers.jsonl", rows)
+    return result
