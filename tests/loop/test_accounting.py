@@ -87,3 +87,8 @@ def test_summarise_final_round_against_initial():
     assert a["rounds"][1]["fixed_this_round"] == 1 and a["rounds"][1]["broken_this_round"] == 0
     assert s["before"] == {"pass_rate": pytest.approx(0.4), "loose_pass_rate": pytest.approx(0.4), "n_units": 5,
                            "n_responses": 4}
+
+
+def test_no_bootstrap_gives_nan_intervals():
+    s = summarise(_units(ROWS), _complaints([True]), ["A"], 1, n_boot=0)
+    assert all(x != x for x in s["regulators"]["A"]["net_ci"])

@@ -77,6 +77,8 @@ def net_bootstrap(units: pd.DataFrame, regulators: list[str], rnd: int, *, n_boo
     """Regulator → ``n_boot`` resampled nets at round ``rnd``, responses resampled with replacement,
     one resample matrix shared by every regulator (paired)."""
     items = sorted(units["item_id"].unique())
+    if n_boot == 0:
+        return {r: np.empty(0) for r in regulators}
     counts = bootstrap_counts(len(items), n_boot, seed)
     out = {}
     for r in regulators:
@@ -87,6 +89,9 @@ def net_bootstrap(units: pd.DataFrame, regulators: list[str], rnd: int, *, n_boo
 
 
 def ci(samples: np.ndarray, level: float = 0.95) -> list[float]:
+    """Percentile interval (NaNs when there are no resamples)."""
+    if np.size(samples) == 0:
+        return [float("nan"), float("nan")]
     lo, hi = percentile_ci(samples, level)
     return [float(lo), float(hi)]
 
