@@ -114,3 +114,28 @@ def test_composed_regulators_and_bad_names():
         get_regulator("oracle2")
     with pytest.raises(InputError, match="takes no modifier"):
         get_regulator("control+half")
+
+
+def test_score_channel_median_and_whole_response_flags(ifeval_dir):
+    from judgeaudit.loop.regulators import pool_score, score_report
+
+    assert pool_score([2.0, None, 5.0, 4.0]) == 4.0
+    r = score_report(4.0, 3, ("0:a", "1:b"))
+    assert r.acted and r.complaints[0].units == ("0:a", "1:b") and r.feedback == (
+        "A reviewer scored your response 4 out of 5.",)
+    _, s = _run(ifeval_dir, ["score"], FixNamedUnits(), Constant({"score": 3}))
+    x = s["regulators"]["score"]
+    assert x["acted_on"] == 4 and x["precision"] == pytest.approx(2 / 4)   # items 1 and 2 have failing units
+    assert x["false_alarm_rate"] == 1.0                                     # both satisfied units flagged
+    # the scripted responder applies the fix of every flagged unit: the 3 failing ones are fixed
+    assert (x["fixed"], x["broken"]) == (3, 0)
+
+
+def test_typed_votes_majority_and_two_judges_agree():
+    from judgeaudit.loop.regulators import Complaint, agree, pool_typed
+
+    assert pool_typed([["a", "b"], ["a"], None, ["c", "a"]]) == ["a"]       # 3 parsed: a 3/3; b, c 1/3
+    assert pool_typed([["a"], ["b"]]) == []                                  # a tie is not a majority
+    free = [Complaint("comma", 2, ("0:punctuation:no_comma",)), Complaint("case", 1, ("1:change_case:english_lowercase",))]
+    kept = agree(free, ("0:punctuation:no_comma",), ("0:punctuation:no_comma", "1:change_case:english_lowercase"))
+    assert [c.text for c in kept] == ["comma"]

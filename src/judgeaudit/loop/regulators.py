@@ -214,8 +214,10 @@ def complaints_report(complaints: list[Complaint], n_parsed: int) -> Report:
 
 
 def score_report(score: float | None, n_parsed: int, units: tuple[str, ...] = ()) -> Report:
-    """A score of 5 (or none parsed) reports no defect; below 5 the responder is told the score."""
+    """A score of 5 (or none parsed) reports no defect; below 5 the responder is told the score. A
+    score points at no constraint, so it flags every unit of the response (its precision: whether any
+    unit fails; its false alarms: every satisfied unit of a response it scored below 5)."""
     if score is None or score >= 5:
         return Report(False, score=score, n_votes_parsed=n_parsed)
-    return Report(True, (Complaint(f"score {score:g}/5", 1, units if units == ("answer",) else ()),),
+    return Report(True, (Complaint(f"score {score:g}/5", 1, units),),
                   (f"A reviewer scored your response {score:g} out of 5.",), score, n_parsed)
