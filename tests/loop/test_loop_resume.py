@@ -101,10 +101,10 @@ def test_every_task_runs_with_every_regulator(tmp_path, task, data, initial):
         os.environ.setdefault("ANTHROPIC_API_KEY", "sk-test")
         r = run_loop_command(task=task, data=Path(data), initial=initial, responder="api:openai/gpt-4o-mini",
                              judge="api:openai/gpt-4o-mini", judge2="api:openai/claude-haiku-4-5",
-                             regulators=regs, out=tmp_path / "o", rounds=2, votes=1, max_items=6, bootstrap=50,
+                             regulators=regs, out=tmp_path / "o", rounds=2, votes=1, max_items=4, bootstrap=50,
                              api_base=srv.base_url, progress=False)
     assert set(r["regulators"]) == set(regs)
-    assert r["before"]["n_responses"] == 6
+    assert r["before"]["n_responses"] == 4
     assert (tmp_path / "o" / "report.html").stat().st_size > 10000
     for name, x in r["regulators"].items():
         assert len(x["rounds"]) == 2, name
