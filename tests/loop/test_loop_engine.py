@@ -139,3 +139,15 @@ def test_typed_votes_majority_and_two_judges_agree():
     free = [Complaint("comma", 2, ("0:punctuation:no_comma",)), Complaint("case", 1, ("1:change_case:english_lowercase",))]
     kept = agree(free, ("0:punctuation:no_comma",), ("0:punctuation:no_comma", "1:change_case:english_lowercase"))
     assert [c.text for c in kept] == ["comma"]
+
+
+def test_failed_judge_calls_are_counted_and_take_no_action(ifeval_dir):
+    class Broken(Constant):
+        async def judge_one(self, request):
+            raise RuntimeError("down")
+
+    t = load_task("ifeval", ifeval_dir)
+    lr = run_loop(t, initial_outputs(t, "shipped"), [get_regulator("blind")], responder=FixNamedUnits(),
+                  judge=Broken("x"), rounds=2, votes=3)
+    assert lr.judge_errors == {"blind": 4 * 3 * 2} and lr.judge_parse_failures == {"blind": 4 * 3 * 2}
+    assert not lr.units["acted"].any()

@@ -95,6 +95,7 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
         "regulator_descriptions": {r.name: r.description or _describe(r) for r in regs},
         **stats,
         "judge_parse_failures": lr.judge_parse_failures,
+        "judge_errors": lr.judge_errors,
         "responder_errors": int(lr.outputs["error"].notna().sum()),
         "n_rewrites": len(lr.rewrites),
         "keyword_table": {k: list(v) for k, v in KEYWORDS.items()},
@@ -149,6 +150,10 @@ def run_cmd(
                          judge2=judge2, rewriter=rewriter, store=store, concurrency=concurrency, api_base=api_base,
                          bootstrap=bootstrap, seed=seed)
     b = r["before"]
+    n_err = sum(r["judge_errors"].values()) + r["responder_errors"]
+    if n_err:
+        console.print(f"[yellow]{n_err} failed call(s) (judge votes counted as unparsed, revisions left unchanged); "
+                      "they are kept in the store and retried on the next run[/yellow]")
     console.print(f"before: pass rate {b['pass_rate']:.3f} over {b['n_units']} units")
     for name, x in r["regulators"].items():
         console.print(f"{name}: fixed {x['fixed']}, broken {x['broken']}, net {x['net']:+.3f} "

@@ -40,6 +40,7 @@ class LoopRun:
     outputs: pd.DataFrame
     rewrites: dict[str, str]
     judge_parse_failures: dict[str, int]
+    judge_errors: dict[str, int]
 
 
 class _Checker:
@@ -79,7 +80,9 @@ def _world(reg: R.Regulator, task: str, item: LoopItem, rewrites: dict[str, str]
 
 def _judge_reports(reg: R.Regulator, task: Task, items: Sequence[LoopItem], cur: dict[str, str], rnd: int,
                    judge: Judge, votes: int, rewrites: dict[str, str], run: Any,
-                   failures: dict[str, int]) -> dict[str, R.Report]:
+                   failures: dict[str, int], errors: dict[str, int]) -> dict[str, R.Report]:
+    """Each output's pooled report. A failed call (kept in the store, retried on the next run) and an
+    unparseable reply are both a vote that did not parse; ``errors``/``failures`` count them."""
     channels = ["free", "typed"] if reg.agree else [reg.channel]
     asked: dict[str, list[Any]] = {}
     for ch in channels:
@@ -95,6 +98,7 @@ def _judge_reports(reg: R.Regulator, task: Task, items: Sequence[LoopItem], cur:
     for i, it in enumerate(items):
         raws = {ch: [v.raw if v.error is None else None for v in vs[i * votes:(i + 1) * votes]]
                 for ch, vs in asked.items()}
+        errors[reg.name] += sum(v.error is not None for vs in asked.values() for v in vs[i * votes:(i + 1) * votes])
         if "free" in raws:
             parsed = [P.parse_free(x) for x in raws["free"]]
             failures[reg.name] += sum(p is None for p in parsed)
@@ -187,6 +191,7 @@ def run_loop(task: Task, initial: dict[str, str], regulators: Sequence[R.Regulat
     comp_rows: list[dict[str, Any]] = []
     out_rows: list[dict[str, Any]] = []
     failures = {r.name: 0 for r in regulators}
+    judge_errors = {r.name: 0 for r in regulators}
     init_pass = {it.item_id: check(it, initial[it.item_id]) for it in task.items}
     init_loose = {it.item_id: check(it, initial[it.item_id], "loose") for it in task.items}
     for reg in regulators:
@@ -200,7 +205,8 @@ def run_loop(task: Task, initial: dict[str, str], regulators: Sequence[R.Regulat
                 reports = {it.item_id: R.certificate_report([u for u in it.units if not start[it.item_id][u]],
                                                             it.unit_text, it.units) for it in task.items}
             else:
-                reports = _judge_reports(reg, task, task.items, cur, rnd, j, votes, rewrites, run, failures)
+                reports = _judge_reports(reg, task, task.items, cur, rnd, j, votes, rewrites, run, failures,
+                                         judge_errors)
             acted = [it for it in task.items if reports[it.item_id].acted]
             reqs = [JudgeRequest(form="generate", request_id=f"{reg.name}|r{rnd}|{it.item_id}|revise",
                                  prompt=P.responder_prompt(task.name, it.request, it.world, cur[it.item_id],
@@ -235,4 +241,4 @@ def run_loop(task: Task, initial: dict[str, str], regulators: Sequence[R.Regulat
     return LoopRun(task.name, tuple(r.name for r in regulators), rounds,
                    pd.DataFrame(unit_rows, columns=list(UNIT_COLUMNS)),
                    pd.DataFrame(comp_rows, columns=list(COMPLAINT_COLUMNS)),
-                   pd.DataFrame(out_rows, columns=list(OUTPUT_COLUMNS)), rewrites, failures)
+                   pd.DataFrame(out_rows, columns=list(OUTPUT_COLUMNS)), rewrites, failures, judge_errors)
