@@ -40,7 +40,8 @@ def test_certificate_on_the_shipped_gpt4_responses_reaches_the_ceiling():
 
     t = load_task("ifeval", "/work/shared/data/ifeval")
     keep = tuple(it for it in t.items if set(it.checked.instruction_ids) <= set(FIXES)
-                 and not {"change_case:english_lowercase", "change_case:english_capital"} <= set(it.checked.instruction_ids))
+                 and not {"change_case:english_lowercase", "change_case:english_capital"}
+                 <= set(it.checked.instruction_ids))
     t = type(t)(t.name, keep, t.source)
     init = initial_outputs(t, "shipped")
     lr = run_loop(t, init, [get_regulator("certificate")], responder=FixNamedUnits())
@@ -93,7 +94,8 @@ def test_a_regulator_that_reports_no_defect_takes_no_action(ifeval_dir):
 def test_rounds_ask_the_judge_afresh(ifeval_dir):
     t = load_task("ifeval", ifeval_dir)
     judge = Constant(COMMA)
-    lr = run_loop(t, initial_outputs(t, "shipped"), [get_regulator("blind")], responder=make_responder("reference:echo"),
+    lr = run_loop(t, initial_outputs(t, "shipped"), [get_regulator("blind")],
+                  responder=make_responder("reference:echo"),
                   judge=judge, rounds=3, votes=2)
     keys = set()
     from judgeaudit.loop import prompts as P
@@ -136,7 +138,8 @@ def test_typed_votes_majority_and_two_judges_agree():
 
     assert pool_typed([["a", "b"], ["a"], None, ["c", "a"]]) == ["a"]       # 3 parsed: a 3/3; b, c 1/3
     assert pool_typed([["a"], ["b"]]) == []                                  # a tie is not a majority
-    free = [Complaint("comma", 2, ("0:punctuation:no_comma",)), Complaint("case", 1, ("1:change_case:english_lowercase",))]
+    free = [Complaint("comma", 2, ("0:punctuation:no_comma",)),
+            Complaint("case", 1, ("1:change_case:english_lowercase",))]
     kept = agree(free, ("0:punctuation:no_comma",), ("0:punctuation:no_comma", "1:change_case:english_lowercase"))
     assert [c.text for c in kept] == ["comma"]
 

@@ -13,7 +13,7 @@ from judgeaudit.records import JudgeRequest, Verdict
 DATA = "/work/shared/data/halueval"
 
 
-class FirstSentence(Judge):
+class KnowledgeReader(Judge):
     """An 'agent' that answers with the knowledge block it was given (nothing when it has none)."""
 
     cacheable = False
@@ -26,7 +26,9 @@ class FirstSentence(Judge):
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         p = request.prompt or ""
-        know = p.split("Knowledge:\n", 1)[1].split("\n\nQuestion:", 1)[0] if p.startswith("Knowledge:") else "I do not know"
+        if not p.startswith("Knowledge:"):
+            return self._verdict(request, raw="I do not know", parse_ok=True)
+        know = p.split("Knowledge:\n", 1)[1].split("\n\nQuestion:", 1)[0]
         return self._verdict(request, raw=know, parse_ok=True)
 
 
@@ -42,13 +44,14 @@ def test_world_blocks():
     assert w4.count("Document ") == 4 and items[0].world in w4
     w2 = world_text("W2", 0, items)       # two sentences → one kept
     assert w2 in ("Arthur's Magazine (1844–1846) was an American literary periodical published in Philadelphia in "
-                  "the 19th century.", "First for Women is a woman's magazine published by Bauer Media Group in the USA.")
+                  "the 19th century.",
+                  "First for Women is a woman's magazine published by Bauer Media Group in the USA.")
     assert world_text("W5", 0, items).splitlines()[1].startswith("1. Arthur's Magazine")
 
 
 def test_an_agent_that_repeats_its_knowledge_is_right_only_when_the_knowledge_holds_the_answer():
     t = load_task("halueval_qa", DATA, max_items=30)
-    rows = run_worlds(t, FirstSentence())
+    rows = run_worlds(t, KnowledgeReader())
     s = summarise_worlds(rows)
     assert list(s) == list(WORLDS)
     assert s["W0"]["correct"] == 0

@@ -30,7 +30,8 @@ class EchoResponder(Judge):
     max_concurrency = 1024
 
     def render(self, request: JudgeRequest) -> str:
-        return "\x1f".join(str(x) for x in (request.form, request.request_id, request.prompt, request.meta.get("output")))
+        return "\x1f".join(str(x) for x in (request.form, request.request_id, request.prompt,
+                                            request.meta.get("output")))
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         return self._verdict(request, raw=str(request.meta.get("output", "")), parse_ok=True, provider="reference",
