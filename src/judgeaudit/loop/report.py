@@ -22,6 +22,20 @@ def summary_frame(result: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def rounds_frame(result: dict[str, Any]) -> pd.DataFrame:
+    """Pass rate (strict and loose), net and acted-on per regulator and round (round 0: the initial outputs)."""
+    b = result["before"]
+    rows = [{"regulator": "(initial)", "round": 0, "pass rate": b["pass_rate"], "loose pass rate": b["loose_pass_rate"],
+             "net": 0.0, "fixed this round": "—", "broken this round": "—", "acted on": "—"}]
+    for name, r in result["regulators"].items():
+        for x in r["rounds"]:
+            rows.append({"regulator": name, "round": x["round"], "pass rate": x["pass_rate"],
+                         "loose pass rate": x["loose_pass_rate"], "net": x["net"],
+                         "fixed this round": x["fixed_this_round"], "broken this round": x["broken_this_round"],
+                         "acted on": x["acted_on"]})
+    return pd.DataFrame(rows)
+
+
 def _figures(result: dict[str, Any]) -> tuple[str, str]:
     import plotly.graph_objects as go
 
@@ -58,7 +72,7 @@ def write_report(result: dict[str, Any], out: str | Path) -> Path:
                 f"pass rate before {b['pass_rate']:.3f}. {result['rounds']} round(s), {result['votes']} vote(s) per "
                 f"report.</p>" + f1 + table_html(summary_frame(result)),
                 banners=[f"{n}: {d}" for n, d in result["regulator_descriptions"].items()]),
-        Section("Pass rate by round", f2),
+        Section("Pass rate by round", f2 + table_html(rounds_frame(result))),
         Section("Arm differences", table_html(diffs) + f"<p>Spearman ρ of report precision vs net across "
                 f"{sp.get('n', 0)} regulators: {sp.get('rho', float('nan')):.3f}, one-sided permutation p = "
                 f"{sp.get('p', float('nan')):.3f}.</p>"),
