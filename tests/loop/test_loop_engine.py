@@ -10,7 +10,7 @@ from judgeaudit.errors import InputError
 from judgeaudit.loop.accounting import summarise
 from judgeaudit.loop.engine import initial_outputs, run_loop
 from judgeaudit.loop.regulators import get_regulator
-from judgeaudit.loop.responders import make_responder
+from judgeaudit.loop.responders import ECHO, make_responder
 from judgeaudit.loop.tasks import load_task
 
 COMMA = {"defects": [{"quote": "x", "reason": "the response uses a comma", "severity": 2}]}
@@ -154,3 +154,23 @@ def test_failed_judge_calls_are_counted_and_take_no_action(ifeval_dir):
                   judge=Broken("x"), rounds=2, votes=3)
     assert lr.judge_errors == {"blind": 4 * 3 * 2} and lr.judge_parse_failures == {"blind": 4 * 3 * 2}
     assert not lr.units["acted"].any()
+
+
+def test_hidden_arm_shows_the_rewritten_request_and_half_shows_half_the_constraints(ifeval_dir):
+    from judgeaudit.loop.regulators import half_world
+
+    t = load_task("ifeval", ifeval_dir)
+    judge, rewriter = Constant(COMMA), Constant("Write something.")
+    lr = run_loop(t, initial_outputs(t, "shipped"), [get_regulator("hidden")], responder=make_responder(ECHO),
+                  judge=judge, rewriter=rewriter, votes=1)
+    assert lr.rewrites == {k: "Write something." for k in ("1", "2", "3", "4")}
+    assert len(rewriter.prompts) == 4 and "Prompt 2." in rewriter.prompts[1]
+    assert all("Write something." in p and "Prompt " not in p for p in judge.prompts)
+    two = t.items[1]                                     # two constraints → one shown
+    shown = half_world("ifeval", two.item_id, two.world, two.unit_text)
+    assert shown.startswith("Constraints:\n- ") and shown.count("\n- ") == 1
+    assert shown == half_world("ifeval", two.item_id, two.world, two.unit_text)   # seeded
+    with pytest.raises(InputError, match="IFEval only"):
+        g = load_task("gsm8k", "/work/shared/data/gsm8k", max_items=2)
+        run_loop(g, initial_outputs(g, "shipped"), [get_regulator("hidden")], responder=make_responder(ECHO),
+                 judge=judge)
