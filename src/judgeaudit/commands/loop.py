@@ -102,7 +102,8 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
         "notes": ("net = (fixed − broken)/N over units, final round against the initial outputs; intervals: "
                   f"{bootstrap} bootstrap resamples of responses; judge votes pooled per channel (free text: union; "
                   "typed ids: majority of parsed votes; score: median); a regulator that reports no defect takes "
-                  "no action"),
+                  "no action; acted_on, false_alarm_rate and the break rates are round 1's (every round's are under "
+                  "rounds)"),
     }
     o = Path(out)
     o.mkdir(parents=True, exist_ok=True)
