@@ -68,3 +68,19 @@ def test_replay_initial_and_max_items_keep_the_first_items(tmp_path):
     assert r["before"] == {"pass_rate": pytest.approx(1 / 3), "loose_pass_rate": pytest.approx(1 / 3), "n_units": 3,
                            "n_responses": 3}
     assert r["regulators"]["certificate"]["acted_on"] == 2
+
+
+def test_halueval_nli_fallback_decides_when_containment_fails():
+    from judgeaudit.loop.tasks import load_task
+
+    calls = []
+
+    def nli(q, right, out):
+        calls.append((right, out))
+        return out == "the older one"
+
+    t = load_task("halueval_qa", "/work/shared/data/halueval", max_items=1, nli=nli)
+    it = t.items[0]
+    assert t.check(it, "Arthur's Magazine").passed and calls == []        # containment: no NLI call
+    assert t.check(it, "the older one").passed and not t.check(it, "First for Women").passed
+    assert calls == [("Arthur's Magazine", "the older one"), ("Arthur's Magazine", "First for Women")]

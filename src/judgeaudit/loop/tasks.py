@@ -55,16 +55,22 @@ class Task:
     items: tuple[LoopItem, ...]
     source: str
 
+    nli: Any = None
+
     def check(self, item: LoopItem, output: str, *, mode: str = "strict") -> CheckResult:
         """Per-unit pass/fail of ``output`` (IFEval: ``mode`` strict or loose)."""
-        return check(self.name, item, output, mode=mode)
+        return check(self.name, item, output, mode=mode, nli=self.nli)
 
 
-def check(task: str, item: LoopItem, output: str, *, mode: str = "strict") -> CheckResult:
+def check(task: str, item: LoopItem, output: str, *, mode: str = "strict", nli: Any = None) -> CheckResult:
+    """The task's checker on one output; HaluEval QA takes the checker's optional NLI fallback
+    (``nli(question, right_answer, output) -> bool``, see ``checkers.halueval_qa``)."""
     from judgeaudit.checkers import get_checker
 
     fn = get_checker(task)
-    return fn(item.checked, output, mode=mode) if task == "ifeval" else fn(item.checked, output)
+    if task == "ifeval":
+        return fn(item.checked, output, mode=mode)
+    return fn(item.checked, output, nli=nli) if task == "halueval_qa" else fn(item.checked, output)
 
 
 def _ifeval_unit_text(iid: str, args: dict[str, Any]) -> str:
@@ -150,11 +156,10 @@ def load_halueval_qa(path: str | Path, *, strategy: str = "one-turn") -> Task:
 _LOADERS = {"ifeval": load_ifeval, "gsm8k": load_gsm8k, "halueval_qa": load_halueval_qa}
 
 
-def load_task(name: str, data: str | Path, *, max_items: int | None = None, **kw: Any) -> Task:
-    """The task ``name`` read from ``data``, trimmed to its first ``max_items`` items."""
+def load_task(name: str, data: str | Path, *, max_items: int | None = None, nli: Any = None, **kw: Any) -> Task:
+    """The task ``name`` read from ``data``, trimmed to its first ``max_items`` items; ``nli`` is
+    HaluEval QA's entailment fallback (None: containment alone)."""
     if name not in _LOADERS:
         raise InputError(f"unknown task {name!r} (known: {', '.join(TASKS)})", field="--task")
     t = _LOADERS[name](data, **kw)
-    if max_items is not None:
-        t = Task(t.name, t.items[:max_items], t.source)
-    return t
+    return Task(t.name, t.items[:max_items] if max_items is not None else t.items, t.source, nli)

@@ -21,7 +21,7 @@ import pandas as pd
 
 from judgeaudit.judges.base import Judge
 from judgeaudit.loop.regulators import _SENT, _seeded_half
-from judgeaudit.loop.tasks import LoopItem, Task, check
+from judgeaudit.loop.tasks import LoopItem, Task
 from judgeaudit.records import JudgeRequest
 
 WORLDS = ("W0", "W1", "W2", "W3", "W4", "W5", "W6")
@@ -86,7 +86,7 @@ def run_worlds(task: Task, agent: Judge, *, worlds: Sequence[str] = WORLDS, stor
     for (w, it), v in zip(keys, vs, strict=True):
         ans = v.raw or ""
         rows.append({"world": w, "item_id": it.item_id, "answer": ans, "error": v.error,
-                     "correct": v.error is None and check(task.name, it, ans).passed})
+                     "correct": v.error is None and task.check(it, ans).passed})
     return pd.DataFrame(rows)
 
 
