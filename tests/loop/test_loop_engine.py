@@ -174,3 +174,12 @@ def test_hidden_arm_shows_the_rewritten_request_and_half_shows_half_the_constrai
         g = load_task("gsm8k", "/work/shared/data/gsm8k", max_items=2)
         run_loop(g, initial_outputs(g, "shipped"), [get_regulator("hidden")], responder=make_responder(ECHO),
                  judge=judge)
+
+
+def test_sampled_once_asks_one_vote_per_output_and_round(ifeval_dir):
+    t = load_task("ifeval", ifeval_dir)
+    judge = Constant(COMMA)
+    run_loop(t, initial_outputs(t, "shipped"), [get_regulator("informed_once")], responder=make_responder(ECHO),
+             judge=judge, rounds=2, votes=3)
+    assert len(judge.prompts) == 4 * 2
+    assert get_regulator("blind+once").votes == 1

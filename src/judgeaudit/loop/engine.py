@@ -205,8 +205,8 @@ def run_loop(task: Task, initial: dict[str, str], regulators: Sequence[R.Regulat
                 reports = {it.item_id: R.certificate_report([u for u in it.units if not start[it.item_id][u]],
                                                             it.unit_text, it.units) for it in task.items}
             else:
-                reports = _judge_reports(reg, task, task.items, cur, rnd, j, votes, rewrites, run, failures,
-                                         judge_errors)
+                reports = _judge_reports(reg, task, task.items, cur, rnd, j, reg.votes or votes, rewrites, run,
+                                         failures, judge_errors)
             acted = [it for it in task.items if reports[it.item_id].acted]
             reqs = [JudgeRequest(form="generate", request_id=f"{reg.name}|r{rnd}|{it.item_id}|revise",
                                  prompt=P.responder_prompt(task.name, it.request, it.world, cur[it.item_id],

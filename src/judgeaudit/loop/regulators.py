@@ -5,7 +5,8 @@ Factors: ``channel`` (none = the no-report control; free text; typed constraint 
 certificate = the checker's own list of failed units), ``world`` (none = blind, half, full,
 hidden = the user request rewritten without its constraints), ``goal`` wording, ``throttle`` (act
 on the k most severe complaints; None: all), ``agree`` (a free-text and a typed-id judge must
-agree), ``judge`` (the primary judge or the second family's). Registry names are the paper's arms;
+agree), ``judge`` (the primary judge or the second family's), ``votes`` (None: the run's
+``--votes``; ``informed_once`` samples once). Registry names are the paper's arms;
 ``NAME+MOD+MOD`` composes modifiers (``MODIFIERS``) onto a registered arm, e.g. ``blind+top1``,
 ``informed+second``, ``informed+half``.
 
@@ -37,6 +38,7 @@ class Regulator:
     throttle: int | None = None
     agree: bool = False
     judge: Literal["primary", "second"] = "primary"
+    votes: int | None = None
     description: str = ""
 
     @property
@@ -52,6 +54,7 @@ REGISTRY: dict[str, Regulator] = {r.name: r for r in (
     Regulator("certificate", "certificate", "full",
               description="the checker's own list of failed units; on one-answer tasks only 'the answer is "
                           "wrong' (R4, oracle)"),
+    Regulator("informed_once", "free", "full", votes=1, description="informed free text, one vote (sampled once)"),
     Regulator("two_agree", "free", "full", agree=True,
               description="informed free-text and typed-id judges must agree on a defect"),
     Regulator("score", "score", "full", description="a bare 1–5 score, median of the votes (C0)"),
@@ -75,7 +78,7 @@ MODIFIERS: dict[str, dict[str, object]] = {
     "top1": {"throttle": 1}, "top3": {"throttle": 3}, "all": {"throttle": None},
     "none": {"world": "none"}, "half": {"world": "half"}, "full": {"world": "full"}, "hidden": {"world": "hidden"},
     "good": {"goal": "good"}, "constraints": {"goal": "constraints"}, "default": {"goal": "default"},
-    "second": {"judge": "second"}, "agree": {"agree": True},
+    "second": {"judge": "second"}, "agree": {"agree": True}, "once": {"votes": 1},
     "free": {"channel": "free"}, "typed": {"channel": "typed"}, "score": {"channel": "score"},
 }
 
