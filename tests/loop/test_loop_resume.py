@@ -82,7 +82,8 @@ def test_killed_mid_round_and_resumed_buys_nothing_twice(tmp_path):
     assert r["before"] == {"pass_rate": 0.0, "loose_pass_rate": 0.0, "n_units": 20, "n_responses": 20}
 
 
-REGULATORS = ["control", "blind", "informed", "typed", "certificate", "informed_once", "two_agree", "score", "world_none",
+REGULATORS = ["control", "blind", "informed", "typed", "certificate", "informed_once", "two_agree", "score",
+              "world_none",
               "world_half", "world_full", "throttle_1", "throttle_3", "throttle_all", "goal_good",
               "goal_constraints", "second_blind", "second_informed"]
 

@@ -126,10 +126,10 @@ def run_cmd(
     data: Annotated[Path, typer.Option("--data", help="the task's data file or folder")],
     responder: Annotated[str, typer.Option("--responder", help="generating spec, or reference:echo")],
     out: Annotated[Path, typer.Option("--out", help="output folder")],
-    regulator: Annotated[list[str], typer.Option("--regulator", help="an arm (repeatable): control, blind, informed, "
-                                                 "typed, certificate, informed_once, two_agree, score, world_none|half|full, "
-                                                 "throttle_1|3|all, goal_good|constraints, hidden, second_blind, "
-                                                 "second_informed; NAME+MOD composes")],
+    regulator: Annotated[list[str], typer.Option("--regulator", help=(
+        "an arm (repeatable): control, blind, informed, typed, certificate, informed_once, two_agree, score, "
+        "world_none|half|full, throttle_1|3|all, goal_good|constraints, hidden, second_blind, second_informed; "
+        "NAME+MOD composes"))],
     initial: Annotated[str, typer.Option("--initial", help="shipped[:CONDITION] | replay:PATH | generating spec")]
     = "shipped",
     judge: Annotated[str | None, typer.Option("--judge", help="feedback judge spec")] = None,
