@@ -34,6 +34,8 @@ _GROUPS = {
 
     "ledger": "judgeaudit.commands.ledger",
     "card": "judgeaudit.commands.card",
+
+    "loop": "judgeaudit.commands.loop",
 }
 for _name, _module in _GROUPS.items():
     try:

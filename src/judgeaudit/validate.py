@@ -66,6 +66,8 @@ OPTION_RULES: dict[str, Rule] = {
     "threshold": Rule(integer=True, lo=SUBTLETY_SCALE[0], hi=SUBTLETY_SCALE[1]),
     "length_tolerance": Rule(lo=0, hi=1),
     "annotators": Rule(integer=True, lo=1),
+    "rounds": Rule(integer=True, lo=1),
+    "votes": Rule(integer=True, lo=1),
 }
 
 
