@@ -31,10 +31,8 @@ _GROUPS = {
     "probes": "judgeaudit.commands.probes",
     "check": "judgeaudit.commands.check",
     "certificate": "judgeaudit.commands.certificate",
-
     "ledger": "judgeaudit.commands.ledger",
     "card": "judgeaudit.commands.card",
-
     "loop": "judgeaudit.commands.loop",
 }
 for _name, _module in _GROUPS.items():
