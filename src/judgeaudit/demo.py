@@ -5,7 +5,9 @@
 2. validation power — the frozen surface-only family on the public-set slices the package carries;
 3. CAP — conditional accuracy profiles of the published judge outputs the package carries
    (zero model calls);
-4. the embedded judge's validity card, gathered from the runs above (OUT/card).
+4. loop — the embedded judge as judge and responder on an IFEval slice the package carries (8 GPT-4
+   responses), under the control, blind, informed and certificate regulators, scored by the IFEval checker;
+5. the embedded judge's validity card, gathered from the runs above (OUT/card).
 Everything goes through the call store in OUT, so a rerun is instant.
 """
 
@@ -47,6 +49,19 @@ def _cap() -> list[Section]:
     return cap_demo()
 
 
+def _loop(out: Path) -> list[Section]:
+    from importlib.resources import files
+
+    from judgeaudit.commands.loop import run_loop_command
+    from judgeaudit.loop.report import loop_sections
+
+    data = Path(str(files("judgeaudit") / "data" / "ifeval"))
+    result = run_loop_command(task="ifeval", data=data, initial="shipped", responder="local", judge="local",
+                              regulators=["control", "blind", "informed", "certificate"], out=out / "loop",
+                              store=out / "calls.sqlite", rounds=1, votes=1)
+    return loop_sections(result)
+
+
 def run_demo(out: Path, *, n_boot: int = 2000) -> Path:
     """Run the three demo analyses and write OUT/report.html; returns its path."""
     out.mkdir(parents=True, exist_ok=True)
@@ -54,7 +69,9 @@ def run_demo(out: Path, *, n_boot: int = 2000) -> Path:
     all_sections: list[Section] = []
     for name, step in (("validity", lambda: _validity(out, n_boot)),
                        ("validation power", lambda: _validation_power(out)),
-                       ("conditional accuracy profiles", _cap)):
+                       ("conditional accuracy profiles", _cap),
+                       ("closing the loop (IFEval slice, the embedded judge as judge and responder)",
+                        lambda: _loop(out))):
         console.print(f"[bold]demo: {name}[/bold]")
         all_sections += step()
     path = write_page(out / "report.html", "judgeaudit demo", all_sections,
@@ -62,7 +79,7 @@ def run_demo(out: Path, *, n_boot: int = 2000) -> Path:
                                "reported as it is.")
     from judgeaudit.commands.card import card
 
-    card("local", [out / "validity", out / "validation_power"], out / "card")
+    card("local", [out / "validity", out / "validation_power", out / "loop"], out / "card")
     console.print(f"validity card of the embedded judge → {out / 'card' / 'card.html'}")
     console.print(f"demo finished in {time.perf_counter() - started:.0f} s → {path}")
     return path

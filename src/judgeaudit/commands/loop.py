@@ -42,7 +42,7 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
                      store: Path | None = None, concurrency: int | None = None, api_base: str | None = None,
                      bootstrap: int = 2000, seed: int = 0, progress: bool = True) -> dict[str, Any]:
     """Run the loop and write its outputs; the result dict. Specs may be ready Judge objects."""
-    from judgeaudit.io import write_json, write_jsonl, write_parquet
+    from judgeaudit.io import write_jsonl, write_parquet
     from judgeaudit.judges import make_judge
     from judgeaudit.judges.base import Judge
     from judgeaudit.loop.accounting import summarise
@@ -52,6 +52,7 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     from judgeaudit.loop.report import write_report
     from judgeaudit.loop.responders import make_responder
     from judgeaudit.loop.tasks import load_task
+    from judgeaudit.runinfo import write_result
     from judgeaudit.runtime.store import CallStore
     from judgeaudit.validate import check_options, output_dir, spec_inputs
 
@@ -107,7 +108,7 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     }
     o = Path(out)
     o.mkdir(parents=True, exist_ok=True)
-    write_json(o / "result.json", result)
+    result = write_result(o / "result.json", result)
     for name, df in (("units", lr.units), ("complaints", lr.complaints), ("outputs", lr.outputs)):
         write_jsonl(o / f"{name}.jsonl", df)
     write_parquet(o / "units.parquet", lr.units)

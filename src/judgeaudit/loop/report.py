@@ -59,7 +59,8 @@ def _figures(result: dict[str, Any]) -> tuple[str, str]:
     return figure_html(fig), figure_html(fig2)
 
 
-def write_report(result: dict[str, Any], out: str | Path) -> Path:
+def loop_sections(result: dict[str, Any]) -> list[Section]:
+    """The loop report's sections: net per regulator, pass rate by round, arm differences, keywords."""
     b = result["before"]
     f1, f2 = _figures(result)
     diffs = pd.DataFrame([{"arms": k, "net difference": v["net"], "95% lo": v["ci"][0], "95% hi": v["ci"][1]}
@@ -78,4 +79,8 @@ def write_report(result: dict[str, Any], out: str | Path) -> Path:
                 f"{sp.get('p', float('nan')):.3f}.</p>"),
         Section("Keyword table (free text → constraint ids)", table_html(kw)),
     ]
-    return write_page(Path(out) / "report.html", f"judgeaudit loop: {result['task']}", sections)
+    return sections
+
+
+def write_report(result: dict[str, Any], out: str | Path) -> Path:
+    return write_page(Path(out) / "report.html", f"judgeaudit loop: {result['task']}", loop_sections(result))
