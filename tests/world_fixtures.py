@@ -53,3 +53,42 @@ def fake_encoder(texts: list[str]) -> np.ndarray:
             out[i, int(hashlib.md5(w.encode()).hexdigest()[:6], 16) % 64] += 1.0
     n = np.linalg.norm(out, axis=1, keepdims=True)
     return out / np.where(n == 0, 1, n)
+
+
+class ScriptedJudge:
+    """A judge whose reply text is ``reply(request)``; parsed by the judges' own world parsers."""
+
+    def __new__(cls, reply, judge_id="scripted"):
+        from judgeaudit.judges import elicit
+        from judgeaudit.judges.base import Judge, JudgeSpec
+
+        class _J(Judge):
+            cacheable = False
+
+            def render(self, request):
+                return elicit.render(request)
+
+            async def judge_one(self, request):
+                text = reply(request)
+                parsed = elicit.parse_request(request, text)
+                return self._verdict(request, raw=text, parse_ok=parsed.ok, defects=parsed.defects,
+                                     **elicit.world_fields(request, parsed))
+
+        return _J(JudgeSpec(id=judge_id, backend="scripted", model=judge_id))
+
+
+def oracle_reply(request) -> str:
+    """Reports exactly the gold when the true world is shown, nothing otherwise (JSON per form)."""
+    import json
+
+    g = request.meta["gold"]
+    shown = request.meta["world_shown"]
+    if request.form == "label":
+        return json.dumps({"defective": bool(g["defective"]) and shown})
+    if request.form == "sentences":
+        return json.dumps({"labels": [bool(x) and shown for x in g["unit_labels"]]})
+    if request.form == "typed":
+        return json.dumps({"defect_ids": g["defect_ids"] if shown else []})
+    if request.form == "score":
+        return json.dumps({"score": 2 if g["defective"] and shown else 5})
+    return json.dumps({"defects": [{"quote": q, "reason": "gold"} for q in g["quotes"]] if shown else []})

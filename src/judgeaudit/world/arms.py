@@ -104,11 +104,14 @@ def _others(item: WorldItem, ctx: ArmContext) -> list[WorldItem]:
             and o.item_id != item.item_id and (o.group is None or o.group != item.group)]
 
 
+DEFAULT_TAXONOMY = ("contradicted by the source", "unsupported by the source", "violated instruction",
+                    "reasoning or arithmetic error", "self-contradiction")
+"""The types a typed rubric names when the set's units name none (the paper leaves T's content open)."""
+
+
 def typed_rubric(ctx: ArmContext) -> str:
-    if not ctx.taxonomy:
-        raise InputError("a typed arm needs a requirement taxonomy (unit kinds); the set has none",
-                         field="taxonomy")
-    return "Requirement types (report defects by type): " + ", ".join(ctx.taxonomy) + "."
+    """The rubric of the typed arms: the set's own unit kinds, else ``DEFAULT_TAXONOMY``."""
+    return "Requirement types (report defects by type): " + ", ".join(ctx.taxonomy or DEFAULT_TAXONOMY) + "."
 
 
 # --- the arms -------------------------------------------------------------------------------------------
