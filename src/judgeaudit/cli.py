@@ -29,6 +29,7 @@ _GROUPS = {
     "datasets": "judgeaudit.commands.datasets",
     "probes": "judgeaudit.commands.probes",
     "check": "judgeaudit.commands.check",
+    "world": "judgeaudit.commands.world",
 }
 for _name, _module in _GROUPS.items():
     try:

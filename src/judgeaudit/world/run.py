@@ -168,12 +168,12 @@ def context_for(items: list[WorldItem], seed: int, encoder=None, top_k: int = 5)
 
 
 def judge_world(items: list[WorldItem], judges: list, arms: Sequence[str], *, form: str, votes: int,
-                store_path, seed: int = 0, encoder=None, concurrency: int | None = None,
+                store_path, seed: int = 0, encoder=None, top_k: int = 5, concurrency: int | None = None,
                 progress: bool = True) -> pd.DataFrame:
     """The verdict table of every judge on every (item, arm, vote)."""
     from judgeaudit.commands.common import judge_all
 
-    requests = build_requests(items, list(arms), context_for(items, seed, encoder), form=form, votes=votes)
+    requests = build_requests(items, list(arms), context_for(items, seed, encoder, top_k), form=form, votes=votes)
     return judge_all(judges, requests, store_path=store_path, concurrency=concurrency, progress=progress)
 
 
