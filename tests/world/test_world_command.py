@@ -95,3 +95,33 @@ def test_cli_run_and_factorial_write_their_files(tmp_path, fake_world_set, monke
 def test_factorial_instrument_needs_two_judges(tmp_path):
     with pytest.raises(InputError, match="two"):
         run_factorial_cmd("tiny:x", ["a"], "source,instrument", out=tmp_path, items=tiny_items())
+
+
+def test_generous_matcher_backed_by_a_judge_on_the_fake_server(tmp_path, fake_server, monkeypatch):
+    from world_fixtures import ScriptedJudge
+
+    from judgeaudit.world.matching import read_yes_no
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    real_make = __import__("judgeaudit.commands.common", fromlist=["make_judge"]).make_judge
+
+    def complain(r):   # the judge quotes the whole answer and names the error in its reason
+        return json.dumps({"defects": [{"quote": r.text, "reason": "the number is wrong"}]
+                           if r.meta["gold"]["defective"] and r.meta["world_shown"] else []})
+
+    monkeypatch.setattr("judgeaudit.commands.common.make_judge",
+                        lambda spec, **kw: ScriptedJudge(complain, spec) if spec == "scripted" else real_make(spec, **kw))
+    # the matcher model says yes when the complaint's reason mentions a number
+    srv = fake_server(responder=lambda p: "Yes." if "number" in p.split("Complaint reason:")[1] else "No")
+    r = run_world_cmd("tiny:x", ["scripted"], ["blind", "informed"], out=tmp_path / "o", votes=1, form="defects",
+                      n_boot=50, items=tiny_items(), progress=False, matcher_judge="api:openai/matcher",
+                      api_base=srv.base_url)
+    sp = r.result["judges"]["scripted"]["arms"]["informed"]["spans"]
+    # whole-answer quotes: the strict matcher credits them (the segment is inside), the generous one says yes
+    assert sp["generous"]["recall"] == 1.0 and sp["generous"]["precision"] == 1.0
+    assert sp["disagreement"]["pairs"] == 4 and r.result["matcher_undecided"] == 0
+    assert sp["permuted_audit_generous"]["false_match_rate"] == 1.0    # this matcher ignores the segment
+    assert (read_yes_no("**Yes**, it does"), read_yes_no("no."), read_yes_no("maybe")) == (True, False, None)
+    with pytest.raises(InputError, match="--form defects"):
+        run_world_cmd("tiny:x", ["scripted"], ["blind"], out=tmp_path / "p", votes=1, items=tiny_items(),
+                      progress=False, matcher_judge="api:openai/matcher", api_base=srv.base_url)

@@ -54,7 +54,8 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
                   form: str = "label", max_items: int | None = None, store: Path | None = None,
                   concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000, seed: int = 0,
                   temperature: float = 0.3, strict_threshold: float = 0.5, top_k: int = 5,
-                  items: list | None = None, encoder=None, progress: bool = True) -> WorldResult:
+                  items: list | None = None, encoder=None, progress: bool = True,
+                  matcher_judge: str | None = None) -> WorldResult:
     """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``)."""
     from judgeaudit.commands.common import build_judges
     from judgeaudit.errors import InputError
@@ -74,8 +75,21 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     judges = build_judges(_judge_specs(judge_specs, temperature), api_base=api_base)
     verdicts = judge_world(items, judges, arms, form=form, votes=votes, store_path=store or out / "calls.sqlite",
                            seed=seed, encoder=encoder, top_k=top_k, concurrency=concurrency, progress=progress)
-    an = analyse(items, verdicts, form=form, arms=arms, n_boot=n_boot, seed=seed, strict_threshold=strict_threshold)
-    result = {**an.result, "votes": votes, "temperature": temperature,
+    generous = None
+    if matcher_judge is not None:
+        if form != "defects":
+            raise InputError("--matcher-judge matches free-text complaints; it needs --form defects",
+                             field="--matcher-judge")
+        from judgeaudit.world.matching import judge_pairs
+        from judgeaudit.world.run import matcher_queries
+
+        mj = build_judges([matcher_judge], api_base=api_base)[0]
+        generous = judge_pairs(mj, items, matcher_queries(items, verdicts, seed=seed), store_path=store or out / "calls.sqlite",
+                               concurrency=concurrency, progress=progress)
+    an = analyse(items, verdicts, form=form, arms=arms, n_boot=n_boot, seed=seed, strict_threshold=strict_threshold,
+                 generous=generous)
+    result = {**an.result, "votes": votes, "temperature": temperature, "matcher_judge": matcher_judge,
+              "matcher_undecided": getattr(generous, "undecided", None),
               "provenance": {**provenance(items, set_spec), "judges": [j.id for j in judges]}}
     write_json(out / "result.json", result)
     write_parquet(out / "verdicts.parquet", verdicts)
@@ -142,11 +156,14 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             concurrency: _Conc = None, api_base: _Base = None, bootstrap: _Boot = 2000, seed: _Seed = 0,
             temperature: _Temp = 0.3,
             strict_threshold: Annotated[float, typer.Option("--strict-threshold")] = 0.5,
-            top_k: Annotated[int, typer.Option("--top-k", help="routed arm: world sentences per claim")] = 5) -> None:
+            top_k: Annotated[int, typer.Option("--top-k", help="routed arm: world sentences per claim")] = 5,
+            matcher_judge: Annotated[str | None, typer.Option(
+                "--matcher-judge", help="judge spec of the generous span matcher (form defects)")] = None) -> None:
     """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
     r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
                       concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
-                      temperature=temperature, strict_threshold=strict_threshold, top_k=top_k)
+                      temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
+                      matcher_judge=matcher_judge)
     write_report(r, out)
 
 

@@ -9,7 +9,7 @@ from judgeaudit.report.html import Section, esc, figure_html, table_html
 
 
 def _ci(ci: list | None) -> str:
-    if not ci or ci[0] is None or pd.isna(ci[0]):
+    if not ci or ci[0] is None or ci[1] is None or pd.isna(ci[0]):
         return "—"
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
 

@@ -27,6 +27,7 @@ from judgeaudit.world.scoring import (
     SCORE_CLEAN,
     STRICT_THRESHOLD,
     Matcher,
+    audit_pairs,
     char_overlap,
     decisions,
     decisions_frame,
@@ -67,6 +68,20 @@ def _pool_all(items: list[WorldItem], verdicts: pd.DataFrame, form: str, tie: st
             rows.append({"judge": judge, "arm": arm, "item_id": item_id, "group": it.group or it.item_id, **d,
                          "parsed_votes": p.parsed_votes, "votes": p.votes, "ties": p.ties})
     return decisions_frame(rows), complaints
+
+
+def matcher_queries(items: list[WorldItem], verdicts: pd.DataFrame, *, seed: int = 0,
+                    tie: str = TIE_RULE) -> list[tuple[str, dict]]:
+    """(item id, complaint) pairs a matcher will be asked about by ``analyse``: every pooled complaint on
+    an item with marked segments, and the permuted control's complaints against another item."""
+    spanned = [it for it in items if it.spans]
+    _, comp = _pool_all(items, verdicts, "defects", tie)
+    out = []
+    for judge, arm in dict.fromkeys((j, a) for j, a, _ in comp):
+        c = {it.item_id: comp.get((judge, arm, it.item_id), []) for it in spanned}
+        out += [(i, x) for i, cs in c.items() for x in cs]
+        out += [(other.item_id, x) for other, cs in audit_pairs(spanned, c, seed) for x in cs]
+    return out
 
 
 def _counts(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -153,7 +168,20 @@ def analyse(items: list[WorldItem], verdicts: pd.DataFrame, *, form: str, arms: 
             paired += paired_rows(dec, judge, arms[0], b, n_boot, seed)
     result = {"form": form, "arms": list(arms), "tie_rule": tie, "n_boot": n_boot, "seed": seed,
               "judges": judges, "paired": paired}
-    return Analysis(dec, result)
+    return Analysis(dec, jsonable(result))
+
+
+def jsonable(obj):
+    """``obj`` with every NaN float replaced by None (result.json is strict JSON)."""
+    if isinstance(obj, dict):
+        return {k: jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        return None if np.isnan(obj) else float(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    return obj
 
 
 def provenance(items: list[WorldItem], set_spec: str | None) -> dict:
@@ -219,7 +247,7 @@ def factorial_table(analysis: Analysis, factors: Sequence[str], judges: Sequence
             values[m][cell] = float("nan") if v is None else float(v)
         rows.append(row)
     sh = {m: shapley(values[m], list(factors)) for m in METRICS}
-    return {"factors": list(factors), "cells": rows, "shapley": sh}
+    return jsonable({"factors": list(factors), "cells": rows, "shapley": sh})
 
 
 def factorial_judge_ids(judges: list) -> list[str]:

@@ -113,19 +113,27 @@ def disagreement(items: list[WorldItem], complaints: dict[str, list[dict]], a: M
             "rate": differ / pairs if pairs else float("nan")}
 
 
-def matcher_audit(items: list[WorldItem], complaints: dict[str, list[dict]], matcher: Matcher,
-                  seed: int = 0) -> dict:
-    """Permuted control: each item's complaints matched against another item's marked segments (a
-    seeded cyclic shift of a shuffled order, so no item keeps its own); the share of those
-    complaints the matcher still credits is its false-match rate."""
+def audit_pairs(items: list[WorldItem], complaints: dict[str, list[dict]],
+                seed: int = 0) -> list[tuple[WorldItem, list[dict]]]:
+    """The permuted control's pairing: (another item, this item's complaints) for every item with
+    marked segments and complaints, along a seeded shuffled cycle (no item keeps its own segments)."""
     marked = [it for it in items if it.spans and complaints.get(it.item_id)]
     if len(marked) < 2:
-        return {"complaints": 0, "false_matches": 0, "false_match_rate": float("nan")}
+        return []
     order = np.random.default_rng(seed).permutation(len(marked))
+    return [(marked[order[(pos + 1) % len(order)]], complaints[marked[i].item_id]) for pos, i in enumerate(order)]
+
+
+def matcher_audit(items: list[WorldItem], complaints: dict[str, list[dict]], matcher: Matcher,
+                  seed: int = 0) -> dict:
+    """Permuted control: each item's complaints matched against another item's marked segments
+    (``audit_pairs``); the share of those complaints the matcher still credits is its false-match
+    rate."""
+    pairs = audit_pairs(items, complaints, seed)
+    if not pairs:
+        return {"complaints": 0, "false_matches": 0, "false_match_rate": float("nan")}
     n = fm = 0
-    for pos, i in enumerate(order):
-        it, other = marked[i], marked[order[(pos + 1) % len(order)]]
-        cs = complaints[it.item_id]
+    for other, cs in pairs:
         m = match_matrix(cs, segments(other), other, matcher)
         n += len(cs)
         fm += int(m.any(axis=1).sum())
