@@ -32,8 +32,14 @@ class WorldResult:
 
 def load_items(set_spec: str, max_items: int | None) -> list:
     """The world items of ``set_spec`` (the data adapters' ``load_world_set``), first ``max_items``."""
-    from judgeaudit.datasets.world import load_world_set
+    from judgeaudit.errors import InputError
 
+    try:
+        from judgeaudit.datasets.world import load_world_set
+    except ModuleNotFoundError as e:
+        if e.name != "judgeaudit.datasets.world":
+            raise
+        raise InputError("this install has no world set adapters (judgeaudit.datasets.world)", field="--set") from None
     items = load_world_set(set_spec)
     return items[:max_items] if max_items else items
 
@@ -65,6 +71,10 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
 
     _check(out, set_spec, judge_specs, store, votes=votes, max_items=max_items, concurrency=concurrency,
            bootstrap=n_boot, temperature=temperature, strict_threshold=strict_threshold, top_k=top_k)
+    from judgeaudit.world.templates import WORLD_FORMS
+
+    if form not in WORLD_FORMS:
+        raise InputError(f"unknown form {form!r}; choose from {', '.join(WORLD_FORMS)}", field="--form")
     if len(set(arms)) != len(arms) or not arms:
         raise InputError(f"arms must be given once each; got {list(arms)}", field="--arm")
     for a in arms:

@@ -39,12 +39,16 @@ def taxonomy_of(items: list[WorldItem]) -> tuple[str, ...]:
 
 
 def gold_of(item: WorldItem) -> dict:
-    return {
-        "defective": item.defective,
-        "unit_labels": [u.defective for u in item.units],
-        "defect_ids": sorted({u.kind for u in item.units if u.defective and u.kind}),
-        "quotes": [item.output[s.start:s.end] for s in item.spans],
-    }
+    """The gold a reference instrument reads from ``meta['gold']``: ``judges.reference.gold_meta``
+    where this install has it, with the quoted gold segments added (``quotes``)."""
+    try:
+        from judgeaudit.judges.reference import gold_meta
+    except ImportError:
+        base = {"defective": item.defective, "unit_labels": [u.defective for u in item.units],
+                "defect_ids": sorted({u.kind for u in item.units if u.defective and u.kind})}
+    else:
+        base = gold_meta(item)
+    return {**base, "quotes": [item.output[s.start:s.end] for s in item.spans]}
 
 
 def build_request(item: WorldItem, arm: str, ctx: ArmContext, *, form: str, epoch: int = 0) -> JudgeRequest:
