@@ -39,6 +39,7 @@ def test_rates_gain_and_mcnemar_on_a_hand_table():
     _, cb = cluster_counts(gold, b, clusters)
     assert metric(ca.sum(0), "recall") == 0.5 and metric(ca.sum(0), "specificity") == 0.5
     assert metric(cb.sum(0), "balanced_accuracy") == 1.0
+    assert metric(ca.sum(0), "precision") == 0.5
     gain, lo, hi = paired_gain(ca, cb, "balanced_accuracy", n_boot=500, seed=1)
     assert gain == 0.5 and lo <= 0.5 <= hi
     assert mcnemar_paired(a == gold, b == gold) == {"b": 2, "c": 0, "p": 0.5}

@@ -24,7 +24,7 @@ def arm_table(result: dict) -> pd.DataFrame:
                          "specificity": a.get("specificity"), "specificity CI": _ci(ci.get("specificity")),
                          "balanced acc.": a.get("balanced_accuracy"),
                          "bal. acc. CI": _ci(ci.get("balanced_accuracy")),
-                         "false alarms / clean": a.get("false_alarms_per_clean"),
+                         "false alarms / clean": a.get("false_alarms_per_clean"), "precision": a.get("precision"),
                          "no verdict": a["no_verdict"], "parse failures": a["parse_failures"], "ties": a["ties"]})
     return pd.DataFrame(rows)
 

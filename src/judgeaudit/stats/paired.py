@@ -6,7 +6,8 @@ units (blind-spot §3.7: "bootstrap over answers, not segments"), so the sentenc
 or the constraints of one response stay together. Every metric is a ratio of summed counts:
 
 * recall = TP / (TP + FN); specificity = TN / (TN + FP);
-* balanced accuracy = ½ (recall + specificity);
+* balanced accuracy = ½ (recall + specificity); precision = TP / (TP + FP) (flagged units that are
+  defective);
 * false alarms per error-free answer = complaints on error-free units / error-free units (a label
   judge raises one complaint per flagged unit; a free-text judge may raise several).
 
@@ -15,13 +16,15 @@ A paired gain (b − a) uses the same resample of clusters for both arms.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from judgeaudit.stats.resample import bootstrap_counts, percentile_ci
 from judgeaudit.stats.tests import mcnemar_exact
 
 FIELDS = ("tp", "fn", "tn", "fp", "fa")
-METRICS = ("recall", "specificity", "balanced_accuracy", "false_alarms_per_clean")
+METRICS = ("recall", "specificity", "balanced_accuracy", "false_alarms_per_clean", "precision")
 
 
 def cluster_counts(gold: np.ndarray, flagged: np.ndarray, clusters: np.ndarray,
@@ -52,7 +55,17 @@ def metric(counts: np.ndarray, name: str) -> np.ndarray:
             return (rec + spec) / 2
         if name == "false_alarms_per_clean":
             return np.where(tn + fp > 0, fa / (tn + fp), np.nan)
+        if name == "precision":
+            return np.where(tp + fp > 0, tp / (tp + fp), np.nan)
     raise ValueError(f"unknown metric {name!r}; one of {', '.join(METRICS)}")
+
+
+def _interval(samples: np.ndarray, level: float) -> tuple[float, float]:
+    """Percentile interval; NaN bounds when every resample's metric is undefined (no warning)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = percentile_ci(samples, level)
+    return float(lo), float(hi)
 
 
 def boot_metric(counts: np.ndarray, name: str, *, n_boot: int = 2000, seed: int = 0,
@@ -62,8 +75,8 @@ def boot_metric(counts: np.ndarray, name: str, *, n_boot: int = 2000, seed: int 
     if n_boot <= 0 or len(counts) == 0:
         return value, float("nan"), float("nan")
     w = bootstrap_counts(len(counts), n_boot, seed)
-    lo, hi = percentile_ci(metric(w @ counts, name), level)
-    return value, float(lo), float(hi)
+    lo, hi = _interval(metric(w @ counts, name), level)
+    return value, lo, hi
 
 
 def paired_gain(counts_a: np.ndarray, counts_b: np.ndarray, name: str, *, n_boot: int = 2000, seed: int = 0,
@@ -73,8 +86,8 @@ def paired_gain(counts_a: np.ndarray, counts_b: np.ndarray, name: str, *, n_boot
     if n_boot <= 0 or len(counts_a) == 0:
         return gain, float("nan"), float("nan")
     w = bootstrap_counts(len(counts_a), n_boot, seed)
-    lo, hi = percentile_ci(metric(w @ counts_b, name) - metric(w @ counts_a, name), level)
-    return gain, float(lo), float(hi)
+    lo, hi = _interval(metric(w @ counts_b, name) - metric(w @ counts_a, name), level)
+    return gain, lo, hi
 
 
 def mcnemar_paired(correct_a: np.ndarray, correct_b: np.ndarray) -> dict:
