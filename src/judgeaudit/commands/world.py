@@ -44,9 +44,18 @@ def load_items(set_spec: str, max_items: int | None) -> list:
     return items[:max_items] if max_items else items
 
 
-def _judge_specs(specs: Sequence[str], temperature: float) -> list[str | dict]:
-    """Sampled backends get the vote temperature (the paper's 0.3); reference and replay judges do not."""
-    return [{"spec": s, "temperature": temperature} if s.startswith(("api:", "local")) else s for s in specs]
+def _judge_specs(specs: Sequence[str | dict], temperature: float) -> list[str | dict]:
+    """Sampled backends get the vote temperature (the paper's 0.3) unless their spec sets one; reference and
+    replay judges do not."""
+    out: list[str | dict] = []
+    for s in specs:
+        d = dict(s) if isinstance(s, dict) else {"spec": s}
+        if d["spec"].startswith(("api:", "local")):
+            d.setdefault("temperature", temperature)
+            out.append(d)
+        else:
+            out.append(s)
+    return out
 
 
 def _check(out: Path, set_spec: str, judges: Sequence[str], store: Path | None, **options) -> None:
