@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
-from judgeaudit.stats.paired import boot_metric, cluster_counts, mcnemar_paired, metric, paired_gain
+from judgeaudit.stats.paired import boot_metric, cluster_counts, log10_mcnemar, mcnemar_paired, metric, paired_gain
 from judgeaudit.stats.shapley import cells, shapley, shapley_weight
 from judgeaudit.stats.tests import mcnemar_exact, wilson_interval
 
@@ -42,7 +42,9 @@ def test_rates_gain_and_mcnemar_on_a_hand_table():
     assert metric(ca.sum(0), "precision") == 0.5
     gain, lo, hi = paired_gain(ca, cb, "balanced_accuracy", n_boot=500, seed=1)
     assert gain == 0.5 and lo <= 0.5 <= hi
-    assert mcnemar_paired(a == gold, b == gold) == {"b": 2, "c": 0, "p": 0.5}
+    assert mcnemar_paired(a == gold, b == gold) == {"b": 2, "c": 0, "p": 0.5, "log10_p": pytest.approx(np.log10(0.5))}
+    assert log10_mcnemar(173, 25) == pytest.approx(np.log10(mcnemar_exact(173, 25)))
+    assert log10_mcnemar(1162, 0) == pytest.approx(1 - 1162 * np.log10(2))      # p = 2 · 2^-1162 underflows
 
 
 def test_false_alarms_count_complaints_on_clean_units():

@@ -86,3 +86,19 @@ def test_factorial_cells_and_shapley_of_an_oracle(tmp_path):
     # only the source matters to the oracle: all of v(all) - v(none) = 0.5 goes to it
     assert fac["shapley"]["balanced_accuracy"] == pytest.approx({"question": 0, "source": 0.5, "typed": 0})
     assert fac["shapley"]["recall"]["source"] == pytest.approx(1.0)
+
+
+def test_factorial_with_the_instrument_factor(tmp_path):
+    from judgeaudit.world.run import factorial_arms
+    factors = ["source", "instrument"]
+    arms = sorted(set(factorial_arms(factors).values()))
+    assert arms == ["Q0S0T0", "Q0S1T0"]
+    items = tiny_items()
+    judges = [ScriptedJudge(oracle_reply, "oracle"), ScriptedJudge(lambda r: '{"defective": true}', "flag-all")]
+    v = judge_world(items, judges, arms, form="label", votes=1, store_path=tmp_path / "c.sqlite", progress=False)
+    fac = factorial_table(analyse(items, v, form="label", arms=arms, n_boot=0), factors, ["oracle", "flag-all"])
+    got = {c["cell"]: (c["judge"], c["balanced_accuracy"]) for c in fac["cells"]}
+    assert got == {"S0I0": ("oracle", 0.5), "S1I0": ("oracle", 1.0), "S0I1": ("flag-all", 0.5),
+                   "S1I1": ("flag-all", 0.5)}
+    # φ_S = ½(1.0 − 0.5) + ½(0.5 − 0.5) = 0.25; φ_I = ½(0.5 − 0.5) + ½(0.5 − 1.0) = −0.25
+    assert fac["shapley"]["balanced_accuracy"] == pytest.approx({"source": 0.25, "instrument": -0.25})

@@ -97,4 +97,16 @@ def mcnemar_paired(correct_a: np.ndarray, correct_b: np.ndarray) -> dict:
     bb = np.asarray(correct_b, dtype=bool)
     b = int(np.sum(~a & bb))
     c = int(np.sum(a & ~bb))
-    return {"b": b, "c": c, "p": mcnemar_exact(b, c)}
+    return {"b": b, "c": c, "p": mcnemar_exact(b, c), "log10_p": log10_mcnemar(b, c)}
+
+
+def log10_mcnemar(b: int, c: int) -> float:
+    """log10 of the exact McNemar p, finite where p itself underflows (b + c in the thousands)."""
+    from scipy.special import logsumexp
+    from scipy.stats import binom
+
+    n = b + c
+    if n == 0:
+        return 0.0
+    log_tail = logsumexp(binom.logpmf(np.arange(min(b, c) + 1), n, 0.5))   # log P(X ≤ min(b, c)), in log space
+    return float(min(0.0, (np.log(2) + log_tail) / np.log(10)))
