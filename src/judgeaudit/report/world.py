@@ -14,6 +14,12 @@ def _ci(ci: list | None) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
 
 
+def _p(m: dict) -> str:
+    if m["p"] > 0:
+        return f"{m['p']:.3g}"
+    return f"10^{m['log10_p']:.1f}" if m.get("log10_p") is not None else "< 1e-300"
+
+
 def arm_table(result: dict) -> pd.DataFrame:
     rows = []
     for judge, j in result["judges"].items():
@@ -33,7 +39,7 @@ def paired_table(result: dict) -> pd.DataFrame:
     return pd.DataFrame([{"judge": p["judge"], "a": p["a"], "b": p["b"], "metric": p["metric"], "n": p["n"],
                           "a value": p["a_value"], "b value": p["b_value"], "gain b−a": p["gain"],
                           "CI": _ci(p["ci"]), "McNemar b": p["mcnemar"]["b"], "McNemar c": p["mcnemar"]["c"],
-                          "McNemar p": f"{p['mcnemar']['p']:.3g}"} for p in result["paired"]])
+                          "McNemar p": _p(p["mcnemar"])} for p in result["paired"]])
 
 
 def paired_figure(result: dict, metric: str = "balanced_accuracy"):
