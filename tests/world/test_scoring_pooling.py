@@ -104,3 +104,10 @@ def test_unit_and_typed_decisions():
                defects=None, ties=0)
     assert [(r["gold"], r["flagged"]) for r in decisions(s, p, "sentences")] == [(False, True), (True, True)]
     assert [(r["gold"], r["flagged"]) for r in decisions(s, p, "typed")] == [(False, True), (True, False)]
+    # a unit whose kind names two types is flagged when either is reported
+    from judgeaudit.world.items import Unit
+    from judgeaudit.world.requests import taxonomy_of
+    two = s.model_copy(update={"units": [s.units[0], Unit(unit_id="u", text="t", defective=True, kind="a, contradiction")]})
+    assert taxonomy_of([two]) == ("a", "contradiction", "entity")
+    assert [r["flagged"] for r in decisions(two, p.__class__(**{**p.__dict__, "defect_ids": ["a"]}), "typed")] == \
+        [False, True]

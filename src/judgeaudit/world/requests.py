@@ -33,9 +33,14 @@ def check_spans(item: WorldItem) -> None:
                              f"the output ({n} characters)", field="units")
 
 
+def kinds(kind: str | None) -> list[str]:
+    """The type ids a unit's ``kind`` names (a comma-separated kind names several)."""
+    return [k.strip() for k in (kind or "").split(",") if k.strip()]
+
+
 def taxonomy_of(items: list[WorldItem]) -> tuple[str, ...]:
     """The requirement/defect types the set's units name (sorted; discovered, not listed)."""
-    return tuple(sorted({u.kind for it in items for u in it.units if u.kind}))
+    return tuple(sorted({k for it in items for u in it.units for k in kinds(u.kind)}))
 
 
 def gold_of(item: WorldItem) -> dict:
@@ -45,7 +50,7 @@ def gold_of(item: WorldItem) -> dict:
         from judgeaudit.judges.reference import gold_meta
     except ImportError:
         base = {"defective": item.defective, "unit_labels": [u.defective for u in item.units],
-                "defect_ids": sorted({u.kind for u in item.units if u.defective and u.kind})}
+                "defect_ids": sorted({k for u in item.units if u.defective for k in kinds(u.kind)})}
     else:
         base = gold_meta(item)
     return {**base, "quotes": [item.output[s.start:s.end] for s in item.spans]}

@@ -32,6 +32,7 @@ import pandas as pd
 
 from judgeaudit.world.items import WorldItem
 from judgeaudit.world.pooling import norm
+from judgeaudit.world.requests import kinds
 
 STRICT_THRESHOLD = 0.5
 Matcher = Callable[[dict, str, WorldItem], bool]
@@ -205,10 +206,9 @@ def decisions(item: WorldItem, pooled, form: str) -> list[dict]:
             rows.append({"unit": u.unit_id, "gold": bool(u.defective), "flagged": fl, "complaints": int(bool(fl))})
         return rows
     if form == "typed":
-        kinds = [u for u in item.units if u.kind and u.defective is not None]
-        for u in kinds:
+        for u in [u for u in item.units if u.kind and u.defective is not None]:
             fl = None if pooled.defect_ids is None and pooled.parsed_votes == 0 else \
-                u.kind in (pooled.defect_ids or [])
+                bool(set(kinds(u.kind)) & set(pooled.defect_ids or []))
             rows.append({"unit": u.unit_id, "gold": bool(u.defective), "flagged": fl, "complaints": int(bool(fl))})
         return rows
     gold = item.defective
