@@ -35,8 +35,8 @@ def test_prompts_are_byte_identical_across_arms_outside_the_world_blocks(form):
     c = ctx()
     rendered = {}
     for arm in A.ARMS:
-        if arm in ("placebo",) or arm.startswith("dilution") and item.task != "qa":
-            continue
+        if (arm == "placebo" or arm.startswith("dilution")) and item.task != "qa":
+            continue       # the tiny pool has other worlds for the qa task only
         req = build_request(item, arm, c, form=form)
         assert elicit.render(req) == "\n\n".join(t for _, t in render_blocks(req))
         rendered[arm] = render_blocks(req)
@@ -45,6 +45,8 @@ def test_prompts_are_byte_identical_across_arms_outside_the_world_blocks(form):
              and "typed" not in a and not a.endswith("T1")}
     assert {"blind", "informed", "blind+question", "answer-alone", "reference-only", "world+reference",
             "routed"} <= plain
+    if item.task == "qa":
+        assert {"placebo", "dilution-2", "dilution-5", "dilution-10"} <= plain
     for arm in plain:
         assert _strip(rendered[arm], CONTEXT_BLOCKS).encode() == base.encode(), arm
     # arms with a step differ from blind also in that block, and only there
