@@ -217,6 +217,8 @@ def main() -> None:  # pragma: no cover - used by subprocess tests and benchmark
     def responder(prompt: str) -> str:
         log.write(FakeServer.prompt_hash(prompt) + "\n")
         digit = int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % 9 + 1
+        if '{"defective": true}' in prompt:    # a world label prompt (judgeaudit world)
+            return '{"defective": %s}' % ("true" if digit > 5 else "false")
         return f"Score: {digit}"
 
     srv = FakeServer(responder=responder, latency=args.latency)

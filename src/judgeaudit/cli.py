@@ -34,6 +34,7 @@ _GROUPS = {
     "ledger": "judgeaudit.commands.ledger",
     "card": "judgeaudit.commands.card",
     "loop": "judgeaudit.commands.loop",
+    "world": "judgeaudit.commands.world",
 }
 for _name, _module in _GROUPS.items():
     try:

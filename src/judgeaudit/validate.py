@@ -67,7 +67,10 @@ OPTION_RULES: dict[str, Rule] = {
     "length_tolerance": Rule(lo=0, hi=1),
     "annotators": Rule(integer=True, lo=1),
     "rounds": Rule(integer=True, lo=1),
-    "votes": Rule(integer=True, lo=1),
+    "votes": Rule(integer=True, lo=1),                  # world: samples per request (blind-spot §3.4)
+    "temperature": Rule(lo=0),
+    "strict_threshold": Rule(lo=0, hi=1, lo_open=True),  # world: strict matcher overlap
+    "top_k": Rule(integer=True, lo=1),                  # world: routed sentences per claim
 }
 
 

@@ -182,9 +182,10 @@ class ApiJudge(Judge):
         if text is None:
             raise TransientError("response had no message content")
         latency = time.perf_counter() - started
-        parsed = elicit.parse(request.form, text)
+        parsed = elicit.parse_request(request, text)
         fields: dict[str, Any] = dict(raw=text, parse_ok=parsed.ok, choice=parsed.choice,
                                       rationale=parsed.rationale, defects=parsed.defects, latency_s=latency)
+        fields.update(elicit.world_fields(request, parsed))
         if request.form == "graded":
             read = _score_distribution(choice, text, parsed.score_at) if want_logprobs and parsed.ok else None
             if read is not None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from judgeaudit.records import Defect, JudgeRequest
 
 TEMPLATE_VERSION = "v1"
+WORLD_TEMPLATE = "world"
 SCALE = tuple(range(1, 10))
 OVERREACH_CRITERION = "Overreach: does the claim assert more than the evidence licenses?"
 
@@ -104,8 +105,17 @@ def render_defects(request: JudgeRequest) -> str:
     return "\n\n".join(parts)
 
 
+def is_world(request: JudgeRequest) -> bool:
+    """Whether ``request`` uses the world templates (``meta['template'] == 'world'``; blind-spot §3)."""
+    return request.meta.get("template") == WORLD_TEMPLATE
+
+
 def render(request: JudgeRequest) -> str:
     """The exact text a judge is sent for ``request`` (it enters the call key)."""
+    if is_world(request):
+        from judgeaudit.world.templates import render as render_world
+
+        return render_world(request)
     if request.form == "graded":
         return render_graded(request)
     if request.form == "pairwise":
@@ -127,6 +137,10 @@ class ParseResult:
     rationale: str | None = None
     defects: list[Defect] | None = None
     error: str | None = None
+    #: the world forms: per-item label, per-unit labels, typed defect ids
+    label: bool | None = None
+    unit_labels: list[bool] | None = None
+    defect_ids: list[str] | None = None
 
 
 # A whole number 1–9 that is not the start of a decimal ("4.5", "4,5"), a longer number ("10"), a
@@ -230,6 +244,25 @@ def parse(form: str, text: str | None) -> ParseResult:
         return parse_defects(text)
     ok = bool(text and text.strip())
     return ParseResult(ok=ok, error=None if ok else "empty response")
+
+
+def parse_request(request: JudgeRequest, text: str | None) -> ParseResult:
+    """``parse`` for a request: world requests go to the world parsers (which need the units)."""
+    if is_world(request):
+        from judgeaudit.world.parse import parse as parse_world
+
+        return parse_world(request, text)
+    return parse(request.form, text)
+
+
+def world_fields(request: JudgeRequest, parsed: ParseResult) -> dict:
+    """The Verdict fields a world reply fills (label, unit labels, ids, the 1–5 score); {} otherwise."""
+    if not is_world(request):
+        return {}
+    fields = dict(label=parsed.label, unit_labels=parsed.unit_labels, defect_ids=parsed.defect_ids)
+    if request.form == "score":
+        fields.update(score=parsed.score, score_source="parsed" if parsed.ok else None)
+    return fields
 
 
 def expected_score(dist: list[float]) -> float:

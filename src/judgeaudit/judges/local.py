@@ -215,10 +215,10 @@ class LocalJudge(Judge):
                                          seed=int(key[:8], 16))
         text = out["choices"][0]["text"]
         usage = out.get("usage", {})
-        parsed = elicit.parse(request.form, text)
+        parsed = elicit.parse_request(request, text)
         return dict(raw=text, parse_ok=parsed.ok, defects=parsed.defects,
                     input_tokens=usage.get("prompt_tokens"), output_tokens=usage.get("completion_tokens"),
-                    meta={} if parsed.ok else {"parse_error": parsed.error})
+                    meta={} if parsed.ok else {"parse_error": parsed.error}, **elicit.world_fields(request, parsed))
 
     def judge_sync(self, request: JudgeRequest) -> Verdict:
         key = self.key(request)

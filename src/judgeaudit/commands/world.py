@@ -1,0 +1,200 @@
+"""``judgeaudit world``: what a judge must be shown (blind-spot §3–6).
+
+``world run`` judges every answer of a world set under each arm (K votes each), pools and scores
+them, and writes ``result.json``, ``verdicts.parquet`` and ``report.html``; ``world factorial``
+runs the 2^k cells of question × source × typed (× instrument) and adds the Shapley values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
+import typer
+from rich.console import Console
+
+app = typer.Typer(help="What a judge must be shown: blind vs informed arms, world variants, factorial.",
+                  no_args_is_help=True)
+console = Console(stderr=True)
+
+WRITES = ("result.json", "verdicts.parquet", "report.html")
+
+
+@dataclass(frozen=True)
+class WorldResult:
+    result: dict
+    verdicts: pd.DataFrame
+    decisions: pd.DataFrame
+
+
+def load_items(set_spec: str, max_items: int | None) -> list:
+    """The world items of ``set_spec`` (the data adapters' ``load_world_set``), first ``max_items``."""
+    from judgeaudit.errors import InputError
+
+    try:
+        from judgeaudit.datasets.world import load_world_set
+    except ModuleNotFoundError as e:
+        if e.name != "judgeaudit.datasets.world":
+            raise
+        raise InputError("this install has no world set adapters (judgeaudit.datasets.world)", field="--set") from None
+    items = load_world_set(set_spec)
+    return items[:max_items] if max_items else items
+
+
+def _judge_specs(specs: Sequence[str | dict], temperature: float) -> list[str | dict]:
+    """Sampled backends get the vote temperature (the paper's 0.3) unless their spec sets one; reference and
+    replay judges do not."""
+    out: list[str | dict] = []
+    for s in specs:
+        d = dict(s) if isinstance(s, dict) else {"spec": s}
+        if d["spec"].startswith(("api:", "local")):
+            d.setdefault("temperature", temperature)
+            out.append(d)
+        else:
+            out.append(s)
+    return out
+
+
+def _check(out: Path, set_spec: str, judges: Sequence[str], store: Path | None, **options) -> None:
+    from judgeaudit.validate import check_options, output_dir, set_inputs, spec_inputs
+
+    check_options(**options)
+    output_dir(out, writes=WRITES, inputs=[*set_inputs([set_spec]), store, *spec_inputs(judges)])
+
+
+def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str], *, out: Path, votes: int = 3,
+                  form: str = "label", max_items: int | None = None, store: Path | None = None,
+                  concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000, seed: int = 0,
+                  temperature: float = 0.3, strict_threshold: float = 0.5, top_k: int = 5,
+                  items: list | None = None, encoder=None, progress: bool = True,
+                  matcher_judge: str | None = None) -> WorldResult:
+    """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``)."""
+    from judgeaudit.commands.common import build_judges
+    from judgeaudit.errors import InputError
+    from judgeaudit.io import write_json, write_parquet
+    from judgeaudit.world.arms import get_arm
+    from judgeaudit.world.run import analyse, judge_world, provenance
+
+    _check(out, set_spec, judge_specs, store, votes=votes, max_items=max_items, concurrency=concurrency,
+           bootstrap=n_boot, temperature=temperature, strict_threshold=strict_threshold, top_k=top_k)
+    from judgeaudit.world.templates import WORLD_FORMS
+
+    if form not in WORLD_FORMS:
+        raise InputError(f"unknown form {form!r}; choose from {', '.join(WORLD_FORMS)}", field="--form")
+    if len(set(arms)) != len(arms) or not arms:
+        raise InputError(f"arms must be given once each; got {list(arms)}", field="--arm")
+    for a in arms:
+        get_arm(a)
+    items = items if items is not None else load_items(set_spec, max_items)
+    if not items:
+        raise InputError("the set has no items", field="--set")
+    judges = build_judges(_judge_specs(judge_specs, temperature), api_base=api_base)
+    verdicts = judge_world(items, judges, arms, form=form, votes=votes, store_path=store or out / "calls.sqlite",
+                           seed=seed, encoder=encoder, top_k=top_k, concurrency=concurrency, progress=progress)
+    generous = None
+    if matcher_judge is not None:
+        if form != "defects":
+            raise InputError("--matcher-judge matches free-text complaints; it needs --form defects",
+                             field="--matcher-judge")
+        from judgeaudit.world.matching import judge_pairs
+        from judgeaudit.world.run import matcher_queries
+
+        mj = build_judges([matcher_judge], api_base=api_base)[0]
+        generous = judge_pairs(mj, items, matcher_queries(items, verdicts, seed=seed), store_path=store or out / "calls.sqlite",
+                               concurrency=concurrency, progress=progress)
+    an = analyse(items, verdicts, form=form, arms=arms, n_boot=n_boot, seed=seed, strict_threshold=strict_threshold,
+                 generous=generous)
+    result = {**an.result, "votes": votes, "temperature": temperature, "matcher_judge": matcher_judge,
+              "matcher_undecided": getattr(generous, "undecided", None),
+              "provenance": {**provenance(items, set_spec), "judges": [j.id for j in judges]}}
+    write_json(out / "result.json", result)
+    write_parquet(out / "verdicts.parquet", verdicts)
+    return WorldResult(result, verdicts, an.decisions)
+
+
+def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *, out: Path, votes: int = 3,
+                      form: str = "label", max_items: int | None = None, store: Path | None = None,
+                      concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000,
+                      seed: int = 0, temperature: float = 0.3, items: list | None = None,
+                      progress: bool = True) -> WorldResult:
+    from judgeaudit.errors import InputError
+    from judgeaudit.io import write_json
+    from judgeaudit.world.run import factorial_arms, factorial_table, parse_factors
+
+    fs = parse_factors(factors)
+    if ("instrument" in fs) != (len(judge_specs) == 2) or len(judge_specs) not in (1, 2):
+        raise InputError("give one --judge, or two with the instrument factor (off = first, on = second)",
+                         field="--judge")
+    arms = sorted(set(factorial_arms(fs).values()))
+    run = run_world_cmd(set_spec, judge_specs, arms, out=out, votes=votes, form=form, max_items=max_items,
+                        store=store, concurrency=concurrency, api_base=api_base, n_boot=n_boot, seed=seed,
+                        temperature=temperature, items=items, progress=progress)
+    judges = run.result["provenance"]["judges"]
+    result = {**run.result, "factorial": factorial_table_from(run.result, fs, judges)}
+    result["shapley"] = result["factorial"]["shapley"]
+    write_json(out / "result.json", result)
+    return WorldResult(result, run.verdicts, run.decisions)
+
+
+def factorial_table_from(result: dict, factors: list[str], judges: list[str]) -> dict:
+    from judgeaudit.world.run import Analysis, factorial_table
+
+    return factorial_table(Analysis(pd.DataFrame(), result), factors, judges)
+
+
+def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> None:
+    from judgeaudit.report.html import write_page
+    from judgeaudit.report.world import world_sections
+
+    write_page(out / "report.html", "judgeaudit — what the judge must be shown", world_sections(run.result))
+    echo.print(f"→ {out}/result.json, {out}/verdicts.parquet, {out}/report.html")
+
+
+_Set = Annotated[str, typer.Option("--set", help="world set spec, e.g. halueval:PATH?part=qa, frank:PATH")]
+_Judge = Annotated[list[str], typer.Option("--judge", help="judge spec (repeatable)")]
+_Out = Annotated[Path, typer.Option("--out")]
+_Votes = Annotated[int, typer.Option("--votes", help="samples per request (pooled)")]
+_Form = Annotated[str, typer.Option("--form", help="label | sentences | typed | score | defects")]
+_MaxItems = Annotated[int | None, typer.Option("--max-items")]
+_Store = Annotated[Path | None, typer.Option("--store")]
+_Conc = Annotated[int | None, typer.Option("--concurrency")]
+_Base = Annotated[str | None, typer.Option("--api-base")]
+_Boot = Annotated[int, typer.Option("--bootstrap")]
+_Seed = Annotated[int, typer.Option("--seed")]
+_Temp = Annotated[float, typer.Option("--temperature", help="sampling temperature of the votes")]
+
+
+@app.command("run")
+def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
+            arm: Annotated[list[str], typer.Option("--arm", help="arm (repeatable); the first is the baseline")] = [
+                "blind", "informed"],  # noqa: B006 - typer reads the default
+            votes: _Votes = 3, form: _Form = "label", max_items: _MaxItems = None, store: _Store = None,
+            concurrency: _Conc = None, api_base: _Base = None, bootstrap: _Boot = 2000, seed: _Seed = 0,
+            temperature: _Temp = 0.3,
+            strict_threshold: Annotated[float, typer.Option("--strict-threshold")] = 0.5,
+            top_k: Annotated[int, typer.Option("--top-k", help="routed arm: world sentences per claim")] = 5,
+            matcher_judge: Annotated[str | None, typer.Option(
+                "--matcher-judge", help="judge spec of the generous span matcher (form defects)")] = None) -> None:
+    """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
+    r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
+                      concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
+                      temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
+                      matcher_judge=matcher_judge)
+    write_report(r, out)
+
+
+@app.command("factorial")
+def factorial_cmd(set_spec: _Set, judge: _Judge, out: _Out,
+                  factors: Annotated[str, typer.Option("--factors", help="question,source,typed[,instrument]")] = (
+                      "question,source,typed"),
+                  votes: _Votes = 3, form: _Form = "label", max_items: _MaxItems = None, store: _Store = None,
+                  concurrency: _Conc = None, api_base: _Base = None, bootstrap: _Boot = 2000, seed: _Seed = 0,
+                  temperature: _Temp = 0.3) -> None:
+    """Writes OUT/result.json (cells and Shapley values), OUT/verdicts.parquet and OUT/report.html."""
+    r = run_factorial_cmd(set_spec, judge, factors, out=out, votes=votes, form=form, max_items=max_items,
+                          store=store, concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
+                          temperature=temperature)
+    write_report(r, out)

@@ -1,0 +1,117 @@
+"""Report sections for ``judgeaudit world`` (blind-spot §4–6). Every number comes from the run's
+result dict; every table says how it was scored and whether it depends on a matcher."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from judgeaudit.report.html import Section, esc, figure_html, table_html
+
+
+def _ci(ci: list | None) -> str:
+    if not ci or ci[0] is None or ci[1] is None or pd.isna(ci[0]):
+        return "—"
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def _p(m: dict) -> str:
+    if m["p"] > 0:
+        return f"{m['p']:.3g}"
+    return f"10^{m['log10_p']:.1f}" if m.get("log10_p") is not None else "< 1e-300"
+
+
+def arm_table(result: dict) -> pd.DataFrame:
+    rows = []
+    for judge, j in result["judges"].items():
+        for arm, a in j["arms"].items():
+            ci = a.get("ci", {})
+            rows.append({"judge": judge, "arm": arm, "n": a["n"], "defective": a["n_defective"],
+                         "clean": a["n_clean"], "recall": a.get("recall"), "recall CI": _ci(ci.get("recall")),
+                         "specificity": a.get("specificity"), "specificity CI": _ci(ci.get("specificity")),
+                         "balanced acc.": a.get("balanced_accuracy"),
+                         "bal. acc. CI": _ci(ci.get("balanced_accuracy")),
+                         "false alarms / clean": a.get("false_alarms_per_clean"), "precision": a.get("precision"),
+                         "no verdict": a["no_verdict"], "parse failures": a["parse_failures"], "ties": a["ties"]})
+    return pd.DataFrame(rows)
+
+
+def paired_table(result: dict) -> pd.DataFrame:
+    return pd.DataFrame([{"judge": p["judge"], "a": p["a"], "b": p["b"], "metric": p["metric"], "n": p["n"],
+                          "a value": p["a_value"], "b value": p["b_value"], "gain b−a": p["gain"],
+                          "CI": _ci(p["ci"]), "McNemar b": p["mcnemar"]["b"], "McNemar c": p["mcnemar"]["c"],
+                          "McNemar p": _p(p["mcnemar"])} for p in result["paired"]])
+
+
+def paired_figure(result: dict, metric: str = "balanced_accuracy"):
+    """Dumbbell per judge and arm pair: the baseline arm's value joined to the other arm's."""
+    import plotly.graph_objects as go
+
+    rows = [p for p in result["paired"] if p["metric"] == metric]
+    fig = go.Figure()
+    for p in rows:
+        y = f"{p['judge']}: {p['a']} → {p['b']}"
+        fig.add_trace(go.Scatter(x=[p["a_value"], p["b_value"]], y=[y, y], mode="lines+markers",
+                                 marker={"size": [8, 12], "symbol": ["circle-open", "circle"]},
+                                 showlegend=False, hovertext=[p["a"], p["b"]]))
+    fig.update_layout(xaxis_title=metric.replace("_", " "), height=120 + 40 * len(rows),
+                      margin={"l": 260, "r": 20, "t": 20, "b": 40})
+    return fig
+
+
+def span_table(result: dict) -> pd.DataFrame:
+    rows = []
+    for judge, j in result["judges"].items():
+        for arm, a in j["arms"].items():
+            sp = a.get("spans")
+            if not sp:
+                continue
+            row = {"judge": judge, "arm": arm, "strict recall": sp["strict"]["recall"],
+                   "strict precision": sp["strict"]["precision"],
+                   "strict false-match (permuted)": sp["permuted_audit_strict"]["false_match_rate"],
+                   "char P": sp["char_overlap"]["precision"], "char R": sp["char_overlap"]["recall"],
+                   "char F1": sp["char_overlap"]["f1"], "unlocated quotes": sp["char_overlap"]["unlocated_quotes"]}
+            if "generous" in sp:
+                row.update({"generous recall": sp["generous"]["recall"],
+                            "generous precision": sp["generous"]["precision"],
+                            "generous false-match (permuted)": sp["permuted_audit_generous"]["false_match_rate"],
+                            "matchers differ (pairs)": f"{sp['disagreement']['differ']}/{sp['disagreement']['pairs']}"})
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def world_sections(result: dict) -> list[Section]:
+    prov = result.get("provenance", {})
+    form = result["form"]
+    scored = next((a["scored"] for j in result["judges"].values() for a in j["arms"].values()), "")
+    intro = (f"<p>Set {esc(prov.get('set'))}: {prov.get('items')} judged outputs "
+             f"({prov.get('answers_defective')} defective); form <b>{esc(form)}</b>; {result.get('votes')} votes "
+             f"per request at temperature {result.get('temperature')}; tie rule: a tie counts as "
+             f"{esc(result['tie_rule'])}; intervals: percentile bootstrap over answers ({result['n_boot']} "
+             "resamples), Wilson for proportions in result.json.</p>")
+    secs = [Section("Arms", intro + table_html(arm_table(result)),
+                    banners=[f"Scored: {scored}. These numbers do not depend on a matcher."])]
+    if result["paired"]:
+        body = figure_html(paired_figure(result)) + table_html(paired_table(result))
+        secs.append(Section("Paired gains against the first arm", body, banners=[
+            "Same answers in both arms; gains with a bootstrap over answers (never segments); McNemar exact on "
+            "the paired 2×2 table of correct/incorrect units (b = wrong in a, right in b). No matcher."]))
+    spans = span_table(result)
+    if not spans.empty:
+        secs.append(Section("Complaints against marked segments", table_html(spans), banners=[
+            "!These numbers depend on the matcher: strict = normalised quote overlap (threshold "
+            f"{next(a['spans']['strict_threshold'] for j in result['judges'].values() for a in j['arms'].values() if a.get('spans'))}"
+            "); generous = the matcher given; the permuted control pairs complaints with another answer's "
+            "segment. Character P/R/F1 follow the RAGTruth character-overlap protocol (micro)."]))
+    fac = result.get("factorial")
+    if fac:
+        import plotly.graph_objects as go
+
+        cells = pd.DataFrame(fac["cells"])
+        fig = go.Figure()
+        for m, phi in fac["shapley"].items():
+            fig.add_trace(go.Bar(name=m.replace("_", " "), x=list(phi), y=list(phi.values())))
+        fig.update_layout(barmode="group", yaxis_title="Shapley value", height=360)
+        secs.append(Section("Factorial", table_html(cells) + figure_html(fig), banners=[
+            f"2^{len(fac['factors'])} cells on the same answers; exact Shapley values (§6 weights) of each factor, "
+            "per metric; Σφ = v(all) − v(none). Scored as the arms table (no matcher)."]))
+    return secs

@@ -1,0 +1,112 @@
+"""Detection rates and paired gains from per-cluster confusion counts, with cluster bootstraps.
+
+A judged unit (an answer, a sentence, a constraint) is gold-defective or not and flagged or not.
+Its cluster is the answer or source item it belongs to: the bootstrap resamples clusters, never
+units (blind-spot §3.7: "bootstrap over answers, not segments"), so the sentences of one summary
+or the constraints of one response stay together. Every metric is a ratio of summed counts:
+
+* recall = TP / (TP + FN); specificity = TN / (TN + FP);
+* balanced accuracy = ½ (recall + specificity); precision = TP / (TP + FP) (flagged units that are
+  defective);
+* false alarms per error-free answer = complaints on error-free units / error-free units (a label
+  judge raises one complaint per flagged unit; a free-text judge may raise several).
+
+A paired gain (b − a) uses the same resample of clusters for both arms.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from judgeaudit.stats.resample import bootstrap_counts, percentile_ci
+from judgeaudit.stats.tests import mcnemar_exact
+
+FIELDS = ("tp", "fn", "tn", "fp", "fa")
+METRICS = ("recall", "specificity", "balanced_accuracy", "false_alarms_per_clean", "precision")
+
+
+def cluster_counts(gold: np.ndarray, flagged: np.ndarray, clusters: np.ndarray,
+                   complaints: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(cluster labels, ``(n_clusters, 5)`` counts of tp, fn, tn, fp and complaints on clean units)."""
+    gold = np.asarray(gold, dtype=bool)
+    flagged = np.asarray(flagged, dtype=bool)
+    complaints = flagged.astype(float) if complaints is None else np.asarray(complaints, dtype=float)
+    labels, codes = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
+    cols = np.stack([gold & flagged, gold & ~flagged, ~gold & ~flagged, ~gold & flagged,
+                     np.where(gold, 0.0, complaints)], axis=1).astype(float)
+    out = np.zeros((len(labels), len(FIELDS)))
+    np.add.at(out, codes, cols)
+    return labels, out
+
+
+def metric(counts: np.ndarray, name: str) -> np.ndarray:
+    """``name`` from summed counts (last axis = ``FIELDS``); NaN where its denominator is 0."""
+    tp, fn, tn, fp, fa = np.moveaxis(np.asarray(counts, dtype=float), -1, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rec = np.where(tp + fn > 0, tp / (tp + fn), np.nan)
+        spec = np.where(tn + fp > 0, tn / (tn + fp), np.nan)
+        if name == "recall":
+            return rec
+        if name == "specificity":
+            return spec
+        if name == "balanced_accuracy":
+            return (rec + spec) / 2
+        if name == "false_alarms_per_clean":
+            return np.where(tn + fp > 0, fa / (tn + fp), np.nan)
+        if name == "precision":
+            return np.where(tp + fp > 0, tp / (tp + fp), np.nan)
+    raise ValueError(f"unknown metric {name!r}; one of {', '.join(METRICS)}")
+
+
+def _interval(samples: np.ndarray, level: float) -> tuple[float, float]:
+    """Percentile interval; NaN bounds when every resample's metric is undefined (no warning)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = percentile_ci(samples, level)
+    return float(lo), float(hi)
+
+
+def boot_metric(counts: np.ndarray, name: str, *, n_boot: int = 2000, seed: int = 0,
+                level: float = 0.95) -> tuple[float, float, float]:
+    """(value, lo, hi): the metric on all clusters and its percentile cluster-bootstrap interval."""
+    value = float(metric(counts.sum(axis=0), name))
+    if n_boot <= 0 or len(counts) == 0:
+        return value, float("nan"), float("nan")
+    w = bootstrap_counts(len(counts), n_boot, seed)
+    lo, hi = _interval(metric(w @ counts, name), level)
+    return value, lo, hi
+
+
+def paired_gain(counts_a: np.ndarray, counts_b: np.ndarray, name: str, *, n_boot: int = 2000, seed: int = 0,
+                level: float = 0.95) -> tuple[float, float, float]:
+    """(gain b − a, lo, hi) over the same clusters (rows aligned), one resample for both arms."""
+    gain = float(metric(counts_b.sum(axis=0), name) - metric(counts_a.sum(axis=0), name))
+    if n_boot <= 0 or len(counts_a) == 0:
+        return gain, float("nan"), float("nan")
+    w = bootstrap_counts(len(counts_a), n_boot, seed)
+    lo, hi = _interval(metric(w @ counts_b, name) - metric(w @ counts_a, name), level)
+    return gain, lo, hi
+
+
+def mcnemar_paired(correct_a: np.ndarray, correct_b: np.ndarray) -> dict:
+    """The paired 2×2 table's discordant cells and the exact McNemar p: ``b`` = units a got wrong and
+    b got right, ``c`` = units a got right and b got wrong."""
+    a = np.asarray(correct_a, dtype=bool)
+    bb = np.asarray(correct_b, dtype=bool)
+    b = int(np.sum(~a & bb))
+    c = int(np.sum(a & ~bb))
+    return {"b": b, "c": c, "p": mcnemar_exact(b, c), "log10_p": log10_mcnemar(b, c)}
+
+
+def log10_mcnemar(b: int, c: int) -> float:
+    """log10 of the exact McNemar p, finite where p itself underflows (b + c in the thousands)."""
+    from scipy.special import logsumexp
+    from scipy.stats import binom
+
+    n = b + c
+    if n == 0:
+        return 0.0
+    log_tail = logsumexp(binom.logpmf(np.arange(min(b, c) + 1), n, 0.5))   # log P(X ≤ min(b, c)), in log space
+    return float(min(0.0, (np.log(2) + log_tail) / np.log(10)))

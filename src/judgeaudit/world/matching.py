@@ -1,0 +1,78 @@
+"""The generous matcher backed by a judge (blind-spot §3.6: "a small language model decide[s]
+whether a claimed defect identifies the segment"; model and prompt unspecified).
+
+Every (complaint, marked segment) pair to be decided is asked once, as a ``generate`` request
+through the call store; the reply is read as yes when its first word is "yes" (case-insensitive),
+no when it is "no", and an undecided reply counts as no match (and is counted in
+``JudgeMatcher.undecided``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from judgeaudit.records import JudgeRequest
+from judgeaudit.world.items import WorldItem
+from judgeaudit.world.scoring import segments
+
+PROMPT = (
+    "An output was marked as having an error in one segment. A reviewer made a complaint about the output.\n"
+    "Decide whether the complaint identifies the marked segment (points at it or at the error it contains).\n\n"
+    "Output:\n{output}\n\nMarked segment:\n{segment}\n\nComplaint quote:\n{quote}\n\nComplaint reason:\n{reason}\n\n"
+    "Answer with one word: yes or no.\nAnswer:"
+)
+_WORD_RE = re.compile(r"[A-Za-z]+")
+
+
+def _key(item_id: str, complaint: dict, segment: str) -> str:
+    raw = "\x1f".join([item_id, complaint.get("span") or "", complaint.get("reason") or "", segment])
+    return hashlib.sha256(raw.encode()).hexdigest()[:24]
+
+
+def pair_requests(items: list[WorldItem], complaints: list[tuple[str, dict]]) -> list[JudgeRequest]:
+    """One request per distinct (item, complaint, segment) among ``complaints`` (item id, complaint)."""
+    by_id = {it.item_id: it for it in items}
+    out: dict[str, JudgeRequest] = {}
+    for item_id, c in complaints:
+        it = by_id[item_id]
+        for seg in segments(it):
+            k = _key(item_id, c, seg)
+            if k not in out:
+                out[k] = JudgeRequest(request_id=k, form="generate", prompt=PROMPT.format(
+                    output=it.output, segment=seg, quote=c.get("span") or "", reason=c.get("reason") or ""))
+    return list(out.values())
+
+
+def read_yes_no(text: str | None) -> bool | None:
+    m = _WORD_RE.search(text or "")
+    word = m.group().lower() if m else ""
+    return True if word == "yes" else False if word == "no" else None
+
+
+@dataclass
+class JudgeMatcher:
+    """A matcher answering from the replies gathered by ``judge_pairs``."""
+
+    answers: dict[str, bool | None] = field(default_factory=dict)
+
+    @property
+    def undecided(self) -> int:
+        return sum(v is None for v in self.answers.values())
+
+    def __call__(self, complaint: dict, segment: str, item: WorldItem) -> bool:
+        return bool(self.answers.get(_key(item.item_id, complaint, segment)))
+
+
+def judge_pairs(judge, items: list[WorldItem], complaints: list[tuple[str, dict]], *, store_path,
+                concurrency: int | None = None, progress: bool = True) -> JudgeMatcher:
+    """Ask ``judge`` about every pair (through the call store) and return the matcher."""
+    from judgeaudit.commands.common import judge_all
+
+    reqs = pair_requests(items, complaints)
+    if not reqs:
+        return JudgeMatcher()
+    v = judge_all([judge], reqs, store_path=store_path, concurrency=concurrency, progress=progress)
+    return JudgeMatcher({r.request_id: (read_yes_no(r.raw) if r.error is None else None)
+                         for r in v.itertuples(index=False)})

@@ -1,0 +1,92 @@
+"""Pooling the K votes of one (judge, arm, item) into one report (blind-spot §3.4).
+
+* free-text defects: the **union** (a defect raised in any vote counts), deduplicated by
+  normalised quote;
+* labels (item label, each unit label, each typed id): the **majority of the votes that parsed**;
+  a tie (equal numbers of true and false among the parsed votes) is reported (``ties``) and
+  resolved by ``TIE_RULE``: a tie counts as *defective* (the judge raised the defect in half of its
+  parsed votes; the conservative reading for an auditor, documented as a parameter);
+* the 1–5 score: the median of the parsed votes.
+A (judge, arm, item) with no parsed vote has no pooled report (``parsed_votes = 0``; its fields are
+None) and is counted, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+TIE_RULE = "defective"
+
+
+def norm(text: str) -> str:
+    """Lower-case, collapse white space, strip punctuation at the ends (the matchers' normaliser)."""
+    return re.sub(r"\s+", " ", text.lower()).strip(" \t\n.,;:!?\"'`()[]")
+
+
+def majority(values: list[bool], tie: str = TIE_RULE) -> tuple[bool | None, bool]:
+    """(majority of ``values``, whether it was a tie); (None, False) when empty."""
+    if not values:
+        return None, False
+    t = sum(values)
+    f = len(values) - t
+    if t == f:
+        return tie == "defective", True
+    return t > f, False
+
+
+@dataclass(frozen=True)
+class Pooled:
+    parsed_votes: int
+    votes: int
+    label: bool | None
+    unit_labels: list[bool] | None
+    defect_ids: list[str] | None
+    score: float | None
+    defects: list[dict] | None
+    ties: int
+
+
+def pool_votes(rows: pd.DataFrame, *, form: str = "label", tie: str = TIE_RULE) -> Pooled:
+    """Pool the verdict rows of one (judge, arm, item); a ``defects`` report is flagged when the
+    union of its votes' defects is non-empty."""
+    ok = rows[rows["parse_ok"].astype(bool) & rows["error"].isna()]
+    n = len(ok)
+    ties = 0
+    label, t = (None, False) if form == "defects" else majority(
+        [bool(x) for x in ok["label"] if x is not None and not pd.isna(x)], tie)
+    ties += t
+    unit_labels = None
+    ul = [list(x) for x in ok["unit_labels"] if x is not None and not (np.isscalar(x) and pd.isna(x))]
+    if ul:
+        unit_labels = []
+        for j in range(len(ul[0])):
+            v, t = majority([bool(u[j]) for u in ul], tie)
+            unit_labels.append(bool(v))
+            ties += t
+    defect_ids = None
+    ids = [list(x) for x in ok["defect_ids"] if x is not None and not (np.isscalar(x) and pd.isna(x))]
+    if ids:
+        defect_ids = []
+        for i in sorted({i for x in ids for i in x}):
+            v, t = majority([i in x for x in ids], tie)
+            ties += t
+            if v:
+                defect_ids.append(i)
+    scores = [float(s) for s in ok["score"] if s is not None and not pd.isna(s)]
+    score = float(np.median(scores)) if scores else None
+    defects = None
+    ds = [list(x) for x in ok["defects"] if x is not None and not (np.isscalar(x) and pd.isna(x))]
+    if form == "defects" and n:
+        seen: dict[str, dict] = {}
+        for vote in ds:
+            for d in vote:
+                d = dict(d)
+                seen.setdefault(norm(d.get("span") or ""), d)
+        defects = list(seen.values())
+        label = bool(defects)
+    return Pooled(parsed_votes=n, votes=len(rows), label=label, unit_labels=unit_labels, defect_ids=defect_ids,
+                  score=score, defects=defects, ties=ties)

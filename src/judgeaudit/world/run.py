@@ -1,0 +1,254 @@
+"""The world runs: (items × arms × votes) through each judge and the call store, pooled and scored.
+
+``analyse`` is the pure part (items + verdict table -> result dict); ``run_world`` and
+``run_factorial`` build the requests, run the judges (``commands.common.judge_all``: store,
+progress, failures as verdict rows) and analyse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import product
+
+import numpy as np
+import pandas as pd
+
+from judgeaudit.errors import InputError
+from judgeaudit.stats.paired import METRICS, boot_metric, cluster_counts, mcnemar_paired, metric, paired_gain
+from judgeaudit.stats.shapley import cells as factorial_cells
+from judgeaudit.stats.shapley import shapley
+from judgeaudit.stats.tests import wilson_interval
+from judgeaudit.world.arms import ArmContext, cell_name
+from judgeaudit.world.items import WorldItem
+from judgeaudit.world.pooling import TIE_RULE, pool_votes
+from judgeaudit.world.requests import SEP, build_requests, taxonomy_of
+from judgeaudit.world.scoring import (
+    SCORE_CLEAN,
+    STRICT_THRESHOLD,
+    Matcher,
+    audit_pairs,
+    char_overlap,
+    decisions,
+    decisions_frame,
+    disagreement,
+    matcher_audit,
+    span_scores,
+    strict_matcher,
+)
+
+FACTORS = ("question", "source", "typed", "instrument")
+
+SCORED_HOW = {
+    "label": "per-answer labels compared directly with the gold label (no matcher)",
+    "sentences": "per-unit labels compared directly with the gold unit labels (no matcher); bootstrap over answers",
+    "typed": "typed ids compared directly with the violated requirement types (no matcher); bootstrap over answers",
+    "score": f"1-5 score, median of votes; flagged when below {SCORE_CLEAN:g} (no matcher)",
+    "defects": "answer flagged when the union of its votes' defects is non-empty (no matcher); "
+               "span recall/precision depend on the matcher",
+}
+
+
+@dataclass(frozen=True)
+class Analysis:
+    decisions: pd.DataFrame
+    result: dict = field(default_factory=dict)
+
+
+def _pool_all(items: list[WorldItem], verdicts: pd.DataFrame, form: str, tie: str):
+    """(decision rows, complaints by (judge, arm, item))."""
+    by_id = {it.item_id: it for it in items}
+    rows, complaints = [], {}
+    for (judge, rid), grp in verdicts.groupby(["judge_id", "request_id"], sort=False):
+        item_id, _, arm = rid.rpartition(SEP)
+        it = by_id[item_id]
+        p = pool_votes(grp, form=form, tie=tie)
+        complaints[(judge, arm, item_id)] = p.defects or []
+        for d in decisions(it, p, form):
+            rows.append({"judge": judge, "arm": arm, "item_id": item_id, "group": it.group or it.item_id, **d,
+                         "parsed_votes": p.parsed_votes, "votes": p.votes, "ties": p.ties})
+    return decisions_frame(rows), complaints
+
+
+def matcher_queries(items: list[WorldItem], verdicts: pd.DataFrame, *, seed: int = 0,
+                    tie: str = TIE_RULE) -> list[tuple[str, dict]]:
+    """(item id, complaint) pairs a matcher will be asked about by ``analyse``: every pooled complaint on
+    an item with marked segments, and the permuted control's complaints against another item."""
+    spanned = [it for it in items if it.spans]
+    _, comp = _pool_all(items, verdicts, "defects", tie)
+    out = []
+    for judge, arm in dict.fromkeys((j, a) for j, a, _ in comp):
+        c = {it.item_id: comp.get((judge, arm, it.item_id), []) for it in spanned}
+        out += [(i, x) for i, cs in c.items() for x in cs]
+        out += [(other.item_id, x) for other, cs in audit_pairs(spanned, c, seed) for x in cs]
+    return out
+
+
+def _counts(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    return cluster_counts(df["gold"].to_numpy(bool), df["flagged"].to_numpy(bool), df["group"].to_numpy(),
+                          df["complaints"].to_numpy(float))
+
+
+def _arm_summary(df: pd.DataFrame, n_boot: int, seed: int) -> dict:
+    scored = df[df["flagged"].notna()]
+    out = {"n": int(len(scored)), "n_defective": int(scored["gold"].sum()),
+           "n_clean": int((~scored["gold"].astype(bool)).sum()), "no_verdict": int(df["flagged"].isna().sum()),
+           "answers": int(df["item_id"].nunique()), "ties": int(df.drop_duplicates("item_id")["ties"].sum()),
+           "parse_failures": int((df.drop_duplicates("item_id")["votes"]
+                                  - df.drop_duplicates("item_id")["parsed_votes"]).sum())}
+    if scored.empty:
+        return {**out, **{m: None for m in METRICS}, "ci": {}}
+    scored = scored.assign(flagged=scored["flagged"].astype(bool), gold=scored["gold"].astype(bool))
+    _, counts = _counts(scored)
+    ci = {}
+    for m in METRICS:
+        v, lo, hi = boot_metric(counts, m, n_boot=n_boot, seed=seed)
+        out[m] = None if np.isnan(v) else v
+        ci[m] = [lo, hi]
+    tot = counts.sum(axis=0)
+    ci["recall_wilson"] = list(wilson_interval(int(tot[0]), int(tot[0] + tot[1])))
+    ci["specificity_wilson"] = list(wilson_interval(int(tot[2]), int(tot[2] + tot[3])))
+    out["ci"] = ci
+    return out
+
+
+def paired_rows(dec: pd.DataFrame, judge: str, a: str, b: str, n_boot: int, seed: int) -> list[dict]:
+    """Gains b − a on the units both arms scored, bootstrap over answers, McNemar on correctness."""
+    da = dec[(dec["judge"] == judge) & (dec["arm"] == a) & dec["flagged"].notna()]
+    db = dec[(dec["judge"] == judge) & (dec["arm"] == b) & dec["flagged"].notna()]
+    m = da.merge(db, on=["item_id", "unit", "group", "gold"], suffixes=("_a", "_b"))
+    if m.empty:
+        return []
+    gold = m["gold"].to_numpy(bool)
+    fa, fb = m["flagged_a"].to_numpy(bool), m["flagged_b"].to_numpy(bool)
+    _, ca = cluster_counts(gold, fa, m["group"].to_numpy(), m["complaints_a"].to_numpy(float))
+    _, cb = cluster_counts(gold, fb, m["group"].to_numpy(), m["complaints_b"].to_numpy(float))
+    mc = mcnemar_paired(fa == gold, fb == gold)
+    rows = []
+    for name in METRICS:
+        g, lo, hi = paired_gain(ca, cb, name, n_boot=n_boot, seed=seed)
+        rows.append({"judge": judge, "a": a, "b": b, "metric": name, "n": int(len(m)),
+                     "a_value": float(metric(ca.sum(0), name)), "b_value": float(metric(cb.sum(0), name)),
+                     "gain": g, "ci": [lo, hi], "mcnemar": mc})
+    return rows
+
+
+def analyse(items: list[WorldItem], verdicts: pd.DataFrame, *, form: str, arms: Sequence[str],
+            n_boot: int = 2000, seed: int = 0, tie: str = TIE_RULE, generous: Matcher | None = None,
+            strict_threshold: float = STRICT_THRESHOLD) -> Analysis:
+    """Per judge and arm: the detection rates with intervals; paired gains of every arm against the
+    first; for the defects form the span scores under each matcher, their disagreement and audit."""
+    dec, complaints = _pool_all(items, verdicts, form, tie)
+    judges: dict[str, dict] = {}
+    paired: list[dict] = []
+    by_id = {it.item_id: it for it in items}
+    spanned = [it for it in items if it.spans]
+    for judge in dict.fromkeys(verdicts["judge_id"]):
+        arms_out = {}
+        for arm in arms:
+            sub = dec[(dec["judge"] == judge) & (dec["arm"] == arm)]
+            summary = _arm_summary(sub, n_boot, seed)
+            summary["scored"] = SCORED_HOW[form]
+            if form == "defects" and spanned:
+                comp = {i: complaints.get((judge, arm, i), []) for i in by_id}
+                strict = strict_matcher(strict_threshold)
+                spans = {"strict": span_scores(spanned, comp, strict).to_dict(),
+                         "strict_threshold": strict_threshold,
+                         "permuted_audit_strict": matcher_audit(spanned, comp, strict, seed),
+                         "char_overlap": char_overlap(spanned, comp),
+                         "scored": "depends on the matcher"}
+                if generous is not None:
+                    spans["generous"] = span_scores(spanned, comp, generous).to_dict()
+                    spans["disagreement"] = disagreement(spanned, comp, strict, generous)
+                    spans["permuted_audit_generous"] = matcher_audit(spanned, comp, generous, seed)
+                summary["spans"] = spans
+            arms_out[arm] = summary
+        judges[judge] = {"arms": arms_out}
+        for b in arms[1:]:
+            paired += paired_rows(dec, judge, arms[0], b, n_boot, seed)
+    result = {"form": form, "arms": list(arms), "tie_rule": tie, "n_boot": n_boot, "seed": seed,
+              "judges": judges, "paired": paired}
+    return Analysis(dec, jsonable(result))
+
+
+def jsonable(obj):
+    """``obj`` with every NaN float replaced by None (result.json is strict JSON)."""
+    if isinstance(obj, dict):
+        return {k: jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        return None if np.isnan(obj) else float(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    return obj
+
+
+def provenance(items: list[WorldItem], set_spec: str | None) -> dict:
+    sets = sorted({it.source_set for it in items if it.source_set})
+    return {"set": set_spec, "source_sets": sets, "items": len(items),
+            "answers_defective": sum(1 for it in items if it.defective),
+            "item_meta_keys": sorted({k for it in items for k in it.meta})}
+
+
+def context_for(items: list[WorldItem], seed: int, encoder=None, top_k: int = 5) -> ArmContext:
+    return ArmContext(pool=tuple(items), seed=seed, encoder=encoder, top_k=top_k, taxonomy=taxonomy_of(items))
+
+
+def judge_world(items: list[WorldItem], judges: list, arms: Sequence[str], *, form: str, votes: int,
+                store_path, seed: int = 0, encoder=None, top_k: int = 5, concurrency: int | None = None,
+                progress: bool = True) -> pd.DataFrame:
+    """The verdict table of every judge on every (item, arm, vote)."""
+    from judgeaudit.commands.common import judge_all
+
+    requests = build_requests(items, list(arms), context_for(items, seed, encoder, top_k), form=form, votes=votes)
+    return judge_all(judges, requests, store_path=store_path, concurrency=concurrency, progress=progress)
+
+
+# --- factorial ------------------------------------------------------------------------------------------
+
+
+def parse_factors(text: str) -> list[str]:
+    fs = [f.strip() for f in text.split(",") if f.strip()]
+    bad = [f for f in fs if f not in FACTORS]
+    if bad or not fs or len(set(fs)) != len(fs):
+        raise InputError(f"factors must be distinct names from {', '.join(FACTORS)}; got {text!r}",
+                         field="--factors")
+    return fs
+
+
+def factorial_arms(factors: Sequence[str]) -> dict[frozenset[str], str]:
+    """The arm of each cell (factors outside the design stay off; the instrument picks the judge)."""
+    qst = [f for f in factors if f != "instrument"]
+    out = {}
+    for on in product((False, True), repeat=len(qst)):
+        s = {f for f, o in zip(qst, on, strict=True) if o}
+        out[frozenset(s)] = cell_name("question" in s, "source" in s, "typed" in s)
+    return out
+
+
+def factorial_table(analysis: Analysis, factors: Sequence[str], judges: Sequence[str]) -> dict:
+    """The 2^k cell table and the exact Shapley value of each factor, per metric."""
+    if "instrument" in factors and len(judges) != 2:
+        raise InputError("the instrument factor needs exactly two judges (off = first, on = second)",
+                         field="--judge")
+    arms = factorial_arms(factors)
+    rows = []
+    values: dict[str, dict[frozenset[str], float]] = {m: {} for m in METRICS}
+    for cell in factorial_cells(list(factors)):
+        judge = judges[1] if "instrument" in cell else judges[0]
+        arm = arms[frozenset(cell - {"instrument"})]
+        s = analysis.result["judges"][judge]["arms"][arm]
+        row = {"cell": "".join(f[0].upper() + str(int(f in cell)) for f in factors), "judge": judge, "arm": arm,
+               **{f: int(f in cell) for f in factors}, "n": s["n"]}
+        for m in METRICS:
+            v = s.get(m)
+            row[m] = v
+            values[m][cell] = float("nan") if v is None else float(v)
+        rows.append(row)
+    sh = {m: shapley(values[m], list(factors)) for m in METRICS}
+    return jsonable({"factors": list(factors), "cells": rows, "shapley": sh})
+
+
+def factorial_judge_ids(judges: list) -> list[str]:
+    return [j.id for j in judges]
