@@ -157,3 +157,17 @@ def test_sentence_forms_on_frank(data_dir):
     flagged = out["reference:flag-all", False]
     assert sum(t and f for t, f in zip(truth, flagged)) / sum(flagged) == 1162 / 3496
     assert _rates(truth, out["reference:flag-none", True]) == (0.0, 1.0, 0.5)
+
+
+def test_oracle_typed_form_with_the_type_list_as_units_and_placebo_world():
+    # typed: ``units`` is the list of allowed type ids, not the item's constraints
+    item = _frank_like()
+    types = ["EntE", "OutE", "CircE", "GramE", "LinkE"]
+    req = _request(item, informed=True, form="typed").model_copy(update={"units": types})
+    assert _run("reference:oracle", [req])[0].defect_ids == ["EntE", "OutE"]
+    # placebo: a world is shown, but not the item's own: the cause-controlled ceiling reports nothing
+    placebo = _request(item, informed=True, form="label")
+    placebo = placebo.model_copy(update={"evidence": "another item's article", "meta": {**placebo.meta,
+                                                                                         "world_shown": False}})
+    own = placebo.model_copy(update={"meta": {**placebo.meta, "world_shown": True}})
+    assert [v.label for v in _run("reference:oracle", [placebo, own])] == [False, True]

@@ -152,12 +152,14 @@ class ReferenceJudge(Judge):
                              f"(world forms: {', '.join(WORLD_FORMS)})")
         n_units = len(request.units or [])
         text = request.text or ""
-        if self.name == "oracle" and request.evidence is not None:
+        # the item's own world: a placebo arm shows a world (another item's), not this one
+        shown = request.evidence is not None and request.meta.get("world_shown", True)
+        if self.name == "oracle" and shown:
             gold = request.meta.get(GOLD_KEY)
             if not isinstance(gold, dict):
                 raise ValueError(f"reference:oracle needs the gold in meta['{GOLD_KEY}'] (see gold_meta)")
             labels = [bool(x) for x in gold.get("unit_labels") or []]
-            if request.units is not None and len(labels) != n_units:
+            if request.form == "sentences" and request.units is not None and len(labels) != n_units:
                 raise ValueError(f"reference:oracle: {len(labels)} gold unit labels for {n_units} units")
             flagged = bool(gold.get("defective")) or any(labels)
             ids = list(gold.get("defect_ids") or [])
