@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="Close the loop: what acting on a judge's reports does, scored by a checker.",
@@ -122,6 +123,7 @@ def _describe(r: Any) -> str:
 
 
 @app.command("run")
+@calls_checked
 def run_cmd(
     task: Annotated[str, typer.Option("--task", help="ifeval | gsm8k | halueval_qa")],
     data: Annotated[Path, typer.Option("--data", help="the task's data file or folder")],
@@ -145,6 +147,7 @@ def run_cmd(
     store: Annotated[Path | None, typer.Option("--store", help="call store (default OUT/calls.sqlite)")] = None,
     concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
 ) -> None:
     """Run the loop → OUT/result.json and OUT/report.html."""
     r = run_loop_command(task=task, data=data, initial=initial, responder=responder, judge=judge,
@@ -164,6 +167,7 @@ def run_cmd(
 
 
 @app.command("worlds")
+@calls_checked
 def worlds_cmd(
     set_: Annotated[str, typer.Option("--set", help="halueval:PATH (a HaluEval folder or QA file)")],
     agent: Annotated[str, typer.Option("--agent", help="generating spec of the agent")],
@@ -184,7 +188,8 @@ def worlds_cmd(
 def run_worlds_command(*, set_: str, agent: str | Any, out: Path, max_items: int | None = None,
                        store: Path | None = None, concurrency: int | None = None, api_base: str | None = None,
                        progress: bool = True) -> dict[str, Any]:
-    from judgeaudit.io import write_json, write_jsonl
+    from judgeaudit.io import write_jsonl
+    from judgeaudit.runinfo import write_result
     from judgeaudit.loop.responders import make_responder
     from judgeaudit.loop.tasks import load_task
     from judgeaudit.loop.worlds import run_worlds, summarise_worlds
@@ -206,6 +211,6 @@ def run_worlds_command(*, set_: str, agent: str | Any, out: Path, max_items: int
     result = {"task": "halueval_qa", "data": t.source, "agent": a.id, "n_items": len(t.items),
               "checker": "HaluEval QA containment", "worlds": summarise_worlds(rows)}
     Path(out).mkdir(parents=True, exist_ok=True)
-    write_json(Path(out) / "result.json", result)
+    write_result(Path(out) / "result.json", result)
     write_jsonl(Path(out) / "answers.jsonl", rows)
     return result

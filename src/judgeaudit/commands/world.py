@@ -16,6 +16,8 @@ import pandas as pd
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked
+
 app = typer.Typer(help="What a judge must be shown: blind vs informed arms, world variants, factorial.",
                   no_args_is_help=True)
 console = Console(stderr=True)
@@ -74,7 +76,9 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``)."""
     from judgeaudit.commands.common import build_judges
     from judgeaudit.errors import InputError
-    from judgeaudit.io import write_json, write_parquet
+    from judgeaudit.io import write_parquet
+    from judgeaudit.runinfo import write_result
+    from judgeaudit.runtime.failures import summarise
     from judgeaudit.world.arms import get_arm
     from judgeaudit.world.run import analyse, judge_world, provenance
 
@@ -109,8 +113,9 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
                  generous=generous)
     result = {**an.result, "votes": votes, "temperature": temperature, "matcher_judge": matcher_judge,
               "matcher_undecided": getattr(generous, "undecided", None),
-              "provenance": {**provenance(items, set_spec), "judges": [j.id for j in judges]}}
-    write_json(out / "result.json", result)
+              "provenance": {**provenance(items, set_spec), "judges": [j.id for j in judges]},
+              "calls": summarise(verdicts).to_dict()}
+    write_result(out / "result.json", result)
     write_parquet(out / "verdicts.parquet", verdicts)
     return WorldResult(result, verdicts, an.decisions)
 
@@ -121,7 +126,7 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
                       seed: int = 0, temperature: float = 0.3, items: list | None = None,
                       progress: bool = True) -> WorldResult:
     from judgeaudit.errors import InputError
-    from judgeaudit.io import write_json
+    from judgeaudit.runinfo import write_result
     from judgeaudit.world.run import factorial_arms, factorial_table, parse_factors
 
     fs = parse_factors(factors)
@@ -135,7 +140,7 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
     judges = run.result["provenance"]["judges"]
     result = {**run.result, "factorial": factorial_table_from(run.result, fs, judges)}
     result["shapley"] = result["factorial"]["shapley"]
-    write_json(out / "result.json", result)
+    write_result(out / "result.json", result)
     return WorldResult(result, run.verdicts, run.decisions)
 
 
@@ -168,6 +173,7 @@ _Temp = Annotated[float, typer.Option("--temperature", help="sampling temperatur
 
 
 @app.command("run")
+@calls_checked
 def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             arm: Annotated[list[str], typer.Option("--arm", help="arm (repeatable); the first is the baseline")] = [
                 "blind", "informed"],  # noqa: B006 - typer reads the default
@@ -177,7 +183,9 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             strict_threshold: Annotated[float, typer.Option("--strict-threshold")] = 0.5,
             top_k: Annotated[int, typer.Option("--top-k", help="routed arm: world sentences per claim")] = 5,
             matcher_judge: Annotated[str | None, typer.Option(
-                "--matcher-judge", help="judge spec of the generous span matcher (form defects)")] = None) -> None:
+                "--matcher-judge", help="judge spec of the generous span matcher (form defects)")] = None,
+            allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+            ) -> None:
     """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
     r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
                       concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
@@ -187,12 +195,15 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
 
 
 @app.command("factorial")
+@calls_checked
 def factorial_cmd(set_spec: _Set, judge: _Judge, out: _Out,
                   factors: Annotated[str, typer.Option("--factors", help="question,source,typed[,instrument]")] = (
                       "question,source,typed"),
                   votes: _Votes = 3, form: _Form = "label", max_items: _MaxItems = None, store: _Store = None,
                   concurrency: _Conc = None, api_base: _Base = None, bootstrap: _Boot = 2000, seed: _Seed = 0,
-                  temperature: _Temp = 0.3) -> None:
+                  temperature: _Temp = 0.3,
+                  allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+                  ) -> None:
     """Writes OUT/result.json (cells and Shapley values), OUT/verdicts.parquet and OUT/report.html."""
     r = run_factorial_cmd(set_spec, judge, factors, out=out, votes=votes, form=form, max_items=max_items,
                           store=store, concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
