@@ -162,7 +162,7 @@ def test_one_pooled_client_per_run_closed_when_the_run_ends(fake_server):
 
     asyncio.run(go())
     (c1, c2), = seen
-    assert c1 is c2 and c1.is_closed                # the same client for every call; closed by the run's end
+    assert c1 is c2 and c1.closed                # the same client for every call; closed by the run's end
     assert judge._lean()[0]._clients == {}
     run(judge, REQUESTS[:2], progress=False)        # a later run makes its own
     assert judge._lean()[0]._clients == {} and len(srv.requests) == 4
