@@ -31,7 +31,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from judgeaudit.families import resolve, split_spec_family
 from judgeaudit.judges import elicit
-from judgeaudit.judges.base import Judge, JudgeSpec, normalise_endpoint, register
+from judgeaudit.judges.base import Judge, JudgeSpec, call_key, normalise_endpoint, register
 from judgeaudit.judges.openai_http import OpenAIHttp
 from judgeaudit.records import JudgeRequest, Verdict
 from judgeaudit.errors import InputError, TransientError
@@ -219,7 +219,7 @@ class ApiJudge(Judge):
             fields["meta"] = {"parse_error": parsed.error}
         fields.update(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
                       cost_usd=reply.cost_usd, provider=reply.provider)
-        return self._verdict(request, **fields)
+        return self._verdict(request, call_key=call_key(self.spec, prompt, request.epoch), **fields)
 
     async def _litellm_reply(self, body: dict[str, Any]) -> _Reply:
         litellm = _litellm()
