@@ -114,6 +114,14 @@ def test_a_rate_limit_is_transient_and_carries_retry_after(fake_server, transpor
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_late_answer_is_a_transient_timeout_of_the_transport(fake_server, transport):
+    srv = fake_server()
+    srv.fault("slow", delay=2.0)
+    with pytest.raises(TransientError, match="(?i)timeout"):
+        asyncio.run(_judge(srv, transport, timeout=0.3).judge_one(REQUESTS[0]))
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("fault", ["429", "500", "slow", "truncated", "malformed"])
 def test_each_transient_fault_ends_in_one_bought_answer(fake_server, tmp_path, transport, fault):
     srv = fake_server(responder=lambda p: "Score: 7")

@@ -226,6 +226,8 @@ class ApiJudge(Judge):
         kwargs = dict(model=self.spec.model, num_retries=0, max_retries=0, **body)
         if self.spec.options.get("api_base"):
             kwargs["api_base"] = self.spec.options["api_base"]
+        if self.spec.options.get("timeout") is not None:
+            kwargs["timeout"] = _seconds(self.spec.options["timeout"])
         try:
             resp = await litellm.acompletion(**kwargs)
             choice = resp.choices[0]
