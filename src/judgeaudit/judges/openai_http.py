@@ -5,9 +5,9 @@ Used for an ``api_base`` served by an OpenAI-compatible server (vLLM, llama.cpp 
 between calls (at most ``limit`` of them); it is created on the first call in a loop and closed when that
 loop shuts down its async generators (``asyncio.run`` does at the end of every run), or by
 ``aclose``. Nothing is resolved per call: the wire model name, the provider and the key's source are
-fixed when the judge is built. (aiohttp rather than httpx: on this 2-core machine a bare httpx
-client levels off near 37 calls/s whatever the concurrency against a 200 ms server, aiohttp reaches
-0.9 of the ceiling at 32 in flight; see ``benchmarks/async_server.py --capacity``.)
+fixed when the judge is built. (aiohttp rather than httpx: against a 200 ms server on this 2-core
+machine a bare httpx client reaches 0.04-0.05 of the ceiling at 128 in flight, a bare aiohttp client
+0.7-0.9; see ``benchmarks/async_server.py --capacity``.)
 
 Failures are classified as the LiteLLM route classifies them: 429, 408, 409 and 5xx (with the
 server's Retry-After), timeouts, broken connections, truncated or malformed bodies and replies
