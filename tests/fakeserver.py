@@ -7,7 +7,8 @@ Used by the tests and benchmarks of the ``api`` backend (through LiteLLM). Never
         ... api_base=srv.base_url ...
 
 Faults apply to the next ``times`` requests, in the order planned: ``429`` (with Retry-After),
-``500``, ``400`` (a permanent refusal; ``message`` sets its text), ``slow`` (sleeps ``delay`` seconds before answering; a late answer is not counted in ``answered``), ``malformed`` (a body that is not
+``500``, ``400`` (a permanent refusal; ``message`` sets its text), ``status`` (an error answer with status
+``code``, e.g. a permanent 404), ``slow`` (sleeps ``delay`` seconds before answering; a late answer is not counted in ``answered``), ``malformed`` (a body that is not
 JSON), ``truncated`` (a JSON body cut in half), ``garbage`` (a well-formed answer whose text is
 not a verdict).
 
@@ -175,6 +176,8 @@ class FakeServer:
                                                                      "code": None, "param": None}}).encode())
                     if kind == "500":
                         return self._send(500, b'{"error": {"message": "boom", "type": "server_error"}}')
+                    if kind == "status":
+                        return self._send(kw["code"], b'{"error": {"message": "refused", "type": "invalid_request"}}')
                     if kind == "slow":  # answers after the client's timeout: not counted as answered
                         time.sleep(kw.get("delay", 5.0))
                         text = server.responder(prompt)

@@ -3,12 +3,18 @@
 ``api:openai/gpt-4o-mini``, ``api:anthropic/claude-...``, ``api:openai/<name>`` with
 ``api_base=http://127.0.0.1:8000/v1`` for vLLM, Ollama or any OpenAI-compatible server.
 
+An ``api_base`` of an OpenAI-compatible provider (``openai/``, ``hosted_vllm/``, ...) goes through
+the lean transport (``openai_http``: one pooled HTTP client, nothing resolved per call); named
+providers without one go through LiteLLM. ``transport=http|litellm`` (an option, or
+``?transport=`` on the spec) forces either; both give the same verdict and the same call key.
+
 Graded verdicts use the returned log-probabilities at the token the parser read as the score,
 where the provider returns them (``score_source='logprobs'``; ``score`` is the expected grade and
 ``score_dist`` the renormalised distribution over 1–9), and the parsed score otherwise
 (``score_source='parsed'``). A reply the parser cannot read is a parse failure whatever its
-logprobs. Keys are read by LiteLLM from the environment and never pass through judgeaudit's
-records; ``api_base`` enters call keys and records only as its normalised endpoint (no user-info,
+logprobs. Keys are read from the environment (by LiteLLM, or by the lean transport from
+``<PROVIDER>_API_KEY``, e.g. ``OPENAI_API_KEY``, sent as a Bearer token) and never pass through
+judgeaudit's records; ``api_base`` enters call keys and records only as its normalised endpoint (no user-info,
 no query string).
 """
 
@@ -18,16 +24,20 @@ import math
 import os
 import re
 import time
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from judgeaudit.families import resolve, split_spec_family
 from judgeaudit.judges import elicit
-from judgeaudit.judges.base import Judge, JudgeSpec, normalise_endpoint, register
+from judgeaudit.judges.base import Judge, JudgeSpec, call_key, normalise_endpoint, register
+from judgeaudit.judges.openai_http import OpenAIHttp
 from judgeaudit.records import JudgeRequest, Verdict
 from judgeaudit.errors import InputError, TransientError
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the cost map at import
-_TRANSPORT_OPTIONS = ("api_base", "timeout", "max_concurrency")
+_TRANSPORT_OPTIONS = ("api_base", "timeout", "max_concurrency", "transport")
 _DIGITS = {str(s): i for i, s in enumerate(elicit.SCALE)}
 
 
@@ -143,12 +153,32 @@ def _without_credentials(exc: Exception) -> Exception:
     return type(type(exc).__name__, (Exception,), {})(clean)
 
 
+@dataclass(frozen=True)
+class _Reply:
+    """What either transport hands back: the first choice, its text, token counts, cost and provider."""
+
+    choice: Any
+    text: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    provider: str
+
+
 class ApiJudge(Judge):
-    """A LiteLLM-served chat model."""
+    """A chat model served through LiteLLM, or through the lean HTTP transport (``openai_http``)."""
 
     def __init__(self, spec: JudgeSpec):
         super().__init__(spec)
         self.max_concurrency = int(spec.options.get("max_concurrency", 32))
+        _check_transport(spec)
+        self._http: OpenAIHttp | None = None
+        self._wire: tuple[str, str, tuple[float, float] | None] | None = None
+
+    @cached_property
+    def transport(self) -> str:
+        """``http`` (the lean path) or ``litellm``."""
+        return _transport(self.spec)
 
     @property
     def provider(self) -> str:
@@ -158,30 +188,22 @@ class ApiJudge(Judge):
         return elicit.render(request)
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:
-        litellm = _litellm()
         prompt = self.render(request)
         params = dict(self.spec.params)
         params.setdefault("temperature", 0.0)
         params.setdefault("max_tokens", 16 if request.form == "graded" else 1024)
         want_logprobs = request.form == "graded" and params.pop("logprobs", True)
-        kwargs: dict[str, Any] = dict(model=self.spec.model, messages=[{"role": "user", "content": prompt}],
-                                      num_retries=0, max_retries=0, **params)
-        if request.epoch and "seed" not in kwargs:
-            kwargs["seed"] = request.epoch
+        body: dict[str, Any] = dict(messages=[{"role": "user", "content": prompt}], **params)
+        if request.epoch and "seed" not in body:
+            body["seed"] = request.epoch
         if want_logprobs:
-            kwargs.update(logprobs=True, top_logprobs=20)
-        if self.spec.options.get("api_base"):
-            kwargs["api_base"] = self.spec.options["api_base"]
+            body.update(logprobs=True, top_logprobs=20)
         started = time.perf_counter()
-        try:
-            resp = await litellm.acompletion(**kwargs)
-            choice = resp.choices[0]
-            text = choice.message.content
-        except Exception as e:  # noqa: BLE001 - classified below
-            raise _without_credentials(_classify(e)) from None
-        if text is None:
+        reply = await (self._http_reply(body) if self.transport == "http" else self._litellm_reply(body))
+        if reply.text is None:
             raise TransientError("response had no message content")
         latency = time.perf_counter() - started
+        text, choice = reply.text, reply.choice
         parsed = elicit.parse_request(request, text)
         fields: dict[str, Any] = dict(raw=text, parse_ok=parsed.ok, choice=parsed.choice,
                                       rationale=parsed.rationale, defects=parsed.defects, latency_s=latency)
@@ -196,17 +218,110 @@ class ApiJudge(Judge):
                 fields.update(score=parsed.score, score_source="parsed" if parsed.ok else None)
         if not fields["parse_ok"]:
             fields["meta"] = {"parse_error": parsed.error}
-        usage = getattr(resp, "usage", None)
-        if usage is not None:
-            fields.update(input_tokens=getattr(usage, "prompt_tokens", None),
-                          output_tokens=getattr(usage, "completion_tokens", None))
+        fields.update(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
+                      cost_usd=reply.cost_usd, provider=reply.provider)
+        return self._verdict(request, call_key=call_key(self.spec, prompt, request.epoch), **fields)
+
+    async def _litellm_reply(self, body: dict[str, Any]) -> _Reply:
+        litellm = _litellm()
+        kwargs = dict(model=self.spec.model, num_retries=0, max_retries=0, **body)
+        if self.spec.options.get("api_base"):
+            kwargs["api_base"] = self.spec.options["api_base"]
+        if self.spec.options.get("timeout") is not None:
+            kwargs["timeout"] = _seconds(self.spec.options["timeout"])
         try:
-            fields["cost_usd"] = float(litellm.completion_cost(completion_response=resp))
+            resp = await litellm.acompletion(**kwargs)
+            choice = resp.choices[0]
+            text = choice.message.content
+        except Exception as e:  # noqa: BLE001 - classified below
+            raise _without_credentials(_classify(e)) from None
+        usage = getattr(resp, "usage", None)
+        try:
+            cost = float(litellm.completion_cost(completion_response=resp))
         except Exception:  # noqa: BLE001 - unknown model prices are common
-            fields["cost_usd"] = None
+            cost = None
         hidden = getattr(resp, "_hidden_params", {}) or {}
-        fields["provider"] = hidden.get("custom_llm_provider") or self.provider
-        return self._verdict(request, **fields)
+        return _Reply(choice, text, getattr(usage, "prompt_tokens", None) if usage is not None else None,
+                      getattr(usage, "completion_tokens", None) if usage is not None else None, cost,
+                      hidden.get("custom_llm_provider") or self.provider)
+
+    def _lean(self) -> tuple[OpenAIHttp, str, str, tuple[float, float] | None]:
+        """The pooled client, the model name the server is sent, the provider and the per-token
+        prices, resolved once per judge (LiteLLM's resolution and price table, as its route uses)."""
+        if self._http is None:
+            wire, provider, key, _ = _litellm().get_llm_provider(self.spec.model)
+            self._wire = (wire, provider, _prices(self.spec.model, wire))
+            self._http = OpenAIHttp(self.spec.options["api_base"], endpoint=self.spec.endpoint or "",
+                                    key_env=(f"{provider.upper()}_API_KEY",), default_key=key,
+                                    limit=self.max_concurrency, timeout=_seconds(self.spec.options.get("timeout")))
+            del key
+        assert self._wire is not None
+        return (self._http, *self._wire)
+
+    async def _http_reply(self, body: dict[str, Any]) -> _Reply:
+        http, wire, provider, prices = self._lean()
+        answer = await http.complete({"model": wire, **body})
+        choice = answer["choices"][0]
+        usage = answer.get("usage") or {}
+        pt, ct = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        cost = pt * prices[0] + ct * prices[1] if prices is not None and pt is not None and ct is not None else None
+        return _Reply(choice, choice["message"]["content"], pt, ct, cost, provider)
+
+    async def aclose(self) -> None:
+        """Close the lean transport's client in this event loop (runs close it themselves)."""
+        if self._http is not None:
+            await self._http.aclose()
+
+
+def _seconds(value: Any) -> float | None:
+    return float(value) if value is not None else None
+
+
+def _prices(*names: str) -> tuple[float, float] | None:
+    """LiteLLM's (input, output) price per token of the first of ``names`` it lists."""
+    table = _litellm().model_cost
+    for name in names:
+        entry = table.get(name) or {}
+        if entry.get("input_cost_per_token") is not None and entry.get("output_cost_per_token") is not None:
+            return float(entry["input_cost_per_token"]), float(entry["output_cost_per_token"])
+    return None
+
+
+_LEAN_PROVIDERS = ("openai", "hosted_vllm", "openai_like", "custom_openai", "lm_studio", "llamafile")
+"""LiteLLM providers that speak OpenAI chat completions at ``<api_base>/chat/completions``."""
+
+
+def _check_transport(spec: JudgeSpec) -> None:
+    forced = spec.options.get("transport")
+    if forced is not None and forced not in ("http", "litellm"):
+        raise InputError(f"transport must be 'http' or 'litellm', not {forced!r}", field="transport")
+    if forced == "http" and not spec.options.get("api_base"):
+        raise InputError("transport=http needs an api_base (an OpenAI-compatible server)", field="transport")
+
+
+def _transport(spec: JudgeSpec) -> str:
+    """``http`` (the lean path) or ``litellm``: as forced by the ``transport`` option, else ``http``
+    for an ``api_base`` of an OpenAI-compatible provider and ``litellm`` for everything else."""
+    if spec.options.get("transport") is not None:
+        return spec.options["transport"]
+    if not spec.options.get("api_base"):
+        return "litellm"
+    try:
+        provider = _litellm().get_llm_provider(spec.model)[1]
+    except Exception:  # noqa: BLE001 - LiteLLM cannot place the model: let its route report that
+        return "litellm"
+    return "http" if provider in _LEAN_PROVIDERS else "litellm"
+
+
+def _split_transport(argument: str) -> tuple[str, str | None]:
+    """Split a ``?transport=http|litellm`` option off a spec's argument, keeping the others."""
+    name, sep, query = argument.partition("?")
+    if not sep:
+        return argument, None
+    opts = parse_qsl(query, keep_blank_values=True)
+    forced = next((v for k, v in opts if k == "transport"), None)
+    rest = urlencode([(k, v) for k, v in opts if k != "transport"])
+    return (f"{name}?{rest}" if rest else name), forced
 
 
 def _env_base(model: str) -> tuple[str, str] | None:
@@ -237,8 +352,11 @@ def _endpoint(model: str, api_base: str | None) -> str | None:
 def _make(argument: str, options: dict[str, Any]) -> Judge:
     if not argument:
         raise InputError("api judge needs a model, e.g. api:openai/gpt-4o-mini", field="judge")
+    argument, forced = _split_transport(argument)
     argument, spec_family = split_spec_family(argument)
     opts = dict(options)
+    if forced is not None:
+        opts.setdefault("transport", forced)
     spec_id = opts.pop("id")
     family = resolve(argument, opts.pop("family", None) or spec_family)
     transport = {k: opts.pop(k) for k in _TRANSPORT_OPTIONS if k in opts}
