@@ -5,9 +5,12 @@
 2. validation power — the frozen surface-only family on the public-set slices the package carries;
 3. CAP — conditional accuracy profiles of the published judge outputs the package carries
    (zero model calls);
-4. loop — the embedded judge as judge and responder on an IFEval slice the package carries (8 GPT-4
+4. world — the embedded judge blind, informed and on a placebo world over a HaluEval QA slice the package
+   carries (40 answers: 20 right, 20 hallucinated), beside the structural judge on its lexical NLI backend
+   and the reference instruments (oracle, flag-all, flag-none);
+5. loop — the embedded judge as judge and responder on an IFEval slice the package carries (8 GPT-4
    responses), under the control, blind, informed and certificate regulators, scored by the IFEval checker;
-5. the embedded judge's validity card, gathered from the runs above (OUT/card).
+6. the embedded judge's validity card, gathered from the runs above (OUT/card).
 Everything goes through the call store in OUT, so a rerun is instant.
 """
 
@@ -20,7 +23,9 @@ from rich.console import Console
 
 from judgeaudit.report.html import Section, write_page
 
-DEMO_JUDGES = ["local", "vote:3:local", "reference:constant", "reference:flip", "reference:length",
+EMBEDDED = "local"
+WORLD_JUDGES = [EMBEDDED, "structural:lexical", "reference:oracle", "reference:flag-all", "reference:flag-none"]
+DEMO_JUDGES = [EMBEDDED, "vote:3:local", "reference:constant", "reference:flip", "reference:length",
                "reference:similarity"]
 
 console = Console(stderr=True)
@@ -49,6 +54,18 @@ def _cap() -> list[Section]:
     return cap_demo()
 
 
+def _world(out: Path, n_boot: int) -> list[Section]:
+    from importlib.resources import files
+
+    from judgeaudit.commands.world import run_world_cmd
+    from judgeaudit.report.world import world_sections
+
+    data = files("judgeaudit") / "data" / "halueval"
+    r = run_world_cmd(f"halueval:{data}?part=qa&max_rows=40", WORLD_JUDGES, ["blind", "informed", "placebo"],
+                      out=out / "world", store=out / "calls.sqlite", votes=1, n_boot=n_boot, progress=False)
+    return world_sections(r.result)
+
+
 def _loop(out: Path) -> list[Section]:
     from importlib.resources import files
 
@@ -56,7 +73,7 @@ def _loop(out: Path) -> list[Section]:
     from judgeaudit.loop.report import loop_sections
 
     data = Path(str(files("judgeaudit") / "data" / "ifeval"))
-    result = run_loop_command(task="ifeval", data=data, initial="shipped", responder="local", judge="local",
+    result = run_loop_command(task="ifeval", data=data, initial="shipped", responder=EMBEDDED, judge=EMBEDDED,
                               regulators=["control", "blind", "informed", "certificate"], out=out / "loop",
                               store=out / "calls.sqlite", rounds=1, votes=1)
     return loop_sections(result)
@@ -70,6 +87,8 @@ def run_demo(out: Path, *, n_boot: int = 2000) -> Path:
     for name, step in (("validity", lambda: _validity(out, n_boot)),
                        ("validation power", lambda: _validation_power(out)),
                        ("conditional accuracy profiles", _cap),
+                       ("what a judge must be shown (HaluEval QA slice: blind, informed, placebo)",
+                        lambda: _world(out, n_boot)),
                        ("closing the loop (IFEval slice, the embedded judge as judge and responder)",
                         lambda: _loop(out))):
         console.print(f"[bold]demo: {name}[/bold]")
@@ -79,7 +98,7 @@ def run_demo(out: Path, *, n_boot: int = 2000) -> Path:
                                "reported as it is.")
     from judgeaudit.commands.card import card
 
-    card("local", [out / "validity", out / "validation_power", out / "loop"], out / "card")
+    card(EMBEDDED, [out / "validity", out / "validation_power", out / "world", out / "loop"], out / "card")
     console.print(f"validity card of the embedded judge → {out / 'card' / 'card.html'}")
     console.print(f"demo finished in {time.perf_counter() - started:.0f} s → {path}")
     return path

@@ -194,6 +194,9 @@ def test_demo_with_a_judge_that_produces_nothing(tmp_path, fake_server, monkeypa
     srv = fake_server()
     srv.fault("400", times=10000, message=REFUSAL)
     monkeypatch.setattr(demo, "DEMO_JUDGES", [{"spec": JUDGE, "api_base": srv.base_url}, "reference:constant"])
+    # the world and loop steps need a generating judge: the refused one above is the case here
+    monkeypatch.setattr(demo, "_world", lambda out, n_boot: [])
+    monkeypatch.setattr(demo, "_loop", lambda out: [])
     r = CliRunner().invoke(app, ["demo", "--out", str(tmp_path), "--bootstrap", "20"])
     assert r.exit_code == 1, r.output
     assert f"judge '{JUDGE}' produced no usable verdict: 672 of 672 calls failed" in r.output

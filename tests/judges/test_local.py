@@ -100,3 +100,21 @@ def test_model_params_patch_is_scoped():
         assert lib.llama_model_default_params().use_extra_bufts is False
     assert lib.llama_model_default_params is before
     assert lib.llama_model_default_params().use_extra_bufts is True
+
+
+def test_world_label_read_off_the_true_false_distribution(judge):
+    from judgeaudit.world.items import WorldItem
+    from judgeaudit.world.requests import build_request
+    from judgeaudit.world.run import context_for
+
+    item = WorldItem(item_id="w", task="qa", output="Lyon.", world="Paris is the capital of France.",
+                     question="What is the capital of France?", defective=True)
+    req = build_request(item, "informed", context_for([item], 0), form="label")
+    v = asyncio.run(judge.judge_one(req))
+    p_true = float(v.raw.removeprefix("P(true)="))
+    assert v.parse_ok and v.error is None and v.label == (p_true >= 0.5)
+    # the JSON answer's first token carries most of the next-token mass
+    assert v.meta["label_mass"] > 0.5
+    hot = make_judge("local", temperature=1.0)
+    labels = [asyncio.run(hot.judge_one(req.model_copy(update={"epoch": e}))).label for e in range(8)]
+    assert labels == [asyncio.run(hot.judge_one(req.model_copy(update={"epoch": e}))).label for e in range(8)]

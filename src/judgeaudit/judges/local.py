@@ -208,6 +208,21 @@ class LocalJudge(Judge):
         choice = "A" if dist[0] >= dist[1] else "B"
         return dict(choice=choice, parse_ok=True, raw=f"P(A)={dist[0]:.4f}", meta={"choice_mass": mass})
 
+    def _world_label(self, request: JudgeRequest, key: str) -> dict[str, Any]:
+        """The world ``label`` form read off the next-token distribution, as the graded form is: the
+        prompt ends inside the JSON answer the template asks for (``{"defective": ``) and the label is
+        ``true`` or ``false`` by their probabilities (argmax at temperature 0, sampled, seeded by the
+        call key, above it). A base model asked to write the JSON itself rarely stops."""
+        ids = self._token_ids(["true", "false"])
+        dist, mass = self._distribution(self._next_token_logits(self.render(request) + '\n{"defective": '), ids)
+        temperature = float(self.spec.params.get("temperature", 0.0))
+        if temperature > 0:
+            w = dist ** (1.0 / temperature)
+            label = bool(np.random.default_rng(int(key[:16], 16)).random() < w[0] / w.sum())
+        else:
+            label = bool(dist[0] >= dist[1])
+        return dict(label=label, parse_ok=True, raw=f"P(true)={dist[0]:.4f}", meta={"label_mass": mass})
+
     def _generate(self, request: JudgeRequest, key: str) -> dict[str, Any]:
         params = self.spec.params
         out = self.llm.create_completion(self.render(request), max_tokens=int(params.get("max_tokens", 256)),
@@ -228,6 +243,8 @@ class LocalJudge(Judge):
                 fields = self._graded(request, key)
             elif request.form == "pairwise":
                 fields = self._pairwise(request)
+            elif request.form == "label" and elicit.is_world(request):
+                fields = self._world_label(request, key)
             else:
                 fields = self._generate(request, key)
         fields.update(latency_s=time.perf_counter() - started, provider="llama.cpp", cost_usd=0.0)
