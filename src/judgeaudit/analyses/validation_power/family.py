@@ -372,10 +372,61 @@ def rowspace_reduce(x_train: Any, x_test: Any, *, route: str = "fast") -> tuple[
     return z, project(x_test)
 
 
-def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any) -> np.ndarray:
+def binary_lbfgs_coef(x: np.ndarray, y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """``[coef…, intercept]`` of ``LogisticRegression(**CLASSIFIER_PARAMS).fit(x, y)`` for two
+    classes and a dense design, computed by the same steps as scikit-learn's lbfgs route
+    (``_logistic_regression_path``): balanced class weights as sample weights, the half binomial
+    loss averaged over the summed weights plus ``‖w‖² / (2 C Σw)`` (intercept unpenalised),
+    ``scipy.optimize.minimize(L-BFGS-B)`` from zero with scikit-learn's options. The same
+    arithmetic in the same order gives the same iterates, so the coefficients are identical
+    (tests/analyses/test_vp_fast_route.py compares them bit for bit); what is skipped is the
+    estimator's input validation and bookkeeping, which dominates thousands of small fits."""
+    from scipy import optimize
+    from sklearn._loss.loss import HalfBinomialLoss
+
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    n, p = x.shape
+    pos = y == classes[1]
+    counts = np.bincount(pos.astype(np.intp), weights=np.ones(n), minlength=2)
+    recip = np.sum(counts) / (2 * counts)
+    sw = np.ones(n) * recip[pos.astype(np.intp)]
+    target = np.ones(n)
+    target[~pos] = 0.0
+    sw_sum = float(np.sum(sw))
+    c = 1.0
+    l2 = 1.0 / (c * sw_sum)
+    base = HalfBinomialLoss()
+
+    def loss_gradient(coef, x, y_true, sample_weight, l2_reg_strength, n_threads):
+        weights, intercept = coef[:-1], coef[-1]
+        raw = x @ weights + np.asarray(intercept, dtype=x.dtype)
+        loss, grad_pointwise = base.loss_gradient(y_true=y_true, raw_prediction=raw,
+                                                  sample_weight=sample_weight, n_threads=n_threads)
+        total = np.sum(sample_weight)
+        value = float(np.sum(loss) / total)
+        value += float(0.5 * l2_reg_strength * (weights @ weights))
+        grad_pointwise /= total
+        grad = np.empty_like(coef, dtype=weights.dtype)
+        grad[:p] = x.T @ grad_pointwise + l2_reg_strength * weights
+        grad[-1] = np.sum(grad_pointwise)
+        return value, grad
+
+    res = optimize.minimize(loss_gradient, np.zeros(p + 1), method="L-BFGS-B", jac=True,
+                            args=(x, target, sw, l2, 1),
+                            options={"maxiter": CLASSIFIER_PARAMS["max_iter"], "maxls": 50, "gtol": 1e-4,
+                                     "ftol": 64 * np.finfo(float).eps})
+    return res.x
+
+
+def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any, route: str = "reference") -> np.ndarray:
     classes = np.unique(y_tr)
     if len(classes) < 2:
         return np.full(x_te.shape[0], classes[0] if len(classes) else "", dtype=object)
+    if route == "fast" and len(classes) == 2 and not sparse.issparse(x_tr) and not sparse.issparse(x_te):
+        w = binary_lbfgs_coef(x_tr, y_tr, classes)
+        # LinearClassifierMixin.decision_function: X @ coef_.T + intercept_, then > 0 → classes_[1]
+        scores = (np.ascontiguousarray(x_te, dtype=np.float64) @ w[None, :-1].T + w[-1:]).ravel()
+        return classes[(scores > 0).astype(int)]
     clf = make_classifier()
     clf.fit(x_tr, y_tr)
     return clf.predict(x_te)
@@ -386,7 +437,7 @@ def oof_predictions(designs: _Designs, member: str, y: np.ndarray) -> np.ndarray
     pred = np.empty(len(y), dtype=object)
     for k, (train, test) in enumerate(designs.plan.splits()):
         x_tr, x_te = designs.fold(member, k, train, test)
-        pred[test] = _fit_predict(x_tr, y[train], x_te)
+        pred[test] = _fit_predict(x_tr, y[train], x_te, designs.route)
     return pred.astype(str)
 
 
