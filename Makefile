@@ -12,7 +12,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[embed,hf,test,checkers]'
+	$(BIN)/python -m pip install --quiet -e '.[embed,hf,test,checkers,datasets]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -1,6 +1,6 @@
 """Every pinned dependency is imported where it is declared, and every third-party import is pinned.
 
-``[project.dependencies]`` and the ``embed``/``hf`` extras are checked against the imports of
+``[project.dependencies]`` and the ``embed``/``hf``/``datasets``/``checkers`` extras are checked against the imports of
 ``src/judgeaudit``; the ``test`` extra against the imports of ``tests/``. A pin that nothing imports
 is either removed or listed in ``INDIRECT`` with the reason it is still needed.
 """
@@ -23,9 +23,7 @@ INDIRECT = {
 }
 """Pins that no import names, with the reason each is still needed."""
 
-OPTIONAL_UNPINNED = {
-    "datasets": "the hf: adapter imports it only when installed and says how to do without it otherwise",
-}
+OPTIONAL_UNPINNED: dict[str, str] = {}
 """Imports deliberately left out of the pins."""
 
 
@@ -58,7 +56,7 @@ def _imported_dists(folder: Path, local: set[str]) -> set[str]:
 def test_every_pin_is_imported_and_every_import_is_pinned():
     pins = _pins()
     src = _imported_dists(ROOT / "src", {"judgeaudit"})
-    runtime = pins["runtime"] | pins["embed"] | pins["hf"]
+    runtime = pins["runtime"] | pins["embed"] | pins["hf"] | pins["datasets"] | pins["checkers"]
     unused = sorted(d for d in runtime if d not in src and d not in INDIRECT)
     assert unused == [], f"pinned but imported nowhere in src/: {unused}"
     unpinned = sorted(src - runtime - set(OPTIONAL_UNPINNED))
