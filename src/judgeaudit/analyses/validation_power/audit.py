@@ -192,7 +192,7 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
     kw = {"n_permutations": n_permutations, "seed": seed, "n_boot": n_boot, "members": members, "route": route}
     jobs = [(name, df, modes, {m: ceilings.get((name, m)) for m in modes}) for name, df in sets.items()]
     if n_jobs > 1 and len(jobs) > 1:
-        from joblib import Parallel, delayed
+        from sklearn.utils.parallel import Parallel, delayed
 
         # largest sets first, so the last worker to finish is not handed the biggest set; results
         # are put back in set order
