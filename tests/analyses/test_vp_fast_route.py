@@ -122,3 +122,14 @@ def test_fast_route_gives_the_reference_oof_predictions_on_every_shared_set(data
                             err_msg=f"{name} {prep.mode} {member} fold {k}")
     # 12+ sets, ~20 (set, mode) pairs, 3 members (+ provenance), observed + 1 permutation
     assert compared >= 100
+
+
+def test_sets_audited_in_parallel_give_the_sequential_result():
+    """``n_jobs`` only spreads whole sets over worker processes: the result (set order, every κ,
+    null, interval and transfer score) is the sequential one."""
+    from judgeaudit.commands.vp import run_audit
+    from judgeaudit.datasets.demo import vp_demo_sets
+
+    kw = {"mode": "both", "permutations": 2, "n_boot": 50}
+    one, two = run_audit(vp_demo_sets(), jobs=1, **kw), run_audit(vp_demo_sets(), jobs=2, **kw)
+    assert len(one.sets) >= 4 and one.to_dict() == two.to_dict()
