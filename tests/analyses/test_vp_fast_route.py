@@ -133,3 +133,22 @@ def test_sets_audited_in_parallel_give_the_sequential_result():
     kw = {"mode": "both", "permutations": 2, "n_boot": 50}
     one, two = run_audit(vp_demo_sets(), jobs=1, **kw), run_audit(vp_demo_sets(), jobs=2, **kw)
     assert len(one.sets) >= 4 and one.to_dict() == two.to_dict()
+
+
+@pytest.mark.data
+def test_transfer_scores_equal_between_routes(data_dir):
+    """Transfer on the fast route reuses each target's n-gram counts across sources (column
+    selection instead of re-analysis): every transfer κ and accuracy equals the reference route's,
+    on trimmed shared sets of both modes and label spaces."""
+    from judgeaudit.analyses.validation_power import audit_validation_power
+
+    names = ["llmbar:Natural", "judgebench", "halueval:qa", "gsm8k:pairs", "frank", "halueval:general"]
+    specs = _specs(data_dir)
+    tables = {n: load_set(specs[n]) for n in names}
+    kw = {"modes": ("item", "paired"), "n_permutations": 0, "n_boot": 10, "members": ["length_only"]}
+    fast = audit_validation_power(tables, route="fast", **kw).to_dict()["transfer"]
+    ref = audit_validation_power(tables, route="reference", **kw).to_dict()["transfer"]
+    assert fast == ref
+    admitted = [t for t in fast if t["admitted"]]
+    assert len(admitted) >= 10 and all(set(t["members"]) == {"length_only", "numeric_surface", "surface_ngram"}
+                                       for t in admitted)

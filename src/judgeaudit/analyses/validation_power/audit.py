@@ -207,10 +207,17 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
     transfers: list[TransferScore] = []
     if transfer:
         cache: dict[Any, Any] = {}
-        for (sn, sm), sp in prepared.items():
-            for (tn, tm), tp in prepared.items():
-                if sn != tn and sm == tm:
-                    transfers.append(transfer_scores(sp, tp, source_name=sn, target_name=tn, cache=cache))
+        pairs = [((sn, sm), (tn, tm)) for (sn, sm) in prepared for (tn, tm) in prepared if sn != tn and sm == tm]
+        # every source scored on one target before the next (the target's features are computed
+        # once), then reported in source order
+        keys = list(prepared)
+        by_target = sorted(range(len(pairs)), key=lambda i: keys.index(pairs[i][1]))
+        scored: dict[int, TransferScore] = {}
+        for i in by_target:
+            (sn, _), (tn, _) = s_key, t_key = pairs[i]
+            scored[i] = transfer_scores(prepared[s_key], prepared[t_key], source_name=sn, target_name=tn,
+                                        cache=cache, route=route)
+        transfers = [scored[i] for i in range(len(pairs))]
     config = {"family": list(FAMILY), "provenance_member": PROVENANCE_MEMBER, "modes": list(modes),
               "n_permutations": n_permutations, "seed": seed, "n_boot": n_boot, "n_folds": N_FOLDS,
               "classifier": f"LogisticRegression({', '.join(f'{k}={v!r}' for k, v in CLASSIFIER_PARAMS.items())})",

@@ -156,10 +156,15 @@ def reference_ngram_counts(texts: Sequence[str]) -> sparse.csr_matrix:
                            ngram_range=NGRAM_PARAMS["ngram_range"]).fit_transform(list(texts)).tocsr()
 
 
-_COUNTS_CACHE: dict[tuple[str, ...], sparse.csr_matrix] = {}
+_COUNTS_CACHE: dict[tuple[str, ...], tuple[sparse.csr_matrix, np.ndarray]] = {}
 
 
 def ngram_counts(texts: Sequence[str]) -> sparse.csr_matrix:
+    """See ``named_ngram_counts``; the matrix only."""
+    return named_ngram_counts(texts)[0]
+
+
+def named_ngram_counts(texts: Sequence[str]) -> tuple[sparse.csr_matrix, np.ndarray]:
     """The same matrix as ``reference_ngram_counts``, built from words.
 
     ``char_wb`` n-grams never cross whitespace: scikit-learn lower-cases a text, splits it on
@@ -167,7 +172,8 @@ def ngram_counts(texts: Sequence[str]) -> sparse.csr_matrix:
     are its (lower-cased, whitespace-split) word counts times each distinct word's n-gram counts:
     the n-grams of a word are computed once per set, not once per occurrence. Distinct texts are
     analysed once; the last set's counts are kept, so both input modes of one set (the same
-    responses in another order) share one analysis.
+    responses in another order) share one analysis. Returns the counts and the n-gram of each
+    column (sorted).
     """
     from sklearn.feature_extraction.text import CountVectorizer
 
@@ -179,13 +185,15 @@ def ngram_counts(texts: Sequence[str]) -> sparse.csr_matrix:
         words = CountVectorizer(analyzer=str.split, lowercase=False)
         doc_word = words.fit_transform([t.lower() for t in key])
         vocab = sorted(words.vocabulary_, key=words.vocabulary_.get)
-        _COUNTS_CACHE[key] = (doc_word @ _word_ngrams(vocab)).tocsr()
-    return _COUNTS_CACHE[key][np.asarray(inv).ravel()]
+        word_gram, names = _word_ngrams(vocab)
+        _COUNTS_CACHE[key] = ((doc_word @ word_gram).tocsr(), names)
+    counts, names = _COUNTS_CACHE[key]
+    return counts[np.asarray(inv).ravel()], names
 
 
-def _word_ngrams(words: Sequence[str]) -> sparse.csr_matrix:
-    """``(len(words), n_grams)`` counts of each word's ``char_wb`` n-grams, columns in
-    alphabetical order — scikit-learn's ``_char_wb_ngrams`` on a one-word text: the word padded
+def _word_ngrams(words: Sequence[str]) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """``(len(words), n_grams)`` counts of each word's ``char_wb`` n-grams and the n-gram of each
+    column, columns in alphabetical order — scikit-learn's ``_char_wb_ngrams`` on a one-word text: the word padded
     with a space each side, every n-gram for n = 3..5, and a padded word no longer than n counted
     once as itself (then no longer n-grams)."""
     lo, hi = NGRAM_PARAMS["ngram_range"]
@@ -208,7 +216,7 @@ def _word_ngrams(words: Sequence[str]) -> sparse.csr_matrix:
                                                                  rank[np.asarray(cols, dtype=np.int64)])),
                             shape=(len(words), len(names)))
     out.sum_duplicates()
-    return out
+    return out, np.sort(names, kind="stable")
 
 
 class NgramBank:
