@@ -12,6 +12,7 @@ from scipy import sparse
 
 from judgeaudit.analyses.validation_power.family import (
     FAMILY,
+    NGRAM_PARAMS,
     _dense_matrix,
     _moments,
     _scaled,
@@ -82,6 +83,36 @@ class TargetFeatures:
         return vec._tfidf.transform(x, copy=False)
 
 
+class CountsTfidf:
+    """``TfidfVectorizer(**NGRAM_PARAMS).fit(texts)`` built from the texts' n-gram counts (fast
+    route): the same document-frequency and ``max_features`` selection as scikit-learn's
+    ``_limit_features`` on the same (alphabetically ordered, float) count matrix, and its own
+    ``TfidfTransformer`` fit on the selected counts. Exposes what ``TargetFeatures.tfidf`` uses
+    (``vocabulary_``, ``_tfidf``) and the fitted texts' tf-idf rows."""
+
+    def __init__(self, texts: list[str]):
+        from sklearn.feature_extraction.text import TfidfTransformer
+
+        counts, names = named_ngram_counts(texts)
+        x = counts.astype(np.float64).tocsr()
+        x.sort_indices()
+        dfs = np.bincount(x.indices, minlength=x.shape[1])
+        mask = dfs >= NGRAM_PARAMS["min_df"]
+        limit = NGRAM_PARAMS["max_features"]
+        if mask.sum() > limit:
+            tfs = np.asarray(x.sum(axis=0)).ravel()
+            inds = (-tfs[mask]).argsort()[:limit]
+            new = np.zeros(len(dfs), dtype=bool)
+            new[np.where(mask)[0][inds]] = True
+            mask = new
+        keep = np.flatnonzero(mask)
+        self.vocabulary_ = {str(t): i for i, t in enumerate(names[keep])}
+        selected = x[:, keep]
+        self._tfidf = TfidfTransformer(norm="l2", use_idf=True, smooth_idf=True,
+                                       sublinear_tf=NGRAM_PARAMS["sublinear_tf"]).fit(selected)
+        self.rows = self._tfidf.transform(selected, copy=True)
+
+
 def _fit_on_source(source: Prepared, shared: tuple[str, ...],
                    route: str = "fast") -> dict[str, Callable[[Prepared], np.ndarray]]:
     """Each frozen member fit on all rows of ``source`` whose label is in ``shared``; returns
@@ -95,11 +126,17 @@ def _fit_on_source(source: Prepared, shared: tuple[str, ...],
     out: dict[str, Callable[[Prepared], np.ndarray]] = {}
     for m in FAMILY:
         if m == "surface_ngram":
-            vec = make_ngram_vectorizer()
-            vec.fit(sa + (sb or []))
-            xs_raw = vec.transform(sa)
-            if paired:
-                xs_raw = (xs_raw - vec.transform(sb)).tocsr()
+            if route == "fast":
+                vec = CountsTfidf(sa + (sb or []))
+                xs_raw = vec.rows[:len(sa)]
+                if paired:
+                    xs_raw = (xs_raw - vec.rows[len(sa):]).tocsr()
+            else:
+                vec = make_ngram_vectorizer()
+                vec.fit(sa + (sb or []))
+                xs_raw = vec.transform(sa)
+                if paired:
+                    xs_raw = (xs_raw - vec.transform(sb)).tocsr()
             if xs_raw.shape[1] > xs_raw.shape[0]:
                 xs, project = rowspace_basis(xs_raw, route=route)
             else:
