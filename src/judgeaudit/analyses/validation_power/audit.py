@@ -133,8 +133,13 @@ def audit_validation_power(sets: Mapping[str, pd.DataFrame], **kw: Any) -> Valid
     """
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _audit_validation_power(sets, **kw)
+    from judgeaudit.analyses.validation_power import family
+
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _audit_validation_power(sets, **kw)
+    finally:
+        family._COUNTS_CACHE.clear()   # the last set's n-gram counts: not needed past the audit
 
 
 def _audit_set(name: str, df: pd.DataFrame, modes: Sequence[str], ceilings: Mapping[str, Any], *, seed: int,
