@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir \
 	  "$$(grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)"
-	$(BIN)/python -m pip install --quiet -e '.[embed,hf,test,checkers]'
+	$(BIN)/python -m pip install --quiet -e '.[all]'
 	touch $(STAMP)
 
 install: $(STAMP)

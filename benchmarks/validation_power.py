@@ -9,6 +9,13 @@ ratio, and checks that both produce the same pooled κ for every (set, mode, mem
 With ``--data-dir`` (or JUDGEAUDIT_DATA_DIR) it also times the fast audit on the public LLMBar
 Natural and JudgeBench sets (the naive one is too slow to be worth waiting for there; it is
 timed on one of them with a reduced number of permutations).
+
+``--routes`` instead times the full audit of every labelled set in the data folder (both modes,
+transfer on, as ``judgeaudit vp audit --mode both`` runs it) under the reference route and the
+fast route (one process, and ``--jobs`` worker processes), side by side in one run: each run in
+its own child process, so its peak resident memory (``ru_maxrss``) is its own; the fast runs'
+results are checked equal to the reference run's (timing fields aside). ``--max-rows`` trims every
+set (whole groups) for a quicker comparison.
 """
 
 from __future__ import annotations
@@ -100,12 +107,92 @@ def measure(fn, *args):
     return value, wall, peak / 2**20
 
 
+# ----------------------------------------------------------------------------- reference vs fast route
+def shared_specs(d: Path, max_rows: int | None = None) -> dict[str, str]:
+    """display name → spec of every labelled set in the public data folder ``d``."""
+    from judgeaudit.datasets import llmbar
+
+    specs = {f"llmbar:{s}": f"llmbar:{d / 'llmbar'}?subset={s}" for s in llmbar.discover(d / "llmbar")}
+    specs.update({
+        "judgebench": f"judgebench:{d / 'judgebench'}", "rm_bench": f"rm_bench:{d / 'rm_bench'}",
+        "mt_bench": f"mt_bench:{d / 'mt_bench'}", "halueval:qa": f"halueval:{d / 'halueval'}?part=qa",
+        "halueval:general": f"halueval:{d / 'halueval'}?part=general", "frank": f"frank:{d / 'frank'}",
+        "gsm8k:items": f"gsm8k:{d / 'gsm8k'}?part=items", "gsm8k:pairs": f"gsm8k:{d / 'gsm8k'}?part=pairs",
+    })
+    if max_rows:
+        specs = {k: v + ("&" if "?" in v else "?") + f"max_rows={max_rows}" for k, v in specs.items()}
+    return specs
+
+
+def _child(route: str, jobs: int, permutations: int, seed: int, data_dir: str, max_rows: int, out: str) -> None:
+    """One full audit in this (child) process; writes its result and wall time to ``out``."""
+    import json
+    import resource
+
+    tables = {k: load_set(v) for k, v in shared_specs(Path(data_dir), max_rows or None).items()}
+    t0 = time.perf_counter()
+    res = vp.audit_validation_power(tables, modes=("item", "paired"), n_permutations=permutations, seed=seed,
+                                    route=route, n_jobs=jobs)
+    wall = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    Path(out).write_text(json.dumps({"wall": wall, "peak_mib": peak, "result": res.to_dict()}, default=str))
+
+
+def _strip_timing(o):
+    if isinstance(o, dict):
+        return {k: _strip_timing(v) for k, v in o.items() if "time" not in k.lower() and "elapsed" not in k.lower()}
+    if isinstance(o, list):
+        return [_strip_timing(v) for v in o]
+    return o
+
+
+def compare_routes(data_dir: str, permutations: int, seed: int, max_rows: int, jobs: int) -> None:
+    import json
+    import subprocess
+    import sys
+    import tempfile
+
+    runs = [("reference", 1), ("fast", 1)] + ([("fast", jobs)] if jobs > 1 else [])
+    got = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for route, n_jobs in runs:
+            out = Path(tmp) / f"{route}-{n_jobs}.json"
+            subprocess.run([sys.executable, __file__, "--child", route, str(n_jobs), "--permutations",
+                            str(permutations), "--seed", str(seed), "--data-dir", data_dir,
+                            "--max-rows", str(max_rows), "--out", str(out)], check=True)
+            got[(route, n_jobs)] = json.loads(out.read_text())
+            print(f"  done: {route} route, {n_jobs} process(es): {got[(route, n_jobs)]['wall']:.1f} s", flush=True)
+    ref = got[("reference", 1)]
+    print(f"full audit, every shared set{f' (max_rows={max_rows})' if max_rows else ''}, both modes, transfer, "
+          f"{permutations} permutations per member")
+    print(f"{'route':<28}{'wall s':>10}{'ratio ref/route':>17}{'peak RSS MiB':>14}{'result = reference':>20}")
+    for (route, n_jobs), r in got.items():
+        same = _strip_timing(r["result"]) == _strip_timing(ref["result"])
+        peak = f"{r['peak_mib']:.0f}" + (" /proc" if n_jobs > 1 else "")
+        print(f"{f'{route}, {n_jobs} process(es)':<28}{r['wall']:>10.1f}{ref['wall'] / r['wall']:>17.2f}"
+              f"{peak:>14}{str(same):>20}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--permutations", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data-dir", default=os.environ.get("JUDGEAUDIT_DATA_DIR"))
+    ap.add_argument("--routes", action="store_true", help="reference vs fast route on every shared set")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes of the parallel fast run (--routes)")
+    ap.add_argument("--max-rows", type=int, default=0, help="trim every shared set to this many rows (--routes)")
+    ap.add_argument("--child", nargs=2, metavar=("ROUTE", "JOBS"), help=argparse.SUPPRESS)
+    ap.add_argument("--out", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:
+        _child(args.child[0], int(args.child[1]), args.permutations, args.seed, args.data_dir, args.max_rows,
+               args.out)
+        return
+    if args.routes:
+        if not args.data_dir:
+            raise SystemExit("--routes needs --data-dir or JUDGEAUDIT_DATA_DIR")
+        compare_routes(args.data_dir, args.permutations, args.seed, args.max_rows, args.jobs)
+        return
 
     tables = {}
     for spec in vp_demo_sets():

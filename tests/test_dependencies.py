@@ -1,6 +1,6 @@
 """Every pinned dependency is imported where it is declared, and every third-party import is pinned.
 
-``[project.dependencies]`` and the ``embed``/``hf`` extras are checked against the imports of
+``[project.dependencies]`` and the ``embed``/``hf``/``datasets``/``checkers`` extras are checked against the imports of
 ``src/judgeaudit``; the ``test`` extra against the imports of ``tests/``. A pin that nothing imports
 is either removed or listed in ``INDIRECT`` with the reason it is still needed.
 """
@@ -23,9 +23,7 @@ INDIRECT = {
 }
 """Pins that no import names, with the reason each is still needed."""
 
-OPTIONAL_UNPINNED = {
-    "datasets": "the hf: adapter imports it only when installed and says how to do without it otherwise",
-}
+OPTIONAL_UNPINNED: dict[str, str] = {}
 """Imports deliberately left out of the pins."""
 
 

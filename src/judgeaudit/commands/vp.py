@@ -3,6 +3,7 @@ App. E) — how much of each set a reader of surface form alone recovers, per in
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -20,6 +21,9 @@ console = Console(stderr=True)
 
 DEFAULT_PERMUTATIONS = 20
 """Label permutations per member for the null (recorded in result.json)."""
+
+DEFAULT_JOBS = min(2, os.cpu_count() or 1)
+"""Worker processes of ``vp audit`` (sets are audited in parallel; results do not depend on it)."""
 
 
 def parse_ceiling(text: str) -> tuple[str, str | None, tuple[float, float, float]]:
@@ -41,7 +45,7 @@ def parse_ceiling(text: str) -> tuple[str, str | None, tuple[float, float, float
 
 def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
               permutations: int = DEFAULT_PERMUTATIONS, seed: int = 0, n_boot: int = 1000,
-              ceilings: list[str] | None = None, transfer: bool = True) -> ValidationPowerResult:
+              ceilings: list[str] | None = None, transfer: bool = True, jobs: int = 1) -> ValidationPowerResult:
     """Load every spec, audit it in the requested mode(s), and (with ``out``) write
     ``out/result.json`` and ``out/report.html``. Returns the result."""
     from judgeaudit.datasets.registry import load_set
@@ -53,6 +57,8 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
         raise InputError("give at least one --set SPEC", field="set")
     if permutations < 0:
         raise InputError("--permutations must be ≥ 0", field="permutations")
+    if jobs < 1:
+        raise InputError("--jobs must be ≥ 1", field="jobs")
     modes = ("item", "paired") if mode == "both" else (mode,)
     tables, meta = {}, {}
     for spec in specs:
@@ -73,7 +79,7 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
         for mm in ([cm] if cm else modes):
             ceil[(name, mm)] = val
     result = audit_validation_power(tables, modes=modes, n_permutations=permutations, seed=seed, n_boot=n_boot,
-                                    ceilings=ceil, transfer=transfer, set_meta=meta)
+                                    ceilings=ceil, transfer=transfer, set_meta=meta, n_jobs=jobs)
     if out is not None:
         from judgeaudit.report.html import write_page
         from judgeaudit.report.validation_power import vp_sections
@@ -130,6 +136,8 @@ def audit(
     no_transfer: Annotated[bool, typer.Option("--no-transfer", help="skip cross-set transfer")] = False,
     ledger: register.LedgerOpt = None,
     strict_register: register.StrictOpt = False,
+    jobs: Annotated[int, typer.Option("--jobs", help="worker processes auditing sets in parallel (the result "
+                                      "does not depend on it)")] = DEFAULT_JOBS,
 ) -> None:
     """Audit label sets with the frozen impoverished family, in per-item and/or paired mode."""
     from judgeaudit.validate import check_options, output_dir, set_inputs
@@ -138,7 +146,7 @@ def audit(
     output_dir(out, writes=("result.json", "report.html"), inputs=set_inputs(sets))
     led = register.load(ledger, strict_register)
     result = run_audit(list(sets), mode=mode, out=out, permutations=permutations, seed=seed,
-                       ceilings=list(ceiling or []), transfer=not no_transfer)
+                       ceilings=list(ceiling or []), transfer=not no_transfer, jobs=jobs)
     print_table(result)
     console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
     if led is not None:

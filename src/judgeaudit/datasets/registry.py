@@ -9,7 +9,7 @@ A spec is ``NAME:PATH[?key=value&…]``:
   ``frank:PATH[?threshold=1.0]``, ``gsm8k:PATH[?part=items|pairs&pairs=first|all]``;
 * ``jsonl:PATH?text=…&label=…&group=…`` (item mode) or ``jsonl:PATH?response_a=…&response_b=…&label=…``
   (paired), and likewise ``csv:`` and ``parquet:``;
-* ``hf:NAME[?split=…&config=…&<mapping>]``.
+* ``hf:PATH|NAME[?split=…&config=…&<mapping>]`` (a ``save_to_disk`` folder or a locally cached hub id).
 
 Options every spec accepts: ``name=`` (display name) and ``max_rows=N`` (a deterministic trim:
 whole groups are kept in order of a hash of the group key until ``N`` rows; recorded in the
@@ -128,8 +128,8 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
     Adapter("jsonl", _generic, "any JSONL table with a column mapping", ("item", "paired"), "user", "user"),
     Adapter("csv", _generic, "any CSV table with a column mapping", ("item", "paired"), "user", "user"),
     Adapter("parquet", _generic, "any Parquet table with a column mapping", ("item", "paired"), "user", "user"),
-    Adapter("hf", _hf, "a Hugging Face dataset by name (needs `datasets` and the hub)", ("item", "paired"),
-            "user", "user"),
+    Adapter("hf", _hf, "a Hugging Face dataset saved to disk or in the local cache (needs `datasets`; no hub)",
+            ("item", "paired"), "user", "user"),
 )}
 
 COMMON_OPTIONS = ("name", "max_rows")

@@ -40,7 +40,7 @@ from judgeaudit.stats.resample import permutation_p
 
 def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int = 30, seed: int = 0,
                    n_boot: int = 1000, ceiling: tuple[float, float, float] | None = None,
-                   members: Sequence[str] | None = None) -> ModeResult:
+                   members: Sequence[str] | None = None, route: str = "fast") -> ModeResult:
     """Audit one prepared set in its mode: every member's pooled OOF κ (and accuracy), its
     within-group permutation null under the same folds, a_imp (the max over members) with a
     group-bootstrap interval of that max (``a_imp_interval``) and the null of that max, a_hum
@@ -53,13 +53,15 @@ def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int
         n_boot: bootstrap resamples of groups for the a_imp and a_hum intervals.
         ceiling: a user-supplied ``(a_hum, lo, hi)``; overrides the set's own annotators.
         members: restrict to these members (for tests/benchmarks); default all applicable.
+        route: ``"fast"`` or ``"reference"`` (``family.ROUTES``): two computations of the same
+            designs for the same solver; they give the same out-of-fold predictions.
     """
     y = prep.y
     labels = tuple(sorted(np.unique(y)))
     if len(labels) < 2:
         return ModeResult(set_name, prep.mode, False, reason=f"only one label value ({labels})")
     plan = make_folds(prep.groups, seed=seed)
-    designs = _Designs(prep, plan)
+    designs = _Designs(prep, plan, route=route)
     perms = label_permutations(prep, n_permutations, seed + 1)
     wanted = list(members) if members is not None else list(MEMBERS)
     unknown = [m for m in wanted if m not in MEMBERS]
@@ -131,15 +133,44 @@ def audit_validation_power(sets: Mapping[str, pd.DataFrame], **kw: Any) -> Valid
     """
     from threadpoolctl import threadpool_limits
 
+    from judgeaudit.analyses.validation_power import family
+
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _audit_validation_power(sets, **kw)
+    finally:
+        family._COUNTS_CACHE.clear()   # the last set's n-gram counts: not needed past the audit
+
+
+def _audit_set(name: str, df: pd.DataFrame, modes: Sequence[str], ceilings: Mapping[str, Any], *, seed: int,
+               **kw: Any) -> tuple[list[ModeResult], dict[tuple[str, str], Prepared]]:
+    """Every requested mode of one set: its results and its prepared tables (for transfer)."""
+    results: list[ModeResult] = []
+    prepared: dict[tuple[str, str], Prepared] = {}
+    for mode in modes:
+        if mode == "paired" and not is_paired_table(df):
+            results.append(ModeResult(name, mode, False, reason="per-item labels, not comparisons"))
+            continue
+        prep = prepare_paired(df, seed=seed) if mode == "paired" else prepare_item(df)
+        prepared[(name, mode)] = prep
+        results.append(audit_prepared(prep, set_name=name, seed=seed, ceiling=ceilings.get(mode), **kw))
+    return results, prepared
+
+
+def _audit_set_limited(*args: Any, **kw: Any) -> tuple[list[ModeResult], dict[tuple[str, str], Prepared]]:
+    """``_audit_set`` in a worker process, with BLAS held to one thread as in the parent."""
+    from threadpoolctl import threadpool_limits
+
     with threadpool_limits(limits=1, user_api="blas"):
-        return _audit_validation_power(sets, **kw)
+        return _audit_set(*args, **kw)
 
 
 def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence[str] = ("item", "paired"),
                            n_permutations: int = 30, seed: int = 0, n_boot: int = 1000,
                            ceilings: Mapping[tuple[str, str], tuple[float, float, float]] | None = None,
                            transfer: bool = True, set_meta: Mapping[str, dict[str, Any]] | None = None,
-                           members: Sequence[str] | None = None) -> ValidationPowerResult:
+                           members: Sequence[str] | None = None, route: str = "fast",
+                           n_jobs: int = 1) -> ValidationPowerResult:
     """Audit every label set in every requested input mode (Def. 6, App. E) and, optionally,
     transfer between sets.
 
@@ -154,6 +185,8 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
         transfer: also fit each member on one set and score it on every other (same mode).
         set_meta: free-form per-set metadata carried into the result (label origin, trimming).
         members: restrict the family (tests/benchmarks only); default the whole frozen family.
+        route: ``"fast"`` (default) or ``"reference"``; the same out-of-fold predictions.
+        n_jobs: sets audited in parallel worker processes (results do not depend on it).
     """
     for m in modes:
         if m not in ("item", "paired"):
@@ -161,23 +194,35 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
     ceilings = dict(ceilings or {})
     results: list[ModeResult] = []
     prepared: dict[tuple[str, str], Prepared] = {}
-    for name, df in sets.items():
-        for mode in modes:
-            if mode == "paired" and not is_paired_table(df):
-                results.append(ModeResult(name, mode, False, reason="per-item labels, not comparisons"))
-                continue
-            prep = prepare_paired(df, seed=seed) if mode == "paired" else prepare_item(df)
-            prepared[(name, mode)] = prep
-            results.append(audit_prepared(prep, set_name=name, n_permutations=n_permutations, seed=seed,
-                                          n_boot=n_boot, ceiling=ceilings.get((name, mode)),
-                                          members=members))
+    kw = {"n_permutations": n_permutations, "seed": seed, "n_boot": n_boot, "members": members, "route": route}
+    jobs = [(name, df, modes, {m: ceilings.get((name, m)) for m in modes}) for name, df in sets.items()]
+    if n_jobs > 1 and len(jobs) > 1:
+        from sklearn.utils.parallel import Parallel, delayed
+
+        # largest sets first, so the last worker to finish is not handed the biggest set; results
+        # are put back in set order
+        order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1]))
+        done = Parallel(n_jobs=n_jobs)(delayed(_audit_set_limited)(*jobs[i], **kw) for i in order)
+        per_set = [r for _, r in sorted(zip(order, done, strict=True), key=lambda t: t[0])]
+    else:
+        per_set = [_audit_set(*job, **kw) for job in jobs]
+    for name_results, name_prepared in per_set:
+        results.extend(name_results)
+        prepared.update(name_prepared)
     transfers: list[TransferScore] = []
     if transfer:
         cache: dict[Any, Any] = {}
-        for (sn, sm), sp in prepared.items():
-            for (tn, tm), tp in prepared.items():
-                if sn != tn and sm == tm:
-                    transfers.append(transfer_scores(sp, tp, source_name=sn, target_name=tn, cache=cache))
+        pairs = [((sn, sm), (tn, tm)) for (sn, sm) in prepared for (tn, tm) in prepared if sn != tn and sm == tm]
+        # every source scored on one target before the next (the target's features are computed
+        # once), then reported in source order
+        keys = list(prepared)
+        by_target = sorted(range(len(pairs)), key=lambda i: keys.index(pairs[i][1]))
+        scored: dict[int, TransferScore] = {}
+        for i in by_target:
+            (sn, _), (tn, _) = s_key, t_key = pairs[i]
+            scored[i] = transfer_scores(prepared[s_key], prepared[t_key], source_name=sn, target_name=tn,
+                                        cache=cache, route=route)
+        transfers = [scored[i] for i in range(len(pairs))]
     config = {"family": list(FAMILY), "provenance_member": PROVENANCE_MEMBER, "modes": list(modes),
               "n_permutations": n_permutations, "seed": seed, "n_boot": n_boot, "n_folds": N_FOLDS,
               "classifier": f"LogisticRegression({', '.join(f'{k}={v!r}' for k, v in CLASSIFIER_PARAMS.items())})",

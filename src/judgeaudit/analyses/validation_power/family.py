@@ -89,8 +89,8 @@ def numeric_surface_features(text: str) -> np.ndarray:
         float(text.count("\n")),
         sum(low.count(h) for h in HEDGES) / denom_tok,
         sum(low.count(u) for u in UNIVERSALS) / denom_tok,
-        sum(ch.isdigit() for ch in text) / denom_chr,
-        sum(ch.isupper() for ch in text) / denom_chr,
+        sum(map(str.isdigit, text)) / denom_chr,
+        sum(map(str.isupper, text)) / denom_chr,
         (sum(len(t) for t in tokens) / n_tok) if n_tok else 0.0,
     ])
 
@@ -139,6 +139,86 @@ def _scaled(a: np.ndarray, b: np.ndarray | None, mu: np.ndarray, sd: np.ndarray)
 # ---------------------------------------------------------------------------------------------
 
 
+ROUTES: tuple[str, ...] = ("fast", "reference")
+"""Two computations of the same fitted members: ``reference`` analyses every text with
+scikit-learn's ``char_wb`` analyser and forms the row-space Gram matrix with a sparse product;
+``fast`` composes the n-gram counts from each distinct word's n-grams and forms the Gram matrix
+with dense blocks. Both feed the same design to the same solver (tests/analyses/
+test_vp_fast_route.py asserts equal out-of-fold predictions on every shared set)."""
+
+
+def reference_ngram_counts(texts: Sequence[str]) -> sparse.csr_matrix:
+    """Character n-gram counts of ``texts`` (word-boundary, 3–5, lower-cased) by scikit-learn's
+    analyser, columns in the vectoriser's (alphabetical) vocabulary order."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    return CountVectorizer(analyzer=NGRAM_PARAMS["analyzer"],
+                           ngram_range=NGRAM_PARAMS["ngram_range"]).fit_transform(list(texts)).tocsr()
+
+
+_COUNTS_CACHE: dict[tuple[str, ...], tuple[sparse.csr_matrix, np.ndarray]] = {}
+
+
+def ngram_counts(texts: Sequence[str]) -> sparse.csr_matrix:
+    """See ``named_ngram_counts``; the matrix only."""
+    return named_ngram_counts(texts)[0]
+
+
+def named_ngram_counts(texts: Sequence[str]) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """The same matrix as ``reference_ngram_counts``, built from words.
+
+    ``char_wb`` n-grams never cross whitespace: scikit-learn lower-cases a text, splits it on
+    whitespace and takes each word's n-grams (padded with one space each side). So a text's counts
+    are its (lower-cased, whitespace-split) word counts times each distinct word's n-gram counts:
+    the n-grams of a word are computed once per set, not once per occurrence. Distinct texts are
+    analysed once; the last set's counts are kept, so both input modes of one set (the same
+    responses in another order) share one analysis. Returns the counts and the n-gram of each
+    column (sorted).
+    """
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    texts = list(texts)
+    uniq, inv = np.unique(np.asarray(texts, dtype=object), return_inverse=True) if texts else ([], np.zeros(0, int))
+    key = tuple(uniq)
+    if key not in _COUNTS_CACHE:
+        _COUNTS_CACHE.clear()
+        words = CountVectorizer(analyzer=str.split, lowercase=False)
+        doc_word = words.fit_transform([t.lower() for t in key])
+        vocab = sorted(words.vocabulary_, key=words.vocabulary_.get)
+        word_gram, names = _word_ngrams(vocab)
+        _COUNTS_CACHE[key] = ((doc_word @ word_gram).tocsr(), names)
+    counts, names = _COUNTS_CACHE[key]
+    return counts[np.asarray(inv).ravel()], names
+
+
+def _word_ngrams(words: Sequence[str]) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """``(len(words), n_grams)`` counts of each word's ``char_wb`` n-grams and the n-gram of each
+    column, columns in alphabetical order — scikit-learn's ``_char_wb_ngrams`` on a one-word text: the word padded
+    with a space each side, every n-gram for n = 3..5, and a padded word no longer than n counted
+    once as itself (then no longer n-grams)."""
+    lo, hi = NGRAM_PARAMS["ngram_range"]
+    index: dict[str, int] = {}
+    rows: list[int] = []
+    cols: list[int] = []
+    for r, word in enumerate(words):
+        w = " " + word + " "
+        size = len(w)
+        for n in range(lo, hi + 1):
+            grams = [w] if size <= n else [w[i:i + n] for i in range(size - n + 1)]
+            cols.extend(index.setdefault(g, len(index)) for g in grams)
+            rows.extend([r] * len(grams))
+            if size <= n:
+                break
+    names = np.array(list(index), dtype=object)
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[np.argsort(names, kind="stable")] = np.arange(len(names))
+    out = sparse.csr_matrix((np.ones(len(rows), dtype=np.int64), (np.asarray(rows, dtype=np.int64),
+                                                                 rank[np.asarray(cols, dtype=np.int64)])),
+                            shape=(len(words), len(names)))
+    out.sum_duplicates()
+    return out, np.sort(names, kind="stable")
+
+
 class NgramBank:
     """Character n-gram counts of every response, analysed once; per fold, the exact
     ``TfidfVectorizer(**NGRAM_PARAMS)`` fit on that fold's training texts is reproduced by column
@@ -150,12 +230,8 @@ class NgramBank:
     columns that also occur in training texts, so nothing leaks across folds.
     """
 
-    def __init__(self, texts: Sequence[str]):
-        from sklearn.feature_extraction.text import CountVectorizer
-
-        self.counts = CountVectorizer(analyzer=NGRAM_PARAMS["analyzer"],
-                                      ngram_range=NGRAM_PARAMS["ngram_range"]).fit_transform(
-            list(texts)).tocsc()
+    def __init__(self, texts: Sequence[str], *, route: str = "fast"):
+        self.counts = (reference_ngram_counts(texts) if route == "reference" else ngram_counts(texts)).tocsc()
         self.counts.sort_indices()
 
     def tfidf(self, train_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -196,9 +272,12 @@ class _Designs:
     fit and every permutation refit (App. E nulls use identical folds).
     """
 
-    def __init__(self, prep: Prepared, plan: FoldPlan):
+    def __init__(self, prep: Prepared, plan: FoldPlan, *, route: str = "fast"):
+        if route not in ROUTES:
+            raise ValueError(f"route must be one of {ROUTES}, got {route!r}")
         self.prep = prep
         self.plan = plan
+        self.route = route
         self._raw: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
         self._cache: dict[tuple[str, int], tuple[Any, Any]] = {}
         self._ngram_resp: dict[int, Any] = {}
@@ -223,7 +302,7 @@ class _Designs:
             va, vb = self.ngram_responses(k, train)
             x = (va - vb).tocsr() if paired else va
             # same fitted model on ≤ n_train columns (L-BFGS cost grows with the column count)
-            return rowspace_reduce(x[train], x[test])
+            return rowspace_reduce(x[train], x[test], route=self.route)
         a, b = self.raw(member)
         mu, sd = _moments(a[train], b[train] if paired else None)
         x = _scaled(a, b, mu, sd)
@@ -234,7 +313,7 @@ class _Designs:
         if k not in self._ngram_resp:
             n = len(self.prep.texts_a)
             if self._bank is None:
-                self._bank = NgramBank(self.prep.responses(np.arange(n)))
+                self._bank = NgramBank(self.prep.responses(np.arange(n)), route=self.route)
             paired = self.prep.texts_b is not None
             train_docs = np.concatenate([train, train + n]) if paired else train
             sel, idf = self._bank.tfidf(train_docs)
@@ -244,7 +323,28 @@ class _Designs:
         return self._ngram_resp[k]
 
 
-def rowspace_basis(x_train: Any, *, rtol: float = 1e-10) -> tuple[np.ndarray, Callable[[Any], np.ndarray]]:
+_BLOCK_COLUMNS = 4096
+"""Columns per dense block of ``_cross`` (a 1,000-row block is ~33 MB)."""
+
+
+def _cross(a: Any, b: Any, route: str = "fast") -> np.ndarray:
+    """``a @ b.T`` as a dense array. ``reference``: one sparse product. ``fast``: the sum over
+    column blocks of dense BLAS products (the n-gram designs are a few percent non-zero, where
+    the sparse product is several times slower)."""
+    if route == "reference" or not (sparse.issparse(a) and sparse.issparse(b)):
+        out = a @ b.T
+        return out.toarray() if sparse.issparse(out) else np.asarray(out)
+    same = a is b
+    a, b = a.tocsc(), b.tocsc()
+    out = np.zeros((a.shape[0], b.shape[0]))
+    for j in range(0, a.shape[1], _BLOCK_COLUMNS):
+        ab = a[:, j:j + _BLOCK_COLUMNS].toarray()
+        bb = ab if same else b[:, j:j + _BLOCK_COLUMNS].toarray()
+        out += ab @ bb.T
+    return out
+
+
+def rowspace_basis(x_train: Any, *, rtol: float = 1e-10, route: str = "fast") -> tuple[np.ndarray, Callable[[Any], np.ndarray]]:
     """Exact reparametrisation of an L2-penalised linear model when features outnumber rows.
 
     The penalised logistic-regression optimum ``w*`` lies in the row space of ``x_train``
@@ -257,35 +357,84 @@ def rowspace_basis(x_train: Any, *, rtol: float = 1e-10) -> tuple[np.ndarray, Ca
 
     Returns ``(x_train @ Q, project)`` where ``project(x) = x @ Q``.
     """
-    gram = x_train @ x_train.T
-    gram = gram.toarray() if sparse.issparse(gram) else np.asarray(gram)
+    gram = _cross(x_train, x_train, route)
     evals, evecs = np.linalg.eigh(gram)
     keep = evals > rtol * max(evals.max(initial=0.0), 1e-300)
     s = np.sqrt(evals[keep])
     u = evecs[:, keep]
 
     def project(x: Any) -> np.ndarray:
-        cross = x @ x_train.T
-        cross = cross.toarray() if sparse.issparse(cross) else np.asarray(cross)
+        cross = _cross(x, x_train, route)
         return (cross @ u) / s
 
     return u * s, project                               # x_train @ Q with Q = x_trainᵀ U S⁻¹
 
 
-def rowspace_reduce(x_train: Any, x_test: Any) -> tuple[np.ndarray, np.ndarray]:
+def rowspace_reduce(x_train: Any, x_test: Any, *, route: str = "fast") -> tuple[np.ndarray, np.ndarray]:
     """``(x_train @ Q, x_test @ Q)`` for ``Q`` of ``rowspace_basis`` when features outnumber
     rows; otherwise the two matrices unchanged (dense)."""
     if x_train.shape[1] <= x_train.shape[0]:
         return (x_train.toarray() if sparse.issparse(x_train) else np.asarray(x_train),
                 x_test.toarray() if sparse.issparse(x_test) else np.asarray(x_test))
-    z, project = rowspace_basis(x_train)
+    z, project = rowspace_basis(x_train, route=route)
     return z, project(x_test)
 
 
-def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any) -> np.ndarray:
+def binary_lbfgs_coef(x: np.ndarray, y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """``[coef…, intercept]`` of ``LogisticRegression(**CLASSIFIER_PARAMS).fit(x, y)`` for two
+    classes and a dense design, computed by the same steps as scikit-learn's lbfgs route
+    (``_logistic_regression_path``): balanced class weights as sample weights, the half binomial
+    loss averaged over the summed weights plus ``‖w‖² / (2 C Σw)`` (intercept unpenalised),
+    ``scipy.optimize.minimize(L-BFGS-B)`` from zero with scikit-learn's options. The same
+    arithmetic in the same order gives the same iterates, so the coefficients are identical
+    (tests/analyses/test_vp_fast_route.py compares them bit for bit); what is skipped is the
+    estimator's input validation and bookkeeping, which dominates thousands of small fits."""
+    from scipy import optimize
+    from sklearn._loss.loss import HalfBinomialLoss
+
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    n, p = x.shape
+    pos = y == classes[1]
+    counts = np.bincount(pos.astype(np.intp), weights=np.ones(n), minlength=2)
+    recip = np.sum(counts) / (2 * counts)
+    sw = np.ones(n) * recip[pos.astype(np.intp)]
+    target = np.ones(n)
+    target[~pos] = 0.0
+    sw_sum = float(np.sum(sw))
+    c = 1.0
+    l2 = 1.0 / (c * sw_sum)
+    base = HalfBinomialLoss()
+
+    def loss_gradient(coef, x, y_true, sample_weight, l2_reg_strength, n_threads):
+        weights, intercept = coef[:-1], coef[-1]
+        raw = x @ weights + np.asarray(intercept, dtype=x.dtype)
+        loss, grad_pointwise = base.loss_gradient(y_true=y_true, raw_prediction=raw,
+                                                  sample_weight=sample_weight, n_threads=n_threads)
+        total = np.sum(sample_weight)
+        value = float(np.sum(loss) / total)
+        value += float(0.5 * l2_reg_strength * (weights @ weights))
+        grad_pointwise /= total
+        grad = np.empty_like(coef, dtype=weights.dtype)
+        grad[:p] = x.T @ grad_pointwise + l2_reg_strength * weights
+        grad[-1] = np.sum(grad_pointwise)
+        return value, grad
+
+    res = optimize.minimize(loss_gradient, np.zeros(p + 1), method="L-BFGS-B", jac=True,
+                            args=(x, target, sw, l2, 1),
+                            options={"maxiter": CLASSIFIER_PARAMS["max_iter"], "maxls": 50, "gtol": 1e-4,
+                                     "ftol": 64 * np.finfo(float).eps})
+    return res.x
+
+
+def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any, route: str = "reference") -> np.ndarray:
     classes = np.unique(y_tr)
     if len(classes) < 2:
         return np.full(x_te.shape[0], classes[0] if len(classes) else "", dtype=object)
+    if route == "fast" and len(classes) == 2 and not sparse.issparse(x_tr) and not sparse.issparse(x_te):
+        w = binary_lbfgs_coef(x_tr, y_tr, classes)
+        # LinearClassifierMixin.decision_function: X @ coef_.T + intercept_, then > 0 → classes_[1]
+        scores = (np.ascontiguousarray(x_te, dtype=np.float64) @ w[None, :-1].T + w[-1:]).ravel()
+        return classes[(scores > 0).astype(int)]
     clf = make_classifier()
     clf.fit(x_tr, y_tr)
     return clf.predict(x_te)
@@ -296,7 +445,7 @@ def oof_predictions(designs: _Designs, member: str, y: np.ndarray) -> np.ndarray
     pred = np.empty(len(y), dtype=object)
     for k, (train, test) in enumerate(designs.plan.splits()):
         x_tr, x_te = designs.fold(member, k, train, test)
-        pred[test] = _fit_predict(x_tr, y[train], x_te)
+        pred[test] = _fit_predict(x_tr, y[train], x_te, designs.route)
     return pred.astype(str)
 
 

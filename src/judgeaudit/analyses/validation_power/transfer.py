@@ -8,14 +8,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from judgeaudit.analyses.validation_power.family import (
     FAMILY,
+    NGRAM_PARAMS,
     _dense_matrix,
     _moments,
     _scaled,
     make_classifier,
     make_ngram_vectorizer,
+    named_ngram_counts,
     rowspace_basis,
 )
 from judgeaudit.analyses.validation_power.modes import Prepared
@@ -41,9 +44,80 @@ class TransferScore:
                 "reason": self.reason, "n": self.n, "members": self.members}
 
 
-def _fit_on_source(source: Prepared, shared: tuple[str, ...]) -> dict[str, Callable[[Prepared], np.ndarray]]:
+class TargetFeatures:
+    """One target's features, computed once and shared by every source scored on it (fast
+    route): each dense member's raw features, and the character n-gram counts of every response
+    with the n-gram of each column. A source's fitted vectoriser then transforms the target by
+    column selection — the same count matrix its own ``transform`` builds, handed to the same
+    tf-idf step — instead of analysing the target's texts again for every source."""
+
+    def __init__(self, target: Prepared):
+        self.target = target
+        self._dense: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+        self._grams: tuple[sparse.csr_matrix, np.ndarray] | None = None
+
+    def dense(self, member: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        t = self.target
+        if member not in self._dense:
+            self._dense[member] = (_dense_matrix(member, t.texts_a),
+                                   None if t.texts_b is None else _dense_matrix(member, t.texts_b))
+        a, b = self._dense[member]
+        return a[rows], None if b is None else b[rows]
+
+    def tfidf(self, vec: Any, rows: np.ndarray, side: str) -> sparse.csr_matrix:
+        """``vec.transform`` of side ``a``/``b`` of ``rows``."""
+        t = self.target
+        if self._grams is None:
+            self._grams = named_ngram_counts(t.texts_a + (t.texts_b or []))
+        counts, names = self._grams
+        offset = 0 if side == "a" else len(t.texts_a)
+        vocab = vec.vocabulary_
+        terms = np.array(sorted(vocab, key=vocab.get), dtype=object)
+        pos = np.searchsorted(names, terms)
+        pos_c = np.minimum(pos, len(names) - 1)
+        hit = (pos < len(names)) & (names[pos_c] == terms) if len(names) else np.zeros(len(terms), bool)
+        select = sparse.csr_matrix((np.ones(int(hit.sum()), dtype=np.int64), (pos_c[hit], np.flatnonzero(hit))),
+                                   shape=(len(names), len(terms)))
+        x = (counts[rows + offset] @ select).tocsr().astype(np.float64)
+        x.sort_indices()
+        return vec._tfidf.transform(x, copy=False)
+
+
+class CountsTfidf:
+    """``TfidfVectorizer(**NGRAM_PARAMS).fit(texts)`` built from the texts' n-gram counts (fast
+    route): the same document-frequency and ``max_features`` selection as scikit-learn's
+    ``_limit_features`` on the same (alphabetically ordered, float) count matrix, and its own
+    ``TfidfTransformer`` fit on the selected counts. Exposes what ``TargetFeatures.tfidf`` uses
+    (``vocabulary_``, ``_tfidf``) and the fitted texts' tf-idf rows."""
+
+    def __init__(self, texts: list[str]):
+        from sklearn.feature_extraction.text import TfidfTransformer
+
+        counts, names = named_ngram_counts(texts)
+        x = counts.astype(np.float64).tocsr()
+        x.sort_indices()
+        dfs = np.bincount(x.indices, minlength=x.shape[1])
+        mask = dfs >= NGRAM_PARAMS["min_df"]
+        limit = NGRAM_PARAMS["max_features"]
+        if mask.sum() > limit:
+            tfs = np.asarray(x.sum(axis=0)).ravel()
+            inds = (-tfs[mask]).argsort()[:limit]
+            new = np.zeros(len(dfs), dtype=bool)
+            new[np.where(mask)[0][inds]] = True
+            mask = new
+        keep = np.flatnonzero(mask)
+        self.vocabulary_ = {str(t): i for i, t in enumerate(names[keep])}
+        selected = x[:, keep]
+        self._tfidf = TfidfTransformer(norm="l2", use_idf=True, smooth_idf=True,
+                                       sublinear_tf=NGRAM_PARAMS["sublinear_tf"]).fit(selected)
+        self.rows = self._tfidf.transform(selected, copy=True)
+
+
+def _fit_on_source(source: Prepared, shared: tuple[str, ...],
+                   route: str = "fast") -> dict[str, Callable[[Prepared], np.ndarray]]:
     """Each frozen member fit on all rows of ``source`` whose label is in ``shared``; returns
-    member → predictor of a prepared target (same mode)."""
+    member → predictor of a prepared target (same mode), given the target's rows and (fast
+    route) its ``TargetFeatures``."""
     keep = np.isin(source.y, shared)
     ys = source.y[keep]
     paired = source.texts_b is not None
@@ -52,47 +126,65 @@ def _fit_on_source(source: Prepared, shared: tuple[str, ...]) -> dict[str, Calla
     out: dict[str, Callable[[Prepared], np.ndarray]] = {}
     for m in FAMILY:
         if m == "surface_ngram":
-            vec = make_ngram_vectorizer()
-            vec.fit(sa + (sb or []))
-            xs_raw = vec.transform(sa)
-            if paired:
-                xs_raw = (xs_raw - vec.transform(sb)).tocsr()
+            if route == "fast":
+                vec = CountsTfidf(sa + (sb or []))
+                xs_raw = vec.rows[:len(sa)]
+                if paired:
+                    xs_raw = (xs_raw - vec.rows[len(sa):]).tocsr()
+            else:
+                vec = make_ngram_vectorizer()
+                vec.fit(sa + (sb or []))
+                xs_raw = vec.transform(sa)
+                if paired:
+                    xs_raw = (xs_raw - vec.transform(sb)).tocsr()
             if xs_raw.shape[1] > xs_raw.shape[0]:
-                xs, project = rowspace_basis(xs_raw)
+                xs, project = rowspace_basis(xs_raw, route=route)
             else:
                 xs, project = xs_raw, (lambda x: x)
 
-            def design(t: Prepared, rows: np.ndarray, _vec=vec, _project=project) -> Any:
-                xa = _vec.transform([t.texts_a[i] for i in rows])
-                return _project((xa - _vec.transform([t.texts_b[i] for i in rows])).tocsr() if paired else xa)
+            def design(t: Prepared, rows: np.ndarray, feats: TargetFeatures | None, _vec=vec,
+                       _project=project) -> Any:
+                if feats is None:
+                    xa = _vec.transform([t.texts_a[i] for i in rows])
+                    xb = _vec.transform([t.texts_b[i] for i in rows]) if paired else None
+                else:
+                    xa = feats.tfidf(_vec, rows, "a")
+                    xb = feats.tfidf(_vec, rows, "b") if paired else None
+                return _project((xa - xb).tocsr() if paired else xa)
         else:
             rsa = _dense_matrix(m, sa)
             rsb = _dense_matrix(m, sb) if paired else None
             mu, sd = _moments(rsa, rsb)
             xs = _scaled(rsa, rsb, mu, sd)
 
-            def design(t: Prepared, rows: np.ndarray, _m=m, _mu=mu, _sd=sd) -> Any:
-                ra = _dense_matrix(_m, [t.texts_a[i] for i in rows])
-                rb = _dense_matrix(_m, [t.texts_b[i] for i in rows]) if paired else None
+            def design(t: Prepared, rows: np.ndarray, feats: TargetFeatures | None, _m=m, _mu=mu,
+                       _sd=sd) -> Any:
+                if feats is None:
+                    ra = _dense_matrix(_m, [t.texts_a[i] for i in rows])
+                    rb = _dense_matrix(_m, [t.texts_b[i] for i in rows]) if paired else None
+                else:
+                    ra, rb = feats.dense(_m, rows)
                 return _scaled(ra, rb, _mu, _sd)
         classes = np.unique(ys)
         clf = make_classifier().fit(xs, ys) if len(classes) >= 2 else None
 
-        def predict(t: Prepared, rows: np.ndarray, _clf=clf, _design=design, _c=classes) -> np.ndarray:
+        def predict(t: Prepared, rows: np.ndarray, feats: TargetFeatures | None = None, _clf=clf,
+                    _design=design, _c=classes) -> np.ndarray:
             if _clf is None:
                 return np.full(len(rows), _c[0] if len(_c) else "", dtype=object).astype(str)
-            return _clf.predict(_design(t, rows)).astype(str)
+            return _clf.predict(_design(t, rows, feats)).astype(str)
 
         out[m] = predict
     return out
 
 
 def transfer_scores(source: Prepared, target: Prepared, *, source_name: str, target_name: str,
-                    cache: dict[Any, Any] | None = None) -> TransferScore:
+                    cache: dict[Any, Any] | None = None, route: str = "fast") -> TransferScore:
     """Fit each frozen member on all of ``source`` and score it on ``target`` (same mode;
     App. E's last sentence). Admitted only where the two label spaces share at least two
     categories; scored on the target rows whose label is shared. ``cache`` reuses a source's
-    fitted members across targets."""
+    fitted members across targets and (fast route) the last target's features across sources,
+    so scoring every source on one target before the next computes each target's features once."""
     shared = tuple(sorted(set(np.unique(source.y)) & set(np.unique(target.y))))
     if len(shared) < 2:
         return TransferScore(source_name, target_name, source.mode, False, shared,
@@ -101,13 +193,20 @@ def transfer_scores(source: Prepared, target: Prepared, *, source_name: str, tar
     if cache is not None and key in cache:
         fitted = cache[key]
     else:
-        fitted = _fit_on_source(source, shared)
+        fitted = _fit_on_source(source, shared, route)
         if cache is not None:
             cache[key] = fitted
+    feats = None
+    if route == "fast":
+        feats = cache.get("__target__") if cache is not None else None
+        if feats is None or feats.target is not target:
+            feats = TargetFeatures(target)
+            if cache is not None:
+                cache["__target__"] = feats
     rows = np.flatnonzero(np.isin(target.y, shared))
     yt = target.y[rows]
     out: dict[str, dict[str, float]] = {}
     for m, predict in fitted.items():
-        pred = predict(target, rows)
+        pred = predict(target, rows, feats)
         out[m] = {"kappa": pooled_kappa(yt, pred), "accuracy": _accuracy(yt, pred)}
     return TransferScore(source_name, target_name, source.mode, True, shared, n=len(rows), members=out)

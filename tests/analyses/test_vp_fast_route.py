@@ -1,0 +1,154 @@
+"""The fast route of the validation-power audit computes the same fitted members as the reference
+route (issue 15): the same n-gram counts, designs equal to rounding, bit-identical lbfgs
+coefficients on equal designs, and — on every shared labelled set, both modes, every member,
+observed and permuted labels — the same pooled out-of-fold predictions.
+
+The shared sets are trimmed to ``MAX_ROWS`` rows (whole groups, the registry's deterministic
+``max_rows``) and one permutation: ~30 s of CPU (measured), so the test stays near a minute; the
+routes differ in arithmetic only, never in which rows they see, so the trim does not weaken the
+comparison.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from judgeaudit.analyses.validation_power import family
+from judgeaudit.analyses.validation_power.family import (
+    MEMBERS,
+    PROVENANCE_MEMBER,
+    _Designs,
+    _Provenance,
+    binary_lbfgs_coef,
+    make_classifier,
+    ngram_counts,
+    oof_predictions,
+    reference_ngram_counts,
+)
+from judgeaudit.analyses.validation_power.modes import has_condition, is_paired_table, prepare_item, prepare_paired
+from judgeaudit.analyses.validation_power.nulls import label_permutations, make_folds
+from judgeaudit.datasets import llmbar
+from judgeaudit.datasets.registry import load_set
+
+MAX_ROWS = 100
+PROBA_ATOL = 1e-6
+"""Largest difference allowed between the two routes' predicted probabilities: the designs differ
+by floating-point rounding (a dense-block vs a sparse Gram product), ~1e-14."""
+
+
+def test_word_composed_counts_equal_sklearns_char_wb_analyser():
+    texts = ["Hello  World!", "a b", "an\tI\u00a0x", "İstanbul ÉTÉ", "", "aa aaa aaaa aaaaa aaaaaa",
+             "x\u2003y\nz  zz", "Hello world", "hello"]
+    a, b = reference_ngram_counts(texts), ngram_counts(texts)
+    assert a.shape == b.shape and (a != b).nnz == 0
+    # the same texts in another order (a set's other input mode) give the permuted rows
+    order = [3, 0, 8, 1, 2, 7, 5, 4, 6]
+    assert (ngram_counts([texts[i] for i in order]) != a[order]).nnz == 0
+
+
+@pytest.mark.parametrize("p, share", [(1, 0.5), (10, 0.2), (120, 0.35)])
+def test_lean_lbfgs_is_bit_identical_to_logistic_regression(p, share):
+    rng = np.random.default_rng(p)
+    x = rng.normal(size=(200, p))
+    y = np.where(rng.random(200) + 0.3 * x[:, 0] < share, "preferred", "rejected")
+    clf = make_classifier().fit(x, y)
+    w = binary_lbfgs_coef(x, y, np.unique(y))
+    assert np.array_equal(w[:-1], clf.coef_[0]) and w[-1] == clf.intercept_[0]
+    xt = rng.normal(size=(50, p))
+    assert np.array_equal(family._fit_predict(x, y, xt, "fast"), clf.predict(xt))
+
+
+def _specs(d) -> dict[str, str]:
+    specs = {f"llmbar:{s}": f"llmbar:{d / 'llmbar'}?subset={s}" for s in llmbar.discover(d / "llmbar")}
+    specs.update({
+        "judgebench": f"judgebench:{d / 'judgebench'}",
+        "rm_bench": f"rm_bench:{d / 'rm_bench'}",
+        "mt_bench": f"mt_bench:{d / 'mt_bench'}",
+        "halueval:qa": f"halueval:{d / 'halueval'}?part=qa",
+        "halueval:general": f"halueval:{d / 'halueval'}?part=general",
+        "frank": f"frank:{d / 'frank'}",
+        "gsm8k:items": f"gsm8k:{d / 'gsm8k'}?part=items",
+        "gsm8k:pairs": f"gsm8k:{d / 'gsm8k'}?part=pairs",
+    })
+    return {k: v + ("&" if "?" in v else "?") + f"max_rows={MAX_ROWS}" for k, v in specs.items()}
+
+
+def _probabilities(x_tr, y_tr, x_te, route):
+    classes = np.unique(y_tr)
+    if route == "reference":
+        return make_classifier().fit(x_tr, y_tr).predict_proba(x_te)[:, 1]
+    w = binary_lbfgs_coef(x_tr, y_tr, classes)
+    return 1.0 / (1.0 + np.exp(-(x_te @ w[:-1] + w[-1])))
+
+
+@pytest.mark.data
+def test_fast_route_gives_the_reference_oof_predictions_on_every_shared_set(data_dir):
+    from threadpoolctl import threadpool_limits
+
+    specs = _specs(data_dir)
+    assert len(specs) >= 12
+    compared = 0
+    with threadpool_limits(limits=1, user_api="blas"):
+        for name, spec in specs.items():
+            df = load_set(spec)
+            preps = [prepare_item(df)] + ([prepare_paired(df)] if is_paired_table(df) else [])
+            for prep in preps:
+                if len(np.unique(prep.y)) < 2:
+                    continue
+                plan = make_folds(prep.groups)
+                fast, ref = _Designs(prep, plan, route="fast"), _Designs(prep, plan, route="reference")
+                labels = [prep.y, *label_permutations(prep, 1, 1)]
+                for member in MEMBERS:
+                    if member == PROVENANCE_MEMBER:
+                        if has_condition(prep):
+                            pf, pr = _Provenance(fast), _Provenance(ref)
+                            for y in labels:
+                                assert np.array_equal(pf.predict(y), pr.predict(y)), (name, prep.mode, member)
+                                compared += 1
+                        continue
+                    for y in labels:
+                        assert np.array_equal(oof_predictions(fast, member, y),
+                                              oof_predictions(ref, member, y)), (name, prep.mode, member)
+                        compared += 1
+                    # probabilities of the observed-label fit, fold by fold
+                    for k, (train, test) in enumerate(plan.splits()):
+                        if len(np.unique(prep.y[train])) < 2:
+                            continue
+                        (ftr, fte), (rtr, rte) = fast.fold(member, k, train, test), ref.fold(member, k, train, test)
+                        np.testing.assert_allclose(
+                            _probabilities(ftr, prep.y[train], fte, "fast"),
+                            _probabilities(rtr, prep.y[train], rte, "reference"), rtol=0, atol=PROBA_ATOL,
+                            err_msg=f"{name} {prep.mode} {member} fold {k}")
+    # 12+ sets, ~20 (set, mode) pairs, 3 members (+ provenance), observed + 1 permutation
+    assert compared >= 100
+
+
+def test_sets_audited_in_parallel_give_the_sequential_result():
+    """``n_jobs`` only spreads whole sets over worker processes: the result (set order, every κ,
+    null, interval and transfer score) is the sequential one."""
+    from judgeaudit.commands.vp import run_audit
+    from judgeaudit.datasets.demo import vp_demo_sets
+
+    kw = {"mode": "both", "permutations": 2, "n_boot": 50}
+    one, two = run_audit(vp_demo_sets(), jobs=1, **kw), run_audit(vp_demo_sets(), jobs=2, **kw)
+    assert len(one.sets) >= 4 and one.to_dict() == two.to_dict()
+
+
+@pytest.mark.data
+def test_transfer_scores_equal_between_routes(data_dir):
+    """Transfer on the fast route reuses each target's n-gram counts across sources (column
+    selection instead of re-analysis): every transfer κ and accuracy equals the reference route's,
+    on trimmed shared sets of both modes and label spaces."""
+    from judgeaudit.analyses.validation_power import audit_validation_power
+
+    names = ["llmbar:Natural", "judgebench", "halueval:qa", "gsm8k:pairs", "frank", "halueval:general"]
+    specs = _specs(data_dir)
+    tables = {n: load_set(specs[n]) for n in names}
+    kw = {"modes": ("item", "paired"), "n_permutations": 0, "n_boot": 10, "members": ["length_only"]}
+    fast = audit_validation_power(tables, route="fast", **kw).to_dict()["transfer"]
+    ref = audit_validation_power(tables, route="reference", **kw).to_dict()["transfer"]
+    assert fast == ref
+    admitted = [t for t in fast if t["admitted"]]
+    assert len(admitted) >= 10 and all(set(t["members"]) == {"length_only", "numeric_surface", "surface_ngram"}
+                                       for t in admitted)
