@@ -98,7 +98,8 @@ def run_demo(out: Path, *, n_boot: int = 2000) -> Path:
                                "reported as it is.")
     from judgeaudit.commands.card import card
 
-    card(EMBEDDED, [out / "validity", out / "validation_power", out / "world", out / "loop"], out / "card")
+    runs = [out / name for name in ("validity", "validation_power", "world", "loop") if (out / name).is_dir()]
+    card(EMBEDDED, runs, out / "card")
     console.print(f"validity card of the embedded judge → {out / 'card' / 'card.html'}")
     console.print(f"demo finished in {time.perf_counter() - started:.0f} s → {path}")
     return path

@@ -174,11 +174,12 @@ def test_cap_build_with_a_refusing_generator(tmp_path, fake_server):
     srv.fault("400", times=10000, message=REFUSAL)
     src = tmp_path / "qa.jsonl"
     src.write_text(json.dumps({"question": "How many legs has a spider?", "answer": "Eight"}) + "\n")
-    args = ["cap", "build", "--source", str(src), "--generator", "api:openai/gen-model", "--gate",
-            "api:openai/gate-model", "--api-base", srv.base_url, "--out", str(tmp_path / "tb.jsonl")]
+    args = ["cap", "build", "--source", str(src), "--generator", "api:openai/gen-model?family=openai", "--gate",
+            "api:openai/gate-model?family=anthropic", "--api-base", srv.base_url, "--out", str(tmp_path / "tb.jsonl")]
     rc, err, _ = _run(*args)
     assert rc == 1, err
-    assert "judge 'api:openai/gen-model' produced no usable verdict" in _last_line(err) and REFUSAL in err
+    assert "judge 'api:openai/gen-model?family=openai' produced no usable verdict" in _last_line(err) \
+        and REFUSAL in err
     assert (tmp_path / "tb.jsonl").is_file()
 
 

@@ -101,7 +101,7 @@ def print_summary(result) -> None:
     table = Table(*df.columns, title="validity profile at matched invariance")
     for row in df.itertuples(index=False):
         table.add_row(*("—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v) for v in row))
-    Console(width=160).print(table)
+    Console(width=240).print(table)  # every column whole, on a terminal or in a log
 
 
 @app.command("run")
