@@ -252,7 +252,10 @@ def test_builder_with_the_local_judge_as_generator(tmp_path):
                             store_path=tmp_path / "calls.sqlite")
     df = pd.DataFrame(rows)
     plain = df[df["variant"] == "original"]
-    assert len(plain) == 2 and list(plain["failure_type"]) == list(tb.ERROR_TYPES[:2])
+    # a question whose flawed rewrite came back empty or unchanged (greedy decoding: every retry alike) is
+    # not in the testbed; which of the two does depends on llama.cpp's kernels, so at least one must be
+    assert 1 <= len(plain) <= 2
+    assert set(plain["failure_type"]) <= set(tb.ERROR_TYPES[:2])
     assert (plain["subtlety"] == 5).all() and (plain["attempts"] == 1).all()
     assert (df["label"] == "A").all() and (df["condition_a"] == "local:expanded").all()
     assert all(len(t) >= 10 for t in df["response_a"]) and all(len(t) >= 10 for t in df["response_b"])

@@ -210,11 +210,11 @@ class LocalJudge(Judge):
 
     def _world_label(self, request: JudgeRequest, key: str) -> dict[str, Any]:
         """The world ``label`` form read off the next-token distribution, as the graded form is: the
-        prompt ends inside the JSON answer the template asks for (``{"defective": ``) and the label is
-        ``true`` or ``false`` by their probabilities (argmax at temperature 0, sampled, seeded by the
+        prompt ends inside the JSON answer the template asks for (``{"defective":``) and the label is
+        `` true`` or `` false`` (each one token with its space) by their probabilities (argmax at temperature 0, sampled, seeded by the
         call key, above it). A base model asked to write the JSON itself rarely stops."""
-        ids = self._token_ids(["true", "false"])
-        dist, mass = self._distribution(self._next_token_logits(self.render(request) + '\n{"defective": '), ids)
+        ids = self._token_ids([" true", " false"])
+        dist, mass = self._distribution(self._next_token_logits(self.render(request) + '\n{"defective":'), ids)
         temperature = float(self.spec.params.get("temperature", 0.0))
         if temperature > 0:
             w = dist ** (1.0 / temperature)
