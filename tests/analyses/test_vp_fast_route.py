@@ -28,7 +28,7 @@ from judgeaudit.analyses.validation_power.family import (
 )
 from judgeaudit.analyses.validation_power.modes import has_condition, is_paired_table, prepare_item, prepare_paired
 from judgeaudit.analyses.validation_power.nulls import label_permutations, make_folds
-from judgeaudit.datasets import llmbar
+from shared_sets import labelled_set_specs, trimmed
 from judgeaudit.datasets.registry import load_set
 
 MAX_ROWS = 100
@@ -60,18 +60,7 @@ def test_lean_lbfgs_is_bit_identical_to_logistic_regression(p, share):
 
 
 def _specs(d) -> dict[str, str]:
-    specs = {f"llmbar:{s}": f"llmbar:{d / 'llmbar'}?subset={s}" for s in llmbar.discover(d / "llmbar")}
-    specs.update({
-        "judgebench": f"judgebench:{d / 'judgebench'}",
-        "rm_bench": f"rm_bench:{d / 'rm_bench'}",
-        "mt_bench": f"mt_bench:{d / 'mt_bench'}",
-        "halueval:qa": f"halueval:{d / 'halueval'}?part=qa",
-        "halueval:general": f"halueval:{d / 'halueval'}?part=general",
-        "frank": f"frank:{d / 'frank'}",
-        "gsm8k:items": f"gsm8k:{d / 'gsm8k'}?part=items",
-        "gsm8k:pairs": f"gsm8k:{d / 'gsm8k'}?part=pairs",
-    })
-    return {k: v + ("&" if "?" in v else "?") + f"max_rows={MAX_ROWS}" for k, v in specs.items()}
+    return {k: trimmed(v, MAX_ROWS) for k, v in labelled_set_specs(d).items()}
 
 
 def _probabilities(x_tr, y_tr, x_te, route):

@@ -13,28 +13,17 @@ from __future__ import annotations
 import pytest
 
 from judgeaudit.commands.vp import run_audit
-from judgeaudit.datasets import llmbar, registry
+from judgeaudit.datasets import registry
 from judgeaudit.errors import InputError
+from shared_sets import labelled_set_specs, trimmed
 
 #: Sets too large for CI, trimmed to whole groups in SHA-1 order of the group key (registry.trim_groups).
 TRIM = {"rm_bench": 600, "halueval:general": 1500, "gsm8k:items": 1600}
 
 
 def _specs(d) -> dict[str, str]:
-    """display name → spec for every labelled set the registry can read from ``d``."""
-    specs = {f"llmbar:{s}": f"llmbar:{d / 'llmbar'}?subset={s}" for s in llmbar.discover(d / "llmbar")}
-    specs.update({
-        "judgebench": f"judgebench:{d / 'judgebench'}",
-        "rm_bench": f"rm_bench:{d / 'rm_bench'}",
-        "mt_bench": f"mt_bench:{d / 'mt_bench'}",
-        "halueval:qa": f"halueval:{d / 'halueval'}?part=qa",
-        "halueval:general": f"halueval:{d / 'halueval'}?part=general",
-        "frank": f"frank:{d / 'frank'}",
-        "gsm8k:items": f"gsm8k:{d / 'gsm8k'}?part=items",
-        "gsm8k:pairs": f"gsm8k:{d / 'gsm8k'}?part=pairs",
-    })
-    return {k: v + (("&" if "?" in v else "?") + f"max_rows={TRIM[k]}" if k in TRIM else "")
-            for k, v in specs.items()}
+    """display name → spec for every labelled set the registry can read from ``d``, large ones trimmed."""
+    return {k: trimmed(v, TRIM[k]) if k in TRIM else v for k, v in labelled_set_specs(d).items()}
 
 
 ITEM_ONLY = {"halueval:general", "frank", "gsm8k:items"}
