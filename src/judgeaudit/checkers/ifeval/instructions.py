@@ -6,10 +6,10 @@ follows the instruction, exactly as the released Google checker
 ``instructions_registry.py``) decides it — the same regular expressions, the same counting, the
 same comparison operators and the same edge cases (e.g. keywords are matched as regular
 expressions, case-insensitively; a response whose language cannot be detected counts as
-following a language or case instruction). ``letter_frequency`` counts any single character it is
-given, as the current release does (releases before 2024 drew a random letter when the given one
-was outside a-z, which made two IFEval prompts' verdicts, keys 1122 "#" and 1129 "!", a coin toss
-in the paper's GPT-4 numbers).
+following a language or case instruction). ``letter_frequency`` counts the single character it
+is given. The released code replaces a letter outside a-z with a random letter, unseeded, so on
+IFEval's keys 1122 ("#") and 1129 ("!") its verdict is a coin toss;
+:mod:`judgeaudit.checkers.ifeval.released` gives the exact distribution of the numbers it reports.
 
 Where the released code would fill a missing or out-of-range parameter with a *random* value
 (it was written to generate instructions as well as to check them), this module refuses the
