@@ -172,6 +172,7 @@ def test_round_trip_ids_epochs_and_scores(run, fmt, tmp_path):
     # the CLI's build_judges makes one judge per scorer; the failing judge's calls come back as failed calls
     both = build_judges([f"replay:inspect:{path}"])
     assert [j.id for j in both] == [f"replay:inspect:{path}?scorer={n}" for n in (length, flip)]
+    assert [j.id for j in build_judges([f"replay:inspect:{path}?scorer={flip}"])] == [both[1].id]
     assert both[1].log_counts == LogCounts(samples=8, scored=0, unscored=0, errors=8)
     failed = asyncio.run(both[1].judge(_requests()))
     assert all(v.score is None and not v.parse_ok and v.error.startswith("scoring_failed: ValueError: reference:flip")
