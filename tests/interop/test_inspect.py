@@ -12,6 +12,7 @@ import asyncio
 import importlib.util
 import os
 import socket
+import subprocess
 import sys
 
 import pytest
@@ -177,6 +178,52 @@ def test_round_trip_ids_epochs_and_scores(run, fmt, tmp_path):
     failed = asyncio.run(both[1].judge(_requests()))
     assert all(v.score is None and not v.parse_ok and v.error.startswith("scoring_failed: ValueError: reference:flip")
                for v in failed)
+
+
+_GUARD = """
+import socket
+_LOCAL, _LOG = ("127.0.0.1", "::1", "localhost", None), {log!r}
+_lookup, _connect = socket.getaddrinfo, socket.socket.connect
+def _refuse(what):
+    with open(_LOG, "a") as fh:
+        fh.write(repr(what) + "\\n")
+    raise OSError(f"offline test: {{what!r}} refused")
+def getaddrinfo(host, *a, **k):
+    return _lookup(host, *a, **k) if host in _LOCAL else _refuse(host)
+def connect(sock, address):
+    return _connect(sock, address) if sock.family == socket.AF_UNIX or address[0] in _LOCAL else _refuse(address)
+socket.getaddrinfo, socket.socket.connect = getaddrinfo, connect
+"""
+
+
+def test_inspect_score_finds_the_scorer_through_the_entry_point(run, tmp_path):
+    """``inspect score LOG --scorer judgeaudit/judge -S judge=…`` in a fresh process that knows judgeaudit only by
+    the entry point pyproject.toml declares (a dist-info beside a sitecustomize that keeps the process offline)."""
+    import tomllib
+    from pathlib import Path
+
+    log, root = run
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    target = project["entry-points"]["inspect_ai"]["judgeaudit"]
+    site = tmp_path / "site"
+    dist = site / "judgeaudit_inspect_entry-0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: judgeaudit-inspect-entry\nVersion: 0\n")
+    (dist / "entry_points.txt").write_text(f"[inspect_ai]\njudgeaudit = {target}\n")
+    refused = tmp_path / "refused.txt"
+    (site / "sitecustomize.py").write_text(_GUARD.format(log=str(refused)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path]), "INSPECT_DISPLAY": "none",
+           "XDG_DATA_HOME": str(root / "data"), "XDG_CACHE_HOME": str(root / "cache")}
+    out = tmp_path / "rescored.eval"
+    done = subprocess.run([sys.executable, "-m", "inspect_ai", "score", log.location, "--scorer", "judgeaudit/judge",
+                           "-S", "judge=reference:constant", "--action", "overwrite", "--output-file", str(out)],
+                          env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert not refused.exists(), refused.read_text()
+    judge = make_judge(f"replay:inspect:{out}")
+    assert judge.spec.model == "constant"   # the judge the scorer ran, as its Score metadata recorded it
+    verdicts = asyncio.run(judge.judge(_requests()))
+    assert [v.score for v in verdicts] == [5.0] * len(TASK) * EPOCHS
 
 
 def _hand_log(path, samples):

@@ -21,7 +21,8 @@ log has several, or the CLI makes one judge per scorer):
   (its 1-based position in the log as the line) and the field.
 
 **Export** — :func:`judge_scorer`: any judgeaudit judge as an Inspect scorer (registered as
-``judgeaudit/judge``, metrics mean and stderr). For each sample it asks the judge through the executor
+``judgeaudit/judge``, metrics mean and stderr; on Inspect's command line
+``inspect score LOG --scorer judgeaudit/judge -S judge=reference:length``). For each sample it asks the judge through the executor
 (retries, timeouts) with a graded ``JudgeRequest``: ``request_id`` = sample id, ``epoch`` = Inspect's
 epoch − 1, ``text`` = the model's output, ``question`` = the input, ``reference`` = the target, and
 ``evidence`` = the input (``evidence="target"`` or ``"none"`` to change it). The Score's value is the
@@ -263,16 +264,17 @@ def score_of(verdict: Verdict) -> Any:
     return Score(value=verdict.score, explanation=verdict.rationale, metadata=meta)
 
 
-def _judge(spec: str, evidence: str = "input", criterion: str | None = None, **options: Any) -> Any:
+def _judge(judge: str, evidence: str = "input", criterion: str | None = None, **options: Any) -> Any:
+    """The registered scorer's factory (``judge``, not ``spec``: Inspect's ``scorer_from_spec`` takes ``spec``)."""
     from judgeaudit.runtime.executor import arun
 
     if evidence not in EVIDENCE:
         raise InputError(f"evidence must be one of {', '.join(EVIDENCE)}, got {evidence!r}", field="evidence")
-    judge = make_judge(spec, **options)
+    instrument = make_judge(judge, **options)
 
     async def score(state: Any, target: Any) -> Any:
         request = request_of(state, target, evidence=evidence, criterion=criterion)
-        verdict, = await arun(judge, [request], progress=False)
+        verdict, = await arun(instrument, [request], progress=False)
         return score_of(verdict)
 
     return score
@@ -290,4 +292,4 @@ def judge_scorer(spec: str, *, evidence: str = "input", criterion: str | None = 
     """An Inspect scorer that grades every sample with the judgeaudit judge ``spec`` (e.g.
     ``judge_scorer("reference:length")`` or ``judge_scorer("api:openai/gpt-4o-mini", family="openai")``);
     ``options`` go to :func:`judgeaudit.judges.make_judge`."""
-    return _registered()(spec=spec, evidence=evidence, criterion=criterion, **options)
+    return _registered()(judge=spec, evidence=evidence, criterion=criterion, **options)
