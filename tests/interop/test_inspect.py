@@ -308,3 +308,8 @@ def test_pairwise_answers_numeric_scales_and_bad_values(tmp_path):
         make_judge(f"replay:inspect:{text}")
     with pytest.raises(InputError, match="file not found"):
         make_judge(f"replay:inspect:{tmp_path}/missing.eval")
+    with pytest.raises(InputError, match=r"empty.eval: field 'samples': .*no samples"):
+        make_judge(f"replay:inspect:{_hand_log(tmp_path / 'empty.eval', [])}")
+    with pytest.raises(InputError, match=r"garbage.eval: .*cannot read the Inspect eval log"):
+        (tmp_path / "garbage.eval").write_bytes(b"not a zip")
+        make_judge(f"replay:inspect:{tmp_path / 'garbage.eval'}")

@@ -202,6 +202,9 @@ def _judges(argument: str, family: str | None, spec_id: str | None, *, one: bool
                          path=path, field=unknown[0])
     scale = _scale(mapping.get("scale"), path)
     log = read_log(path)
+    if not log.samples:
+        raise InputError("the Inspect eval log holds no samples (was it written with --no-log-samples?)", path=path,
+                         field="samples")
     names = scorer_names(log)
     if not names:
         raise InputError("the Inspect eval log holds no scores", path=path, field="scores")
