@@ -218,7 +218,7 @@ def test_inspect_score_finds_the_scorer_through_the_entry_point(run, tmp_path):
     done = subprocess.run([sys.executable, "-m", "inspect_ai", "score", log.location, "--scorer", "judgeaudit/judge",
                            "-S", "judge=reference:constant", "--action", "overwrite", "--output-file", str(out)],
                           env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     assert not refused.exists(), refused.read_text()
     judge = make_judge(f"replay:inspect:{out}")
     assert judge.spec.model == "constant"   # the judge the scorer ran, as its Score metadata recorded it
