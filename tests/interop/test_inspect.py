@@ -291,7 +291,8 @@ def test_pairwise_answers_numeric_scales_and_bad_values(tmp_path):
     out = asyncio.run(judge.judge([JudgeRequest(request_id=n) for n in ("n1", "n2", "n3")]))
     assert [v.score for v in out] == [3.0, 9.0, 1.0]
     # without the scale, 0.25 is off the judges' 1–9 scale: the error names the log, the sample and the field
-    with pytest.raises(InputError, match=r"numbers.json:1: field 'score': .*outside the judges' 1–9 scale"):
+    with pytest.raises(InputError, match=r"numbers.json:1: field 'score': .*outside the judges' 1–9 scale "
+                                         r"\(a log graded on another range: \?scale=LO,HI\)"):
         make_judge(f"replay:inspect:{numbers}")
     with pytest.raises(InputError, match=r"field 'scale'"):
         make_judge(f"replay:inspect:{numbers}?scale=1,0")

@@ -182,7 +182,13 @@ def log_table(log: Any, path: str, scorer: str, scale: tuple[float, float] | Non
         df["model"] = str(meta["model"])
     if meta.get("family") is not None:
         df["family"] = str(meta["family"])
-    return normalise_replay_table(df, path)
+    try:
+        return normalise_replay_table(df, path)
+    except InputError as e:
+        if e.field != "score" or scale is not None:
+            raise
+        raise InputError(f"{e.message} (a log graded on another range: ?scale=LO,HI)", path=e.path, line=e.line,
+                         field=e.field) from None
 
 
 def log_counts(df: pd.DataFrame) -> LogCounts:
