@@ -22,8 +22,8 @@ log has several, or the CLI makes one judge per scorer):
 
 **Export** — :func:`judge_scorer`: any judgeaudit judge as an Inspect scorer (registered as
 ``judgeaudit/judge``, metrics mean and stderr; on Inspect's command line
-``inspect score LOG --scorer judgeaudit/judge -S judge=reference:length``). For each sample it asks the judge through the executor
-(retries, timeouts) with a graded ``JudgeRequest``: ``request_id`` = sample id, ``epoch`` = Inspect's
+``inspect score LOG --scorer judgeaudit/judge -S judge=reference:length``). For each sample it asks the judge
+through the executor (retries, timeouts) with a graded ``JudgeRequest``: ``request_id`` = sample id, ``epoch`` = Inspect's
 epoch − 1, ``text`` = the model's output, ``question`` = the input, ``reference`` = the target, and
 ``evidence`` = the input (``evidence="target"`` or ``"none"`` to change it). The Score's value is the
 verdict's score, ``explanation`` its rationale, ``metadata["judgeaudit"]`` the judge id, call key,
