@@ -53,3 +53,11 @@ def test_column_mapping_and_errors(tmp_path):
         make_judge(f"replay:{both}")
     with pytest.raises(InputError, match="file not found"):
         make_judge(f"replay:{tmp_path}/missing.jsonl")
+
+
+def test_error_column_is_a_failed_call(tmp_path):
+    p = tmp_path / "v.jsonl"
+    pd.DataFrame({"request_id": ["a", "b"], "score": [3, None], "error": [None, "timed out"]}).to_json(
+        p, orient="records", lines=True)
+    out = asyncio.run(make_judge(f"replay:{p}").judge([JudgeRequest(request_id=r, text="t") for r in "ab"]))
+    assert [(v.score, v.error, v.parse_ok) for v in out] == [(3.0, None, True), (None, "timed out", False)]

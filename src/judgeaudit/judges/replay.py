@@ -7,10 +7,13 @@ renames one, e.g. ``replay:out.csv?request_id=id&score=grade&judge=gpt4``):
 * ``score`` (graded) and/or ``choice`` (pairwise: ``A``, ``B`` or ``tie``) — at least one;
 * optional: ``judge_id`` (several judges in one file: pick one with ``?judge=ID``; the CLI expands
   a file into one judge per id), ``epoch`` (default 0), ``rationale``, ``raw``, ``parse_ok``,
-  ``model``, ``family`` (else the family table's family of ``model`` or the judge id, see
+  ``error`` (a call that failed: its verdict has this error and no usable value), ``model``,
+  ``family`` (else the family table's family of ``model`` or the judge id, see
   ``judgeaudit.families``; a ``family=`` option overrides both).
 A request missing from the file gets a verdict with ``error='not in replay file'``, counted
 like any failed call.
+
+``replay:inspect:<log>`` reads an Inspect AI eval log instead (``judgeaudit.interop.inspect``).
 
 Scores lie on the judges' 1–9 scale (an empty cell is no score); an epoch is a whole number ≥ 0 (a
 row without one is epoch 0). A score off the scale or not a number, an epoch that is text or blank,
@@ -32,7 +35,8 @@ from judgeaudit.judges.base import Judge, JudgeSpec, register
 from judgeaudit.judges.elicit import SCALE
 from judgeaudit.records import JudgeRequest, Verdict
 
-_COLUMNS = ("request_id", "score", "choice", "judge_id", "epoch", "rationale", "raw", "parse_ok", "model", "family")
+_COLUMNS = ("request_id", "score", "choice", "judge_id", "epoch", "rationale", "raw", "parse_ok", "error", "model",
+            "family")
 
 
 def parse_spec(argument: str) -> tuple[str, dict[str, str]]:
@@ -42,9 +46,14 @@ def parse_spec(argument: str) -> tuple[str, dict[str, str]]:
 
 def load_replay_table(path: str, mapping: dict[str, str] | None = None) -> pd.DataFrame:
     """Read and normalise a replay file to the documented columns (InputError on bad input)."""
+    return normalise_replay_table(read_table(path), path, mapping)
+
+
+def normalise_replay_table(df: pd.DataFrame, path: str, mapping: dict[str, str] | None = None) -> pd.DataFrame:
+    """Check and normalise a table of verdicts read from ``path`` to the documented columns; errors name
+    the row by ``df.attrs["lines"]`` (InputError on bad input)."""
     mapping = dict(mapping or {})
     mapping.pop("judge", None)
-    df = read_table(path)
     rename = {src: dst for dst, src in mapping.items() if dst in _COLUMNS}
     missing = [src for src in rename if src not in df.columns]
     if missing:
@@ -155,8 +164,11 @@ class ReplayJudge(Judge):
         parse_ok = _cell(row, "parse_ok")
         if parse_ok is None:
             parse_ok = score is not None if request.form == "graded" else choice is not None
-        rationale, raw = _cell(row, "rationale"), _cell(row, "raw")
+        rationale, raw, error = _cell(row, "rationale"), _cell(row, "raw"), _cell(row, "error")
+        if error is not None:
+            parse_ok = False
         return self._verdict(request, score=score, choice=choice, parse_ok=bool(parse_ok),
+                             error=None if error is None else str(error),
                              score_source="replay" if score is not None else None,
                              rationale=None if rationale is None else str(rationale),
                              raw=None if raw is None else str(raw), provider="replay")
@@ -178,6 +190,9 @@ def _judge_of(df: pd.DataFrame, path: str, wanted: str | None, spec_id: str, fam
 def replay_judges(argument: str) -> list[Judge]:
     """Every judge a replay file holds, from one read of it: one per judge id, named by its id, or the
     file's single judge, named by the spec, when it has no judge ids (``build_judges`` on ``replay:<argument>``)."""
+    if argument.startswith("inspect:"):
+        from judgeaudit.interop.inspect import inspect_judges
+        return inspect_judges(argument.removeprefix("inspect:"))
     path, mapping = parse_spec(argument)
     df = load_replay_table(path, mapping)
     ids = _judge_ids(df)
@@ -186,8 +201,12 @@ def replay_judges(argument: str) -> list[Judge]:
     return [_judge_of(df, path, i, i, None) for i in ids]
 
 
-@register("replay", "verdicts from a JSONL/CSV/Parquet file: replay:<path>[?judge=ID&score=col…]")
+@register("replay", "verdicts from a JSONL/CSV/Parquet file: replay:<path>[?judge=ID&score=col…]; "
+                    "an Inspect AI eval log: replay:inspect:<log>[?scorer=NAME]")
 def _make(argument: str, options: dict[str, Any]) -> Judge:
+    if argument.startswith("inspect:"):
+        from judgeaudit.interop.inspect import inspect_judge
+        return inspect_judge(argument.removeprefix("inspect:"), options)
     path, mapping = parse_spec(argument)
     if not path:
         raise InputError("replay judge needs a file: replay:<path>", field="judge")

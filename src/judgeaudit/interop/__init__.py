@@ -1,0 +1,1 @@
+"""Bridges to other evaluation frameworks (each imports its framework lazily, as an optional extra)."""
