@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 import pandas as pd
 from typer.testing import CliRunner
 
@@ -127,3 +128,26 @@ def test_card_diff_reads_the_loop_units_and_pairs_the_shared_responses(tmp_path)
     res = r.invoke(app, ["card", "diff", str(tmp_path / "ca"), str(tmp_path / "cs")])
     row = next(line for line in res.output.splitlines() if line.startswith("| loop.blind.net |"))
     assert "| +0.000 | [+0.000, +0.000] |" in row and "**changed**" not in row
+
+
+def test_card_diff_of_two_judges_pairs_the_base_items_of_their_validity_runs(tmp_path):
+    """Two judges graded on the bundled probe set: their S, R, R_scope, R_strength and gap are
+    recomputed per base item at each judge's own τ (equal to the run's numbers), and the interval
+    of the difference resamples the 48 shared base items once."""
+    from judgeaudit.card.diff import diff_cards
+    from judgeaudit.commands.card import card
+    from judgeaudit.commands.validity import run_validity
+
+    run_validity("bundled", ["reference:length", "reference:random"], out=tmp_path / "v", n_boot=200, n_regrade=0)
+    ca = card("reference:length", [tmp_path / "v"], tmp_path / "ca")
+    cb = card("reference:random", [tmp_path / "v"], tmp_path / "cb")
+    changes = {c.quantity: c for c in diff_cards(ca, cb, n_boot=500)}
+    for q in ("S", "R", "R_scope", "R_strength", "gap"):
+        c = changes[f"validity.{q}"]
+        assert c.how == "paired over 48 shared base items"
+        assert c.a == pytest.approx(ca["sections"]["validity"]["metrics"][q]["value"], abs=1e-12)
+        assert c.b == pytest.approx(cb["sections"]["validity"]["metrics"][q]["value"], abs=1e-12)
+        assert c.diff == pytest.approx(c.b - c.a, abs=1e-12) and c.ci[0] <= c.diff <= c.ci[1]
+    assert changes["validity.R_plus"].how == "unpaired (stored intervals)"
+    same = {c.quantity: c for c in diff_cards(ca, ca, n_boot=500)}
+    assert same["validity.R"].ci == (0.0, 0.0) and not same["validity.R"].flagged

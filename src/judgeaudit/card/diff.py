@@ -68,14 +68,15 @@ def diff_cards(a: dict[str, Any], b: dict[str, Any], level: float = 0.95, *, n_b
     from judgeaudit.card.paired import compare, section_units
 
     out = []
-    for kind in ("world", "loop"):
+    for kind in ("validity", "world", "loop"):
         ua, ub = section_units(a, kind), section_units(b, kind)
         if ua is not None and ub is not None:
             out += [Change(q, c.a, c.b, c.diff, c.ci, c.how)
                     for q, c in compare(ua, ub, n_boot=n_boot, seed=seed, level=level).items()]
     z = NormalDist().inv_cdf(0.5 + level / 2)
     qa, qb = quantities(a), quantities(b)
-    for k in qa.keys() & qb.keys():
+    done = {c.quantity for c in out}
+    for k in (qa.keys() & qb.keys()) - done:
         (va, ca), (vb, cb) = qa[k], qb[k]
         half = z * math.hypot((ca[1] - ca[0]) / (2 * z), (cb[1] - cb[0]) / (2 * z))
         d = vb - va

@@ -10,8 +10,8 @@ responses for the loop, answers for the world). Comparing two runs:
   percentile interval are over the shared units. Between-unit variance (easy vs hard items) cancels;
 * **unpaired** when they share none: each run resampled on its own, independently.
 
-The run folders keep the per-unit tables this reads (``units.parquet`` of a loop run,
-``decisions.parquet`` of a world run); a section whose run keeps none is compared unpaired from the
+The run folders keep the per-unit tables this reads (``verdicts.parquet`` and the probe set of a
+validity run, ``units.parquet`` of a loop run, ``decisions.parquet`` of a world run); a section whose run keeps none is compared unpaired from the
 cards' stored intervals (``card.diff``).
 """
 
@@ -107,6 +107,61 @@ def _ratio(i: int, j: int) -> Stat:
     return lambda s: np.where(s[..., j] > 0, s[..., i] / np.where(s[..., j] > 0, s[..., j], 1), np.nan)
 
 
+VALIDITY_SUBSETS = ("control", "construct", "scope", "strength")
+
+
+def validity_units(probes: pd.DataFrame, verdicts: pd.DataFrame, judge: str, tau: float, *,
+                   bar: float = 0.75) -> Units:
+    """Base items of a validity run for ``judge`` at threshold ``tau``: per subset (control edits,
+    construct edits, and the scope and strength axes) the base item's mean flip × has and has;
+    ``validity.S`` = 1 − control, ``validity.R``, ``validity.R_scope``, ``validity.R_strength`` and
+    ``validity.gap`` = R_scope − R_strength (``analyses.validity``'s Eq. (6) at τ)."""
+    from judgeaudit.analyses.validity import _design, _per_base, flips_at
+
+    d = _design(probes, bar)
+    rows = verdicts[(verdicts["judge_id"] == judge)]
+    if "epoch" in rows:
+        rows = rows[pd.to_numeric(rows["epoch"], errors="coerce").fillna(0) == 0]
+    ok = pd.to_numeric(rows["score"], errors="coerce").notna()
+    if "error" in rows:
+        ok &= rows["error"].isna()
+    if "parse_ok" in rows:
+        ok &= rows["parse_ok"].fillna(False).astype(bool)
+    rows = rows[ok].drop_duplicates("request_id")
+    grade = dict(zip(rows["request_id"].astype(str), pd.to_numeric(rows["score"]).astype(float), strict=True))
+    bs = np.array([grade.get(b, np.nan) for b in d.bases[d.base_index]], dtype=float)
+    es = np.array([grade.get(p, np.nan) for p in d.probe_ids], dtype=float)
+    arm = d.in_arm & ~np.isnan(bs) & ~np.isnan(es)
+    cons = arm & ~d.is_control
+    masks = np.column_stack([arm & d.is_control, cons, cons & (d.axis == "scope"), cons & (d.axis == "strength")])
+    f = flips_at(np.nan_to_num(bs), np.nan_to_num(es), np.array([tau]))[:, 0] & arm
+    means, has = _per_base(f.astype(float), masks, d.base_index, len(d.bases))
+    counts = np.column_stack([c for k in range(len(VALIDITY_SUBSETS)) for c in (means[:, k] * has[:, k], has[:, k])])
+    r = {name: _ratio(2 * k, 2 * k + 1) for k, name in enumerate(VALIDITY_SUBSETS)}
+    stats = {"validity.S": lambda x: 1.0 - r["control"](x), "validity.R": r["construct"],
+             "validity.R_scope": r["scope"], "validity.R_strength": r["strength"],
+             "validity.gap": lambda x: r["scope"](x) - r["strength"](x)}
+    return Units("base item", d.bases.astype(str), counts, stats)
+
+
+def _validity_from(folder: Path, judge: str) -> Units | None:
+    import json
+
+    from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
+    from judgeaudit.records import probes_frame
+
+    res = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+    tau = ((res.get("judges") or {}).get(judge) or {}).get("tau")
+    ps = res.get("probe_set")
+    if tau is None or ps is None or not (folder / "verdicts.parquet").is_file():
+        return None
+    path = bundled_probes_path() if ps == BUNDLED else Path(ps)
+    if not path.is_file():
+        return None
+    return validity_units(probes_frame(read_probes(path)), pd.read_parquet(folder / "verdicts.parquet"), judge,
+                          float(tau), bar=float(res.get("bar", 0.75)))
+
+
 def loop_units(units: pd.DataFrame) -> Units:
     """Responses of a loop run (``units.parquet``): per regulator, at its final round, the response's
     Σ (pass_end − pass_initial) over its units and its unit count; ``loop.<regulator>.net`` = their
@@ -149,6 +204,8 @@ def section_units(card: dict, kind: str) -> Units | None:
     if not s.get("measured") or not s.get("source"):
         return None
     folder = Path(s["source"]["path"]).parent
+    if kind == "validity":
+        return _validity_from(folder, card["judge"])
     if kind == "loop" and (folder / "units.parquet").is_file():
         return loop_units(pd.read_parquet(folder / "units.parquet"))
     if kind == "world" and (folder / "decisions.parquet").is_file():
