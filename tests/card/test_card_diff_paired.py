@@ -151,3 +151,34 @@ def test_card_diff_of_two_judges_pairs_the_base_items_of_their_validity_runs(tmp
     assert changes["validity.R_plus"].how == "unpaired (stored intervals)"
     same = {c.quantity: c for c in diff_cards(ca, ca, n_boot=500)}
     assert same["validity.R"].ci == (0.0, 0.0) and not same["validity.R"].flagged
+
+
+def test_card_diff_of_two_judges_pairs_the_cap_pairs(tmp_path):
+    """Two judges on the bundled JudgeBench and LLMBar slices: every CAP cell of the card (overall,
+    conditions, strict/consistency) recomputed from the run's units.parquet equals the card's value,
+    and its difference is paired over the shared pairs of the set."""
+    from judgeaudit.card.diff import diff_cards
+    from judgeaudit.commands.card import card
+    from judgeaudit.commands.cap import run_cap
+    from judgeaudit.default_runs import CAP_SETS
+
+    run_cap(list(CAP_SETS), judge_specs=["reference:length", "reference:random"], n_boot=100,
+            store=tmp_path / "calls.sqlite", out=tmp_path / "cap")
+    ca = card("reference:length", [tmp_path / "cap"], tmp_path / "ca")
+    cb = card("reference:random", [tmp_path / "cap"], tmp_path / "cb")
+    changes = {c.quantity: c for c in diff_cards(ca, cb, n_boot=300)}
+    jb = ca["sections"]["cap"]["sets"]["judgebench"]
+    n_pairs = jb["overall"]["n"]
+    overall = changes["cap.judgebench.overall"]
+    assert overall.how == f"paired over {n_pairs} shared pairs"
+    assert overall.a == pytest.approx(jb["overall"]["value"], abs=1e-12)
+    assert overall.b == pytest.approx(cb["sections"]["cap"]["sets"]["judgebench"]["overall"]["value"], abs=1e-12)
+    checked = 0
+    for name, sb in ca["sections"]["cap"]["sets"].items():
+        for cond, e in sb["conditions"].items():
+            if e["value"] is not None and f"cap.{name}.{cond}" in changes:
+                c = changes[f"cap.{name}.{cond}"]
+                assert c.how.startswith("paired") and c.a == pytest.approx(e["value"], abs=1e-12)
+                checked += 1
+    assert checked >= 5
+    assert not any(c.how.startswith("unpaired") for q, c in changes.items() if q.startswith("cap."))

@@ -68,11 +68,12 @@ def diff_cards(a: dict[str, Any], b: dict[str, Any], level: float = 0.95, *, n_b
     from judgeaudit.card.paired import compare, section_units
 
     out = []
-    for kind in ("validity", "world", "loop"):
-        ua, ub = section_units(a, kind), section_units(b, kind)
-        if ua is not None and ub is not None:
-            out += [Change(q, c.a, c.b, c.diff, c.ci, c.how)
-                    for q, c in compare(ua, ub, n_boot=n_boot, seed=seed, level=level).items()]
+    for kind in ("validity", "cap", "world", "loop"):
+        tb = section_units(b, kind)
+        for ua in section_units(a, kind):
+            for ub in tb:
+                out += [Change(q, c.a, c.b, c.diff, c.ci, c.how)
+                        for q, c in compare(ua, ub, n_boot=n_boot, seed=seed, level=level).items()]
     z = NormalDist().inv_cdf(0.5 + level / 2)
     qa, qb = quantities(a), quantities(b)
     done = {c.quantity for c in out}

@@ -11,7 +11,7 @@ responses for the loop, answers for the world). Comparing two runs:
 * **unpaired** when they share none: each run resampled on its own, independently.
 
 The run folders keep the per-unit tables this reads (``verdicts.parquet`` and the probe set of a
-validity run, ``units.parquet`` of a loop run, ``decisions.parquet`` of a world run); a section whose run keeps none is compared unpaired from the
+validity run, ``units.parquet`` of a CAP or a loop run, ``decisions.parquet`` of a world run); a section whose run keeps none is compared unpaired from the
 cards' stored intervals (``card.diff``).
 """
 
@@ -197,17 +197,42 @@ def world_units(decisions: pd.DataFrame, judge: str) -> Units:
     return Units("answer", ids, np.hstack(blocks) if blocks else np.zeros((len(ids), 0)), stats)
 
 
-def section_units(card: dict, kind: str) -> Units | None:
-    """The per-unit table of a card's ``kind`` section, read from its source run folder (None when
-    the section was not measured or its run keeps no per-unit table)."""
+def cap_units(units: pd.DataFrame, judge: str, set_name: str) -> Units:
+    """Base items of one set of a CAP run (``units.parquet``) for ``judge``: every cell's Σ num / Σ den —
+    ``cap.<set>.<condition>`` (``overall`` included), ``cap.<set>.<condition>.strict|consistency``."""
+    sub = units[(units["judge_id"] == judge) & (units["set"] == set_name)
+                & units["metric"].isin(["value", "strict", "consistency"])]
+    ids = np.array(sorted(sub["unit"].astype(str).unique()))
+    cols, stats = [], {}
+    for (cond, met), g in sub.groupby(["condition", "metric"], sort=True):
+        g = g.set_index(g["unit"].astype(str))
+        cols += [g["num"].reindex(ids).fillna(0).to_numpy(float), g["den"].reindex(ids).fillna(0).to_numpy(float)]
+        name = f"cap.{set_name}.{cond}" + ("" if met == "value" else f".{met}")
+        stats[name] = _ratio(len(cols) - 2, len(cols) - 1)
+    return Units("pair", ids, np.column_stack(cols) if cols else np.zeros((len(ids), 0)), stats)
+
+
+def section_units(card: dict, kind: str) -> list[Units]:
+    """The per-unit tables of a card's ``kind`` section (one per set for CAP), read from its source run
+    folders (none when the section was not measured or its run keeps no per-unit table)."""
     s = card["sections"].get(kind) or {}
-    if not s.get("measured") or not s.get("source"):
-        return None
+    if not s.get("measured"):
+        return []
+    if kind == "cap":
+        out = []
+        for name, sb in s.get("sets", {}).items():
+            f = Path(sb["source"]["path"]).parent / "units.parquet"
+            if f.is_file():
+                out.append(cap_units(pd.read_parquet(f), card["judge"], name))
+        return out
+    if not s.get("source"):
+        return []
     folder = Path(s["source"]["path"]).parent
     if kind == "validity":
-        return _validity_from(folder, card["judge"])
+        u = _validity_from(folder, card["judge"])
+        return [u] if u is not None else []
     if kind == "loop" and (folder / "units.parquet").is_file():
-        return loop_units(pd.read_parquet(folder / "units.parquet"))
+        return [loop_units(pd.read_parquet(folder / "units.parquet"))]
     if kind == "world" and (folder / "decisions.parquet").is_file():
-        return world_units(pd.read_parquet(folder / "decisions.parquet"), card["judge"])
-    return None
+        return [world_units(pd.read_parquet(folder / "decisions.parquet"), card["judge"])]
+    return []

@@ -226,6 +226,10 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
         sections.append(calls_section(calls))
     sections += extra or []
     write_result(out / "result.json", d)
+    if len(result.units):   # per base item, for a paired ``card diff``
+        from judgeaudit.io import write_parquet
+
+        write_parquet(out / "units.parquet", result.units)
     write_page(out / "report.html", title, sections)
 
 
@@ -260,7 +264,7 @@ def run_cmd(
     from judgeaudit.validate import check_options, output_dir, set_inputs
 
     check_options(bootstrap=bootstrap, concurrency=concurrency)
-    output_dir(out, writes=("result.json", "report.html"), inputs=[*set_inputs(set_), human, store])
+    output_dir(out, writes=("result.json", "report.html", "units.parquet"), inputs=[*set_inputs(set_), human, store])
     led = register.load(ledger, strict_register)
     if augment and any(a not in ("style", "length") for a in augment):
         raise InputError("--augment takes style or length", field="augment")
