@@ -1,9 +1,14 @@
 """The bootstrap interval of a difference between two runs, paired where they share units.
 
 A run's quantities are each a function of summed per-unit counts (the loop's net = Σ(fixed − broken)
-/ Σ units over responses; a world detection rate = metric(Σ tp, fn, tn, fp, fa) over answers). A
-``Units`` table holds one count vector per unit (the unit the quantity's own interval resamples:
-responses for the loop, answers for the world). Comparing two runs:
+/ Σ units over responses; a world detection rate = metric(Σ tp, fn, tn, fp, fa) over clusters; a CAP
+cell = Σ num / Σ den over base items). A ``Units`` table holds one count vector per unit (the unit the
+quantity's own interval resamples: base items for validity, pairs (their base items) for CAP,
+responses for the loop, clusters — an answer, or the source item its answers share — for the world).
+Validity's S and R are Eq. (6) (the mean over base items of each base item's mean flip) at the
+operating point τ the run chose: per base item (its mean flip × has, has), so Eq. (6) is a ratio of
+sums; τ is held at each run's value (the run's own intervals re-select it in every resample).
+Comparing two runs:
 
 * **paired** when they share units: the shared units are resampled once (one multiplicity matrix)
   and both runs' quantities are computed on that same resample; the difference B − A and its
@@ -179,7 +184,7 @@ def loop_units(units: pd.DataFrame) -> Units:
 
 
 def world_units(decisions: pd.DataFrame, judge: str) -> Units:
-    """Answers (clusters) of a world run (``decisions.parquet``) for ``judge``: per arm the confusion
+    """Clusters (an answer, or the source item its answers share) of a world run (``decisions.parquet``) for ``judge``: per arm the confusion
     counts of ``stats.paired.cluster_counts``; ``world.<arm>.<metric>`` for every metric."""
     from judgeaudit.stats.paired import FIELDS, METRICS, cluster_counts, metric
 
@@ -194,7 +199,7 @@ def world_units(decisions: pd.DataFrame, judge: str) -> Units:
         lo = k * len(FIELDS)
         for m in METRICS:
             stats[f"world.{arm}.{m}"] = (lambda lo_, m_: lambda x: metric(x[..., lo_:lo_ + len(FIELDS)], m_))(lo, m)
-    return Units("answer", ids, np.hstack(blocks) if blocks else np.zeros((len(ids), 0)), stats)
+    return Units("cluster", ids, np.hstack(blocks) if blocks else np.zeros((len(ids), 0)), stats)
 
 
 def cap_units(units: pd.DataFrame, judge: str, set_name: str) -> Units:
