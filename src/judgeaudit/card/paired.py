@@ -16,8 +16,8 @@ Comparing two runs:
 * **unpaired** when they share none: each run resampled on its own, independently.
 
 The run folders keep the per-unit tables this reads (``verdicts.parquet`` and the probe set of a
-validity run, ``units.parquet`` of a CAP or a loop run, ``decisions.parquet`` of a world run); a section whose run keeps none is compared unpaired from the
-cards' stored intervals (``card.diff``).
+validity run, ``units.parquet`` of a CAP or a loop run, ``decisions.parquet`` of a world run); a
+section whose run keeps none is compared unpaired from the cards' stored intervals (``card.diff``).
 """
 
 from __future__ import annotations
