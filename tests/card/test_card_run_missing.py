@@ -57,11 +57,11 @@ def test_run_missing_with_reference_judges_fills_every_section_the_judge_can_ans
     assert s["world"]["not_measured"] == "not measured — reference:length has no label verdict form"
     assert s["loop"]["not_measured"] == "not measured — reference:length has no generate verdict form"
     assert sorted(p.name for p in (out / "runs").iterdir() if p.is_dir()) == ["cap", "validation_power", "validity"]
-    # a second card from the same OUT finds the runs: nothing left to run in those sections
-    res = CliRunner().invoke(app, ["card", "--judge", "reference:length", "--run-missing", "--from", str(out / "runs"),
-                                   "--out", str(tmp_path / "again")])
+    # again into the same OUT: the runs made there are read, nothing is left to run
+    res = CliRunner().invoke(app, ["card", "--judge", "reference:length", "--run-missing", "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert "total: 0 runs, 0 judge calls to make" in res.output
+    assert _card(out)["from"] == [str(out / "runs")]
 
 
 def test_run_missing_runs_the_world_for_a_world_instrument(tmp_path):

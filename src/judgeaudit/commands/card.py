@@ -23,9 +23,10 @@ def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"
          n_boot: int = 2000) -> dict:
     """Build and write OUT/card.json, OUT/card.html and OUT/checklist.md; the card.
 
-    ``run_missing``: the default runs of the sections no folder in ``from_dirs`` measured are
-    estimated (printed on stderr before any call), then run under OUT/runs when ``yes`` or when
-    ``confirm()`` (asked once) says so; neither: ``InputError``, nothing is run."""
+    ``run_missing``: the default runs of the sections no folder in ``from_dirs`` (nor OUT/runs, from an
+    earlier ``run_missing``) measured are estimated (printed on stderr before any call), then run under
+    OUT/runs when ``yes`` or when ``confirm()`` (asked once) says so; neither: ``InputError``, nothing
+    is run."""
     from judgeaudit.card.build import SECTIONS, build_card
     from judgeaudit.card.checklist import checklist, checklist_md
     from judgeaudit.card.render import write_card_html
@@ -36,10 +37,14 @@ def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"
     check_options(bootstrap=n_boot)
     out, from_dirs = Path(out), [Path(d) for d in from_dirs]
     output_dir(out, writes=("card.json", "card.html", "checklist.md"), inputs=[*from_dirs, ledger])
-    runs = collect(from_dirs)
     notes: dict[str, str] = {}
     if run_missing:
         from judgeaudit.card import missing
+
+        if missing.runs_dir(out).is_dir() and missing.runs_dir(out) not in from_dirs:
+            from_dirs.append(missing.runs_dir(out))   # runs an earlier --run-missing made here
+    runs = collect(from_dirs)
+    if run_missing:
 
         first = build_card(judge, runs, from_dirs=from_dirs)
         planned = missing.plan(judge, [k for k in SECTIONS if not first["sections"][k].get("measured", True)], out)
