@@ -27,10 +27,12 @@ _LAZY = {
     "load_set": "judgeaudit.datasets.registry",
 }
 
-__all__ = ["InputError", "Item", "JudgeRequest", "PairwiseItem", "Probe", "Verdict", "__version__", *_LAZY]
+__all__ = ["InputError", "Item", "JudgeRequest", "PairwiseItem", "Probe", "Verdict", "__version__", "card", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "card":   # the package judgeaudit.card, callable: judgeaudit.card(judge, from_dirs, out, ...)
+        return import_module("judgeaudit.card")
     if name in _LAZY:
         return getattr(import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'judgeaudit' has no attribute {name!r}")

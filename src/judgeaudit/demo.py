@@ -11,7 +11,8 @@
 5. loop — the embedded judge as judge and responder on an IFEval slice the package carries (8 GPT-4
    responses), under the control, blind, informed and certificate regulators, scored by the IFEval checker;
 6. the embedded judge's validity card, gathered from the runs above (OUT/card).
-Everything goes through the call store in OUT, so a rerun is instant.
+Everything goes through the call store in OUT, so a rerun is instant. Steps 1, 2, 4 and 5 are the default
+runs of ``judgeaudit.default_runs``, which ``card --run-missing`` runs for any judge.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from judgeaudit.default_runs import DEFAULT_RUNS
 from judgeaudit.report.html import Section, write_page
 
 EMBEDDED = "local"
@@ -32,20 +34,17 @@ console = Console(stderr=True)
 
 
 def _validity(out: Path, n_boot: int) -> list[Section]:
-    from judgeaudit.commands.validity import print_summary, run_validity, sections
+    from judgeaudit.commands.validity import print_summary, sections
 
-    r = run_validity("bundled", DEMO_JUDGES, out=out / "validity", store=out / "calls.sqlite", n_boot=n_boot)
+    r = DEFAULT_RUNS["validity"].run(DEMO_JUDGES, out / "validity", out / "calls.sqlite", n_boot)
     print_summary(r.result)
     return sections(r)
 
 
 def _validation_power(out: Path) -> list[Section]:
-    from judgeaudit.commands.vp import run_audit
-    from judgeaudit.datasets.demo import vp_demo_sets
     from judgeaudit.report.validation_power import vp_sections
 
-    result = run_audit(vp_demo_sets(), mode="both", out=out / "validation_power")
-    return vp_sections(result)
+    return vp_sections(DEFAULT_RUNS["vp"].run([], out / "validation_power", out / "calls.sqlite", 0))
 
 
 def _cap() -> list[Section]:
@@ -55,28 +54,15 @@ def _cap() -> list[Section]:
 
 
 def _world(out: Path, n_boot: int) -> list[Section]:
-    from importlib.resources import files
-
-    from judgeaudit.commands.world import run_world_cmd
     from judgeaudit.report.world import world_sections
 
-    data = files("judgeaudit") / "data" / "halueval"
-    r = run_world_cmd(f"halueval:{data}?part=qa&max_rows=40", WORLD_JUDGES, ["blind", "informed", "placebo"],
-                      out=out / "world", store=out / "calls.sqlite", votes=1, n_boot=n_boot, progress=False)
-    return world_sections(r.result)
+    return world_sections(DEFAULT_RUNS["world"].run(WORLD_JUDGES, out / "world", out / "calls.sqlite", n_boot).result)
 
 
 def _loop(out: Path) -> list[Section]:
-    from importlib.resources import files
-
-    from judgeaudit.commands.loop import run_loop_command
     from judgeaudit.loop.report import loop_sections
 
-    data = Path(str(files("judgeaudit") / "data" / "ifeval"))
-    result = run_loop_command(task="ifeval", data=data, initial="shipped", responder=EMBEDDED, judge=EMBEDDED,
-                              regulators=["control", "blind", "informed", "certificate"], out=out / "loop",
-                              store=out / "calls.sqlite", rounds=1, votes=1)
-    return loop_sections(result)
+    return loop_sections(DEFAULT_RUNS["loop"].run([EMBEDDED], out / "loop", out / "calls.sqlite", 2000))
 
 
 def run_demo(out: Path, *, n_boot: int = 2000) -> Path:

@@ -43,7 +43,7 @@ def result_kind(d: dict[str, Any]) -> str | None:
         return "cap"
     if {"sets", "transfer"} <= keys:
         return "vp"
-    if "world_gap" in keys or {"blind", "informed"} <= keys:
+    if "world_gap" in keys or {"blind", "informed"} <= keys or {"arms", "tie_rule", "judges"} <= keys:
         return "world"
     if "regulators" in keys or "loop" in keys:
         return "loop"

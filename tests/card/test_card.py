@@ -143,17 +143,17 @@ def test_card_with_every_section_absent(tmp_path):
     (tmp_path / "empty").mkdir()
     card, html, md = _card(tmp_path, tmp_path / "empty")
     s = card["sections"]
-    expect = {
-        "validity": f"not measured — run: judgeaudit validity run --judge {J} --probes bundled --out DIR",
-        "cap": f"not measured — run: judgeaudit cap run --set judgebench:PATH --judge {J} --out DIR",
-        "vp": "not measured — run: judgeaudit vp audit --set SPEC --out DIR",
-        "world": f"not measured — run: judgeaudit world run --judge {J} --out DIR",
-        "loop": f"not measured — run: judgeaudit loop run --judge {J} --out DIR",
-        "ledger": f"not measured — run: judgeaudit card --judge {J} --from DIR --ledger FILE --out DIR",
-    }
+    from html import escape
+
+    from judgeaudit.default_runs import DEFAULT_RUNS
+
+    alt = f" (or: judgeaudit card --judge {J} --run-missing --out DIR)"
+    expect = {k: f"not measured — run: {r.command.format(judge=J)}{alt}" for k, r in DEFAULT_RUNS.items()}
+    assert expect["validity"] == f"not measured — run: judgeaudit validity run --judge {J} --probes bundled --out DIR{alt}"
+    expect["ledger"] = f"not measured — run: judgeaudit card --judge {J} --from DIR --ledger FILE --out DIR"
     assert {k: s[k].get("not_measured") for k in expect} == expect
     for line in expect.values():
-        assert line in html
+        assert escape(line) in html
     assert [i["ok"] for i in s["checklist"]["items"]] == [False] * 6 and md.count("✗") == 6
     assert card["verdict"] == ["§6.1 checklist: 0 of 6 items met.",
                                "Not measured: validity, cap, vp, world, loop, ledger."]

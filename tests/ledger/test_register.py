@@ -100,3 +100,29 @@ def test_vp_and_cap_runs_take_the_ledger_too(tmp_path):
     assert res.exit_code == 0, res.output  # every judge's overall registered by the wildcard
     reg = json.loads((tmp_path / "cap" / "register.json").read_text())["headlines"]
     assert len(reg) >= 5 and all(h["by"] == ["C1"] for h in reg)
+
+
+def test_cap_run_with_a_ledger_writes_its_report_once_with_the_register_section(tmp_path, monkeypatch):
+    import judgeaudit
+    import judgeaudit.report.html as html
+
+    pages: list[tuple[str, list[str]]] = []
+    real = html.write_page
+
+    def counting(path, title, sections, **kw):
+        pages.append((str(path), [s.title for s in sections]))
+        return real(path, title, sections, **kw)
+
+    monkeypatch.setattr(html, "write_page", counting)
+    led = _ledger(tmp_path / "l.yaml", [])
+    full = Ledger(predictions=(Prediction.model_validate({"id": "C1", "run": "cap", "clauses": [
+        {"metric": "sets.judgebench.judges.*.overall", "bar": ">= 0.5"}]}),))
+    write_ledger(led, commit(full, at="2026-01-01T00:00:00+00:00", git=None)[0])
+    data = Path(judgeaudit.__file__).parent / "data" / "judgebench"
+    res = CliRunner().invoke(app, ["cap", "run", "--set", f"judgebench:{data}", "--published", "--bootstrap", "20",
+                                   "--out", str(tmp_path / "cap"), "--ledger", str(led)])
+    assert res.exit_code == 0, res.output
+    reports = [titles for path, titles in pages if path.endswith("report.html")]
+    assert len(reports) == 1   # rendered once
+    assert "Register of predicted values" in reports[0]
+    assert "Register of predicted values" in (tmp_path / "cap" / "report.html").read_text()

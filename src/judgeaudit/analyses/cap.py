@@ -178,6 +178,10 @@ class CapResult:
     boot: dict[tuple[str, str, str, str], np.ndarray] = field(default_factory=dict, repr=False,
                                                               compare=False)
     benchmark_scores: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(BENCHMARK_SCORE_COLUMNS)))
+    units: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(UNIT_COLUMNS)), repr=False,
+                                compare=False)
+    """Per resampling unit (base item) the numerator and denominator of every bootstrapped cell: a cell
+    is Σ num / Σ den over its set's units (for a paired comparison of two runs)."""
 
     def to_frame(self) -> pd.DataFrame:
         return self.cells.copy()
@@ -263,6 +267,9 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
 
 # --------------------------------------------------------------------------------------------
 # estimation
+
+
+UNIT_COLUMNS = ("set", "unit", "judge_id", "condition", "metric", "num", "den")
 
 
 @dataclass
@@ -438,6 +445,7 @@ def cap_profile(
             judge_parts.setdefault(s_name, {})[jid] = part
 
     cell_rows: list[dict[str, Any]] = []
+    unit_frames: list[pd.DataFrame] = []
     excl_rows: list[dict[str, Any]] = []
     bias_rows: list[dict[str, Any]] = []
     cov_rows: list[dict[str, Any]] = []
@@ -580,6 +588,11 @@ def cap_profile(
                                           "n_api": 0, "n_used": int((sc & has).sum())})
 
         est = _estimate(acc, counts, level)
+        for key, num, den in zip(acc.keys, acc.nums, acc.dens, strict=True):
+            used = den > 0
+            unit_frames.append(pd.DataFrame({"set": set_name, "unit": units[used].astype(str), "judge_id": key[0],
+                                             "condition": key[1], "metric": key[2], "num": num[used],
+                                             "den": den[used]}))
         _products(est, products, level)
         for key, (v, lo, hi, n, b) in est.items():
             jid, code, metric = key
@@ -608,6 +621,7 @@ def cap_profile(
         spearman=sp, stress=st, l1=l1, families=families, evaluator=evaluator, n_boot=n_boot,
         seed=seed if isinstance(seed, int) or seed is None else None, failures=failures, boot=boots,
         benchmark_scores=_benchmark_scores(benchmark_scores),
+        units=pd.concat(unit_frames, ignore_index=True) if unit_frames else pd.DataFrame(columns=list(UNIT_COLUMNS)),
     )
 
 

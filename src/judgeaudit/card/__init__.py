@@ -4,5 +4,23 @@
 * ``sources``   — finding and reading the runs' ``result.json`` files (kind detected by keys);
 * ``checklist`` — the six items of §6.1, each ✓/✗ with its evidence;
 * ``build``     — the card's sections for one judge, and the rule-based verdict paragraph;
-* ``render``    — card.html.
+* ``render``    — card.html;
+* ``missing``   — ``--run-missing``: the default runs a card lacks, estimated, then run;
+* ``paired``    — the paired bootstrap of a difference between two runs (``card diff``).
+
+The package is callable: ``judgeaudit.card(judge, from_dirs, out, ledger=None, *, run_missing=False,
+yes=False, n_boot=2000)`` builds and writes one card (``judgeaudit.commands.card.card``).
 """
+
+import sys
+import types
+
+
+class _CallableModule(types.ModuleType):
+    def __call__(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN204 - the signature of commands.card.card
+        from judgeaudit.commands.card import card
+
+        return card(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -14,16 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.card.checklist import VALIDITY_CMD, VP_CMD, checklist
+from judgeaudit.card.checklist import checklist
 from judgeaudit.card.sources import Run, of_kind
+from judgeaudit.default_runs import DEFAULT_RUNS
 from judgeaudit.runinfo import utc_now
 
 COMMANDS = {
-    "validity": VALIDITY_CMD,
-    "cap": "judgeaudit cap run --set judgebench:PATH --judge {judge} --out DIR",
-    "vp": VP_CMD,
-    "world": "judgeaudit world run --judge {judge} --out DIR",
-    "loop": "judgeaudit loop run --judge {judge} --out DIR",
+    **{k: f"{r.command} (or: judgeaudit card --judge {{judge}} --run-missing --out DIR)" for k, r in DEFAULT_RUNS.items()},
     "ledger": "judgeaudit card --judge {judge} --from DIR --ledger FILE --out DIR",
 }
 VALIDITY_KEYS = ("S", "R", "R_scope", "R_strength", "gap", "R_plus", "wrong_way_rate", "control_flip_rate")
@@ -38,6 +35,17 @@ def _absent(kind: str, judge: str) -> dict[str, Any]:
     return {"measured": False, "not_measured": f"not measured — run: {COMMANDS[kind].format(judge=judge)}"}
 
 
+def _unusable(r: Run, judge: str) -> dict[str, Any] | None:
+    """The section's "not measured" entry when ``judge`` was asked in run ``r`` and gave no usable
+    verdict (the run's ``calls`` summary), else None."""
+    c = (r.data.get("calls") or {}).get(judge) or {}
+    if not c.get("calls") or c.get("usable"):
+        return None
+    why = f"; first: {c['reasons'][0]}" if c.get("reasons") else ""
+    return {"measured": False, "not_measured": f"not measured — {judge} gave no usable verdict in {r.path.parent} "
+                                               f"({c.get('failed_calls')} of {c['calls']} calls failed{why})"}
+
+
 def _val(block: dict[str, Any], key: str) -> dict[str, Any]:
     return {"value": block.get(key), "ci": block.get(f"{key}_ci")}
 
@@ -47,6 +55,8 @@ def validity_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
     if not hits:
         return _absent("validity", judge)
     r = hits[-1]
+    if (bad := _unusable(r, judge)) is not None:
+        return bad
     b = r.data["judges"][judge]
     d = b.get("directional") or {}
     return {
@@ -64,6 +74,8 @@ def validity_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
 def cap_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
     sets = {}
     for r in of_kind(runs, "cap"):
+        if _unusable(r, judge) is not None:
+            continue
         for s, sb in r.data.get("sets", {}).items():
             j = sb.get("judges", {}).get(judge)
             if j is None:
@@ -111,6 +123,8 @@ def generic_section(runs: Sequence[Run], judge: str, kind: str) -> dict[str, Any
     if not hits:
         return _absent(kind, judge)
     r = hits[-1]
+    if (bad := _unusable(r, judge)) is not None:
+        return bad
     block = (r.data.get("judges") or {}).get(judge, r.data)
     nums = [(p, v) for p, v in _numbers({k: v for k, v in block.items() if k not in ("run_id", "created_at")})]
     return {"measured": True, "source": _src(r), "numbers": dict(nums[:60])}
@@ -188,8 +202,9 @@ def verdict(card: dict[str, Any]) -> list[str]:
 
 
 def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Path] = (),
-               ledger: str | Path | None = None) -> dict[str, Any]:
-    """The card.json content for ``judge``."""
+               ledger: str | Path | None = None, notes: dict[str, str] | None = None) -> dict[str, Any]:
+    """The card.json content for ``judge``; ``notes`` replaces the "not measured" line of a section
+    that stays unmeasured (e.g. why its default run was not made)."""
     items = checklist(runs, judge)
     sections = {
         "validity": validity_section(runs, judge),
@@ -200,6 +215,9 @@ def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Pat
         "checklist": {"measured": True, "items": [i.to_dict() for i in items]},
         "ledger": ledger_section(ledger, from_dirs, judge),
     }
+    for k, text in (notes or {}).items():
+        if not sections[k].get("measured", True):
+            sections[k]["not_measured"] = text
     card = {"judge": judge, "generated_at": utc_now(), "from": [str(d) for d in from_dirs], "sections": sections}
     card["verdict"] = verdict(card)
     return card

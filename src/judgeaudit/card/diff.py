@@ -1,12 +1,14 @@
 """Comparing two cards (one judge at two dates, or two judges): every quantity both cards carry with
 an interval, the difference B − A and an interval of the difference; a change is flagged when that
-interval excludes zero.
+interval excludes zero. Each row says how its interval was made:
 
-Cards hold each quantity's interval, not its resamples, so the interval of the difference combines
-the two as independent: each interval's half-width is read as z·se (z the normal quantile of the
-level), and the difference's interval is (B − A) ± z·√(se_A² + se_B²). This is unpaired: where the two
-runs share items and their errors are positively correlated it is conservative (wider than a paired
-bootstrap); a paired interval needs the two runs' verdict tables, which a card does not carry.
+* from the run folders' per-unit tables (``card.paired``): a bootstrap of the difference, **paired**
+  when the two runs share units (the shared units resampled once, both quantities computed on the
+  same resample), unpaired when they share none;
+* otherwise from the cards' stored intervals, **unpaired**: each interval's half-width is read as
+  z·se (z the normal quantile of the level) and the difference's interval is
+  (B − A) ± z·√(se_A² + se_B²). Where the runs share items and their errors are positively
+  correlated this is conservative (wider than a paired bootstrap).
 """
 
 from __future__ import annotations
@@ -52,18 +54,30 @@ class Change:
     b: float
     diff: float
     ci: tuple[float, float]
+    how: str = "unpaired (stored intervals)"
 
     @property
     def flagged(self) -> bool:
         return self.ci[0] > 0 or self.ci[1] < 0
 
 
-def diff_cards(a: dict[str, Any], b: dict[str, Any], level: float = 0.95) -> list[Change]:
-    """Every quantity shared by cards ``a`` and ``b``, with B − A and its interval."""
+def diff_cards(a: dict[str, Any], b: dict[str, Any], level: float = 0.95, *, n_boot: int = 2000,
+               seed: int = 0) -> list[Change]:
+    """Every quantity shared by cards ``a`` and ``b``, with B − A and its interval (bootstrap of the
+    difference from the runs' per-unit tables where both runs keep them, paired over shared units)."""
+    from judgeaudit.card.paired import compare, section_units
+
+    out = []
+    for kind in ("validity", "cap", "world", "loop"):
+        tb = section_units(b, kind)
+        for ua in section_units(a, kind):
+            for ub in tb:
+                out += [Change(q, c.a, c.b, c.diff, c.ci, c.how)
+                        for q, c in compare(ua, ub, n_boot=n_boot, seed=seed, level=level).items()]
     z = NormalDist().inv_cdf(0.5 + level / 2)
     qa, qb = quantities(a), quantities(b)
-    out = []
-    for k in qa.keys() & qb.keys():
+    done = {c.quantity for c in out}
+    for k in (qa.keys() & qb.keys()) - done:
         (va, ca), (vb, cb) = qa[k], qb[k]
         half = z * math.hypot((ca[1] - ca[0]) / (2 * z), (cb[1] - cb[0]) / (2 * z))
         d = vb - va
@@ -73,9 +87,10 @@ def diff_cards(a: dict[str, Any], b: dict[str, Any], level: float = 0.95) -> lis
 
 def diff_md(a: dict[str, Any], b: dict[str, Any], changes: list[Change]) -> str:
     lines = [f"# card diff: {a['judge']} ({a['generated_at']}) → {b['judge']} ({b['generated_at']})", "",
-             "| quantity | A | B | B − A | interval | flagged |", "|---|---|---|---|---|---|"]
+             "| quantity | A | B | B − A | interval | flagged | interval from |", "|---|---|---|---|---|---|---|"]
     lines += [f"| {c.quantity} | {c.a:.3f} | {c.b:.3f} | {c.diff:+.3f} | [{c.ci[0]:+.3f}, {c.ci[1]:+.3f}] | "
-              f"{'**changed**' if c.flagged else ''} |" for c in changes]
+              f"{'**changed**' if c.flagged else ''} | {c.how} |" for c in changes]
+    paired = sum(c.how.startswith("paired") for c in changes)
     lines += ["", f"{sum(c.flagged for c in changes)} of {len(changes)} shared quantities changed (interval of the "
-              "difference excludes zero; unpaired, from each card's stored intervals)."]
+              f"difference excludes zero); {paired} paired over shared units, {len(changes) - paired} unpaired."]
     return "\n".join(lines) + "\n"

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -77,10 +78,12 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
             stress: list[str] | None = None, n_boot: int = 1000, seed: int = 0, store: Path | None = None,
             out: Path | None = None, concurrency: int | None = None, failures: str = "exclude",
             api_base: str | None = None, augment: list[str] | None = None,
-            generator_spec: str | None = None, c8_sample: int | None = None) -> CapResult:
+            generator_spec: str | None = None, c8_sample: int | None = None,
+            extra: Callable[[CapResult], list] | None = None) -> CapResult:
     """Load the sets, collect judges (published outputs and/or live judges run in both orders
     through the call store), optionally run the C8 evaluator, estimate the profile, and with
-    ``out`` write ``out/result.json`` and ``out/report.html``."""
+    ``out`` write ``out/result.json`` and ``out/report.html`` (with the sections ``extra(result)``
+    returns, e.g. the register of predicted values, appended)."""
     from judgeaudit.analyses.cap_design import (
         evaluator_agreement,
         failure_counts,
@@ -174,7 +177,8 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         from judgeaudit.runtime.failures import summarise
 
         calls = summarise(pd.concat(called, ignore_index=True)) if called else None
-        write_outputs(result, Path(out), live_failures=live_failures, calls=calls)
+        write_outputs(result, Path(out), live_failures=live_failures, calls=calls,
+                      extra=extra(result) if extra else None)
     return result
 
 
@@ -201,9 +205,11 @@ def benchmark_scores(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], adapt
 
 
 def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame | None = None,
-                  title: str = "judgeaudit: conditional accuracy profiles", calls: Any = None) -> None:
+                  title: str = "judgeaudit: conditional accuracy profiles", calls: Any = None,
+                  extra: list | None = None) -> None:
     """OUT/result.json and OUT/report.html; ``calls`` (a ``runtime.failures.CallSummary`` of the live
-    judges and the evaluator) adds ``calls`` to the result and a judge-calls section to the report."""
+    judges and the evaluator) adds ``calls`` to the result and a judge-calls section to the report;
+    ``extra`` sections go at the end of the report."""
     from judgeaudit.report.cap import cap_sections
     from judgeaudit.report.html import write_page
     from judgeaudit.runinfo import write_result
@@ -218,7 +224,12 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
 
         d["calls"] = calls.to_dict()
         sections.append(calls_section(calls))
+    sections += extra or []
     write_result(out / "result.json", d)
+    if len(result.units):   # per base item, for a paired ``card diff``
+        from judgeaudit.io import write_parquet
+
+        write_parquet(out / "units.parquet", result.units)
     write_page(out / "report.html", title, sections)
 
 
@@ -253,14 +264,22 @@ def run_cmd(
     from judgeaudit.validate import check_options, output_dir, set_inputs
 
     check_options(bootstrap=bootstrap, concurrency=concurrency)
-    output_dir(out, writes=("result.json", "report.html"), inputs=[*set_inputs(set_), human, store])
+    output_dir(out, writes=("result.json", "report.html", "units.parquet"), inputs=[*set_inputs(set_), human, store])
     led = register.load(ledger, strict_register)
     if augment and any(a not in ("style", "length") for a in augment):
         raise InputError("--augment takes style or length", field="augment")
+    entries: list = []
+
+    def register_section(result: CapResult) -> list:
+        e, section = register.mark(led, ledger, "cap", result.to_dict(), out)
+        entries.extend(e)
+        return [section]
+
     result = run_cap(set_, judge_specs=judge, published=published, evaluator_spec=evaluator,
                      allow_same_family=allow_same_family, human=human, stress=stress, n_boot=bootstrap, seed=seed,
                      store=store, out=out, concurrency=concurrency, failures=failures, api_base=api_base,
-                     augment=augment, generator_spec=generator, c8_sample=c8_sample)
+                     augment=augment, generator_spec=generator, c8_sample=c8_sample,
+                     extra=register_section if led is not None else None)
     from judgeaudit.report.cap import benchmark_score_table, profile_table
 
     for s in dict.fromkeys(result.cells["set"]):
@@ -272,11 +291,6 @@ def run_cmd(
         console.print(bst.drop(columns=["rule"]).to_string(index=False), highlight=False, soft_wrap=True)
     console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
     if led is not None:
-        from judgeaudit.report.cap import cap_sections
-        from judgeaudit.report.html import write_page
-
-        entries, section = register.mark(led, ledger, "cap", result.to_dict(), out)
-        write_page(out / "report.html", "judgeaudit: conditional accuracy profiles", [*cap_sections(result), section])
         register.enforce(entries, strict_register)
 
 

@@ -1,8 +1,11 @@
 """``judgeaudit card``: one validity card per judge from existing run folders (card.html, card.json,
-checklist.md). Nothing is recomputed: each section reads the result.json files it finds."""
+checklist.md). Nothing is recomputed: each section reads the result.json files it finds; with
+``--run-missing`` the default runs of the sections no folder measured are estimated, confirmed and
+run under OUT/runs first (``card.missing``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -15,18 +18,48 @@ app = typer.Typer(help="The validity card of one judge, gathered from run folder
 console = Console(stderr=True, soft_wrap=True)
 
 
-def card(judge: str, from_dirs: list[Path], out: Path, ledger: Path | None = None) -> dict:
-    """Build and write OUT/card.json, OUT/card.html and OUT/checklist.md; the card."""
-    from judgeaudit.card.build import build_card
+def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"), ledger: Path | None = None, *,
+         run_missing: bool = False, yes: bool = False, confirm: Callable[[], bool] | None = None,
+         n_boot: int = 2000) -> dict:
+    """Build and write OUT/card.json, OUT/card.html and OUT/checklist.md; the card.
+
+    ``run_missing``: the default runs of the sections no folder in ``from_dirs`` (nor OUT/runs, from an
+    earlier ``run_missing``) measured are estimated (printed on stderr before any call), then run under
+    OUT/runs when ``yes`` or when ``confirm()`` (asked once) says so; neither: ``InputError``, nothing
+    is run."""
+    from judgeaudit.card.build import SECTIONS, build_card
     from judgeaudit.card.checklist import checklist, checklist_md
     from judgeaudit.card.render import write_card_html
     from judgeaudit.card.sources import collect
     from judgeaudit.io import write_json
-    from judgeaudit.validate import output_dir
+    from judgeaudit.validate import check_options, output_dir
 
+    check_options(bootstrap=n_boot)
+    out, from_dirs = Path(out), [Path(d) for d in from_dirs]
     output_dir(out, writes=("card.json", "card.html", "checklist.md"), inputs=[*from_dirs, ledger])
+    notes: dict[str, str] = {}
+    if run_missing:
+        from judgeaudit.card import missing
+
+        if missing.runs_dir(out).is_dir() and missing.runs_dir(out) not in from_dirs:
+            from_dirs.append(missing.runs_dir(out))   # runs an earlier --run-missing made here
     runs = collect(from_dirs)
-    c = build_card(judge, runs, from_dirs=from_dirs, ledger=ledger)
+    if run_missing:
+
+        first = build_card(judge, runs, from_dirs=from_dirs)
+        planned = missing.plan(judge, [k for k in SECTIONS if not first["sections"][k].get("measured", True)], out)
+        console.print(f"card --run-missing for {judge}: the runs the card lacks", highlight=False)
+        for p in planned:
+            console.print(f"  {p.line(judge)}", highlight=False, markup=False)
+        console.print(f"  {missing.total_line(planned)}", highlight=False, markup=False)
+        if any(not p.skip for p in planned):
+            if not yes and (confirm is None or not confirm()):
+                raise InputError("--run-missing runs the judge: confirm at the prompt, or pass --yes "
+                                 "(yes=True) to run without asking; nothing was run", field="--yes")
+            from_dirs += missing.run_planned(judge, planned, out, n_boot=n_boot)
+            runs = collect(from_dirs)
+        notes = {p.run.section: f"not measured — {p.skip}" for p in planned if p.skip}
+    c = build_card(judge, runs, from_dirs=from_dirs, ledger=ledger, notes=notes)
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "card.json", c)
     write_card_html(c, out / "card.html")
@@ -44,14 +77,22 @@ def card_cmd(
     = None,
     out: Annotated[Path | None, typer.Option("--out", help="output folder")] = None,
     ledger: Annotated[Path | None, typer.Option("--ledger", help="prediction ledger to score")] = None,
+    run_missing: Annotated[bool, typer.Option("--run-missing", help="run the default runs (bundled data) of the "
+                                              "sections no --from folder measured, after a cost estimate")] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="with --run-missing: run without asking")] = False,
+    bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples of the runs --run-missing "
+                                           "makes")] = 2000,
 ) -> None:
     """Writes OUT/card.html, OUT/card.json and OUT/checklist.md (``card diff A B`` compares two cards)."""
+    import sys
+
     if ctx.invoked_subcommand is not None:
         return
-    for name, v in (("--judge", judge), ("--from", from_), ("--out", out)):
+    for name, v in (("--judge", judge), ("--from", from_ or run_missing), ("--out", out)):
         if not v:
-            raise InputError(f"{name} is required", field=name)
-    c = card(judge, list(from_), out, ledger)
+            raise InputError(f"{name} is required" + (" (or --run-missing)" if name == "--from" else ""), field=name)
+    ask = (lambda: typer.confirm("Run them?", default=False, err=True)) if sys.stdin.isatty() else None
+    c = card(judge, list(from_ or []), out, ledger, run_missing=run_missing, yes=yes, confirm=ask, n_boot=bootstrap)
     for line in c["verdict"]:
         print(line)
     console.print(f"→ {out}/card.html, {out}/card.json, {out}/checklist.md")

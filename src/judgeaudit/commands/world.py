@@ -22,7 +22,7 @@ app = typer.Typer(help="What a judge must be shown: blind vs informed arms, worl
                   no_args_is_help=True)
 console = Console(stderr=True)
 
-WRITES = ("result.json", "verdicts.parquet", "report.html")
+WRITES = ("result.json", "verdicts.parquet", "decisions.parquet", "report.html")
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,7 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
               "calls": summarise(verdicts).to_dict()}
     write_result(out / "result.json", result)
     write_parquet(out / "verdicts.parquet", verdicts)
+    write_parquet(out / "decisions.parquet", an.decisions)   # per answer, for a paired card diff
     return WorldResult(result, verdicts, an.decisions)
 
 

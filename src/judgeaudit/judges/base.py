@@ -134,6 +134,11 @@ class Judge:
         """Whether asking is meaningful (a replay file cannot be re-asked for an epoch it lacks)."""
         return True
 
+    def answers(self, form: str) -> bool:
+        """Whether this judge has the verdict form ``form`` at all (a model: every form; a fixed
+        instrument: the forms it defines)."""
+        return True
+
     def key(self, request: JudgeRequest) -> str:
         return call_key(self.spec, self.render(request), request.epoch)
 

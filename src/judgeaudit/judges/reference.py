@@ -86,6 +86,11 @@ class ReferenceJudge(Judge):
         self._embeddings: dict[str, Any] = {}
         self._pending: dict[str, asyncio.Future] = {}
 
+    def answers(self, form: str) -> bool:
+        if self.name in WORLD_NAMES:
+            return form in WORLD_FORMS
+        return form == "graded" or (form == "pairwise" and self.name in ("constant", "random", "length"))
+
     def render(self, request: JudgeRequest) -> str:
         return "\x1f".join(str(x) for x in (request.form, request.request_id, request.text, request.evidence,
                                             request.prompt, request.response_a, request.response_b))

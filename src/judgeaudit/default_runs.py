@@ -1,0 +1,161 @@
+"""The default runs on the data the package carries: what ``judgeaudit demo`` runs, and what
+``judgeaudit card --run-missing`` runs for one judge when a card section has no run folder.
+
+One table, ``DEFAULT_RUNS`` (card section → ``DefaultRun``). Each entry knows
+
+* the folder it writes under OUT, and the equivalent command;
+* the verdict form the judge must answer (``None``: the run calls no judge);
+* the judge's requests (to estimate calls, time and money before anything runs; the loop's depend on
+  the replies, so its list is the upper bound: a report per output and regulator, and a revision of
+  each);
+* how to run it for a list of judge specs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.judges.base import Judge
+from judgeaudit.records import JudgeRequest
+
+DATA = Path(str(files("judgeaudit") / "data"))
+WORLD_SET = f"halueval:{DATA / 'halueval'}?part=qa&max_rows=40"
+WORLD_ARMS = ("blind", "informed", "placebo")
+WORLD_REFERENCES = ("reference:oracle", "reference:flag-all", "reference:flag-none")
+"""The world run's instruments beside the judge: the oracle ceiling and the two constant floors."""
+CAP_SETS = (f"judgebench:{DATA / 'judgebench'}", f"llmbar:{DATA / 'llmbar'}")
+LOOP_REGULATORS = ("control", "blind", "informed", "certificate")
+
+
+@dataclass(frozen=True)
+class DefaultRun:
+    section: str
+    folder: str
+    form: str | None
+    command: str
+    requests: Callable[[Judge], list[JudgeRequest]]
+    run: Callable[..., Any]
+    """``run(judge_specs, out, store, n_boot)``; returns the command's result object."""
+
+
+# --- validity: the bundled probe set ------------------------------------------------------------------------
+
+
+def _validity_requests(_: Judge) -> list[JudgeRequest]:
+    from judgeaudit.commands.validity import regrade_requests
+    from judgeaudit.probes.design import graded_requests
+    from judgeaudit.probes.io import bundled_probes_path, read_probes
+    from judgeaudit.records import probes_frame
+
+    reqs = graded_requests(probes_frame(read_probes(bundled_probes_path())))
+    return reqs + regrade_requests(reqs, 48)
+
+
+def _validity(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
+    from judgeaudit.commands.validity import run_validity
+
+    return run_validity("bundled", judges, out=out, store=store, n_boot=n_boot)
+
+
+# --- validation power: the public-set slices (no judge calls) -------------------------------------------------
+
+
+def _vp(_: list[str], out: Path, store: Path, n_boot: int) -> Any:
+    from judgeaudit.commands.vp import run_audit
+    from judgeaudit.datasets.demo import vp_demo_sets
+
+    return run_audit(vp_demo_sets(), mode="both", out=out)
+
+
+# --- CAP: the trimmed JudgeBench and LLMBar slices, both orders -----------------------------------------------
+
+
+def _cap_requests(_: Judge) -> list[JudgeRequest]:
+    import pandas as pd
+
+    from judgeaudit.analyses.cap_design import pairwise_requests
+    from judgeaudit.commands.cap import load_cap_set
+
+    return pairwise_requests(pd.concat([load_cap_set(s)[0] for s in CAP_SETS], ignore_index=True))
+
+
+def _cap(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
+    from judgeaudit.commands.cap import run_cap
+
+    return run_cap(list(CAP_SETS), judge_specs=judges, n_boot=min(n_boot, 1000), store=store, out=out)
+
+
+# --- world: a HaluEval QA slice, blind / informed / placebo ---------------------------------------------------
+
+
+def _world_items() -> list:
+    from judgeaudit.commands.world import load_items
+
+    return load_items(WORLD_SET, None)
+
+
+def _world_requests(_: Judge) -> list[JudgeRequest]:
+    from judgeaudit.world.requests import build_requests
+    from judgeaudit.world.run import context_for
+
+    items = _world_items()
+    return build_requests(items, list(WORLD_ARMS), context_for(items, 0), form="label", votes=1)
+
+
+def _world(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
+    from judgeaudit.commands.world import run_world_cmd
+
+    return run_world_cmd(WORLD_SET, judges, list(WORLD_ARMS), out=out, store=store, votes=1, n_boot=n_boot,
+                         progress=False)
+
+
+# --- loop: an IFEval slice, the judge as judge and responder --------------------------------------------------
+
+
+def _loop_task() -> Any:
+    from judgeaudit.loop.tasks import load_task
+
+    return load_task("ifeval", DATA / "ifeval")
+
+
+def _loop_requests(_: Judge) -> list[JudgeRequest]:
+    from judgeaudit.loop.regulators import get_regulator
+
+    task = _loop_task()
+    regs = [get_regulator(r) for r in LOOP_REGULATORS]
+    asks = [(r.name, it, what) for r in regs for it in task.items
+            for what in (("report", "revise") if r.calls_judge else ("revise",))]
+    # each its own call (own epoch): the real prompts differ by regulator and report
+    return [JudgeRequest(form="generate", request_id=f"{name}|{it.item_id}|{what}", epoch=i,
+                         prompt=f"{it.request}\n\n{it.shipped or ''}") for i, (name, it, what) in enumerate(asks)]
+
+
+def _loop(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
+    from judgeaudit.commands.loop import run_loop_command
+
+    return run_loop_command(task="ifeval", data=DATA / "ifeval", initial="shipped", responder=judges[0],
+                            judge=judges[0], regulators=list(LOOP_REGULATORS), out=out, store=store, rounds=1,
+                            votes=1, bootstrap=n_boot)
+
+
+DEFAULT_RUNS: dict[str, DefaultRun] = {r.section: r for r in (
+    DefaultRun("validity", "validity", "graded",
+               "judgeaudit validity run --judge {judge} --probes bundled --out DIR", _validity_requests, _validity),
+    DefaultRun("vp", "validation_power", None, "judgeaudit vp audit --set SPEC --out DIR",
+               lambda _: [], _vp),
+    DefaultRun("cap", "cap", "pairwise",
+               f"judgeaudit cap run --set {CAP_SETS[0]} --set {CAP_SETS[1]} --judge {{judge}} --out DIR",
+               _cap_requests, _cap),
+    DefaultRun("world", "world", "label",
+               f"judgeaudit world run --set '{WORLD_SET}' --judge {{judge}} "
+               + " ".join(f"--judge {r}" for r in WORLD_REFERENCES) + " "
+               + " ".join(f"--arm {a}" for a in WORLD_ARMS) + " --votes 1 --out DIR", _world_requests, _world),
+    DefaultRun("loop", "loop", "generate",
+               f"judgeaudit loop run --task ifeval --data {DATA / 'ifeval'} --initial shipped --responder {{judge}} "
+               "--judge {judge} " + " ".join(f"--regulator {r}" for r in LOOP_REGULATORS)
+               + " --rounds 1 --votes 1 --out DIR", _loop_requests, _loop),
+)}

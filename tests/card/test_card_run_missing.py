@@ -1,0 +1,115 @@
+"""``card --run-missing``: the default runs a card lacks, estimated before any call, confirmed, run
+under OUT/runs and read by the card.
+
+Call counts are the bundled data's: the probe set has 48 base items and 576 edits (624 graded
+requests) plus 48 re-grades = 672; the CAP slices hold 90 pairs, asked in both orders = 180; the
+world slice has 40 answers under 3 arms = 120; the IFEval slice has 8 responses, and the loop asks
+at most a report and a revision per response under each of the two judge-calling regulators and a
+revision under each of the other two = 8 × (2 + 2 + 1 + 1) = 48.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from judgeaudit.cli import app
+from judgeaudit.errors import InputError
+
+RUN_SECTIONS = ("validity", "cap", "vp", "world", "loop")
+
+
+def _card(out: Path) -> dict:
+    return json.loads((out / "card.json").read_text())
+
+
+def test_without_yes_off_a_terminal_it_prints_the_estimate_and_runs_nothing(tmp_path):
+    res = CliRunner().invoke(app, ["card", "--judge", "reference:length", "--run-missing", "--out", str(tmp_path / "c")])
+    assert isinstance(res.exception, InputError) and res.exception.field == "--yes"   # the CLI: one line, exit 2
+    assert "validity (validity): 672 calls of reference:length, 0 in the store, 672 to make; ~0 s" in res.output
+    assert "cap (cap): 180 calls of reference:length, 0 in the store, 180 to make" in res.output
+    assert "vp (validation_power): no judge calls" in res.output
+    assert "world (world): not run — reference:length has no label verdict form" in res.output
+    assert "loop (loop): not run — reference:length has no generate verdict form" in res.output
+    assert "total: 3 runs, 852 judge calls to make, time ~0 s, cost $0.0000" in res.output
+    assert "pass --yes" in str(res.exception) and "nothing was run" in str(res.exception)
+    assert not (tmp_path / "c" / "runs").exists() and not (tmp_path / "c" / "card.json").exists()
+
+
+def test_run_missing_with_reference_judges_fills_every_section_the_judge_can_answer(tmp_path):
+    out = tmp_path / "c"
+    res = CliRunner().invoke(app, ["card", "--judge", "reference:length", "--run-missing", "--yes", "--bootstrap", "200",
+                                   "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    first_call = next(i for i, line in enumerate(lines) if line.startswith("reference:length: 672 requests"))
+    assert lines.index("  total: 3 runs, 852 judge calls to make, time ~0 s, cost $0.0000") < first_call
+    card = _card(out)
+    s = card["sections"]
+    assert [k for k in RUN_SECTIONS if s[k]["measured"]] == ["validity", "cap", "vp"]
+    assert s["validity"]["n"]["base_items"] == 48
+    assert s["validity"]["source"]["path"] == str(out / "runs" / "validity" / "result.json")
+    assert set(s["cap"]["sets"]) >= {"judgebench"} and s["cap"]["sets"]["judgebench"]["source"]["path"].startswith(
+        str(out / "runs" / "cap"))
+    assert s["world"]["not_measured"] == "not measured — reference:length has no label verdict form"
+    assert s["loop"]["not_measured"] == "not measured — reference:length has no generate verdict form"
+    assert sorted(p.name for p in (out / "runs").iterdir() if p.is_dir()) == ["cap", "validation_power", "validity"]
+    # again into the same OUT: the runs made there are read, nothing is left to run
+    res = CliRunner().invoke(app, ["card", "--judge", "reference:length", "--run-missing", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "total: 0 runs, 0 judge calls to make" in res.output
+    assert _card(out)["from"] == [str(out / "runs")]
+
+
+def test_run_missing_runs_the_world_for_a_world_instrument(tmp_path):
+    import judgeaudit
+
+    out = tmp_path / "c"
+    vp = tmp_path / "vp"
+    vp.mkdir()   # a vp run given: only the missing sections run (the oracle has only world forms)
+    (vp / "result.json").write_text(json.dumps({"sets": {}, "transfer": {}, "run_id": "x", "created_at": "2026"}))
+    card = judgeaudit.card("reference:oracle", [vp], out, run_missing=True, yes=True, n_boot=100)
+    s = card["sections"]
+    assert s["world"]["measured"] and s["world"]["source"]["path"] == str(out / "runs" / "world" / "result.json")
+    # the oracle's informed arm is exact: recall = specificity = 1 on the 40 answers (20 hallucinated)
+    assert s["world"]["numbers"]["arms.informed.recall"] == 1.0
+    assert s["world"]["numbers"]["arms.informed.specificity"] == 1.0
+    assert s["world"]["numbers"]["arms.informed.n"] == 40
+    assert (out / "runs" / "world" / "decisions.parquet").is_file()
+    assert s["validity"]["not_measured"] == "not measured — reference:oracle has no graded verdict form"
+
+
+UNIVERSAL = '{"defective": false, "defects": [], "violated": [], "score": 5}\nScore: 5\nVerdict: A'
+"""One reply every default run parses: a world label, loop reports, a grade and a pairwise verdict."""
+
+
+@pytest.mark.slow
+def test_run_missing_with_an_api_judge_measures_every_section_and_estimates_before_any_call(
+        tmp_path, fake_server, monkeypatch, capsys):
+    import judgeaudit
+    from judgeaudit.runtime.store import CallStore
+
+    srv = fake_server(responder=lambda prompt: UNIVERSAL)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_API_BASE", srv.base_url)
+    out, judge = tmp_path / "c", "api:openai/gpt-4o-mini"
+    seen = {}
+
+    def confirm() -> bool:   # asked after the estimate, before the first call
+        seen["answered"] = sum(srv.answered.values())
+        seen["stored"] = (out / "runs" / "calls.sqlite").exists()
+        seen["printed"] = capsys.readouterr().err
+        return True
+
+    card = judgeaudit.card(judge, [], out, run_missing=True, confirm=confirm, n_boot=100)
+    assert seen["answered"] == 0 and not seen["stored"]
+    assert f"validity (validity): 672 calls of {judge}, 0 in the store, 672 to make" in seen["printed"]
+    assert f"world (world): 120 calls of {judge}" in seen["printed"]
+    assert f"loop (loop): at most 48 calls of {judge}" in seen["printed"]
+    assert "cost ≤ $" in seen["printed"]
+    assert all(card["sections"][k]["measured"] for k in RUN_SECTIONS)
+    with CallStore(out / "runs" / "calls.sqlite") as cs:
+        assert len(cs) == sum(srv.answered.values())
