@@ -72,7 +72,8 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
                   concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000, seed: int = 0,
                   temperature: float = 0.3, strict_threshold: float = 0.5, top_k: int = 5,
                   items: list | None = None, encoder=None, progress: bool = True,
-                  matcher_judge: str | None = None) -> WorldResult:
+                  matcher_judge: str | None = None, covariates: Sequence[str] = ("world_chars",),
+                  permutations: int = 9999, alternative: str = "two-sided") -> WorldResult:
     """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``)."""
     from judgeaudit.commands.common import build_judges
     from judgeaudit.errors import InputError
@@ -83,7 +84,11 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     from judgeaudit.world.run import analyse, judge_world, provenance
 
     _check(out, set_spec, judge_specs, store, votes=votes, max_items=max_items, concurrency=concurrency,
-           bootstrap=n_boot, temperature=temperature, strict_threshold=strict_threshold, top_k=top_k)
+           bootstrap=n_boot, temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
+           permutations=permutations)
+    if alternative not in ("two-sided", "greater", "less"):
+        raise InputError(f"--alternative must be two-sided, greater or less; got {alternative!r}",
+                         field="--alternative")
     from judgeaudit.world.templates import WORLD_FORMS
 
     if form not in WORLD_FORMS:
@@ -95,6 +100,9 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     items = items if items is not None else load_items(set_spec, max_items)
     if not items:
         raise InputError("the set has no items", field="--set")
+    from judgeaudit.world.correlate import covariate_table
+
+    covariate_table(items, covariates)   # an unknown or non-numeric covariate fails before any call
     judges = build_judges(_judge_specs(judge_specs, temperature), api_base=api_base)
     verdicts = judge_world(items, judges, arms, form=form, votes=votes, store_path=store or out / "calls.sqlite",
                            seed=seed, encoder=encoder, top_k=top_k, concurrency=concurrency, progress=progress)
@@ -110,7 +118,7 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
         generous = judge_pairs(mj, items, matcher_queries(items, verdicts, seed=seed), store_path=store or out / "calls.sqlite",
                                concurrency=concurrency, progress=progress)
     an = analyse(items, verdicts, form=form, arms=arms, n_boot=n_boot, seed=seed, strict_threshold=strict_threshold,
-                 generous=generous)
+                 generous=generous, covariates=covariates, n_perm=permutations, alternative=alternative)
     result = {**an.result, "votes": votes, "temperature": temperature, "matcher_judge": matcher_judge,
               "matcher_undecided": getattr(generous, "undecided", None),
               "provenance": {**provenance(items, set_spec), "judges": [j.id for j in judges]},
@@ -184,13 +192,20 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             top_k: Annotated[int, typer.Option("--top-k", help="routed arm: world sentences per claim")] = 5,
             matcher_judge: Annotated[str | None, typer.Option(
                 "--matcher-judge", help="judge spec of the generous span matcher (form defects)")] = None,
+            correlate: Annotated[list[str], typer.Option(
+                "--correlate", help="covariate for Spearman ρ of per-answer gains and false alarms (repeatable): "
+                "world_chars, output_chars, units or a numeric item meta key")] = ["world_chars"],  # noqa: B006
+            permutations: Annotated[int, typer.Option("--permutations", help="Spearman permutations")] = 9999,
+            alternative: Annotated[str, typer.Option(
+                "--alternative", help="Spearman p: two-sided | greater | less")] = "two-sided",
             allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
             ) -> None:
     """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
     r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
                       concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
                       temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
-                      matcher_judge=matcher_judge)
+                      matcher_judge=matcher_judge, covariates=correlate, permutations=permutations,
+                      alternative=alternative)
     write_report(r, out)
 
 

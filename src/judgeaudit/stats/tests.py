@@ -67,7 +67,8 @@ def spearman_test(x, y, *, n_perm: int = 9999, seed: int | np.random.Generator |
     the exact share at least as extreme (identity included); otherwise ``n_perm`` random pairings
     with the +1 correction, (1 + #{as extreme}) / (1 + n_perm). ``alternative``: ``two-sided``
     (scipy's 2·min of the one-sided p, capped at 1), ``greater`` (ρ > 0 predicted) or ``less``.
-    ρ and p are NaN when n < 3 or a vector is constant. This is the one Spearman test of the
+    ρ and p are NaN when n < 3 or a vector is constant; p is NaN when ``n_perm`` is 0 and n is
+    above ``exact_max_n``. This is the one Spearman test of the
     package (CAP Eq. 2, the closed loop's precision–net ordering, the world harness's per-answer
     correlations).
     """
@@ -83,6 +84,8 @@ def spearman_test(x, y, *, n_perm: int = 9999, seed: int | np.random.Generator |
         return SpearmanTest(float("nan"), float("nan"), n, False, 0, alternative)
     rho = float(_st.spearmanr(x, y).statistic)
     n_res = math.factorial(n) if exact else n_perm
+    if n_res <= 0:
+        return SpearmanTest(rho, float("nan"), n, False, 0, alternative)
     rx = _st.rankdata(x)
     # one sample (y's ranks) permuted against x's fixed ranks: the n! pairings
     res = _st.permutation_test((_st.rankdata(y),), lambda ry, axis=-1: _rank_pearson(rx, ry, axis),
