@@ -43,7 +43,8 @@ FACTORS = ("question", "source", "typed", "instrument")
 SCORED_HOW = {
     "label": "per-answer labels compared directly with the gold label (no matcher)",
     "sentences": "per-unit labels compared directly with the gold unit labels (no matcher); bootstrap over answers",
-    "typed": "typed ids compared directly with the violated requirement types (no matcher); bootstrap over answers",
+    "typed": "typed ids compared directly with the violated requirement types, one unit per (answer, type id) "
+             "(no matcher); bootstrap over answers",
     "score": f"1-5 score, median of votes; flagged when below {SCORE_CLEAN:g} (no matcher)",
     "defects": "answer flagged when the union of its votes' defects is non-empty (no matcher); "
                "span recall/precision depend on the matcher",
