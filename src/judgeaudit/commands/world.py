@@ -1,7 +1,9 @@
 """``judgeaudit world``: what a judge must be shown (blind-spot §3–6).
 
 ``world run`` judges every answer of a world set under each arm (K votes each), pools and scores
-them, and writes ``result.json``, ``verdicts.parquet`` and ``report.html``; ``world factorial``
+them (rates with intervals, paired gains with McNemar, span matchers, Spearman ρ with a permutation
+p of per-answer gains and false alarms against ``--correlate`` covariates), and writes
+``result.json``, ``verdicts.parquet`` and ``report.html``; ``world factorial``
 runs the 2^k cells of question × source × typed (× instrument) and adds the Shapley values.
 """
 
