@@ -120,3 +120,11 @@ def test_unknown_or_non_numeric_covariate_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="not a number") as e:
         covariate_table(bad, ["hint"])
     assert e.value.field == "--correlate"
+
+
+def test_spearman_options_are_checked_before_any_call(tmp_path):
+    for kw, field in (({"alternative": "up"}, "--alternative"), ({"permutations": -1}, "--permutations")):
+        with pytest.raises(InputError) as e:
+            run_world_cmd("tiny:x", ["reference:oracle"], ["blind", "informed"], out=tmp_path / "o", items=_items(),
+                          progress=False, **kw)
+        assert e.value.field == field and not (tmp_path / "o" / "calls.sqlite").exists()
