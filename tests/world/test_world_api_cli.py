@@ -82,6 +82,8 @@ def test_label_form_through_the_cli_with_an_api_judge(tmp_path, env):
           "--arm", "blind", "--arm", "informed", "--votes", "3", "--bootstrap", "200", "--out", str(out)])
     r = json.loads((out / "result.json").read_text())
     assert set(r) >= {"judges", "paired", "spearman", "provenance", "calls", "votes", "temperature"}
+    sp = r["provenance"]["set_provenance"]
+    assert sp["adapter"] == "ragtruth" and str(d / "response.jsonl") in sp["files"] and sp["n_items"] == 8
     arms = r["judges"]["api:openai/fake-judge"]["arms"]
     for a in arms.values():
         assert {"n", "recall", "specificity", "balanced_accuracy", "false_alarms_per_clean", "ci"} <= set(a)

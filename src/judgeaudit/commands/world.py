@@ -34,18 +34,25 @@ class WorldResult:
     decisions: pd.DataFrame
 
 
-def load_items(set_spec: str, max_items: int | None) -> list:
-    """The world items of ``set_spec`` (the data adapters' ``load_world_set``), first ``max_items``."""
+def load_set(set_spec: str, max_items: int | None) -> tuple[list, dict]:
+    """The world items of ``set_spec`` (the data adapters' ``load_world``), first ``max_items``, and the
+    set's provenance (files read, PROVENANCE.json, variant, counts excluded)."""
     from judgeaudit.errors import InputError
 
     try:
-        from judgeaudit.datasets.world import load_world_set
+        from judgeaudit.datasets.world import load_world
     except ModuleNotFoundError as e:
         if e.name != "judgeaudit.datasets.world":
             raise
         raise InputError("this install has no world set adapters (judgeaudit.datasets.world)", field="--set") from None
-    items = load_world_set(set_spec)
-    return items[:max_items] if max_items else items
+    ws = load_world(set_spec)
+    items = list(ws.items)
+    return (items[:max_items] if max_items else items), dict(ws.provenance)
+
+
+def load_items(set_spec: str, max_items: int | None) -> list:
+    """The world items of ``set_spec``, first ``max_items``."""
+    return load_set(set_spec, max_items)[0]
 
 
 def _judge_specs(specs: Sequence[str | dict], temperature: float) -> list[str | dict]:
@@ -99,7 +106,9 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
         raise InputError(f"arms must be given once each; got {list(arms)}", field="--arm")
     for a in arms:
         get_arm(a)
-    items = items if items is not None else load_items(set_spec, max_items)
+    set_prov = None
+    if items is None:
+        items, set_prov = load_set(set_spec, max_items)
     if not items:
         raise InputError("the set has no items", field="--set")
     from judgeaudit.world.correlate import covariate_table
@@ -123,7 +132,8 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
                  generous=generous, covariates=covariates, n_perm=permutations, alternative=alternative)
     result = {**an.result, "votes": votes, "temperature": temperature, "matcher_judge": matcher_judge,
               "matcher_undecided": getattr(generous, "undecided", None),
-              "provenance": {**provenance(items, set_spec), "judges": [j.id for j in judges]},
+              "provenance": {**provenance(items, set_spec), "judges": [j.id for j in judges],
+                             "set_provenance": set_prov},
               "calls": summarise(verdicts).to_dict()}
     write_result(out / "result.json", result)
     write_parquet(out / "verdicts.parquet", verdicts)
