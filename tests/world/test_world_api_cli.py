@@ -38,6 +38,7 @@ def _ragtruth(tmp_path):
         responses += [{"id": f"{i}r", "source_id": f"s{i}", "response": right, "labels": []},
                       {"id": f"{i}w", "source_id": f"s{i}", "response": wrong,
                        "labels": [{"start": at, "end": at + 4, "text": wrong_year, "label_type": "Evident Conflict"}]}]
+    responses.append({"id": "cut", "source_id": "s0", "response": "The bridge", "labels": [], "quality": "truncated"})
     _jsonl(d / "source_info.jsonl", sources)
     _jsonl(d / "response.jsonl", responses)
     return d
@@ -84,6 +85,8 @@ def test_label_form_through_the_cli_with_an_api_judge(tmp_path, env):
     assert set(r) >= {"judges", "paired", "spearman", "provenance", "calls", "votes", "temperature"}
     sp = r["provenance"]["set_provenance"]
     assert sp["adapter"] == "ragtruth" and str(d / "response.jsonl") in sp["files"] and sp["n_items"] == 8
+    assert sp["excluded"] == {"quality is not good": 1}
+    assert "Left out by the set's adapter: quality is not good: 1" in (out / "report.html").read_text()
     arms = r["judges"]["api:openai/fake-judge"]["arms"]
     for a in arms.values():
         assert {"n", "recall", "specificity", "balanced_accuracy", "false_alarms_per_clean", "ci"} <= set(a)

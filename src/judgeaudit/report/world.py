@@ -99,6 +99,10 @@ def world_sections(result: dict) -> list[Section]:
              f"per request at temperature {result.get('temperature')}; tie rule: a tie counts as "
              f"{esc(result['tie_rule'])}; intervals: percentile bootstrap over answers ({result['n_boot']} "
              "resamples), Wilson for proportions in result.json.</p>")
+    sp = prov.get("set_provenance") or {}
+    if sp.get("excluded"):
+        intro += ("<p>Left out by the set's adapter: "
+                  + "; ".join(f"{esc(k)}: {v}" for k, v in sp["excluded"].items()) + ".</p>")
     secs = [Section("Arms", intro + table_html(arm_table(result)),
                     banners=[f"Scored: {scored}. These numbers do not depend on a matcher."])]
     if result["paired"]:
