@@ -68,9 +68,8 @@ def spearman_test(x, y, *, n_perm: int = 9999, seed: int | np.random.Generator |
     with the +1 correction, (1 + #{as extreme}) / (1 + n_perm). ``alternative``: ``two-sided``
     (scipy's 2·min of the one-sided p, capped at 1), ``greater`` (ρ > 0 predicted) or ``less``.
     ρ and p are NaN when n < 3 or a vector is constant; p is NaN when ``n_perm`` is 0 and n is
-    above ``exact_max_n``. This is the one Spearman test of the
-    package (CAP Eq. 2, the closed loop's precision–net ordering, the world harness's per-answer
-    correlations).
+    above ``exact_max_n``. This is the one Spearman test of the package (CAP Eq. 2, the closed
+    loop's precision–net ordering, the world harness's per-answer correlations).
     """
     if alternative not in ("two-sided", "greater", "less"):
         raise ValueError(f"alternative must be two-sided, greater or less; got {alternative!r}")
@@ -89,7 +88,8 @@ def spearman_test(x, y, *, n_perm: int = 9999, seed: int | np.random.Generator |
     rx = _st.rankdata(x)
     # one sample (y's ranks) permuted against x's fixed ranks: the n! pairings
     res = _st.permutation_test((_st.rankdata(y),), lambda ry, axis=-1: _rank_pearson(rx, ry, axis),
-                               permutation_type="pairings", vectorized=True, n_resamples=n_res, batch=max(1, 4_000_000 // n),
+                               permutation_type="pairings", vectorized=True, n_resamples=n_res,
+                               batch=max(1, 4_000_000 // n),
                                alternative=alternative, rng=rng_for(seed))
     return SpearmanTest(rho, float(res.pvalue), n, exact, int(n_res), alternative)
 
