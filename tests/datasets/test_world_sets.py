@@ -315,7 +315,8 @@ def test_frank_missing_world(tmp_path):
     with pytest.raises(InputError) as e:
         load_world(f"frank:{tmp_path}")
     assert (e.value.path, e.value.field) == (str(tmp_path / "human_annotations.json"), "model_name")
-    _jsonl(tmp_path / "articles.jsonl", [{"hash": "h2", "article": "", "a": "a .", "a_lines": ["a ."]}])
+    _jsonl(tmp_path / "articles.jsonl", [{"hash": "h1", "article": "A.", "a": "a .", "a_lines": ["a ."]},
+                                         {"hash": "h2", "article": "", "a": "a .", "a_lines": ["a ."]}])
     with pytest.raises(InputError) as e:
         load_world(f"frank:{tmp_path}")
-    assert (e.value.path, e.value.field) == (str(tmp_path / "articles.jsonl"), "article")
+    assert (e.value.path, e.value.line, e.value.field) == (str(tmp_path / "articles.jsonl"), 2, "article")

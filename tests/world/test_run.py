@@ -102,3 +102,26 @@ def test_factorial_with_the_instrument_factor(tmp_path):
                    "S1I1": ("flag-all", 0.5)}
     # φ_S = ½(1.0 − 0.5) + ½(0.5 − 0.5) = 0.25; φ_I = ½(0.5 − 0.5) + ½(0.5 − 1.0) = −0.25
     assert fac["shapley"]["balanced_accuracy"] == pytest.approx({"source": 0.25, "instrument": -0.25})
+
+
+def test_typed_form_scores_at_the_resolution_of_a_type_id(tmp_path):
+    # IFEval has responses with two constraints of one type, one violated and one kept (11 of 834 constraints
+    # on the shipped file): a typed report can only name the type, so the oracle reporting exactly the
+    # violated types must score perfectly — the unit of the typed form is (answer, type id), gold = any
+    # constraint of that type violated.
+    from judgeaudit.world.items import Unit, WorldItem
+
+    units = [Unit(unit_id="r.0", text="use 'cat' twice", defective=True, kind="keywords:frequency"),
+             Unit(unit_id="r.1", text="use 'dog' once", defective=False, kind="keywords:frequency"),
+             Unit(unit_id="r.2", text="all lower case", defective=False, kind="change_case:english_lowercase")]
+    it = WorldItem(item_id="r", task="instruction", output="A cat.", world="Write about a cat and a dog.",
+                   defective=True, units=units, group="r")
+    clean = it.model_copy(update={"item_id": "s", "group": "s", "defective": False, "output": "A cat and a dog.",
+                                  "units": [u.model_copy(update={"defective": False}) for u in units]})
+    _, _, an = _run(tmp_path, [ScriptedJudge(oracle_reply, "oracle")], ["blind", "informed"], form="typed",
+                    items=[it, clean])
+    inf = an.result["judges"]["oracle"]["arms"]["informed"]
+    assert (inf["n"], inf["n_defective"]) == (4, 1)          # 2 answers × 2 types; r's keywords type violated
+    assert (inf["recall"], inf["specificity"], inf["balanced_accuracy"]) == (1.0, 1.0, 1.0)
+    row = next(p for p in an.result["paired"] if p["metric"] == "recall")
+    assert (row["mcnemar"]["b"], row["mcnemar"]["c"]) == (1, 0)

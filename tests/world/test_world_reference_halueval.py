@@ -23,6 +23,11 @@ def test_reference_instruments_on_halueval_qa(tmp_path):
     spec = f"halueval:{DATA}?part=qa&max_rows=100"
     r = run_world_cmd(spec, ["reference:oracle", "reference:flag-all", "reference:flag-none"],
                       ["blind", "informed", "placebo"], out=tmp_path, votes=1, n_boot=200, progress=False)
+    # the adapter's provenance travels into result.json: which hallucinated variant, the files, PROVENANCE.json
+    sp = r.result["provenance"]["set_provenance"]
+    assert (sp["variant"], sp["adapter"], sp["n_items"], sp["trimmed"]["from_rows"]) == ("one-turn", "halueval", 100,
+                                                                                          1000)
+    assert sp["provenance_file"]["dataset"] == "HaluEval (partial)" and sp["excluded"] == {}
     J = r.result["judges"]
     n_def = J["reference:oracle"]["arms"]["informed"]["n_defective"]
     assert n_def == 50 and J["reference:oracle"]["arms"]["informed"]["n"] == 100   # 100 answers of 50 questions

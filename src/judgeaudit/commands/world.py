@@ -1,7 +1,9 @@
 """``judgeaudit world``: what a judge must be shown (blind-spot §3–6).
 
 ``world run`` judges every answer of a world set under each arm (K votes each), pools and scores
-them, and writes ``result.json``, ``verdicts.parquet`` and ``report.html``; ``world factorial``
+them (rates with intervals, paired gains with McNemar, span matchers, Spearman ρ with a permutation
+p of per-answer gains and false alarms against ``--correlate`` covariates), and writes
+``result.json``, ``verdicts.parquet`` and ``report.html``; ``world factorial``
 runs the 2^k cells of question × source × typed (× instrument) and adds the Shapley values.
 """
 
@@ -32,18 +34,25 @@ class WorldResult:
     decisions: pd.DataFrame
 
 
-def load_items(set_spec: str, max_items: int | None) -> list:
-    """The world items of ``set_spec`` (the data adapters' ``load_world_set``), first ``max_items``."""
+def load_set(set_spec: str, max_items: int | None) -> tuple[list, dict]:
+    """The world items of ``set_spec`` (the data adapters' ``load_world``), first ``max_items``, and the
+    set's provenance (files read, PROVENANCE.json, variant, counts excluded)."""
     from judgeaudit.errors import InputError
 
     try:
-        from judgeaudit.datasets.world import load_world_set
+        from judgeaudit.datasets.world import load_world
     except ModuleNotFoundError as e:
         if e.name != "judgeaudit.datasets.world":
             raise
         raise InputError("this install has no world set adapters (judgeaudit.datasets.world)", field="--set") from None
-    items = load_world_set(set_spec)
-    return items[:max_items] if max_items else items
+    ws = load_world(set_spec)
+    items = list(ws.items)
+    return (items[:max_items] if max_items else items), dict(ws.provenance)
+
+
+def load_items(set_spec: str, max_items: int | None) -> list:
+    """The world items of ``set_spec``, first ``max_items``."""
+    return load_set(set_spec, max_items)[0]
 
 
 def _judge_specs(specs: Sequence[str | dict], temperature: float) -> list[str | dict]:
@@ -72,7 +81,8 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
                   concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000, seed: int = 0,
                   temperature: float = 0.3, strict_threshold: float = 0.5, top_k: int = 5,
                   items: list | None = None, encoder=None, progress: bool = True,
-                  matcher_judge: str | None = None) -> WorldResult:
+                  matcher_judge: str | None = None, covariates: Sequence[str] = ("world_chars",),
+                  permutations: int = 9999, alternative: str = "two-sided") -> WorldResult:
     """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``)."""
     from judgeaudit.commands.common import build_judges
     from judgeaudit.errors import InputError
@@ -83,7 +93,11 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     from judgeaudit.world.run import analyse, judge_world, provenance
 
     _check(out, set_spec, judge_specs, store, votes=votes, max_items=max_items, concurrency=concurrency,
-           bootstrap=n_boot, temperature=temperature, strict_threshold=strict_threshold, top_k=top_k)
+           bootstrap=n_boot, temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
+           permutations=permutations)
+    if alternative not in ("two-sided", "greater", "less"):
+        raise InputError(f"--alternative must be two-sided, greater or less; got {alternative!r}",
+                         field="--alternative")
     from judgeaudit.world.templates import WORLD_FORMS
 
     if form not in WORLD_FORMS:
@@ -92,9 +106,14 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
         raise InputError(f"arms must be given once each; got {list(arms)}", field="--arm")
     for a in arms:
         get_arm(a)
-    items = items if items is not None else load_items(set_spec, max_items)
+    set_prov = None
+    if items is None:
+        items, set_prov = load_set(set_spec, max_items)
     if not items:
         raise InputError("the set has no items", field="--set")
+    from judgeaudit.world.correlate import covariate_table
+
+    covariate_table(items, covariates)   # an unknown or non-numeric covariate fails before any call
     judges = build_judges(_judge_specs(judge_specs, temperature), api_base=api_base)
     verdicts = judge_world(items, judges, arms, form=form, votes=votes, store_path=store or out / "calls.sqlite",
                            seed=seed, encoder=encoder, top_k=top_k, concurrency=concurrency, progress=progress)
@@ -110,10 +129,11 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
         generous = judge_pairs(mj, items, matcher_queries(items, verdicts, seed=seed), store_path=store or out / "calls.sqlite",
                                concurrency=concurrency, progress=progress)
     an = analyse(items, verdicts, form=form, arms=arms, n_boot=n_boot, seed=seed, strict_threshold=strict_threshold,
-                 generous=generous)
+                 generous=generous, covariates=covariates, n_perm=permutations, alternative=alternative)
     result = {**an.result, "votes": votes, "temperature": temperature, "matcher_judge": matcher_judge,
               "matcher_undecided": getattr(generous, "undecided", None),
-              "provenance": {**provenance(items, set_spec), "judges": [j.id for j in judges]},
+              "provenance": {**provenance(items, set_spec), "judges": [j.id for j in judges],
+                             "set_provenance": set_prov},
               "calls": summarise(verdicts).to_dict()}
     write_result(out / "result.json", result)
     write_parquet(out / "verdicts.parquet", verdicts)
@@ -185,13 +205,20 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             top_k: Annotated[int, typer.Option("--top-k", help="routed arm: world sentences per claim")] = 5,
             matcher_judge: Annotated[str | None, typer.Option(
                 "--matcher-judge", help="judge spec of the generous span matcher (form defects)")] = None,
+            correlate: Annotated[list[str], typer.Option(
+                "--correlate", help="covariate for Spearman ρ of per-answer gains and false alarms (repeatable): "
+                "world_chars, output_chars, units or a numeric item meta key")] = ["world_chars"],  # noqa: B006
+            permutations: Annotated[int, typer.Option("--permutations", help="Spearman permutations")] = 9999,
+            alternative: Annotated[str, typer.Option(
+                "--alternative", help="Spearman p: two-sided | greater | less")] = "two-sided",
             allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
             ) -> None:
     """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
     r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
                       concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
                       temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
-                      matcher_judge=matcher_judge)
+                      matcher_judge=matcher_judge, covariates=correlate, permutations=permutations,
+                      alternative=alternative)
     write_report(r, out)
 
 

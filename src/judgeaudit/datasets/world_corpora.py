@@ -134,7 +134,8 @@ def _summaries(folder: Path, exclude: Path) -> dict[tuple[str, str], dict[str, A
     for f in files_under(folder, (".json", ".jsonl")):
         if f == exclude:
             continue
-        for obj in frank._records(f):
+        records = iter_jsonl(f) if f.suffix == ".jsonl" else ((None, o) for o in frank._records(f))
+        for line, obj in records:
             if "hash" not in obj or "article" not in obj:
                 continue
             h = str(obj["hash"])
@@ -142,14 +143,14 @@ def _summaries(folder: Path, exclude: Path) -> dict[tuple[str, str], dict[str, A
                 if isinstance(obj.get("summary"), str):
                     out.setdefault((h, str(obj["model_name"])), {
                         "text": obj["summary"], "lines": obj.get("summary_lines"), "reference": obj.get("reference"),
-                        "article": obj["article"], "file": f})
+                        "article": obj["article"], "file": f, "line": line})
                 continue
             for k, v in obj.items():
                 if k != "article" and isinstance(v, str) and f"{k}_lines" in obj:
                     ref = next((obj[r.format(system=k)] for r in REFERENCE_KEYS
                                 if isinstance(obj.get(r.format(system=k)), str)), None)
                     out.setdefault((h, k), {"text": v, "lines": obj[f"{k}_lines"], "reference": ref,
-                                            "article": obj["article"], "file": f})
+                                            "article": obj["article"], "file": f, "line": line})
     return out
 
 
@@ -205,7 +206,7 @@ def load_frank(path: str | Path, *, undetermined: str = "exclude") -> AdapterRes
             if label:
                 spans.append(Span(start=s, end=e, label=always))
         items.append(make_item(
-            path=art_path, line=None, world_field="article",
+            path=art_path, line=rec["line"], world_field="article",
             item_id=f"frank/{h}/{m}", task="summarization", output=text, world=rec["article"],
             reference=rec["reference"], defective=bad, units=units, spans=spans, group=h, source_set="frank",
             meta={"system": m, "dataset": obj.get("dataset"), "split": obj.get("split"), "factuality": fact,

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
-from judgeaudit.stats.resample import bootstrap_counts, percentile_ci, permutation_p, rng_for
+from judgeaudit.stats.resample import bootstrap_counts, percentile_ci
+from judgeaudit.stats.tests import spearman_test
 
 
 @dataclass(frozen=True)
@@ -96,27 +96,12 @@ def ci(samples: np.ndarray, level: float = 0.95) -> list[float]:
     return [float(lo), float(hi)]
 
 
-def spearman(x: np.ndarray, y: np.ndarray) -> float:
-    rx, ry = rankdata(x), rankdata(y)
-    if np.std(rx) == 0 or np.std(ry) == 0:
-        return float("nan")
-    return float(np.corrcoef(rx, ry)[0, 1])
-
-
 def spearman_permutation(x: list[float], y: list[float], *, n_perm: int = 10000, seed: int = 0) -> dict[str, float]:
-    """ρ of (x, y) and its one-sided (greater) permutation p: every permutation of y when n ≤ 8
-    (p = #{ρ* ≥ ρ}/n!, the identity included), else ``n_perm`` random ones with the +1 rule."""
-    xa, ya = np.asarray(x, float), np.asarray(y, float)
-    n = len(xa)
-    rho = spearman(xa, ya)
-    if n < 3 or rho != rho:
-        return {"rho": rho, "p": float("nan"), "n": n}
-    if n <= 8:
-        null = np.array([spearman(xa, ya[list(p)]) for p in itertools.permutations(range(n))])
-        return {"rho": rho, "p": float(np.mean(null >= rho - 1e-12)), "n": n, "exact": True}
-    rng = rng_for(seed)
-    null = np.array([spearman(xa, rng.permutation(ya)) for _ in range(n_perm)])
-    return {"rho": rho, "p": permutation_p(rho, null - 1e-12, "greater"), "n": n, "exact": False}
+    """ρ of (x, y) and its one-sided (greater) permutation p (``stats.tests.spearman_test``): every
+    permutation of y when n ≤ 8 (p = #{ρ* ≥ ρ}/n!, the identity included), else ``n_perm`` random
+    ones with the +1 rule."""
+    t = spearman_test(x, y, n_perm=n_perm, seed=seed, alternative="greater")
+    return {"rho": t.rho, "p": t.p, "n": t.n, "exact": t.exact}
 
 
 def summarise(units: pd.DataFrame, complaints: pd.DataFrame, regulators: list[str], rounds: int, *,

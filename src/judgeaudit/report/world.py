@@ -79,6 +79,17 @@ def span_table(result: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def spearman_table(result: dict) -> pd.DataFrame:
+    rows = []
+    for r in result.get("spearman", []):
+        what = f"gain {r['a']} → {r['b']}" if r["quantity"] == "gain" else f"false alarms per clean answer, {r['a']}"
+        rows.append({"judge": r["judge"], "per answer": what, "covariate": r["covariate"], "answers": r["answers"],
+                     "no covariate": r["missing_covariate"], "ρ": r["rho"], "p": r["p"],
+                     "null": f"exact ({r['n_perm']} pairings)" if r["exact"] else f"{r['n_perm']} random pairings",
+                     "alternative": r["alternative"]})
+    return pd.DataFrame(rows)
+
+
 def world_sections(result: dict) -> list[Section]:
     prov = result.get("provenance", {})
     form = result["form"]
@@ -88,6 +99,10 @@ def world_sections(result: dict) -> list[Section]:
              f"per request at temperature {result.get('temperature')}; tie rule: a tie counts as "
              f"{esc(result['tie_rule'])}; intervals: percentile bootstrap over answers ({result['n_boot']} "
              "resamples), Wilson for proportions in result.json.</p>")
+    sp = prov.get("set_provenance") or {}
+    if sp.get("excluded"):
+        intro += ("<p>Left out by the set's adapter: "
+                  + "; ".join(f"{esc(k)}: {v}" for k, v in sp["excluded"].items()) + ".</p>")
     secs = [Section("Arms", intro + table_html(arm_table(result)),
                     banners=[f"Scored: {scored}. These numbers do not depend on a matcher."])]
     if result["paired"]:
@@ -95,6 +110,13 @@ def world_sections(result: dict) -> list[Section]:
         secs.append(Section("Paired gains against the first arm", body, banners=[
             "Same answers in both arms; gains with a bootstrap over answers (never segments); McNemar exact on "
             "the paired 2×2 table of correct/incorrect units (b = wrong in a, right in b). No matcher."]))
+    sp = spearman_table(result)
+    if not sp.empty:
+        secs.append(Section("Rank correlations over answers", table_html(sp), banners=[
+            "Spearman ρ (mid-ranks) between a per-answer quantity and a covariate: the answer's gain (share of "
+            "its units the second arm gets right minus the first's) or its false alarms (complaints on an "
+            "error-free answer). p by permuting the pairing: exact when n ≤ 8, else random pairings with the +1 "
+            "rule (smallest p = 1/(pairings + 1)). ρ and p are blank where a quantity is constant. No matcher."]))
     spans = span_table(result)
     if not spans.empty:
         secs.append(Section("Complaints against marked segments", table_html(spans), banners=[

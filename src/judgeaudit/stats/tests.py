@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from itertools import permutations
+from dataclasses import asdict, dataclass
 
 import numpy as np
 from scipy import stats as _st
 
-from judgeaudit.stats.resample import permutation_p, rng_for
+from judgeaudit.stats.resample import rng_for
 
 
 def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
@@ -35,48 +35,71 @@ def mcnemar_exact(b: int, c: int) -> float:
     return float(min(1.0, 2 * _st.binom.cdf(min(b, c), n, 0.5)))
 
 
-def _ranks(x: np.ndarray) -> np.ndarray:
-    return _st.rankdata(x, axis=-1)
+@dataclass(frozen=True)
+class SpearmanTest:
+    """Spearman ρ with its permutation p-value (``p`` NaN when ρ is undefined)."""
+
+    rho: float
+    p: float
+    n: int
+    exact: bool
+    n_perm: int
+    alternative: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
 
 
-def _row_pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pearson correlation of the vector ``a`` with each row of ``b``."""
-    a = a - a.mean()
-    b = b - b.mean(axis=-1, keepdims=True)
-    den = np.sqrt((a * a).sum()) * np.sqrt((b * b).sum(axis=-1))
+def _rank_pearson(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Pearson correlation along ``axis`` of rank vectors (vectorised over permuted pairings)."""
+    x = x - x.mean(axis=axis, keepdims=True)
+    y = y - y.mean(axis=axis, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (b @ a) / den
+        return (x * y).sum(axis=axis) / np.sqrt((x * x).sum(axis=axis) * (y * y).sum(axis=axis))
 
 
-def spearman_permutation(x: np.ndarray, y: np.ndarray, n_perm: int = 9999,
-                         seed: int | np.random.Generator | None = 0,
-                         exact_max_n: int = 8) -> tuple[float, float]:
-    """Spearman ρ between two judge-value vectors and its two-sided permutation p-value.
+def spearman_test(x, y, *, n_perm: int = 9999, seed: int | np.random.Generator | None = 0,
+                  alternative: str = "two-sided", exact_max_n: int = 8) -> SpearmanTest:
+    """Spearman ρ of ``x`` and ``y`` (``scipy.stats.spearmanr``: mid-ranks for ties) tested by
+    permuting the pairing (``scipy.stats.permutation_test``, ``permutation_type='pairings'``).
 
-    ρ is the Pearson correlation of the ranks (mid-ranks for ties). The null permutes the
-    pairing of ``y`` with ``x``: all n! orderings when n ≤ ``exact_max_n`` (p is then the exact
-    share of orderings with |ρ| at least as large), otherwise ``n_perm`` random orderings with
-    the +1 correction (``stats.resample.permutation_p``). Returns (nan, nan) when n < 3 or a
-    vector is constant.
+    Pairs with a NaN are dropped. With n ≤ ``exact_max_n`` all n! pairings are enumerated and p is
+    the exact share at least as extreme (identity included); otherwise ``n_perm`` random pairings
+    with the +1 correction, (1 + #{as extreme}) / (1 + n_perm). ``alternative``: ``two-sided``
+    (scipy's 2·min of the one-sided p, capped at 1), ``greater`` (ρ > 0 predicted) or ``less``.
+    ρ and p are NaN when n < 3 or a vector is constant; p is NaN when ``n_perm`` is 0 and n is
+    above ``exact_max_n``. This is the one Spearman test of the package (CAP Eq. 2, the closed
+    loop's precision–net ordering, the world harness's per-answer correlations).
     """
+    if alternative not in ("two-sided", "greater", "less"):
+        raise ValueError(f"alternative must be two-sided, greater or less; got {alternative!r}")
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     ok = ~(np.isnan(x) | np.isnan(y))
     x, y = x[ok], y[ok]
     n = len(x)
+    exact = 3 <= n <= exact_max_n
     if n < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan"), float("nan")
-    rx, ry = _ranks(x), _ranks(y)
-    rho = float(_row_pearson(rx, ry[None, :])[0])
-    if n <= exact_max_n:
-        perms = np.array(list(permutations(range(n))))
-        null = _row_pearson(rx, ry[perms])
-        k = np.sum(np.abs(null) >= abs(rho) - 1e-12)
-        return rho, float(k / len(null))
-    rng = rng_for(seed)
-    idx = np.argsort(rng.random((n_perm, n)), axis=1)
-    null = _row_pearson(rx, ry[idx])
-    return rho, permutation_p(rho - 1e-12 * np.sign(rho), null)
+        return SpearmanTest(float("nan"), float("nan"), n, False, 0, alternative)
+    rho = float(_st.spearmanr(x, y).statistic)
+    n_res = math.factorial(n) if exact else n_perm
+    if n_res <= 0:
+        return SpearmanTest(rho, float("nan"), n, False, 0, alternative)
+    rx = _st.rankdata(x)
+    # one sample (y's ranks) permuted against x's fixed ranks: the n! pairings
+    res = _st.permutation_test((_st.rankdata(y),), lambda ry, axis=-1: _rank_pearson(rx, ry, axis),
+                               permutation_type="pairings", vectorized=True, n_resamples=n_res,
+                               batch=max(1, 4_000_000 // n),
+                               alternative=alternative, rng=rng_for(seed))
+    return SpearmanTest(rho, float(res.pvalue), n, exact, int(n_res), alternative)
+
+
+def spearman_permutation(x: np.ndarray, y: np.ndarray, n_perm: int = 9999,
+                         seed: int | np.random.Generator | None = 0,
+                         exact_max_n: int = 8) -> tuple[float, float]:
+    """(ρ, two-sided permutation p) of ``spearman_test``."""
+    t = spearman_test(x, y, n_perm=n_perm, seed=seed, exact_max_n=exact_max_n)
+    return t.rho, t.p
 
 
 def bh_adjust(p_values: Sequence[float] | np.ndarray) -> np.ndarray:

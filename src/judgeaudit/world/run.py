@@ -20,6 +20,7 @@ from judgeaudit.stats.shapley import cells as factorial_cells
 from judgeaudit.stats.shapley import shapley
 from judgeaudit.stats.tests import wilson_interval
 from judgeaudit.world.arms import ArmContext, cell_name
+from judgeaudit.world.correlate import DEFAULT_COVARIATES, correlations, covariate_table
 from judgeaudit.world.items import WorldItem
 from judgeaudit.world.pooling import TIE_RULE, pool_votes
 from judgeaudit.world.requests import SEP, build_requests, taxonomy_of
@@ -42,7 +43,8 @@ FACTORS = ("question", "source", "typed", "instrument")
 SCORED_HOW = {
     "label": "per-answer labels compared directly with the gold label (no matcher)",
     "sentences": "per-unit labels compared directly with the gold unit labels (no matcher); bootstrap over answers",
-    "typed": "typed ids compared directly with the violated requirement types (no matcher); bootstrap over answers",
+    "typed": "typed ids compared directly with the violated requirement types, one unit per (answer, type id) "
+             "(no matcher); bootstrap over answers",
     "score": f"1-5 score, median of votes; flagged when below {SCORE_CLEAN:g} (no matcher)",
     "defects": "answer flagged when the union of its votes' defects is non-empty (no matcher); "
                "span recall/precision depend on the matcher",
@@ -135,9 +137,12 @@ def paired_rows(dec: pd.DataFrame, judge: str, a: str, b: str, n_boot: int, seed
 
 def analyse(items: list[WorldItem], verdicts: pd.DataFrame, *, form: str, arms: Sequence[str],
             n_boot: int = 2000, seed: int = 0, tie: str = TIE_RULE, generous: Matcher | None = None,
-            strict_threshold: float = STRICT_THRESHOLD) -> Analysis:
+            strict_threshold: float = STRICT_THRESHOLD, covariates: Sequence[str] = DEFAULT_COVARIATES,
+            n_perm: int = 9999, alternative: str = "two-sided") -> Analysis:
     """Per judge and arm: the detection rates with intervals; paired gains of every arm against the
-    first; for the defects form the span scores under each matcher, their disagreement and audit."""
+    first; for the defects form the span scores under each matcher, their disagreement and audit;
+    Spearman ρ (permutation p) of per-answer gains and false alarms with each covariate."""
+    cov = covariate_table(items, covariates)
     dec, complaints = _pool_all(items, verdicts, form, tie)
     judges: dict[str, dict] = {}
     paired: list[dict] = []
@@ -166,8 +171,9 @@ def analyse(items: list[WorldItem], verdicts: pd.DataFrame, *, form: str, arms: 
         judges[judge] = {"arms": arms_out}
         for b in arms[1:]:
             paired += paired_rows(dec, judge, arms[0], b, n_boot, seed)
+    spearman = correlations(dec, cov, list(judges), list(arms), n_perm=n_perm, seed=seed, alternative=alternative)
     result = {"form": form, "arms": list(arms), "tie_rule": tie, "n_boot": n_boot, "seed": seed,
-              "judges": judges, "paired": paired}
+              "judges": judges, "paired": paired, "spearman": spearman}
     return Analysis(dec, jsonable(result))
 
 

@@ -1,6 +1,7 @@
 """Scoring pooled world reports against the gold (blind-spot §3.6).
 
-* **Labels** (item, unit, typed id) are compared directly: each judged unit becomes a row with
+* **Labels** (item, unit, typed id) are compared directly: each judged unit (for typed ids: each
+  type id an answer's labelled units name, defective when one of them is) becomes a row with
   ``gold`` and ``flagged`` (``decisions``), from which ``stats.paired`` computes recall,
   specificity, balanced accuracy and false alarms per error-free answer.
 * **Spans** (free-text complaints vs marked segments) need a matcher:
@@ -206,10 +207,16 @@ def decisions(item: WorldItem, pooled, form: str) -> list[dict]:
             rows.append({"unit": u.unit_id, "gold": bool(u.defective), "flagged": fl, "complaints": int(bool(fl))})
         return rows
     if form == "typed":
+        # a typed report names types, not constraints: one unit per (answer, type id), defective when any
+        # labelled unit of that type is (two constraints of one type, one kept, are one unit)
+        gold_by_type: dict[str, bool] = {}
         for u in [u for u in item.units if u.kind and u.defective is not None]:
-            fl = None if pooled.defect_ids is None and pooled.parsed_votes == 0 else \
-                bool(set(kinds(u.kind)) & set(pooled.defect_ids or []))
-            rows.append({"unit": u.unit_id, "gold": bool(u.defective), "flagged": fl, "complaints": int(bool(fl))})
+            for k in kinds(u.kind):
+                gold_by_type[k] = gold_by_type.get(k, False) or bool(u.defective)
+        reported = set(pooled.defect_ids or [])
+        for k, gold in gold_by_type.items():
+            fl = None if pooled.defect_ids is None and pooled.parsed_votes == 0 else k in reported
+            rows.append({"unit": f"{item.item_id}#{k}", "gold": gold, "flagged": fl, "complaints": int(bool(fl))})
         return rows
     gold = item.defective
     if gold is None and item.units and all(u.defective is not None for u in item.units):
