@@ -23,8 +23,9 @@ from judgeaudit.runtime.store import CallStore
 ALLOW_FAILURES_HELP = "exit 0 even when a judge produced no usable verdict (the failures are still reported)"
 DEFAULT_BACKEND = backends.DEFAULT
 BackendOpt = Annotated[str, typer.Option(
-    "--backend", help=f"where judge calls run: {' | '.join(backends.BACKENDS)} (asyncio: this process; ray: Ray "
-    "actors, pip install 'judgeaudit\\[ray]'); the call store is written here either way")]
+    "--backend", help=f"where the work runs: {' | '.join(backends.BACKENDS)} (asyncio: this process, or --jobs "
+    "local processes for vp audit; ray: Ray workers, pip install 'judgeaudit\\[ray]'); judge calls are stored by "
+    "this process either way")]
 RayAddressOpt = Annotated[str | None, typer.Option(
     "--ray-address", help="Ray cluster for --backend ray: HOST:PORT, ray://HOST:10001 or auto (default: "
     "RAY_ADDRESS, else a local instance)")]

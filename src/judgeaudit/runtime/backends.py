@@ -14,10 +14,10 @@ one call with retries, at most ``limit`` at once; ``calls.close()`` releases wha
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from judgeaudit.errors import InputError
 
@@ -35,6 +35,8 @@ class Calls(Protocol):
 
 class Backend(Protocol):
     name: str
+    #: ``map(fn, jobs, kwargs) -> [fn(*job, **kwargs) for job in jobs]`` run by the backend (None: not offered)
+    map: Callable[[Callable[..., Any], Sequence[tuple[Any, ...]], dict[str, Any]], list[Any]] | None
 
     def open(self, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy) -> Calls: ...
 
@@ -60,6 +62,8 @@ class AsyncioCalls:
 
 class AsyncioBackend:
     name = "asyncio"
+    map = None
+    """No map of its own: parallel work (``vp audit``'s sets) stays in local processes."""
 
     def open(self, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy) -> Calls:
         return AsyncioCalls(judge, limit=limit, rpm=rpm, policy=policy)

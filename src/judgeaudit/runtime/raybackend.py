@@ -22,6 +22,7 @@ import os
 import socket
 import threading
 import uuid
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from judgeaudit.errors import InputError
@@ -198,3 +199,10 @@ class RayBackend:
 
     def open(self, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy) -> RayCalls:
         return RayCalls(connect(self.address), judge, limit=limit, rpm=rpm, policy=policy)
+
+    def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], kwargs: dict[str, Any]) -> list[Any]:
+        """``[fn(*job, **kwargs) for job in jobs]``, one Ray task per job (a CPU each), in job order.
+        ``fn`` must be importable on the workers (a module-level function)."""
+        ray = connect(self.address)
+        task = ray.remote(fn)
+        return ray.get([task.remote(*job, **kwargs) for job in jobs])
