@@ -13,6 +13,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -98,6 +99,26 @@ def test_ray_gives_the_asyncio_backends_verdict_rows(ray_cluster, fake_server, t
     assert all(h in expected for h in srv.answered)
     assert {rid: scores[rid] for rid in scores} == {
         rid: float(_digit(p)) for rid, p in ((q.request_id, judge.render(q)) for q in reqs) if rid in scores}
+
+
+def test_workers_rebuild_each_judge_from_its_spec(ray_cluster, fake_server, tmp_path):
+    """What travels is the spec: a judge holding something unpicklable still runs; one built without a
+    spec must pickle; a spec that rebuilds into another instrument is refused."""
+    srv = fake_server(responder=lambda p: f"Score: {_digit(p)}")
+    judge = make_judge("api:openai/fake-judge", api_base=srv.base_url)
+    judge.lock = threading.Lock()                        # like a socket or a loaded model: does not pickle
+    reqs = _requests(4)
+    with backends.use("ray"):
+        verdicts = run(judge, reqs, policy=FAST, progress=False)
+        assert [v.score for v in verdicts] == [float(_digit(judge.render(q))) for q in reqs]
+        judge.recipe = None                              # built otherwise: sent as it is, and it does not pickle
+        with pytest.raises(InputError, match="cannot be sent to Ray workers"):
+            run(judge, _requests(1), policy=FAST, progress=False)
+        other = make_judge("api:openai/fake-judge", api_base=srv.base_url)
+        other.recipe = ("api:openai/another-model", {"api_base": srv.base_url, "id": "api:openai/fake-judge"})
+        with pytest.raises(InputError, match="rebuilt on a Ray worker is another instrument"):
+            run(other, _requests(1), policy=FAST, progress=False)
+    assert sum(srv.answered.values()) == 4
 
 
 def _ok_verdicts(db: Path) -> list[dict]:
