@@ -84,6 +84,9 @@ def connect(address: str | None = None) -> Any:
                 ray.init(include_dashboard=False)
         except (ConnectionError, ValueError, RuntimeError) as e:
             where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+            if "InvalidAuthToken" in f"{e} {e.__cause__}":
+                e = "it requires token authentication: set RAY_AUTH_MODE=token and give its token " \
+                    "(RAY_AUTH_TOKEN, or the file ~/.ray/auth_token)"
             raise InputError(f"could not connect to {where}: {e}", field="ray-address") from None
     return ray
 
