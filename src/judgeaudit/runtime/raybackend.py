@@ -67,6 +67,11 @@ def check_reachable(address: str, *, timeout: float = CONNECT_TIMEOUT) -> None:
         raise InputError(f"Ray cluster at {address} is unreachable ({e.strerror or e})", field="ray-address") from None
 
 
+def cluster_address(address: str | None) -> str | None:
+    """The cluster to use: ``address``, else ``RAY_ADDRESS``, else None (a local instance)."""
+    return address or os.environ.get("RAY_ADDRESS") or None
+
+
 def connect(address: str | None = None) -> Any:
     """Ray, initialised once per process: an instance already initialised here (a test's, a notebook's)
     is used as it is; else the cluster at ``address`` (or ``RAY_ADDRESS``); else a new local instance."""
@@ -74,7 +79,7 @@ def connect(address: str | None = None) -> Any:
     with _CONNECT_LOCK:
         if ray.is_initialized():
             return ray
-        address = address or os.environ.get("RAY_ADDRESS") or None
+        address = cluster_address(address)
         if address:
             check_reachable(address)
         try:
@@ -133,18 +138,21 @@ class JudgeWorker:
 _POOL: dict[tuple[str, str], list[Any]] = {}
 
 
-def pool(ray: Any) -> list[Any]:
-    """This driver's actors, started on first use and kept for its later runs (a worker's imports are paid
-    once): one per CPU of the cluster, spread over its nodes. They reserve no CPU — a judge call mostly
-    waits on a server — so runs never wait for one another's actors."""
+def pool(ray: Any, size: int) -> list[Any]:
+    """``size`` of this driver's actors (at most one per CPU of the cluster), started on first use and kept
+    for its later runs, so a worker's imports are paid once per command; spread over the nodes. They
+    reserve no CPU — a judge call mostly waits on a server — so runs never wait for one another's actors."""
     ctx = ray.get_runtime_context()
     session = (ctx.gcs_address, ctx.get_job_id())
     if session not in _POOL:
-        n = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        _POOL.clear()   # a pool of an earlier Ray session is gone with it
+        _POOL[session] = []
+    actors = _POOL[session]
+    size = max(1, min(size, int(ray.cluster_resources().get("CPU", 1))))
+    if len(actors) < size:
         worker = ray.remote(JudgeWorker).options(num_cpus=0, scheduling_strategy="SPREAD")
-        _POOL.clear()
-        _POOL[session] = [worker.remote() for _ in range(n)]
-    return _POOL[session]
+        actors += [worker.remote() for _ in range(size - len(actors))]
+    return actors[:size]
 
 
 class RayCalls:
@@ -152,7 +160,7 @@ class RayCalls:
 
     def __init__(self, ray: Any, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy):
         self.ray, self.token = ray, uuid.uuid4().hex
-        self.actors = pool(ray)[:limit]
+        self.actors = pool(ray, limit)
         n = len(self.actors)
         share, rate = math.ceil(limit / n), (rpm / n if rpm else None)
         shipped = None if judge.recipe is not None else judge
@@ -196,7 +204,7 @@ class RayBackend:
     def __init__(self, address: str | None = None):
         """Fails at once (``InputError``) when Ray is not installed or the cluster does not answer."""
         import_ray()
-        self.address = address or os.environ.get("RAY_ADDRESS") or None
+        self.address = cluster_address(address)
         if self.address:
             check_reachable(self.address)
 
