@@ -11,7 +11,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked, checked_calls
+from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt,
+                                         RayAddressOpt, calls_checked, checked_calls)
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="Audit LLM-as-a-judge instruments: is the judge valid, not just reliable?",
@@ -69,6 +70,8 @@ def judge_cmd(
     timeout: Annotated[float, typer.Option("--timeout", help="per-call timeout, seconds")] = 120.0,
     retries: Annotated[int, typer.Option("--retries")] = 5,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+    backend: BackendOpt = DEFAULT_BACKEND,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Judge every item of a JSONL file; writes OUT/verdicts.jsonl, OUT/verdicts.parquet and OUT/result.json
     (failed calls and parse failures per judge)."""
@@ -143,13 +146,16 @@ def run_experiment(
     experiment: Annotated[Path, typer.Argument(help="experiment YAML file")],
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP + " (or "
                                                  "allow_failures: true in the file)")] = False,
+    backend: BackendOpt = DEFAULT_BACKEND,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Run an experiment described by one YAML file (see judgeaudit.experiment)."""
     from judgeaudit.commands.validity import run_validity, write_report
     from judgeaudit.experiment import judge_specs, load_experiment
+    from judgeaudit.runtime import backends
 
     exp = load_experiment(experiment)
-    with checked_calls(allow_failures or exp.allow_failures):
+    with backends.use(backend, ray_address), checked_calls(allow_failures or exp.allow_failures):
         r = run_validity(exp.probes, judge_specs(exp), out=exp.out, store=exp.store, s_floor=exp.s_floor,
                          bar=exp.bar, n_boot=exp.bootstrap, n_regrade=exp.regrade, concurrency=exp.concurrency,
                          seed=exp.seed)
@@ -162,6 +168,8 @@ def demo_cmd(
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("demo-out"),
     bootstrap: Annotated[int, typer.Option("--bootstrap")] = 2000,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+    backend: BackendOpt = DEFAULT_BACKEND,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """The main job: the bundled probes through the embedded local judge and the reference judges,
     plus validation-power and CAP sections on the bundled public-set slices, in one report."""

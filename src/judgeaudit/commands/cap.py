@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 
 from judgeaudit.analyses.cap import CapResult, cap_profile
-from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked
+from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands import register
 from judgeaudit.datasets._common import CoverageCell, judge_family, table_family
 from judgeaudit.errors import InputError
@@ -257,6 +257,8 @@ def run_cmd(
     generator: Annotated[str | None, typer.Option("--generator", help="generator judge spec for --augment")] = None,
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("cap-out"),
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+    backend: BackendOpt = DEFAULT_BACKEND,
+    ray_address: RayAddressOpt = None,
     ledger: register.LedgerOpt = None,
     strict_register: register.StrictOpt = False,
 ) -> None:
@@ -313,6 +315,8 @@ def build_cmd(
     store: Annotated[Path | None, typer.Option("--store")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+    backend: BackendOpt = DEFAULT_BACKEND,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Build a controlled CAP testbed (judgerEva-style) from a QA source with your own generator."""
     from judgeaudit.commands.common import build_judges

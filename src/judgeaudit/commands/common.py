@@ -6,6 +6,7 @@ import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Annotated
 
 import pandas as pd
 import typer
@@ -14,11 +15,20 @@ from rich.console import Console
 from judgeaudit.errors import InputError
 from judgeaudit.judges import Judge, make_judge
 from judgeaudit.records import JudgeRequest, verdicts_frame
+from judgeaudit.runtime import backends
 from judgeaudit.runtime.executor import RetryPolicy, run
 from judgeaudit.runtime.failures import CallSummary, Recorder, recording
 from judgeaudit.runtime.store import CallStore
 
 ALLOW_FAILURES_HELP = "exit 0 even when a judge produced no usable verdict (the failures are still reported)"
+DEFAULT_BACKEND = backends.DEFAULT
+BackendOpt = Annotated[str, typer.Option(
+    "--backend", help=f"where the work runs: {' | '.join(backends.BACKENDS)} (asyncio: this process, or --jobs "
+    "local processes for vp audit; ray: Ray workers, pip install 'judgeaudit\\[ray]'); judge calls are stored by "
+    "this process either way")]
+RayAddressOpt = Annotated[str | None, typer.Option(
+    "--ray-address", help="Ray cluster for --backend ray: HOST:PORT, ray://HOST:10001 or auto (default: "
+    "RAY_ADDRESS, else a local instance)")]
 
 
 def build_judges(specs: list[str | dict], *, api_base: str | None = None) -> list[Judge]:
@@ -93,11 +103,13 @@ def checked_calls(allow_failures: bool, *, echo: Console | None = None) -> Itera
 
 def calls_checked(command: Callable[..., object]) -> Callable[..., object]:
     """Decorate a typer command that calls judges and has an ``allow_failures`` option: its calls are
-    summarised when it ends and it exits 1 when a judge produced no usable verdict (``checked_calls``)."""
+    summarised when it ends and it exits 1 when a judge produced no usable verdict (``checked_calls``).
+    With ``backend``/``ray_address`` options (``BackendOpt``, ``RayAddressOpt``) its calls run there."""
 
     @functools.wraps(command)
     def wrapper(*args: object, **kwargs: object) -> object:
-        with checked_calls(bool(kwargs.get("allow_failures"))):
+        with backends.use(kwargs.get("backend"), kwargs.get("ray_address")), \
+                checked_calls(bool(kwargs.get("allow_failures"))):
             return command(*args, **kwargs)
 
     return wrapper

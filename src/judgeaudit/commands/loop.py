@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked
+from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="Close the loop: what acting on a judge's reports does, scored by a checker.",
@@ -148,6 +148,8 @@ def run_cmd(
     concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+    backend: BackendOpt = DEFAULT_BACKEND,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Run the loop → OUT/result.json and OUT/report.html."""
     r = run_loop_command(task=task, data=data, initial=initial, responder=responder, judge=judge,
@@ -176,6 +178,8 @@ def worlds_cmd(
     store: Annotated[Path | None, typer.Option("--store", help="call store (default OUT/calls.sqlite)")] = None,
     concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    backend: BackendOpt = DEFAULT_BACKEND,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """An agent answers HaluEval QA under the seven worlds W0–W6 → OUT/result.json, OUT/answers.jsonl."""
     r = run_worlds_command(set_=set_, agent=agent, out=out, max_items=max_items, store=store,

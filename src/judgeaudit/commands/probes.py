@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked
+from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 
 app = typer.Typer(help="Build probe sets and annotate their directions (construct-validity.txt §4.1–4.2).",
                   no_args_is_help=True)
@@ -72,6 +72,8 @@ def build_cmd(
                                                  "generator and verifier")] = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+    backend: BackendOpt = DEFAULT_BACKEND,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Generate one edit per (base item, slot), gate it, verify it; write accepted probes and the logs."""
     from judgeaudit.io import write_json, write_jsonl

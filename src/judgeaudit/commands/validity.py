@@ -10,7 +10,7 @@ import pandas as pd
 import typer
 from rich.console import Console
 
-from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked
+from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands import register
 from judgeaudit.records import JudgeRequest
 
@@ -119,6 +119,8 @@ def run_cmd(
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+    backend: BackendOpt = DEFAULT_BACKEND,
+    ray_address: RayAddressOpt = None,
     ledger: register.LedgerOpt = None,
     strict_register: register.StrictOpt = False,
 ) -> None:

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from judgeaudit.analyses.validation_power import ValidationPowerResult, audit_validation_power
 from judgeaudit.commands import register
+from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="Validation power of label sets: could surface form alone reproduce the labels? "
@@ -45,9 +46,13 @@ def parse_ceiling(text: str) -> tuple[str, str | None, tuple[float, float, float
 
 def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
               permutations: int = DEFAULT_PERMUTATIONS, seed: int = 0, n_boot: int = 1000,
-              ceilings: list[str] | None = None, transfer: bool = True, jobs: int = 1) -> ValidationPowerResult:
+              ceilings: list[str] | None = None, transfer: bool = True, jobs: int = 1,
+              backend: str | None = None, ray_address: str | None = None) -> ValidationPowerResult:
     """Load every spec, audit it in the requested mode(s), and (with ``out``) write
-    ``out/result.json`` and ``out/report.html``. Returns the result."""
+    ``out/result.json`` and ``out/report.html``. Returns the result. ``backend`` ``ray`` audits the sets
+    in Ray tasks (``ray_address``: a cluster) instead of ``jobs`` local processes: the same result."""
+    from judgeaudit.runtime import backends
+
     from judgeaudit.datasets.registry import load_set
     from judgeaudit.runinfo import write_result
 
@@ -59,6 +64,7 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
         raise InputError("--permutations must be ≥ 0", field="permutations")
     if jobs < 1:
         raise InputError("--jobs must be ≥ 1", field="jobs")
+    map_sets = backends.make(backend, ray_address).map
     modes = ("item", "paired") if mode == "both" else (mode,)
     tables, meta = {}, {}
     for spec in specs:
@@ -79,7 +85,8 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
         for mm in ([cm] if cm else modes):
             ceil[(name, mm)] = val
     result = audit_validation_power(tables, modes=modes, n_permutations=permutations, seed=seed, n_boot=n_boot,
-                                    ceilings=ceil, transfer=transfer, set_meta=meta, n_jobs=jobs)
+                                    ceilings=ceil, transfer=transfer, set_meta=meta, n_jobs=jobs,
+                                    map_sets=map_sets)
     if out is not None:
         from judgeaudit.report.html import write_page
         from judgeaudit.report.validation_power import vp_sections
@@ -138,6 +145,8 @@ def audit(
     strict_register: register.StrictOpt = False,
     jobs: Annotated[int, typer.Option("--jobs", help="worker processes auditing sets in parallel (the result "
                                       "does not depend on it)")] = DEFAULT_JOBS,
+    backend: BackendOpt = DEFAULT_BACKEND,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Audit label sets with the frozen impoverished family, in per-item and/or paired mode."""
     from judgeaudit.validate import check_options, output_dir, set_inputs
@@ -146,7 +155,8 @@ def audit(
     output_dir(out, writes=("result.json", "report.html"), inputs=set_inputs(sets))
     led = register.load(ledger, strict_register)
     result = run_audit(list(sets), mode=mode, out=out, permutations=permutations, seed=seed,
-                       ceilings=list(ceiling or []), transfer=not no_transfer, jobs=jobs)
+                       ceilings=list(ceiling or []), transfer=not no_transfer, jobs=jobs, backend=backend,
+                       ray_address=ray_address)
     print_table(result)
     console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
     if led is not None:

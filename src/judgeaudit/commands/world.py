@@ -18,7 +18,7 @@ import pandas as pd
 import typer
 from rich.console import Console
 
-from judgeaudit.commands.common import ALLOW_FAILURES_HELP, calls_checked
+from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 
 app = typer.Typer(help="What a judge must be shown: blind vs informed arms, world variants, factorial.",
                   no_args_is_help=True)
@@ -212,6 +212,8 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             alternative: Annotated[str, typer.Option(
                 "--alternative", help="Spearman p: two-sided | greater | less")] = "two-sided",
             allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+            backend: BackendOpt = DEFAULT_BACKEND,
+            ray_address: RayAddressOpt = None,
             ) -> None:
     """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
     r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
@@ -231,6 +233,8 @@ def factorial_cmd(set_spec: _Set, judge: _Judge, out: _Out,
                   concurrency: _Conc = None, api_base: _Base = None, bootstrap: _Boot = 2000, seed: _Seed = 0,
                   temperature: _Temp = 0.3,
                   allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+                  backend: BackendOpt = DEFAULT_BACKEND,
+                  ray_address: RayAddressOpt = None,
                   ) -> None:
     """Writes OUT/result.json (cells and Shapley values), OUT/verdicts.parquet and OUT/report.html."""
     r = run_factorial_cmd(set_spec, judge, factors, out=out, votes=votes, form=form, max_items=max_items,

@@ -114,6 +114,9 @@ class Judge:
     max_concurrency: int = 8
     #: whether results may be cached in the call store (reference judges are free to recompute).
     cacheable: bool = True
+    #: ``(spec, options)`` that ``make_judge`` built this judge from (None: built otherwise), so a
+    #: worker in another process can rebuild it (``runtime.raybackend``).
+    recipe: tuple[str, dict[str, Any]] | None = None
 
     def __init__(self, spec: JudgeSpec):
         self.spec = spec
@@ -215,4 +218,6 @@ def make_judge(spec: str, **options: Any) -> Judge:
     factory, _ = _REGISTRY[backend]
     options = {k: v for k, v in options.items() if v is not None}
     options.setdefault("id", spec)
-    return factory(argument, options)
+    judge = factory(argument, options)
+    judge.recipe = (spec, dict(options))
+    return judge

@@ -10,7 +10,9 @@
   stderr is not a terminal (a log file, CI);
 * on Ctrl-C, one line saying how many of the run's calls are stored and where, before the interrupt
   propagates (the CLI exits 130);
-* hands every run's verdicts to ``runtime.failures`` (the per-judge failure summary of a command).
+* hands every run's verdicts to ``runtime.failures`` (the per-judge failure summary of a command);
+* calls run on the selected backend (``runtime.backends``: this process, or Ray actors), the answers
+  coming back here to be stored: the store has one writer whatever the backend.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from rich.text import Text
 from judgeaudit.errors import TransientError
 from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest, Verdict
-from judgeaudit.runtime import failures
+from judgeaudit.runtime import backends, failures
 from judgeaudit.runtime.estimate import duration, estimate
 from judgeaudit.runtime.store import CallStore
 
@@ -176,8 +178,6 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
             todo.setdefault(k, r)
 
     limit = max(1, min(concurrency or judge.max_concurrency, judge.max_concurrency))
-    sem = _semaphore(judge.provider, limit)
-    limiter = RateLimiter(rpm)
     tracker = {"cost": float(sum(v.cost_usd or 0.0 for v in cached.values()))}
 
     console = Console(stderr=True)
@@ -195,7 +195,7 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
     started = time.perf_counter()
 
     async def one(k: str, r: JudgeRequest) -> None:
-        v = await _call_with_retries(judge, r, k, policy, limiter, sem)
+        v = await call(k, r)
         if store is not None and judge.cacheable:
             store.put(v)
         results[k] = v
@@ -209,6 +209,7 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
             console.print(_progress_line(name, int(counts["done"]), len(todo), int(counts["failed"]),
                                          now - started), highlight=False, soft_wrap=True, markup=False)
 
+    call = backends.current().open(judge, limit=limit, rpm=rpm, policy=policy) if todo else None
     with bar:
         task = bar.add_task(name, total=len(todo))
         tasks = [asyncio.create_task(one(k, r)) for k, r in todo.items()]
@@ -224,6 +225,9 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
                 console.print(line, highlight=False, soft_wrap=True, markup=False)
                 reported_interrupts.append(line)
             raise
+        finally:
+            if call is not None:
+                call.close()
     if progress and not live:   # no live bar (not a terminal): one line per run instead
         failed = sum(1 for k in todo if results[k].error is not None)
         console.print(f"{name}: {len(keys)} requests, {len(cached)} from the store, "

@@ -4,7 +4,7 @@ and transfer between sets."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -170,7 +170,7 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
                            ceilings: Mapping[tuple[str, str], tuple[float, float, float]] | None = None,
                            transfer: bool = True, set_meta: Mapping[str, dict[str, Any]] | None = None,
                            members: Sequence[str] | None = None, route: str = "fast",
-                           n_jobs: int = 1) -> ValidationPowerResult:
+                           n_jobs: int = 1, map_sets: Callable[..., list[Any]] | None = None) -> ValidationPowerResult:
     """Audit every label set in every requested input mode (Def. 6, App. E) and, optionally,
     transfer between sets.
 
@@ -187,6 +187,8 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
         members: restrict the family (tests/benchmarks only); default the whole frozen family.
         route: ``"fast"`` (default) or ``"reference"``; the same out-of-fold predictions.
         n_jobs: sets audited in parallel worker processes (results do not depend on it).
+        map_sets: ``map_sets(fn, jobs, kwargs) -> [fn(*job, **kwargs) for job in jobs]`` run elsewhere (the Ray
+            backend's ``map``, ``runtime.raybackend``) instead of ``n_jobs`` local processes; the same result.
     """
     for m in modes:
         if m not in ("item", "paired"):
@@ -196,7 +198,9 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
     prepared: dict[tuple[str, str], Prepared] = {}
     kw = {"n_permutations": n_permutations, "seed": seed, "n_boot": n_boot, "members": members, "route": route}
     jobs = [(name, df, modes, {m: ceilings.get((name, m)) for m in modes}) for name, df in sets.items()]
-    if n_jobs > 1 and len(jobs) > 1:
+    if map_sets is not None:
+        per_set = map_sets(_audit_set_limited, jobs, kw)
+    elif n_jobs > 1 and len(jobs) > 1:
         from sklearn.utils.parallel import Parallel, delayed
 
         # largest sets first, so the last worker to finish is not handed the biggest set; results
