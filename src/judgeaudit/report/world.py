@@ -35,6 +35,24 @@ def arm_table(result: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def kind_table(result: dict) -> pd.DataFrame:
+    """Recall by defect kind: one row per judge and arm, one column per kind, ``recall (found/n)``;
+    the last column counts defective units with no kind."""
+    rows = []
+    for judge, j in result["judges"].items():
+        for arm, a in j["arms"].items():
+            by = a.get("recall_by_kind")
+            if not by:
+                continue
+            row = {"judge": judge, "arm": arm}
+            for k, v in by.items():
+                row[k] = "—" if v["recall"] is None else f"{v['recall']:.3f} ({v['found']}/{v['n']})"
+            un = a.get("kind_unplaced") or {}
+            row["no category"] = f"{un.get('found', 0)}/{un.get('n', 0)} found"
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def paired_table(result: dict) -> pd.DataFrame:
     return pd.DataFrame([{"judge": p["judge"], "a": p["a"], "b": p["b"], "metric": p["metric"], "n": p["n"],
                           "a value": p["a_value"], "b value": p["b_value"], "gain b−a": p["gain"],
@@ -90,6 +108,13 @@ def world_sections(result: dict) -> list[Section]:
              "resamples), Wilson for proportions in result.json.</p>")
     secs = [Section("Arms", intro + table_html(arm_table(result)),
                     banners=[f"Scored: {scored}. These numbers do not depend on a matcher."])]
+    kinds = kind_table(result)
+    if not kinds.empty:
+        secs.append(Section("Recall by category", table_html(kinds), banners=[
+            "Recall of the defective units of each error category (the corpus's own annotation; a unit with "
+            "several categories counts in each), scored as the arms table for every judge. Units whose "
+            "category the corpus does not place are counted apart. Intervals (bootstrap over answers, "
+            "Wilson) are in result.json."]))
     if result["paired"]:
         body = figure_html(paired_figure(result)) + table_html(paired_table(result))
         secs.append(Section("Paired gains against the first arm", body, banners=[
