@@ -67,13 +67,35 @@ def _check(out: Path, set_spec: str, judges: Sequence[str], store: Path | None, 
     output_dir(out, writes=WRITES, inputs=[*set_inputs([set_spec]), store, *spec_inputs(judges)])
 
 
+SPLITS = ("all", "report", "dev")
+
+
+def split_items(items: list, split: str) -> tuple[list, dict]:
+    """``items`` restricted to a split of the structural judge's recorded development split
+    (``structural.calibrate.is_dev_item``): ``all``, ``report`` (development items left out) or
+    ``dev``; and the record of what was kept."""
+    from judgeaudit.errors import InputError
+    from judgeaudit.structural.calibrate import is_dev_item
+    from judgeaudit.structural.graph import DEV_SPLIT
+
+    if split not in SPLITS:
+        raise InputError(f"split must be one of {', '.join(SPLITS)}, got {split!r}", field="--split")
+    dev = [is_dev_item(it) for it in items]
+    keep = [it for it, d in zip(items, dev, strict=True) if split == "all" or d == (split == "dev")]
+    n_dev = sum(dev)
+    return keep, {"split": split, "dev_items_in_run": n_dev if split != "report" else 0,
+                  "dev_items_left_out": n_dev if split == "report" else 0, "rule": DEV_SPLIT["rule"],
+                  "source_set": DEV_SPLIT["source_set"]}
+
+
 def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str], *, out: Path, votes: int = 3,
                   form: str = "label", max_items: int | None = None, store: Path | None = None,
                   concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000, seed: int = 0,
                   temperature: float = 0.3, strict_threshold: float = 0.5, top_k: int = 5,
                   items: list | None = None, encoder=None, progress: bool = True,
-                  matcher_judge: str | None = None) -> WorldResult:
-    """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``)."""
+                  matcher_judge: str | None = None, split: str = "all") -> WorldResult:
+    """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``;
+    ``split``: see :func:`split_items`)."""
     from judgeaudit.commands.common import build_judges
     from judgeaudit.errors import InputError
     from judgeaudit.io import write_parquet
@@ -93,6 +115,7 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     for a in arms:
         get_arm(a)
     items = items if items is not None else load_items(set_spec, max_items)
+    items, split_record = split_items(items, split)
     if not items:
         raise InputError("the set has no items", field="--set")
     judges = build_judges(_judge_specs(judge_specs, temperature), api_base=api_base)
@@ -114,6 +137,8 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     result = {**an.result, "votes": votes, "temperature": temperature, "matcher_judge": matcher_judge,
               "matcher_undecided": getattr(generous, "undecided", None),
               "provenance": {**provenance(items, set_spec), "judges": [j.id for j in judges]},
+              "split": split_record,
+              "calibration": {j.id: j.calibration() for j in judges if callable(getattr(j, "calibration", None))},
               "calls": summarise(verdicts).to_dict()}
     write_result(out / "result.json", result)
     write_parquet(out / "verdicts.parquet", verdicts)
@@ -184,13 +209,15 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             top_k: Annotated[int, typer.Option("--top-k", help="routed arm: world sentences per claim")] = 5,
             matcher_judge: Annotated[str | None, typer.Option(
                 "--matcher-judge", help="judge spec of the generous span matcher (form defects)")] = None,
+            split: Annotated[str, typer.Option(
+                "--split", help="all | report (leave out the structural judge's development items) | dev")] = "all",
             allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
             ) -> None:
     """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
     r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
                       concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
                       temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
-                      matcher_judge=matcher_judge)
+                      matcher_judge=matcher_judge, split=split)
     write_report(r, out)
 
 

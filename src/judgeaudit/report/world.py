@@ -53,6 +53,29 @@ def kind_table(result: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def calibration_table(result: dict) -> pd.DataFrame:
+    """Per structural judge: thresholds used, the defaults, where they were chosen and how well."""
+    rows = []
+    for judge, c in (result.get("calibration") or {}).items():
+        p, d, dev = c["parameters"], c["defaults"], c["dev_result"]
+        rows.append({"judge": judge, "tau_s": p["tau_s"], "tau_c": p["tau_c"], "top_k": p["top_k"],
+                     "defaults": f"tau_s={d['tau_s']}, tau_c={d['tau_c']}", "at defaults": c["at_defaults"],
+                     "chosen on": f"{c['dev_split']['corpus']}, {dev.get('n_groups')} groups "
+                                  f"({c['dev_split']['share']:.0%} hash split, seed {c['dev_split']['seed']}), "
+                                  f"{c['dev_split']['backend']} backend",
+                     "dev balanced acc.": dev.get("balanced_accuracy"),
+                     "dev range over grid": dev.get("grid_range")})
+    return pd.DataFrame(rows)
+
+
+def sensitivity_table(result: dict) -> pd.DataFrame:
+    """The development split's balanced accuracy along each threshold through the chosen point."""
+    dev = next(iter((result.get("calibration") or {}).values()), {}).get("dev_result") or {}
+    rows = [{"threshold": name, **line} for name, line in (("tau_s", dev.get("along_tau_s")),
+                                                          ("tau_c", dev.get("along_tau_c"))) if line]
+    return pd.DataFrame(rows)
+
+
 def paired_table(result: dict) -> pd.DataFrame:
     return pd.DataFrame([{"judge": p["judge"], "a": p["a"], "b": p["b"], "metric": p["metric"], "n": p["n"],
                           "a value": p["a_value"], "b value": p["b_value"], "gain b−a": p["gain"],
@@ -108,6 +131,15 @@ def world_sections(result: dict) -> list[Section]:
              "resamples), Wilson for proportions in result.json.</p>")
     secs = [Section("Arms", intro + table_html(arm_table(result)),
                     banners=[f"Scored: {scored}. These numbers do not depend on a matcher."])]
+    cal = calibration_table(result)
+    if not cal.empty:
+        sp = result.get("split") or {}
+        secs.append(Section("Structural judge thresholds", table_html(cal) + "<p>Balanced accuracy on the "
+                            "development split along each threshold (the other at its chosen value):</p>"
+                            + table_html(sensitivity_table(result)), banners=[
+            ("!" if sp.get("dev_items_in_run") else "") + f"Split {esc(sp.get('split'))}: {sp.get('dev_items_in_run', 0)} development items in this run, "
+            f"{sp.get('dev_items_left_out', 0)} left out. Numbers on development items are not a held-out "
+            "estimate; use --split report for the reported table."]))
     kinds = kind_table(result)
     if not kinds.empty:
         secs.append(Section("Recall by category", table_html(kinds), banners=[
