@@ -52,3 +52,27 @@ def test_world_run_records_the_thresholds_and_counts_development_items(tmp_path)
     with pytest.raises(InputError) as e:
         run_world_cmd(SPEC, ["structural:lexical"], ["informed"], out=tmp_path / "bad", split="nope", progress=False)
     assert e.value.field == "--split"
+
+
+def test_factorial_instrument_factor_with_the_structural_judge(tmp_path):
+    """Source × instrument on the tiny QA items: off = reference:oracle, on = structural:lexical.
+    By hand (lexical, defaults tau_s 0.95, tau_c 0.8): informed, every right answer has a world sentence
+    holding all its content words and numbers (P(entail) = 1) and every wrong one a conflicting number at
+    coverage 1 (P(contradict) = 1) or a content word absent (P(entail) = 0.5): recall 1, specificity 1;
+    blind, every claim is unsupported: recall 1, specificity 0. The oracle: blind 0/1, informed 1/1."""
+    from world_fixtures import tiny_items
+
+    from judgeaudit.commands.world import run_factorial_cmd
+
+    r = run_factorial_cmd("tiny:x", ["reference:oracle", "structural:lexical"], "source,instrument", out=tmp_path,
+                          votes=1, n_boot=0, items=tiny_items(), progress=False)
+    cells = {c["cell"]: (c["judge"], c["arm"], c["recall"], c["specificity"]) for c in r.result["factorial"]["cells"]}
+    assert cells == {"S0I0": ("reference:oracle", "Q0S0T0", 0.0, 1.0), "S1I0": ("reference:oracle", "Q0S1T0", 1.0, 1.0),
+                     "S0I1": ("structural:lexical", "Q0S0T0", 1.0, 0.0),
+                     "S1I1": ("structural:lexical", "Q0S1T0", 1.0, 1.0)}
+    sh = r.result["shapley"]
+    # two factors: phi_S = ½[(v(S) − v(∅)) + (v(SI) − v(I))], phi_I = ½[(v(I) − v(∅)) + (v(SI) − v(S))]
+    assert sh["recall"] == pytest.approx({"source": 0.5, "instrument": 0.5})
+    assert sh["specificity"] == pytest.approx({"source": 0.5, "instrument": -0.5})
+    assert sh["balanced_accuracy"] == pytest.approx({"source": 0.5, "instrument": 0.0})
+    assert set(r.result["calibration"]) == {"structural:lexical"}

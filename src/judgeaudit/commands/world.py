@@ -149,7 +149,7 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
                       form: str = "label", max_items: int | None = None, store: Path | None = None,
                       concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000,
                       seed: int = 0, temperature: float = 0.3, items: list | None = None,
-                      progress: bool = True) -> WorldResult:
+                      progress: bool = True, split: str = "all") -> WorldResult:
     from judgeaudit.errors import InputError
     from judgeaudit.runinfo import write_result
     from judgeaudit.world.run import factorial_arms, factorial_table, parse_factors
@@ -161,7 +161,7 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
     arms = sorted(set(factorial_arms(fs).values()))
     run = run_world_cmd(set_spec, judge_specs, arms, out=out, votes=votes, form=form, max_items=max_items,
                         store=store, concurrency=concurrency, api_base=api_base, n_boot=n_boot, seed=seed,
-                        temperature=temperature, items=items, progress=progress)
+                        temperature=temperature, items=items, progress=progress, split=split)
     judges = run.result["provenance"]["judges"]
     result = {**run.result, "factorial": factorial_table_from(run.result, fs, judges)}
     result["shapley"] = result["factorial"]["shapley"]
@@ -229,10 +229,13 @@ def factorial_cmd(set_spec: _Set, judge: _Judge, out: _Out,
                   votes: _Votes = 3, form: _Form = "label", max_items: _MaxItems = None, store: _Store = None,
                   concurrency: _Conc = None, api_base: _Base = None, bootstrap: _Boot = 2000, seed: _Seed = 0,
                   temperature: _Temp = 0.3,
+                  split: Annotated[str, typer.Option(
+                      "--split", help="all | report (leave out the structural judge's development items) | dev")
+                  ] = "all",
                   allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
                   ) -> None:
     """Writes OUT/result.json (cells and Shapley values), OUT/verdicts.parquet and OUT/report.html."""
     r = run_factorial_cmd(set_spec, judge, factors, out=out, votes=votes, form=form, max_items=max_items,
                           store=store, concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
-                          temperature=temperature)
+                          temperature=temperature, split=split)
     write_report(r, out)
