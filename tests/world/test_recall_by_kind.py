@@ -67,6 +67,11 @@ def test_recall_by_category_on_a_hand_built_frank_folder(tmp_path, monkeypatch):
     write_report(r, tmp_path / "o")
     html = (tmp_path / "o" / "report.html").read_text()
     assert "Recall by category" in html and "CircE" in html and "0.500 (1/2)" in html
+    md = (tmp_path / "o" / "report.md").read_text()
+    assert "| judge | arm | CircE | EntE | OutE | RelE | no category |" in md
+    assert "| scripted | informed | 0.500 (1/2) | 1.000 (1/1) | 0.000 (0/1) | 1.000 (1/1) | 1/1 found |" in md
+    # 3 of 5 defective sentences found; the clean sentence (s3) flagged: specificity 0 of 1
+    assert "| scripted | informed | 6 (5/1) | 0.300 [" in md and "| 0.600 [" in md
 
 
 DATA = Path(os.environ.get("JUDGEAUDIT_DATA_DIR", "/work/shared/data")) / "frank"

@@ -22,7 +22,7 @@ app = typer.Typer(help="What a judge must be shown: blind vs informed arms, worl
                   no_args_is_help=True)
 console = Console(stderr=True)
 
-WRITES = ("result.json", "verdicts.parquet", "report.html")
+WRITES = ("result.json", "verdicts.parquet", "report.html", "report.md")
 
 
 @dataclass(frozen=True)
@@ -177,10 +177,11 @@ def factorial_table_from(result: dict, factors: list[str], judges: list[str]) ->
 
 def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> None:
     from judgeaudit.report.html import write_page
-    from judgeaudit.report.world import world_sections
+    from judgeaudit.report.world import world_markdown, world_sections
 
     write_page(out / "report.html", "judgeaudit — what the judge must be shown", world_sections(run.result))
-    echo.print(f"→ {out}/result.json, {out}/verdicts.parquet, {out}/report.html")
+    (out / "report.md").write_text(world_markdown(run.result))
+    echo.print(f"→ {out}/result.json, {out}/verdicts.parquet, {out}/report.html, {out}/report.md")
 
 
 _Set = Annotated[str, typer.Option("--set", help="world set spec, e.g. halueval:PATH?part=qa, frank:PATH")]

@@ -172,3 +172,46 @@ def world_sections(result: dict) -> list[Section]:
             f"2^{len(fac['factors'])} cells on the same answers; exact Shapley values (§6 weights) of each factor, "
             "per metric; Σφ = v(all) − v(none). Scored as the arms table (no matcher)."]))
     return secs
+
+
+def _md(df: pd.DataFrame) -> str:
+    """A pipe table (no dependency): floats to three decimals, None as a dash."""
+    def cell(v) -> str:
+        if v is None or (isinstance(v, float) and pd.isna(v)):
+            return "—"
+        return f"{v:.3f}" if isinstance(v, float) else str(v).replace("|", "\\|")
+
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def world_markdown(result: dict) -> str:
+    """The run's tables in Markdown (for notes): per judge and arm the rates with bootstrap intervals
+    over answers, recall by category, the structural thresholds, the factorial cells and Shapley values."""
+    prov = result.get("provenance", {})
+    sp = result.get("split") or {}
+    out = [f"### {prov.get('set')}: form {result['form']}, {prov.get('items')} outputs "
+           f"({prov.get('answers_defective')} defective), split {sp.get('split', 'all')}"
+           f" ({sp.get('dev_items_left_out', 0)} development items left out, {sp.get('dev_items_in_run', 0)} in)", ""]
+    a = arm_table(result)
+    ci = lambda v, c: "—" if v is None else f"{v:.3f} {c}" if c != "—" else f"{v:.3f}"  # noqa: E731
+    rows = pd.DataFrame({"judge": a["judge"], "arm": a["arm"], "n (defective/clean)": [
+        f"{n} ({d}/{c})" for n, d, c in zip(a["n"], a["defective"], a["clean"], strict=True)],
+        "balanced acc. [95% CI]": [ci(v, c) for v, c in zip(a["balanced acc."], a["bal. acc. CI"], strict=True)],
+        "recall [CI]": [ci(v, c) for v, c in zip(a["recall"], a["recall CI"], strict=True)],
+        "specificity [CI]": [ci(v, c) for v, c in zip(a["specificity"], a["specificity CI"], strict=True)]})
+    out.append(_md(rows))
+    k = kind_table(result)
+    if not k.empty:
+        out += ["", "Recall by category, found/n:", "", _md(k)]
+    cal = calibration_table(result)
+    if not cal.empty:
+        out += ["", "Structural judge thresholds:", "", _md(cal)]
+    fac = result.get("factorial")
+    if fac:
+        cells = pd.DataFrame(fac["cells"])[["cell", "judge", "arm", "n", "recall", "specificity", "balanced_accuracy"]]
+        sh = pd.DataFrame([{"metric": m, **phi} for m, phi in fac["shapley"].items()])
+        out += ["", "Factorial cells:", "", _md(cells), "", "Shapley values:", "", _md(sh)]
+    return "\n".join(out) + "\n"
