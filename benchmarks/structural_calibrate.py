@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import sys
 
-import numpy as np
+import json
 
-from judgeaudit.structural.calibrate import build_graphs, choose, dev_split, halueval_qa_items, sensitivity
+from judgeaudit.structural.calibrate import (TAU_C_GRID, TAU_S_GRID, build_graphs, dev_result, dev_split,
+                                             halueval_qa_items, sensitivity)
 from judgeaudit.structural.graph import DEV_SPLIT
 from judgeaudit.structural.nli import make_nli
 
@@ -27,13 +28,12 @@ def main() -> None:
     d = items[items["group"].isin(dev)].reset_index(drop=True)
     print(f"dev split: {len(dev)} of {items['group'].nunique()} questions, {len(d)} answers; backend {spec}")
     graphs = build_graphs(d, make_nli(spec))
-    tau_s = [round(x, 2) for x in np.arange(0.05, 1.001, 0.05)]
-    tau_c = [round(x, 2) for x in np.arange(0.1, 1.001, 0.1)]
-    table = sensitivity(graphs, d["defective"], tau_s, tau_c)
+    table = sensitivity(graphs, d["defective"], TAU_S_GRID, TAU_C_GRID)
     print(table.pivot(index="tau_s", columns="tau_c", values="balanced_accuracy").round(3).to_string())
-    ts, tc = choose(table)
-    at = table[(table.tau_s == ts) & (table.tau_c == tc)].iloc[0]
-    print(f"chosen: tau_s={ts} tau_c={tc} balanced accuracy {at.balanced_accuracy:.3f}, flag rate {at.flag_rate:.3f}")
+    rec = dev_result(table, len(dev), len(d))
+    print(f"chosen: tau_s={rec['chosen']['tau_s']} tau_c={rec['chosen']['tau_c']} balanced accuracy "
+          f"{rec['balanced_accuracy']:.3f}, flag rate {rec['flag_rate']:.3f}")
+    print("graph.DEV_RESULT =", json.dumps(rec))
 
 
 if __name__ == "__main__":

@@ -48,12 +48,17 @@ def _tiny_hf(root: Path) -> str:
     return f"hf:{root}"
 
 
-def _rate(backend: NLIBackend, pairs: list[tuple[str, str]], batch_size: int) -> float:
+def _rate(backend: NLIBackend, pairs: list[tuple[str, str]], batch_size: int, repeats: int = 3) -> float:
+    """Pairs per second, the best of ``repeats`` timed passes (the machine is shared: the fastest pass
+    is the least disturbed one)."""
     backend.batch_size = batch_size
     backend.predict(pairs[:2])   # load / warm up
-    t = time.perf_counter()
-    backend.predict(pairs)
-    return len(pairs) / (time.perf_counter() - t)
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        backend.predict(pairs)
+        best = min(best, time.perf_counter() - t)
+    return len(pairs) / best
 
 
 def main() -> None:
@@ -83,13 +88,15 @@ def main() -> None:
         world = " ".join(_sentence(rng, 20) for _ in range(n))
         row = []
         for k in (None, 5):
-            t = time.perf_counter()
-            g = build_graph(world, claims, nli, GraphParams(top_k=k))
-            row.append((len(g.probs), time.perf_counter() - t))
+            best = float("inf")
+            for _ in range(3):       # best of three passes, as above
+                t = time.perf_counter()
+                g = build_graph(world, claims, nli, GraphParams(top_k=k))
+                best = min(best, time.perf_counter() - t)
+            row.append((len(g.probs), best))
         (pa, ta), (pk, tk) = row
         print(f"{n:>9}{pa:>11}{pk:>11}{pa / pk:>12.1f}{ta:>9.3f}{tk:>9.3f}{ta / tk:>12.1f}")
     tmp.cleanup()
-
 
 
 if __name__ == "__main__":

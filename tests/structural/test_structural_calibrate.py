@@ -8,17 +8,23 @@ from pathlib import Path
 import pytest
 from structural_scripted import ScriptedNLI
 
-from judgeaudit.structural.calibrate import (balanced_accuracy, build_graphs, choose, dev_split, halueval_qa_items,
-                                             sensitivity)
-from judgeaudit.structural.graph import GraphParams, build_graph
+from judgeaudit.structural.calibrate import (TAU_C_GRID, TAU_S_GRID, balanced_accuracy, build_graphs, choose,
+                                             dev_result, dev_split, halueval_qa_items, in_dev, sensitivity)
+from judgeaudit.structural.graph import DEV_RESULT, DEV_SPLIT, GraphParams, build_graph
 from judgeaudit.structural.nli import make_nli
 
 
-def test_dev_split_is_a_seeded_share_of_groups():
-    groups = [f"q{i}" for i in range(50)] * 2
+def test_dev_split_is_a_seeded_hash_share_of_groups():
+    import hashlib
+
+    groups = [f"q{i}" for i in range(2000)] * 2
     a, b = dev_split(groups), dev_split(list(reversed(groups)))
-    assert a == b and len(a) == 10 and a <= set(groups)
+    assert a == b and a <= set(groups) and 0.17 < len(a) / 2000 < 0.23
     assert dev_split(groups, seed=1) != a
+    # the rule by hand for one group: first 16 hex digits of sha256("<seed>:<group>") as a fraction of 2^64
+    g = "halueval/qa/7"
+    frac = int(hashlib.sha256(f"{DEV_SPLIT['seed']}:{g}".encode()).hexdigest()[:16], 16) / 2**64
+    assert in_dev(g) == (frac < 0.2) and dev_split([g]) == ({g} if frac < 0.2 else set())
 
 
 def test_balanced_accuracy_by_hand():
@@ -46,9 +52,10 @@ def test_recorded_defaults_are_the_dev_split_choice_with_the_lexical_backend():
     items = halueval_qa_items(HALUEVAL)
     dev = dev_split(items["group"])
     d = items[items["group"].isin(dev)].reset_index(drop=True)
-    assert (len(dev), len(d), int(d["defective"].sum())) == (100, 200, 100)
-    graphs = build_graphs(d, make_nli("lexical"))
-    t = sensitivity(graphs, d["defective"], tau_s=[0.5, 0.85, 0.9, 0.95, 1.0], tau_c=[0.4, 0.5, 0.6])
-    assert choose(t) == (GraphParams().tau_s, GraphParams().tau_c) == (0.9, 0.5)
+    assert (len(dev), len(d), int(d["defective"].sum())) == (91, 182, 91)
+    graphs = build_graphs(d, make_nli(DEV_SPLIT["backend"]))
+    t = sensitivity(graphs, d["defective"], TAU_S_GRID, TAU_C_GRID)
+    assert choose(t) == (GraphParams().tau_s, GraphParams().tau_c) == (0.95, 0.8)
+    assert dev_result(t, len(dev), len(d)) == DEV_RESULT          # the recorded record, sensitivity lines and all
     ba = t.set_index(["tau_s", "tau_c"])["balanced_accuracy"]
-    assert ba[(0.9, 0.5)] == pytest.approx(0.925) and ba[(0.5, 0.5)] == pytest.approx(0.77)
+    assert ba[(0.95, 0.8)] == pytest.approx(0.8901, abs=1e-4) and ba[(0.9, 0.5)] == pytest.approx(0.8736, abs=1e-4)

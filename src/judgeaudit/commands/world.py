@@ -24,7 +24,7 @@ app = typer.Typer(help="What a judge must be shown: blind vs informed arms, worl
                   no_args_is_help=True)
 console = Console(stderr=True)
 
-WRITES = ("result.json", "verdicts.parquet", "decisions.parquet", "report.html")
+WRITES = ("result.json", "verdicts.parquet", "decisions.parquet", "report.html", "report.md")
 
 
 @dataclass(frozen=True)
@@ -76,14 +76,36 @@ def _check(out: Path, set_spec: str, judges: Sequence[str], store: Path | None, 
     output_dir(out, writes=WRITES, inputs=[*set_inputs([set_spec]), store, *spec_inputs(judges)])
 
 
+SPLITS = ("all", "report", "dev")
+
+
+def split_items(items: list, split: str) -> tuple[list, dict]:
+    """``items`` restricted to a split of the structural judge's recorded development split
+    (``structural.calibrate.is_dev_item``): ``all``, ``report`` (development items left out) or
+    ``dev``; and the record of what was kept."""
+    from judgeaudit.errors import InputError
+    from judgeaudit.structural.calibrate import is_dev_item
+    from judgeaudit.structural.graph import DEV_SPLIT
+
+    if split not in SPLITS:
+        raise InputError(f"split must be one of {', '.join(SPLITS)}, got {split!r}", field="--split")
+    dev = [is_dev_item(it) for it in items]
+    keep = [it for it, d in zip(items, dev, strict=True) if split == "all" or d == (split == "dev")]
+    n_dev = sum(dev)
+    return keep, {"split": split, "dev_items_in_run": n_dev if split != "report" else 0,
+                  "dev_items_left_out": n_dev if split == "report" else 0, "rule": DEV_SPLIT["rule"],
+                  "source_set": DEV_SPLIT["source_set"]}
+
+
 def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str], *, out: Path, votes: int = 3,
                   form: str = "label", max_items: int | None = None, store: Path | None = None,
                   concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000, seed: int = 0,
                   temperature: float = 0.3, strict_threshold: float = 0.5, top_k: int = 5,
                   items: list | None = None, encoder=None, progress: bool = True,
                   matcher_judge: str | None = None, covariates: Sequence[str] = ("world_chars",),
-                  permutations: int = 9999, alternative: str = "two-sided") -> WorldResult:
-    """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``)."""
+                  permutations: int = 9999, alternative: str = "two-sided", split: str = "all") -> WorldResult:
+    """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``;
+    ``split``: see :func:`split_items`)."""
     from judgeaudit.commands.common import build_judges
     from judgeaudit.errors import InputError
     from judgeaudit.io import write_parquet
@@ -109,6 +131,7 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     set_prov = None
     if items is None:
         items, set_prov = load_set(set_spec, max_items)
+    items, split_record = split_items(items, split)
     if not items:
         raise InputError("the set has no items", field="--set")
     from judgeaudit.world.correlate import covariate_table
@@ -134,6 +157,8 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
               "matcher_undecided": getattr(generous, "undecided", None),
               "provenance": {**provenance(items, set_spec), "judges": [j.id for j in judges],
                              "set_provenance": set_prov},
+              "split": split_record,
+              "calibration": {j.id: j.calibration() for j in judges if callable(getattr(j, "calibration", None))},
               "calls": summarise(verdicts).to_dict()}
     write_result(out / "result.json", result)
     write_parquet(out / "verdicts.parquet", verdicts)
@@ -145,7 +170,7 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
                       form: str = "label", max_items: int | None = None, store: Path | None = None,
                       concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000,
                       seed: int = 0, temperature: float = 0.3, items: list | None = None,
-                      progress: bool = True) -> WorldResult:
+                      progress: bool = True, split: str = "all") -> WorldResult:
     from judgeaudit.errors import InputError
     from judgeaudit.runinfo import write_result
     from judgeaudit.world.run import factorial_arms, factorial_table, parse_factors
@@ -157,7 +182,7 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
     arms = sorted(set(factorial_arms(fs).values()))
     run = run_world_cmd(set_spec, judge_specs, arms, out=out, votes=votes, form=form, max_items=max_items,
                         store=store, concurrency=concurrency, api_base=api_base, n_boot=n_boot, seed=seed,
-                        temperature=temperature, items=items, progress=progress)
+                        temperature=temperature, items=items, progress=progress, split=split)
     judges = run.result["provenance"]["judges"]
     result = {**run.result, "factorial": factorial_table_from(run.result, fs, judges)}
     result["shapley"] = result["factorial"]["shapley"]
@@ -173,10 +198,11 @@ def factorial_table_from(result: dict, factors: list[str], judges: list[str]) ->
 
 def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> None:
     from judgeaudit.report.html import write_page
-    from judgeaudit.report.world import world_sections
+    from judgeaudit.report.world import world_markdown, world_sections
 
     write_page(out / "report.html", "judgeaudit — what the judge must be shown", world_sections(run.result))
-    echo.print(f"→ {out}/result.json, {out}/verdicts.parquet, {out}/report.html")
+    (out / "report.md").write_text(world_markdown(run.result))
+    echo.print(f"→ {out}/result.json, {out}/verdicts.parquet, {out}/report.html, {out}/report.md")
 
 
 _Set = Annotated[str, typer.Option("--set", help="world set spec, e.g. halueval:PATH?part=qa, frank:PATH")]
@@ -211,6 +237,8 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             permutations: Annotated[int, typer.Option("--permutations", help="Spearman permutations")] = 9999,
             alternative: Annotated[str, typer.Option(
                 "--alternative", help="Spearman p: two-sided | greater | less")] = "two-sided",
+            split: Annotated[str, typer.Option(
+                "--split", help="all | report (leave out the structural judge's development items) | dev")] = "all",
             allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
             backend: BackendOpt = DEFAULT_BACKEND,
             ray_address: RayAddressOpt = None,
@@ -220,7 +248,7 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
                       concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
                       temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
                       matcher_judge=matcher_judge, covariates=correlate, permutations=permutations,
-                      alternative=alternative)
+                      alternative=alternative, split=split)
     write_report(r, out)
 
 
@@ -232,6 +260,9 @@ def factorial_cmd(set_spec: _Set, judge: _Judge, out: _Out,
                   votes: _Votes = 3, form: _Form = "label", max_items: _MaxItems = None, store: _Store = None,
                   concurrency: _Conc = None, api_base: _Base = None, bootstrap: _Boot = 2000, seed: _Seed = 0,
                   temperature: _Temp = 0.3,
+                  split: Annotated[str, typer.Option(
+                      "--split", help="all | report (leave out the structural judge's development items) | dev")
+                  ] = "all",
                   allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
                   backend: BackendOpt = DEFAULT_BACKEND,
                   ray_address: RayAddressOpt = None,
@@ -239,5 +270,5 @@ def factorial_cmd(set_spec: _Set, judge: _Judge, out: _Out,
     """Writes OUT/result.json (cells and Shapley values), OUT/verdicts.parquet and OUT/report.html."""
     r = run_factorial_cmd(set_spec, judge, factors, out=out, votes=votes, form=form, max_items=max_items,
                           store=store, concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
-                          temperature=temperature)
+                          temperature=temperature, split=split)
     write_report(r, out)

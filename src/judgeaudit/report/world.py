@@ -35,6 +35,47 @@ def arm_table(result: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def kind_table(result: dict) -> pd.DataFrame:
+    """Recall by defect kind: one row per judge and arm, one column per kind, ``recall (found/n)``;
+    the last column counts defective units with no kind."""
+    rows = []
+    for judge, j in result["judges"].items():
+        for arm, a in j["arms"].items():
+            by = a.get("recall_by_kind")
+            if not by:
+                continue
+            row = {"judge": judge, "arm": arm}
+            for k, v in by.items():
+                row[k] = "—" if v["recall"] is None else f"{v['recall']:.3f} ({v['found']}/{v['n']})"
+            un = a.get("kind_unplaced") or {}
+            row["no category"] = f"{un.get('found', 0)}/{un.get('n', 0)} found"
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def calibration_table(result: dict) -> pd.DataFrame:
+    """Per structural judge: thresholds used, the defaults, where they were chosen and how well."""
+    rows = []
+    for judge, c in (result.get("calibration") or {}).items():
+        p, d, dev = c["parameters"], c["defaults"], c["dev_result"]
+        rows.append({"judge": judge, "tau_s": p["tau_s"], "tau_c": p["tau_c"], "top_k": p["top_k"],
+                     "defaults": f"tau_s={d['tau_s']}, tau_c={d['tau_c']}", "at defaults": c["at_defaults"],
+                     "chosen on": f"{c['dev_split']['corpus']}, {dev.get('n_groups')} groups "
+                                  f"({c['dev_split']['share']:.0%} hash split, seed {c['dev_split']['seed']}), "
+                                  f"{c['dev_split']['backend']} backend",
+                     "dev balanced acc.": dev.get("balanced_accuracy"),
+                     "dev range over grid": dev.get("grid_range")})
+    return pd.DataFrame(rows)
+
+
+def sensitivity_table(result: dict) -> pd.DataFrame:
+    """The development split's balanced accuracy along each threshold through the chosen point."""
+    dev = next(iter((result.get("calibration") or {}).values()), {}).get("dev_result") or {}
+    rows = [{"threshold": name, **line} for name, line in (("tau_s", dev.get("along_tau_s")),
+                                                          ("tau_c", dev.get("along_tau_c"))) if line]
+    return pd.DataFrame(rows)
+
+
 def paired_table(result: dict) -> pd.DataFrame:
     return pd.DataFrame([{"judge": p["judge"], "a": p["a"], "b": p["b"], "metric": p["metric"], "n": p["n"],
                           "a value": p["a_value"], "b value": p["b_value"], "gain b−a": p["gain"],
@@ -105,6 +146,22 @@ def world_sections(result: dict) -> list[Section]:
                   + "; ".join(f"{esc(k)}: {v}" for k, v in sp["excluded"].items()) + ".</p>")
     secs = [Section("Arms", intro + table_html(arm_table(result)),
                     banners=[f"Scored: {scored}. These numbers do not depend on a matcher."])]
+    cal = calibration_table(result)
+    if not cal.empty:
+        sp = result.get("split") or {}
+        secs.append(Section("Structural judge thresholds", table_html(cal) + "<p>Balanced accuracy on the "
+                            "development split along each threshold (the other at its chosen value):</p>"
+                            + table_html(sensitivity_table(result)), banners=[
+            ("!" if sp.get("dev_items_in_run") else "") + f"Split {esc(sp.get('split'))}: {sp.get('dev_items_in_run', 0)} development items in this run, "
+            f"{sp.get('dev_items_left_out', 0)} left out. Numbers on development items are not a held-out "
+            "estimate; use --split report for the reported table."]))
+    kinds = kind_table(result)
+    if not kinds.empty:
+        secs.append(Section("Recall by category", table_html(kinds), banners=[
+            "Recall of the defective units of each error category (the corpus's own annotation; a unit with "
+            "several categories counts in each), scored as the arms table for every judge. Units whose "
+            "category the corpus does not place are counted apart. Intervals (bootstrap over answers, "
+            "Wilson) are in result.json."]))
     if result["paired"]:
         body = figure_html(paired_figure(result)) + table_html(paired_table(result))
         secs.append(Section("Paired gains against the first arm", body, banners=[
@@ -137,3 +194,46 @@ def world_sections(result: dict) -> list[Section]:
             f"2^{len(fac['factors'])} cells on the same answers; exact Shapley values (§6 weights) of each factor, "
             "per metric; Σφ = v(all) − v(none). Scored as the arms table (no matcher)."]))
     return secs
+
+
+def _md(df: pd.DataFrame) -> str:
+    """A pipe table (no dependency): floats to three decimals, None as a dash."""
+    def cell(v) -> str:
+        if v is None or (isinstance(v, float) and pd.isna(v)):
+            return "—"
+        return f"{v:.3f}" if isinstance(v, float) else str(v).replace("|", "\\|")
+
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def world_markdown(result: dict) -> str:
+    """The run's tables in Markdown (for notes): per judge and arm the rates with bootstrap intervals
+    over answers, recall by category, the structural thresholds, the factorial cells and Shapley values."""
+    prov = result.get("provenance", {})
+    sp = result.get("split") or {}
+    out = [f"### {prov.get('set')}: form {result['form']}, {prov.get('items')} outputs "
+           f"({prov.get('answers_defective')} defective), split {sp.get('split', 'all')}"
+           f" ({sp.get('dev_items_left_out', 0)} development items left out, {sp.get('dev_items_in_run', 0)} in)", ""]
+    a = arm_table(result)
+    ci = lambda v, c: "—" if v is None else f"{v:.3f} {c}" if c != "—" else f"{v:.3f}"  # noqa: E731
+    rows = pd.DataFrame({"judge": a["judge"], "arm": a["arm"], "n (defective/clean)": [
+        f"{n} ({d}/{c})" for n, d, c in zip(a["n"], a["defective"], a["clean"], strict=True)],
+        "balanced acc. [95% CI]": [ci(v, c) for v, c in zip(a["balanced acc."], a["bal. acc. CI"], strict=True)],
+        "recall [CI]": [ci(v, c) for v, c in zip(a["recall"], a["recall CI"], strict=True)],
+        "specificity [CI]": [ci(v, c) for v, c in zip(a["specificity"], a["specificity CI"], strict=True)]})
+    out.append(_md(rows))
+    k = kind_table(result)
+    if not k.empty:
+        out += ["", "Recall by category, found/n:", "", _md(k)]
+    cal = calibration_table(result)
+    if not cal.empty:
+        out += ["", "Structural judge thresholds:", "", _md(cal)]
+    fac = result.get("factorial")
+    if fac:
+        cells = pd.DataFrame(fac["cells"])[["cell", "judge", "arm", "n", "recall", "specificity", "balanced_accuracy"]]
+        sh = pd.DataFrame([{"metric": m, **phi} for m, phi in fac["shapley"].items()])
+        out += ["", "Factorial cells:", "", _md(cells), "", "Shapley values:", "", _md(sh)]
+    return "\n".join(out) + "\n"

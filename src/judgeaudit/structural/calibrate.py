@@ -1,11 +1,16 @@
 """Choosing the graph's thresholds on a recorded development split, and their sensitivity.
 
-* :func:`dev_split` — a seeded share of the *groups* (e.g. HaluEval questions: a question's right and
-  hallucinated answers stay together), taken from the sorted group ids with ``numpy``'s
-  ``default_rng(seed).permutation``; the rest is the report set. Defaults are chosen on the
-  development groups only (``graph.DEV_SPLIT`` records corpus, share, seed and backend).
-* :func:`halueval_qa_items` — HaluEval QA as (group, output, world, defective) rows: each question's
-  right answer (clean) and its hallucinated answer (defective), the knowledge as the world.
+* :func:`in_dev` / :func:`dev_split` — a group (e.g. a HaluEval question, ``halueval/qa/<line>``: a
+  question's right and hallucinated answers stay together) is in the development split when
+  ``sha256("<seed>:<group>")`` read as a fraction of 2^64 (first 16 hex digits) is below ``share``:
+  decided per group, so a world run over any slice knows which of its items were development items.
+  The rest is the report set. Defaults are chosen on the development groups only (``graph.DEV_SPLIT``
+  records corpus, share, seed, rule and backend); :func:`is_dev_item` marks a world item of that split.
+* :func:`halueval_qa_items` — HaluEval QA as (group, output, world, defective) rows from the world
+  adapter (:func:`~judgeaudit.datasets.world_corpora.load_halueval`): each question's right answer
+  (clean) and its hallucinated answer (defective), the knowledge as the world.
+* :func:`calibration_record` — what a run records about a structural judge's thresholds: the values
+  used, the defaults, the development split and the defaults' sensitivity there (``graph.DEV_RESULT``).
 * :func:`sensitivity` — the item-level metric over a grid of ``tau_s`` × ``tau_c``, from graphs built
   once (edges re-derived from stored probabilities: no new NLI calls).
 * :func:`balanced_accuracy` — ½(share of defective items flagged + share of clean items not flagged).
@@ -13,39 +18,59 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from judgeaudit.structural.certificates import defects
-from judgeaudit.structural.graph import DEV_SPLIT, Graph, GraphParams, build_graph
+from judgeaudit.structural.graph import DEV_RESULT, DEV_SPLIT, Graph, GraphParams, build_graph
 from judgeaudit.structural.nli import NLIBackend
 
 GRID = tuple(round(x, 2) for x in np.arange(0.1, 0.91, 0.1))
+TAU_S_GRID = tuple(round(x, 2) for x in np.arange(0.05, 1.001, 0.05))
+TAU_C_GRID = tuple(round(x, 2) for x in np.arange(0.1, 1.001, 0.1))
+"""The grid the recorded defaults were chosen on (``benchmarks/structural_calibrate.py``)."""
+
+
+def in_dev(group: str, share: float = DEV_SPLIT["share"], seed: int = DEV_SPLIT["seed"]) -> bool:
+    """Whether ``group`` is a development group (the hash rule of the module docstring)."""
+    h = int(hashlib.sha256(f"{seed}:{group}".encode()).hexdigest()[:16], 16)
+    return h / 16**16 < share
 
 
 def dev_split(groups: Iterable[str], share: float = DEV_SPLIT["share"], seed: int = DEV_SPLIT["seed"]) -> set[str]:
-    """The development groups: ``round(share · n)`` of the sorted unique groups, seeded."""
-    uniq = sorted(set(groups))
-    k = int(round(share * len(uniq)))
-    order = np.random.default_rng(seed).permutation(len(uniq))[:k]
-    return {uniq[i] for i in order}
+    """The development groups among ``groups``."""
+    return {g for g in set(groups) if in_dev(g, share, seed)}
+
+
+def is_dev_item(item: Any) -> bool:
+    """Whether a world item was development data for the recorded defaults (its corpus is the split's
+    and its group is a development group)."""
+    return item.source_set == DEV_SPLIT["source_set"] and in_dev(item.group or item.item_id)
 
 
 def halueval_qa_items(root: str | Path, strategy: str = "one-turn") -> pd.DataFrame:
-    """Columns ``group, output, world, defective``: two rows per HaluEval QA question."""
-    from judgeaudit.datasets.halueval import load_pairs
+    """Columns ``group, output, world, defective``: two rows per HaluEval QA question (world items'
+    group keys, ``halueval/qa/<line>``)."""
+    from judgeaudit.datasets.world_corpora import load_halueval
 
-    pairs = load_pairs(root, strategy=strategy, part="qa")
-    rows = []
-    for r in pairs.to_dict("records"):
-        gold, fake = (r["response_a"], r["response_b"]) if r["label"] == "A" else (r["response_b"], r["response_a"])
-        world = (r["meta"] or {}).get("knowledge")
-        rows.append({"group": r["group"], "output": gold, "world": world, "defective": False})
-        rows.append({"group": r["group"], "output": fake, "world": world, "defective": True})
-    return pd.DataFrame(rows, columns=["group", "output", "world", "defective"])
+    items, _ = load_halueval(root, part="qa", strategy=strategy)
+    return pd.DataFrame([{"group": it.group, "output": it.output, "world": it.world, "defective": bool(it.defective)}
+                         for it in items], columns=["group", "output", "world", "defective"])
+
+
+def calibration_record(params: GraphParams) -> dict[str, Any]:
+    """The thresholds a structural judge ran with, the documented defaults, whether they are the
+    defaults, the development split they were chosen on and their sensitivity there."""
+    d = GraphParams()
+    used = {"tau_s": params.tau_s, "tau_c": params.tau_c, "top_k": params.top_k, "specificity": params.specificity}
+    return {"parameters": used, "defaults": {"tau_s": d.tau_s, "tau_c": d.tau_c},
+            "at_defaults": (params.tau_s, params.tau_c) == (d.tau_s, d.tau_c),
+            "dev_split": dict(DEV_SPLIT), "dev_result": DEV_RESULT}
 
 
 def balanced_accuracy(flagged: Sequence[bool], defective: Sequence[bool]) -> float:
@@ -77,3 +102,20 @@ def choose(table: pd.DataFrame) -> tuple[float, float]:
     t = table.assign(dist=(table["tau_s"] - 0.5).abs() + (table["tau_c"] - 0.5).abs())
     best = t.sort_values(["balanced_accuracy", "dist", "tau_s", "tau_c"], ascending=[False, True, True, True]).iloc[0]
     return float(best["tau_s"]), float(best["tau_c"])
+
+
+def dev_result(table: pd.DataFrame, n_groups: int, n_answers: int) -> dict[str, Any]:
+    """The record of a calibration (the form of ``graph.DEV_RESULT``): the chosen point, its balanced
+    accuracy and flag rate, the grid's range, and the sensitivity lines through the chosen point
+    (balanced accuracy along ``tau_s`` at the chosen ``tau_c`` and along ``tau_c`` at the chosen ``tau_s``)."""
+    ts, tc = choose(table)
+    at = table[(table.tau_s == ts) & (table.tau_c == tc)].iloc[0]
+    r3 = lambda x: round(float(x), 3)  # noqa: E731
+    return {"n_groups": n_groups, "n_answers": n_answers, "metric": "balanced_accuracy (item flagged = any defect)",
+            "grid": {"tau_s": [min(table.tau_s), max(table.tau_s), len(set(table.tau_s))],
+                     "tau_c": [min(table.tau_c), max(table.tau_c), len(set(table.tau_c))]},
+            "chosen": {"tau_s": ts, "tau_c": tc}, "balanced_accuracy": r3(at.balanced_accuracy),
+            "flag_rate": r3(at.flag_rate),
+            "grid_range": [r3(table.balanced_accuracy.min()), r3(table.balanced_accuracy.max())],
+            "along_tau_s": {str(r.tau_s): r3(r.balanced_accuracy) for r in table[table.tau_c == tc].itertuples()},
+            "along_tau_c": {str(r.tau_c): r3(r.balanced_accuracy) for r in table[table.tau_s == ts].itertuples()}}

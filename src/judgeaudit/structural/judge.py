@@ -1,4 +1,4 @@
-"""``structural:<nli-spec>[?top_k=5&tau_s=0.9&tau_c=0.5&specificity=1&batch_size=16&cache=PATH]`` — the
+"""``structural:<nli-spec>[?top_k=5&tau_s=0.95&tau_c=0.8&specificity=1&batch_size=16&cache=PATH]`` — the
 structural judge: the entailment graph over output and world, read as defects with certificates.
 
 The request's ``text`` is the output, ``evidence`` the world. Forms:
@@ -53,6 +53,12 @@ class StructuralJudge(Judge):
     @property
     def provider(self) -> str:
         return f"structural:{self.backend.spec}"
+
+    def calibration(self) -> dict[str, Any]:
+        """The thresholds used, the defaults, the development split and the sensitivity there."""
+        from judgeaudit.structural.calibrate import calibration_record
+
+        return calibration_record(self.params)
 
     def render(self, request: JudgeRequest) -> str:
         return json.dumps({"form": request.form, "output": request.text, "world": request.evidence,
@@ -121,7 +127,7 @@ def parse_structural(argument: str, options: dict[str, Any]) -> tuple[str, Graph
 
 
 @register("structural", "the entailment-graph judge: structural:<lexical|hf:PATH|api:MODEL|local>"
-                        "[?top_k=5&tau_s=0.9&tau_c=0.5&cache=calls.sqlite]")
+                        "[?top_k=5&tau_s=0.95&tau_c=0.8&cache=calls.sqlite]")
 def _make(argument: str, options: dict[str, Any]) -> Judge:
     if not argument:
         raise InputError("structural judge needs an NLI spec, e.g. structural:lexical", field="judge")

@@ -288,16 +288,25 @@ class LocalNLI(NLIBackend):
         self._forward = forward
 
     def _default_forward(self) -> Callable[[str], np.ndarray]:
-        from judgeaudit.judges.local import JudgeSpec, LocalJudge, MODEL_NAME
+        """The label-token logits of the embedded model, computed on the one thread every llama.cpp
+        call runs on (``judges.local._LLAMA_THREAD``), as the ``local`` judge's calls are."""
+        from judgeaudit.judges.local import _LLAMA_THREAD, MODEL_NAME, JudgeSpec, LocalJudge
 
         judge = LocalJudge(JudgeSpec(id="local-nli", backend="local", model=MODEL_NAME))
-        ids = [judge.llm.tokenize(f" {w}".encode(), add_bos=False, special=False)[0] for w in LABELS]
 
-        def forward(prompt: str) -> np.ndarray:
+        def on_llama_thread(fn: Callable[[], Any]) -> Any:
+            if threading.current_thread().name.startswith("judgeaudit-llama"):
+                return fn()
+            return _LLAMA_THREAD.submit(fn).result()
+
+        ids = on_llama_thread(lambda: [judge.llm.tokenize(f" {w}".encode(), add_bos=False, special=False)[0]
+                                       for w in LABELS])
+
+        def logits(prompt: str) -> np.ndarray:
             with judge._lock:
                 return judge._next_token_logits(prompt)[ids]
 
-        return forward
+        return lambda prompt: on_llama_thread(lambda: logits(prompt))
 
     def _predict_batch(self, pairs: list[Pair]) -> np.ndarray:
         if self._forward is None:

@@ -23,7 +23,7 @@ from judgeaudit.world.arms import ArmContext, cell_name
 from judgeaudit.world.correlate import DEFAULT_COVARIATES, correlations, covariate_table
 from judgeaudit.world.items import WorldItem
 from judgeaudit.world.pooling import TIE_RULE, pool_votes
-from judgeaudit.world.requests import SEP, build_requests, taxonomy_of
+from judgeaudit.world.requests import SEP, build_requests, kinds, taxonomy_of
 from judgeaudit.world.scoring import (
     SCORE_CLEAN,
     STRICT_THRESHOLD,
@@ -91,6 +91,26 @@ def _counts(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
                           df["complaints"].to_numpy(float))
 
 
+def recall_by_kind(df: pd.DataFrame, n_boot: int, seed: int) -> tuple[dict, dict]:
+    """Per defect kind (FRANK error category, IFEval instruction id, ...; discovered from the scored
+    defective units, sorted): ``n`` defective units of that kind, ``found`` (flagged), ``recall``, its
+    bootstrap interval over answers (``ci``) and Wilson interval (``wilson``). A unit with several
+    kinds counts in each. Also the defective units with no kind (``n``, ``found``): defects whose
+    category the corpus does not place (e.g. a FRANK category in only some of a summary's sentences)."""
+    bad = df[df["gold"].astype(bool)]
+    ks = bad["kinds"].fillna("").map(kinds)
+    out = {}
+    for k in sorted({k for row in ks for k in row}):
+        sub = bad[ks.map(lambda row, k=k: k in row)]
+        _, counts = _counts(sub)
+        found = int(sub["flagged"].sum())
+        v, lo, hi = boot_metric(counts, "recall", n_boot=n_boot, seed=seed)
+        out[k] = {"n": int(len(sub)), "found": found, "recall": v, "ci": [lo, hi],
+                  "wilson": list(wilson_interval(found, int(len(sub))))}
+    none = bad[ks.map(len) == 0]
+    return out, {"n": int(len(none)), "found": int(none["flagged"].sum())}
+
+
 def _arm_summary(df: pd.DataFrame, n_boot: int, seed: int) -> dict:
     scored = df[df["flagged"].notna()]
     out = {"n": int(len(scored)), "n_defective": int(scored["gold"].sum()),
@@ -111,6 +131,9 @@ def _arm_summary(df: pd.DataFrame, n_boot: int, seed: int) -> dict:
     ci["recall_wilson"] = list(wilson_interval(int(tot[0]), int(tot[0] + tot[1])))
     ci["specificity_wilson"] = list(wilson_interval(int(tot[2]), int(tot[2] + tot[3])))
     out["ci"] = ci
+    by_kind, unplaced = recall_by_kind(scored, n_boot, seed)
+    if by_kind:
+        out["recall_by_kind"], out["kind_unplaced"] = by_kind, unplaced
     return out
 
 

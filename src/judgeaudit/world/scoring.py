@@ -195,16 +195,25 @@ def char_overlap(items: list[WorldItem], complaints: dict[str, list[dict]]) -> d
 # --- label decisions ------------------------------------------------------------------------------------
 
 
+def item_kinds(item: WorldItem) -> str:
+    """The defect kinds of a whole item (comma-separated, sorted): those of its defective units and
+    the labels of its gold spans."""
+    found = {k for u in item.units if u.defective for k in kinds(u.kind)} | {s.label for s in item.spans if s.label}
+    return ",".join(sorted(found))
+
+
 def decisions(item: WorldItem, pooled, form: str) -> list[dict]:
     """The judged units of one item under one pooled report: ``unit``, ``gold``, ``flagged`` (None when
-    no vote parsed or the gold is unknown is skipped by the caller), ``complaints``."""
+    no vote parsed or the gold is unknown is skipped by the caller), ``complaints`` and ``kinds`` (the
+    unit's defect kinds, e.g. FRANK error categories; for item forms :func:`item_kinds`)."""
     rows = []
     if form == "sentences":
         for j, u in enumerate(item.units):
             if u.defective is None:
                 continue
             fl = None if pooled.unit_labels is None else bool(pooled.unit_labels[j])
-            rows.append({"unit": u.unit_id, "gold": bool(u.defective), "flagged": fl, "complaints": int(bool(fl))})
+            rows.append({"unit": u.unit_id, "gold": bool(u.defective), "flagged": fl, "complaints": int(bool(fl)),
+                         "kinds": u.kind or ""})
         return rows
     if form == "typed":
         # a typed report names types, not constraints: one unit per (answer, type id), defective when any
@@ -216,7 +225,8 @@ def decisions(item: WorldItem, pooled, form: str) -> list[dict]:
         reported = set(pooled.defect_ids or [])
         for k, gold in gold_by_type.items():
             fl = None if pooled.defect_ids is None and pooled.parsed_votes == 0 else k in reported
-            rows.append({"unit": f"{item.item_id}#{k}", "gold": gold, "flagged": fl, "complaints": int(bool(fl))})
+            rows.append({"unit": f"{item.item_id}#{k}", "gold": gold, "flagged": fl, "complaints": int(bool(fl)),
+                         "kinds": k})
         return rows
     gold = item.defective
     if gold is None and item.units and all(u.defective is not None for u in item.units):
@@ -228,7 +238,7 @@ def decisions(item: WorldItem, pooled, form: str) -> list[dict]:
     else:
         fl = pooled.label
     n = len(pooled.defects or []) if form == "defects" else int(bool(fl))
-    return [{"unit": item.item_id, "gold": bool(gold), "flagged": fl, "complaints": n}]
+    return [{"unit": item.item_id, "gold": bool(gold), "flagged": fl, "complaints": n, "kinds": item_kinds(item)}]
 
 
 SCORE_CLEAN = 5.0
@@ -237,5 +247,5 @@ SCORE_CLEAN = 5.0
 
 def decisions_frame(rows: list[dict]) -> pd.DataFrame:
     cols = ["judge", "arm", "item_id", "group", "unit", "gold", "flagged", "complaints", "parsed_votes",
-            "votes", "ties"]
+            "votes", "ties", "kinds"]
     return pd.DataFrame(rows, columns=cols)
