@@ -95,6 +95,11 @@ def _model_params(use_extra_bufts: bool) -> Iterator[None]:
 def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
     """The llama.cpp model, loaded once per process per (path, context, threads).
 
+    One compute thread unless asked (``JUDGEAUDIT_LOCAL_THREADS``): for a 270M model a second thread
+    adds under 10% on an idle 2-core machine, and on a busy one ggml's spinning thread barriers make
+    two threads slower than one (200 prompt tokens: 16.7 and 27.2 tok/s on one thread against 10.2
+    and 14.9 on two, at three times the CPU).
+
     Where ggml was built with AMX kernels the weights stay in plain CPU buffers: ggml places them in
     its AMX "extra" buffer type otherwise, whose matrix kernel crashes (SIGSEGV) where the tile state
     is not usable, as on virtual machines that advertise AMX.
@@ -103,12 +108,17 @@ def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
 
     from llama_cpp import Llama
 
-    n_threads = n_threads or max(1, min(4, os.cpu_count() or 1))
+    if n_threads is None:
+        raw = os.environ.get("JUDGEAUDIT_LOCAL_THREADS", "1")
+        if not raw.isdigit() or int(raw) < 1:
+            raise InputError(f"must be a positive integer, got {raw!r}", field="JUDGEAUDIT_LOCAL_THREADS")
+        n_threads = int(raw)
     key = (model_path(), n_ctx, n_threads)
     with _MODELS_LOCK:
         if key not in _MODELS:
             with _model_params(use_extra_bufts=not ggml_has_amx()):
-                _MODELS[key] = Llama(model_path=key[0], n_ctx=n_ctx, n_threads=n_threads, verbose=False,
+                _MODELS[key] = Llama(model_path=key[0], n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
+                                     verbose=False,
                                      seed=0, logits_all=False)
         return _MODELS[key]
 

@@ -1,0 +1,16 @@
+"""The local judge's compute-thread setting (no model is loaded: the bad value fails first)."""
+
+from __future__ import annotations
+
+import pytest
+
+from judgeaudit.errors import InputError
+from judgeaudit.judges.local import load_model
+
+
+@pytest.mark.parametrize("raw", ["0", "two", "-1", ""])
+def test_a_bad_thread_count_names_the_variable(monkeypatch, raw):
+    monkeypatch.setenv("JUDGEAUDIT_LOCAL_THREADS", raw)
+    with pytest.raises(InputError, match="positive integer") as e:
+        load_model(n_ctx=512)
+    assert e.value.field == "JUDGEAUDIT_LOCAL_THREADS"
