@@ -73,7 +73,7 @@ def _decisions(u: np.ndarray, p_informed: np.ndarray, rng) -> pd.DataFrame:
     ids = np.array([f"a{i}" for i in range(n)])
     frames = [pd.DataFrame({"judge": "sim", "arm": arm, "item_id": ids, "group": ids, "unit": ids, "gold": gold,
                             "flagged": np.where(right, gold, ~gold), "complaints": np.where(right, gold, ~gold) * 1,
-                            "parsed_votes": 1, "votes": 1, "ties": 0})
+                            "parsed_votes": 1, "votes": 1, "ties": 0, "kinds": ""})
               for arm, right in (("blind", right_b), ("informed", right_i))]
     return pd.concat(frames, ignore_index=True)[list(decisions_frame([]).columns)]
 
