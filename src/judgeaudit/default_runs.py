@@ -25,6 +25,8 @@ from judgeaudit.records import JudgeRequest
 DATA = Path(str(files("judgeaudit") / "data"))
 WORLD_SET = f"halueval:{DATA / 'halueval'}?part=qa&max_rows=40"
 WORLD_ARMS = ("blind", "informed", "placebo")
+WORLD_SPLIT = "report"
+"""The structural judge's development questions are never reported on (its thresholds were chosen on them)."""
 WORLD_REFERENCES = ("reference:oracle", "reference:flag-all", "reference:flag-none")
 """The world run's instruments beside the judge: the oracle ceiling and the two constant floors."""
 CAP_SETS = (f"judgebench:{DATA / 'judgebench'}", f"llmbar:{DATA / 'llmbar'}")
@@ -93,9 +95,9 @@ def _cap(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
 
 
 def _world_items() -> list:
-    from judgeaudit.commands.world import load_items
+    from judgeaudit.commands.world import load_items, split_items
 
-    return load_items(WORLD_SET, None)
+    return split_items(load_items(WORLD_SET, None), WORLD_SPLIT)[0]
 
 
 def _world_requests(_: Judge) -> list[JudgeRequest]:
@@ -110,7 +112,7 @@ def _world(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
     from judgeaudit.commands.world import run_world_cmd
 
     return run_world_cmd(WORLD_SET, judges, list(WORLD_ARMS), out=out, store=store, votes=1, n_boot=n_boot,
-                         progress=False)
+                         split=WORLD_SPLIT, progress=False)
 
 
 # --- loop: an IFEval slice, the judge as judge and responder --------------------------------------------------
@@ -153,7 +155,7 @@ DEFAULT_RUNS: dict[str, DefaultRun] = {r.section: r for r in (
     DefaultRun("world", "world", "label",
                f"judgeaudit world run --set '{WORLD_SET}' --judge {{judge}} "
                + " ".join(f"--judge {r}" for r in WORLD_REFERENCES) + " "
-               + " ".join(f"--arm {a}" for a in WORLD_ARMS) + " --votes 1 --out DIR", _world_requests, _world),
+               + " ".join(f"--arm {a}" for a in WORLD_ARMS) + f" --split {WORLD_SPLIT} --votes 1 --out DIR", _world_requests, _world),
     DefaultRun("loop", "loop", "generate",
                f"judgeaudit loop run --task ifeval --data {DATA / 'ifeval'} --initial shipped --responder {{judge}} "
                "--judge {judge} " + " ".join(f"--regulator {r}" for r in LOOP_REGULATORS)

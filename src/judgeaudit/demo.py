@@ -6,8 +6,9 @@
 3. CAP — conditional accuracy profiles of the published judge outputs the package carries
    (zero model calls);
 4. world — the embedded judge blind, informed and on a placebo world over a HaluEval QA slice the package
-   carries (40 answers: 20 right, 20 hallucinated), beside the structural judge on its lexical NLI backend
-   and the reference instruments (oracle, flag-all, flag-none);
+   carries (40 answers to 20 questions, less the 4 questions the structural judge's thresholds were chosen
+   on: 32 answers, 16 right and 16 hallucinated), beside the structural judge on its lexical NLI backend and
+   the reference instruments (oracle, flag-all, flag-none);
 5. loop — the embedded judge as judge and responder on an IFEval slice the package carries (8 GPT-4
    responses), under the control, blind, informed and certificate regulators, scored by the IFEval checker;
 6. the embedded judge's validity card, gathered from the runs above (OUT/card).

@@ -3,7 +3,8 @@ under OUT/runs and read by the card.
 
 Call counts are the bundled data's: the probe set has 48 base items and 576 edits (624 graded
 requests) plus 48 re-grades = 672; the CAP slices hold 90 pairs, asked in both orders = 180; the
-world slice has 40 answers under 3 arms = 120; the IFEval slice has 8 responses, and the loop asks
+world slice has 40 answers of 20 questions, 4 of them the structural judge's development questions and
+left out, so 32 answers under 3 arms = 96; the IFEval slice has 8 responses, and the loop asks
 at most a report and a revision per response under each of the two judge-calling regulators and a
 revision under each of the other two = 8 × (2 + 2 + 1 + 1) = 48.
 """
@@ -74,10 +75,10 @@ def test_run_missing_runs_the_world_for_a_world_instrument(tmp_path):
     card = judgeaudit.card("reference:oracle", [vp], out, run_missing=True, yes=True, n_boot=100)
     s = card["sections"]
     assert s["world"]["measured"] and s["world"]["source"]["path"] == str(out / "runs" / "world" / "result.json")
-    # the oracle's informed arm is exact: recall = specificity = 1 on the 40 answers (20 hallucinated)
+    # the oracle's informed arm is exact: recall = specificity = 1 on the 32 answers (16 hallucinated)
     assert s["world"]["numbers"]["arms.informed.recall"] == 1.0
     assert s["world"]["numbers"]["arms.informed.specificity"] == 1.0
-    assert s["world"]["numbers"]["arms.informed.n"] == 40
+    assert s["world"]["numbers"]["arms.informed.n"] == 32
     assert (out / "runs" / "world" / "decisions.parquet").is_file()
     assert s["validity"]["not_measured"] == "not measured — reference:oracle has no graded verdict form"
 
@@ -107,7 +108,7 @@ def test_run_missing_with_an_api_judge_measures_every_section_and_estimates_befo
     card = judgeaudit.card(judge, [], out, run_missing=True, confirm=confirm, n_boot=100)
     assert seen["answered"] == 0 and not seen["stored"]
     assert f"validity (validity): 672 calls of {judge}, 0 in the store, 672 to make" in seen["printed"]
-    assert f"world (world): 120 calls of {judge}" in seen["printed"]
+    assert f"world (world): 96 calls of {judge}" in seen["printed"]
     assert f"loop (loop): at most 48 calls of {judge}" in seen["printed"]
     assert "cost ≤ $" in seen["printed"]
     assert all(card["sections"][k]["measured"] for k in RUN_SECTIONS)
