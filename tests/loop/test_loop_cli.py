@@ -39,29 +39,29 @@ def test_second_family_must_differ(ifeval_dir, tmp_path):
     assert "shares the family openai" in msg
 
 
-def test_shipped_missing_and_bad_replay(tmp_path):
+def test_shipped_missing_and_bad_replay(tmp_path, data_dir):
     from judgeaudit.commands.loop import run_loop_command
 
     with pytest.raises(InputError, match="no shipped output"):
-        run_loop_command(task="halueval_qa", data="/work/shared/data/halueval", initial="shipped",
+        run_loop_command(task="halueval_qa", data=data_dir / "halueval", initial="shipped",
                          responder="reference:echo", judge=None, regulators=["control"], out=tmp_path / "o",
                          max_items=3, progress=False)
     bad = tmp_path / "init.jsonl"
     bad.write_text(json.dumps({"item_id": "1", "text": "x"}) + "\n")
     with pytest.raises(InputError) as e:
-        run_loop_command(task="halueval_qa", data="/work/shared/data/halueval", initial=f"replay:{bad}",
+        run_loop_command(task="halueval_qa", data=data_dir / "halueval", initial=f"replay:{bad}",
                          responder="reference:echo", judge=None, regulators=["control"], out=tmp_path / "o",
                          max_items=3, progress=False)
     assert e.value.line == 1 and e.value.field == "output"
 
 
-def test_replay_initial_and_max_items_keep_the_first_items(tmp_path):
+def test_replay_initial_and_max_items_keep_the_first_items(tmp_path, data_dir):
     from judgeaudit.commands.loop import run_loop_command
 
     init = tmp_path / "init.jsonl"
     init.write_text("".join(json.dumps({"item_id": str(k), "output": "Arthur's Magazine"}) + "\n"
                             for k in range(1, 4)))
-    r = run_loop_command(task="halueval_qa", data="/work/shared/data/halueval", initial=f"replay:{init}",
+    r = run_loop_command(task="halueval_qa", data=data_dir / "halueval", initial=f"replay:{init}",
                          responder="reference:echo", judge=None, regulators=["control", "certificate"],
                          out=tmp_path / "o", max_items=3, bootstrap=20, progress=False)
     # only item 1's right answer is "Arthur's Magazine"
@@ -70,7 +70,7 @@ def test_replay_initial_and_max_items_keep_the_first_items(tmp_path):
     assert r["regulators"]["certificate"]["acted_on"] == 2
 
 
-def test_halueval_nli_fallback_decides_when_containment_fails():
+def test_halueval_nli_fallback_decides_when_containment_fails(data_dir):
     from judgeaudit.loop.tasks import load_task
 
     calls = []
@@ -79,7 +79,7 @@ def test_halueval_nli_fallback_decides_when_containment_fails():
         calls.append((right, out))
         return out == "the older one"
 
-    t = load_task("halueval_qa", "/work/shared/data/halueval", max_items=1, nli=nli)
+    t = load_task("halueval_qa", data_dir / "halueval", max_items=1, nli=nli)
     it = t.items[0]
     assert t.check(it, "Arthur's Magazine").passed and calls == []        # containment: no NLI call
     assert t.check(it, "the older one").passed and not t.check(it, "First for Women").passed

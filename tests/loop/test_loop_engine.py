@@ -34,11 +34,11 @@ def test_certificate_with_a_fixing_responder_reaches_the_ceiling(ifeval_dir):
     assert (k["fixed"], k["broken"], k["acted_on"]) == (0, 0, 4)
 
 
-def test_certificate_on_the_shipped_gpt4_responses_reaches_the_ceiling():
+def test_certificate_on_the_shipped_gpt4_responses_reaches_the_ceiling(data_dir):
     # every shipped IFEval response whose constraints the scripted responder can fix
     from scripted import FIXES
 
-    t = load_task("ifeval", "/work/shared/data/ifeval")
+    t = load_task("ifeval", data_dir / "ifeval")
     keep = tuple(it for it in t.items if set(it.checked.instruction_ids) <= set(FIXES)
                  and not {"change_case:english_lowercase", "change_case:english_capital"}
                  <= set(it.checked.instruction_ids))
@@ -156,7 +156,7 @@ def test_failed_judge_calls_are_counted_and_take_no_action(ifeval_dir):
     assert not lr.units["acted"].any()
 
 
-def test_hidden_arm_shows_the_rewritten_request_and_half_shows_half_the_constraints(ifeval_dir):
+def test_hidden_arm_shows_the_rewritten_request_and_half_shows_half_the_constraints(ifeval_dir, data_dir):
     from judgeaudit.loop.regulators import half_world
 
     t = load_task("ifeval", ifeval_dir)
@@ -171,7 +171,7 @@ def test_hidden_arm_shows_the_rewritten_request_and_half_shows_half_the_constrai
     assert shown.startswith("Constraints:\n- ") and shown.count("\n- ") == 1
     assert shown == half_world("ifeval", two.item_id, two.world, two.unit_text)   # seeded
     with pytest.raises(InputError, match="IFEval only"):
-        g = load_task("gsm8k", "/work/shared/data/gsm8k", max_items=2)
+        g = load_task("gsm8k", data_dir / "gsm8k", max_items=2)
         run_loop(g, initial_outputs(g, "shipped"), [get_regulator("hidden")], responder=make_responder(ECHO),
                  judge=judge)
 

@@ -10,7 +10,6 @@ from judgeaudit.loop.tasks import load_task
 from judgeaudit.loop.worlds import WORLDS, run_worlds, summarise_worlds, world_text
 from judgeaudit.records import JudgeRequest, Verdict
 
-DATA = "/work/shared/data/halueval"
 
 
 class KnowledgeReader(Judge):
@@ -32,8 +31,8 @@ class KnowledgeReader(Judge):
         return self._verdict(request, raw=know, parse_ok=True)
 
 
-def test_world_blocks():
-    t = load_task("halueval_qa", DATA, max_items=20)
+def test_world_blocks(data_dir):
+    t = load_task("halueval_qa", data_dir / "halueval", max_items=20)
     items = t.items
     assert world_text("W0", 0, items) is None
     assert world_text("W3", 0, items) == items[0].world
@@ -49,8 +48,8 @@ def test_world_blocks():
     assert world_text("W5", 0, items).splitlines()[1].startswith("1. Arthur's Magazine")
 
 
-def test_an_agent_that_repeats_its_knowledge_is_right_only_when_the_knowledge_holds_the_answer():
-    t = load_task("halueval_qa", DATA, max_items=30)
+def test_an_agent_that_repeats_its_knowledge_is_right_only_when_the_knowledge_holds_the_answer(data_dir):
+    t = load_task("halueval_qa", data_dir / "halueval", max_items=30)
     rows = run_worlds(t, KnowledgeReader())
     s = summarise_worlds(rows)
     assert list(s) == list(WORLDS)
@@ -70,13 +69,13 @@ def test_an_agent_that_repeats_its_knowledge_is_right_only_when_the_knowledge_ho
     assert s["W2"]["correct"] <= expect
 
 
-def test_worlds_cli_needs_halueval(tmp_path):
+def test_worlds_cli_needs_halueval(tmp_path, data_dir):
     from judgeaudit.commands.loop import run_worlds_command
     from judgeaudit.errors import InputError
 
     with pytest.raises(InputError, match="halueval:PATH"):
         run_worlds_command(set_="gsm8k:/x", agent=Constant("x"), out=tmp_path / "o")
-    r = run_worlds_command(set_=f"halueval:{DATA}", agent=Constant("Arthur's Magazine"), out=tmp_path / "o",
+    r = run_worlds_command(set_=f"halueval:{data_dir / 'halueval'}", agent=Constant("Arthur's Magazine"), out=tmp_path / "o",
                            max_items=10, progress=False)
     assert all(x["n"] == 10 for x in r["worlds"].values())
     assert r["worlds"]["W0"]["correct"] == r["worlds"]["W3"]["correct"] >= 1

@@ -15,7 +15,7 @@ from judgeaudit.commands.world import run_world_cmd, write_report
 from judgeaudit.errors import InputError
 from judgeaudit.structural.graph import DEV_RESULT, DEV_SPLIT
 
-DATA = Path(os.environ.get("JUDGEAUDIT_DATA_DIR", "/work/shared/data")) / "halueval"
+DATA = Path(os.environ.get("JUDGEAUDIT_DATA_DIR", "")) / "halueval"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="HaluEval data not present")
 SPEC = f"halueval:{DATA}?part=qa&max_rows=80"
 

@@ -74,7 +74,7 @@ def test_recall_by_category_on_a_hand_built_frank_folder(tmp_path, monkeypatch):
     assert "| scripted | informed | 6 (5/1) | 0.300 [" in md and "| 0.600 [" in md
 
 
-DATA = Path(os.environ.get("JUDGEAUDIT_DATA_DIR", "/work/shared/data")) / "frank"
+DATA = Path(os.environ.get("JUDGEAUDIT_DATA_DIR", "")) / "frank"
 
 
 @pytest.mark.skipif(not DATA.is_dir(), reason="FRANK data not present")

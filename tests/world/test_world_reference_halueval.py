@@ -16,7 +16,7 @@ if not hasattr(reference, "gold_meta"):
     pytest.skip("this install has no world reference instruments (reference:oracle)", allow_module_level=True)
 pytest.importorskip("judgeaudit.datasets.world")
 
-DATA = Path(os.environ.get("JUDGEAUDIT_DATA_DIR", "/work/shared/data")) / "halueval"
+DATA = Path(os.environ.get("JUDGEAUDIT_DATA_DIR", "")) / "halueval"
 
 
 def test_reference_instruments_on_halueval_qa(tmp_path):
