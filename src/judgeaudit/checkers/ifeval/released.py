@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from judgeaudit.checkers.ifeval.evaluate import IFEvalItem, Mode, follows
+from judgeaudit.checkers.base import CheckResult
+from judgeaudit.checkers.ifeval.evaluate import IFEvalItem, Mode, check_ifeval, follows
 
 DRAWN = "keywords:letter_frequency"
 LETTERS = string.ascii_lowercase
@@ -69,23 +70,27 @@ def _distribution(fixed: int, coins: Sequence[float], total: int) -> CountDistri
     return CountDistribution(total=total, low=fixed + lo, probs=tuple(float(x) for x in poly[lo:hi + 1]))
 
 
-def released_counts(pairs: Sequence[tuple[IFEvalItem, str]], mode: Mode) -> dict[str, Any]:
+def released_counts(pairs: Sequence[tuple[IFEvalItem, str]], mode: Mode,
+                    checked: Sequence[CheckResult] | None = None) -> dict[str, Any]:
     """For (item, response) pairs: the drawn instructions with their probabilities, and the
-    distributions of the prompt-level and instruction-level counts the released checker reports."""
+    distributions of the prompt-level and instruction-level counts the released checker reports
+    (``checked``: the pairs' :func:`check_ifeval` results in ``mode``, when already computed)."""
+    if checked is None:
+        checked = [check_ifeval(item, response, mode=mode) for item, response in pairs]
     prompt_fixed = instr_fixed = n_instr = 0
     prompt_coins: list[float] = []
     instr_coins: list[float] = []
     drawn: list[dict[str, Any]] = []
-    for item, response in pairs:
+    for (item, response), result in zip(pairs, checked, strict=True):
         all_fixed_pass, ps = True, []
-        for i, (iid, a) in enumerate(zip(item.instruction_ids, item.args, strict=True)):
+        for i, (iid, a, unit) in enumerate(zip(item.instruction_ids, item.args, result.units, strict=True)):
             n_instr += 1
             if is_drawn(iid, a):
                 p = p_follow(a, response, mode)
                 ps.append(p)
                 drawn.append({"key": item.key, "index": i, "instruction_id": iid, "letter": a["letter"],
                               "p_follow": p})
-            elif follows(iid, a, response, mode):
+            elif unit.passed:
                 instr_fixed += 1
             else:
                 all_fixed_pass = False
