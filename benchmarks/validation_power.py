@@ -12,7 +12,9 @@ timed on one of them with a reduced number of permutations).
 
 ``--routes`` instead times the full audit of every labelled set in the data folder (both modes,
 transfer on, as ``judgeaudit vp audit --mode both`` runs it) under the reference route and the
-fast route (one process, and ``--jobs`` worker processes), side by side in one run: each run in
+fast route (one process, and ``--jobs`` worker processes), side by side in one run (``--runs``
+picks the runs, e.g. ``fast:2@../before/src,fast:2``: another checkout's fast route vs this one), wall and CPU
+seconds and their ratios: each run in
 its own child process, so its peak resident memory (``ru_maxrss``) is its own; the fast runs'
 results are checked equal to the reference run's (timing fields aside). ``--max-rows`` trims every
 set (whole groups) for a quicker comparison.
@@ -146,31 +148,55 @@ def _strip_timing(o):
     return o
 
 
-def compare_routes(data_dir: str, permutations: int, seed: int, max_rows: int, jobs: int) -> None:
+ROUTE_LABELS = {"reference": "reference", "fast": "fast"}
+
+
+def compare_routes(data_dir: str, permutations: int, seed: int, max_rows: int, jobs: int,
+                   runs_spec: str | None = None) -> None:
+    """Each run in its own child process, in order; the first run is the baseline of the ratios
+    and of the result comparison. Wall and CPU seconds (the child and its worker processes:
+    ``RUSAGE_CHILDREN`` around the run) side by side — on a shared machine the CPU time is the
+    steadier number."""
     import json
+    import resource
     import subprocess
     import sys
     import tempfile
 
-    runs = [("reference", 1), ("fast", 1)] + ([("fast", jobs)] if jobs > 1 else [])
+    if runs_spec:
+        runs = []
+        for r in runs_spec.split(","):
+            run, _, src = r.partition("@")
+            runs.append((run.split(":")[0], int(run.split(":")[1]), src or None))
+    else:
+        runs = [("reference", 1, None), ("fast", 1, None)] + ([("fast", jobs, None)] if jobs > 1 else [])
     got = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for route, n_jobs in runs:
-            out = Path(tmp) / f"{route}-{n_jobs}.json"
+        for i, (route, n_jobs, src) in enumerate(runs):
+            out = Path(tmp) / f"{i}-{route}-{n_jobs}.json"
+            env = dict(os.environ)
+            if src:   # another checkout's package (e.g. the previous commit's src folder)
+                env["PYTHONPATH"] = os.pathsep.join([src, *filter(None, [env.get("PYTHONPATH")])])
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             subprocess.run([sys.executable, __file__, "--child", route, str(n_jobs), "--permutations",
                             str(permutations), "--seed", str(seed), "--data-dir", data_dir,
-                            "--max-rows", str(max_rows), "--out", str(out)], check=True)
-            got[(route, n_jobs)] = json.loads(out.read_text())
-            print(f"  done: {route} route, {n_jobs} process(es): {got[(route, n_jobs)]['wall']:.1f} s", flush=True)
-    ref = got[("reference", 1)]
+                            "--max-rows", str(max_rows), "--out", str(out)], check=True, env=env)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            got[(route, n_jobs, src)] = r = json.loads(out.read_text())
+            r["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            print(f"  done: {route}, {n_jobs} process(es): wall {r['wall']:.1f} s, CPU {r['cpu']:.1f} s", flush=True)
+    base_key = runs[0]
+    base = got[base_key]
     print(f"full audit, every shared set{f' (max_rows={max_rows})' if max_rows else ''}, both modes, transfer, "
-          f"{permutations} permutations per member")
-    print(f"{'route':<28}{'wall s':>10}{'ratio ref/route':>17}{'peak RSS MiB':>14}{'result = reference':>20}")
-    for (route, n_jobs), r in got.items():
-        same = _strip_timing(r["result"]) == _strip_timing(ref["result"])
+          f"{permutations} permutations per member; ratios and results against the first row")
+    print(f"{'route':<44}{'wall s':>9}{'CPU s':>9}{'wall ratio':>12}{'CPU ratio':>11}{'peak RSS MiB':>14}"
+          f"{'same result':>13}")
+    for (route, n_jobs, src), r in got.items():
+        same = _strip_timing(r["result"]) == _strip_timing(base["result"])
         peak = f"{r['peak_mib']:.0f}" + (" /proc" if n_jobs > 1 else "")
-        print(f"{f'{route}, {n_jobs} process(es)':<28}{r['wall']:>10.1f}{ref['wall'] / r['wall']:>17.2f}"
-              f"{peak:>14}{str(same):>20}")
+        label = f"{ROUTE_LABELS[route]}{f' [{src}]' if src else ''}, {n_jobs} process(es)"
+        print(f"{label:<44}{r['wall']:>9.1f}{r['cpu']:>9.1f}"
+              f"{base['wall'] / r['wall']:>12.2f}{base['cpu'] / r['cpu']:>11.2f}{peak:>14}{str(same):>13}")
 
 
 def main() -> None:
@@ -181,6 +207,8 @@ def main() -> None:
     ap.add_argument("--routes", action="store_true", help="reference vs fast route on every shared set")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes of the parallel fast run (--routes)")
     ap.add_argument("--max-rows", type=int, default=0, help="trim every shared set to this many rows (--routes)")
+    ap.add_argument("--runs", help="(--routes) ROUTE:JOBS[@SRC],... in order, ROUTE one of reference, fast; @SRC runs that child on another "
+                    "checkout's src folder (e.g. the previous commit's); the first run is the baseline")
     ap.add_argument("--child", nargs=2, metavar=("ROUTE", "JOBS"), help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -191,7 +219,7 @@ def main() -> None:
     if args.routes:
         if not args.data_dir:
             raise SystemExit("--routes needs --data-dir or JUDGEAUDIT_DATA_DIR")
-        compare_routes(args.data_dir, args.permutations, args.seed, args.max_rows, args.jobs)
+        compare_routes(args.data_dir, args.permutations, args.seed, args.max_rows, args.jobs, args.runs)
         return
 
     tables = {}

@@ -24,6 +24,7 @@ from judgeaudit.analyses.validation_power.family import (
     make_classifier,
     ngram_counts,
     oof_predictions,
+    oof_predictions_many,
     reference_ngram_counts,
 )
 from judgeaudit.analyses.validation_power.modes import has_condition, is_paired_table, prepare_item, prepare_paired
@@ -59,6 +60,48 @@ def test_lean_lbfgs_is_bit_identical_to_logistic_regression(p, share):
     assert np.array_equal(family._fit_predict(x, y, xt, "fast"), clf.predict(xt))
 
 
+def test_cross_product_splits_columns_between_dense_and_sparse_products():
+    """``_cross`` puts each column in the cheaper of a dense BLAS block and the sparse product:
+    with a few dense columns and many rare ones both parts are used, and the result equals the
+    sparse product ``a @ bᵀ`` to rounding, for a Gram matrix (``a is b``) and a cross product."""
+    from scipy import sparse
+
+    rng = np.random.default_rng(7)
+    common = sparse.random(500, 40, density=0.7, random_state=1, format="csr")
+    rare = sparse.random(500, 3000, density=0.003, random_state=2, format="csr")
+    x = sparse.hstack([common, rare]).tocsr()
+    a, b = x[:350], x[350:]
+    nnz = np.diff(a.tocsc().indptr).astype(float)
+    dense = family._SPARSE_PRODUCT_COST * nnz * nnz > a.shape[0] ** 2
+    assert 0 < dense.sum() < len(dense)
+    np.testing.assert_allclose(family._cross(a, a), (a @ a.T).toarray(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(family._cross(b, a), (b @ a.T).toarray(), rtol=0, atol=1e-12)
+    dense_b = rng.normal(size=(5, x.shape[1]))
+    np.testing.assert_allclose(family._cross(dense_b, a), dense_b @ a.T.toarray(), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("n, p", [(300, 1), (400, 10), (600, 600)])
+def test_lockstep_fits_are_each_fit_alone(n, p):
+    """``binary_lbfgs_coefs`` runs scipy's L-BFGS-B for many label vectors in lockstep, sharing the
+    matrix products: every fit's coefficients equal the lone fit's (``binary_lbfgs_coef``, itself
+    bit-identical to LogisticRegression) to rounding, and so do its predictions — including a
+    label vector with one class very rare and a perfectly separable one (large coefficients, many
+    iterations)."""
+    rng = np.random.default_rng(n + p)
+    x = rng.normal(size=(n, p)) / np.sqrt(p)
+    y0 = np.where(x[:, 0] + rng.normal(0, 0.5, n) > 0, "A", "B")
+    ys = [y0, *[rng.permutation(y0) for _ in range(6)], np.where(np.arange(n) < 5, "A", "B"),
+          np.where(x[:, 0] > 0, "A", "B")]
+    classes = [np.unique(y) for y in ys]
+    xt = rng.normal(size=(100, p)) / np.sqrt(p)
+    together = family.binary_lbfgs_coefs(x, ys, classes)
+    for y, c, w in zip(ys, classes, together):
+        alone = binary_lbfgs_coef(x, y, c)
+        np.testing.assert_allclose(w, alone, rtol=1e-9, atol=1e-9)
+        assert np.array_equal(family._decision(xt, w) > 0, family._decision(xt, alone) > 0)
+    assert family.binary_lbfgs_coefs(x, [], []) == []
+
+
 def _specs(d) -> dict[str, str]:
     return {k: trimmed(v, MAX_ROWS) for k, v in labelled_set_specs(d).items()}
 
@@ -87,7 +130,7 @@ def test_fast_route_gives_the_reference_oof_predictions_on_every_shared_set(data
                     continue
                 plan = make_folds(prep.groups)
                 fast, ref = _Designs(prep, plan, route="fast"), _Designs(prep, plan, route="reference")
-                labels = [prep.y, *label_permutations(prep, 1, 1)]
+                labels = [prep.y, *label_permutations(prep, 2, 1)]
                 for member in MEMBERS:
                     if member == PROVENANCE_MEMBER:
                         if has_condition(prep):
@@ -96,9 +139,12 @@ def test_fast_route_gives_the_reference_oof_predictions_on_every_shared_set(data
                                 assert np.array_equal(pf.predict(y), pr.predict(y)), (name, prep.mode, member)
                                 compared += 1
                         continue
-                    for y in labels:
-                        assert np.array_equal(oof_predictions(fast, member, y),
-                                              oof_predictions(ref, member, y)), (name, prep.mode, member)
+                    # the audit's call: every label vector's fits in lockstep (binary_lbfgs_coefs)
+                    together = oof_predictions_many(fast, member, labels)
+                    for y, pred in zip(labels, together):
+                        want = oof_predictions(ref, member, y)
+                        assert np.array_equal(pred, want), (name, prep.mode, member)
+                        assert np.array_equal(oof_predictions(fast, member, y), want), (name, prep.mode, member)
                         compared += 1
                     # probabilities of the observed-label fit, fold by fold
                     for k, (train, test) in enumerate(plan.splits()):
@@ -109,8 +155,8 @@ def test_fast_route_gives_the_reference_oof_predictions_on_every_shared_set(data
                             _probabilities(ftr, prep.y[train], fte, "fast"),
                             _probabilities(rtr, prep.y[train], rte, "reference"), rtol=0, atol=PROBA_ATOL,
                             err_msg=f"{name} {prep.mode} {member} fold {k}")
-    # 12+ sets, ~20 (set, mode) pairs, 3 members (+ provenance), observed + 1 permutation
-    assert compared >= 100
+    # 12+ sets, ~20 (set, mode) pairs, 3 members (+ provenance), observed + 2 permutations
+    assert compared >= 150
 
 
 def test_sets_audited_in_parallel_give_the_sequential_result():

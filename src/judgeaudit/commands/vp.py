@@ -143,8 +143,8 @@ def audit(
     no_transfer: Annotated[bool, typer.Option("--no-transfer", help="skip cross-set transfer")] = False,
     ledger: register.LedgerOpt = None,
     strict_register: register.StrictOpt = False,
-    jobs: Annotated[int, typer.Option("--jobs", help="worker processes auditing sets in parallel (the result "
-                                      "does not depend on it)")] = DEFAULT_JOBS,
+    jobs: Annotated[int, typer.Option("--jobs", help="worker processes auditing sets (a job per input mode) "
+                                      "and fitting transfer sources in parallel (the result does not depend on it)")] = DEFAULT_JOBS,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
 ) -> None:

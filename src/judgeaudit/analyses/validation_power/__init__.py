@@ -69,6 +69,7 @@ from judgeaudit.analyses.validation_power.family import (
     make_ngram_vectorizer,
     numeric_surface_features,
     oof_predictions,
+    oof_predictions_many,
     rowspace_basis,
     rowspace_reduce,
     token_count,
@@ -110,6 +111,6 @@ __all__ = [
     "between_group_label_share", "bootstrap_kappa_ci", "fleiss_kappa_general", "held_out_annotator_rows",
     "human_ceiling", "is_paired_table",
     "kappa_from_confusions", "label_permutations", "length_only_features", "length_rules", "make_classifier", "make_folds",
-    "make_ngram_vectorizer", "numeric_surface_features", "oof_predictions", "permutation_strata",
+    "make_ngram_vectorizer", "numeric_surface_features", "oof_predictions", "oof_predictions_many", "permutation_strata",
     "pooled_kappa", "prepare_item", "prepare_paired", "rowspace_basis", "rowspace_reduce", "token_count", "transfer_scores",
 ]

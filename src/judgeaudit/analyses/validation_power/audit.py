@@ -19,7 +19,7 @@ from judgeaudit.analyses.validation_power.family import (
     PROVENANCE_MEMBER,
     _Designs,
     _Provenance,
-    oof_predictions,
+    oof_predictions_many,
 )
 from judgeaudit.analyses.validation_power.modes import (
     Prepared,
@@ -75,13 +75,12 @@ def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int
     for m in wanted:
         if m == PROVENANCE_MEMBER:
             prov = _Provenance(designs)
-            predict = prov.predict
+            pred, *null_preds = [prov.predict(yy) for yy in [y, *perms]]
         else:
-            predict = (lambda yy, _m=m: oof_predictions(designs, _m, yy))
-        pred = predict(y)
+            pred, *null_preds = oof_predictions_many(designs, m, [y, *perms])
         preds[m] = pred
         k_obs = pooled_kappa(y, pred)
-        null = np.array([pooled_kappa(p, predict(p)) for p in perms])
+        null = np.array([pooled_kappa(p, q) for p, q in zip(perms, null_preds, strict=True)])
         nulls.append(null)
         scores.append(MemberScore(
             name=m, kappa=k_obs, accuracy=_accuracy(y, pred),
@@ -139,7 +138,7 @@ def audit_validation_power(sets: Mapping[str, pd.DataFrame], **kw: Any) -> Valid
         with threadpool_limits(limits=1, user_api="blas"):
             return _audit_validation_power(sets, **kw)
     finally:
-        family._COUNTS_CACHE.clear()   # the last set's n-gram counts: not needed past the audit
+        family.clear_caches()   # n-grams of words and the last set's counts: not needed past the audit
 
 
 def _audit_set(name: str, df: pd.DataFrame, modes: Sequence[str], ceilings: Mapping[str, Any], *, seed: int,
@@ -157,12 +156,65 @@ def _audit_set(name: str, df: pd.DataFrame, modes: Sequence[str], ceilings: Mapp
     return results, prepared
 
 
-def _audit_set_limited(*args: Any, **kw: Any) -> tuple[list[ModeResult], dict[tuple[str, str], Prepared]]:
-    """``_audit_set`` in a worker process, with BLAS held to one thread as in the parent."""
+def _limited(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+    """``fn(*args, **kw)`` in a worker process, with BLAS held to one thread as in the parent; the
+    n-gram caches are emptied after the job (a worker lives on between jobs and audits)."""
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _audit_set(*args, **kw)
+    from judgeaudit.analyses.validation_power import family
+
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            return fn(*args, **kw)
+    finally:
+        family.clear_caches()
+
+
+def _transfer_chunk(sources: Sequence[tuple[str, Prepared]], targets: Sequence[tuple[str, Prepared]], *,
+                    route: str) -> list[TransferScore]:
+    """Every source of one mode scored on every other set of that mode (``transfer_scores``):
+    target by target, so each target's features are computed once, and each source's members
+    are fit once (the cache)."""
+    cache: dict[Any, Any] = {}
+    return [transfer_scores(source, target, source_name=sn, target_name=tn, cache=cache, route=route)
+            for tn, target in targets for sn, source in sources if sn != tn]
+
+
+def _transfer_chunks(prepared: Mapping[tuple[str, str], Prepared],
+                     n_chunks: int) -> list[tuple[list[tuple[str, Prepared]], list[tuple[str, Prepared]]]]:
+    """Per mode, the sources dealt into ``n_chunks`` chunks of about equal rows (the largest
+    first, each to the lightest chunk), each chunk with all the mode's sets as targets."""
+    jobs = []
+    for mode in dict.fromkeys(m for _, m in prepared):
+        sets = [(name, prep) for (name, m), prep in prepared.items() if m == mode]
+        chunks: list[list[tuple[str, Prepared]]] = [[] for _ in range(min(n_chunks, len(sets)))]
+        for item in sorted(sets, key=lambda s: -s[1].n):
+            min(chunks, key=lambda c: sum(p.n for _, p in c)).append(item)
+        jobs.extend((chunk, sets) for chunk in chunks)
+    return jobs
+
+
+def _set_cost(job: tuple[Any, ...]) -> float:
+    """A set-and-mode job's relative cost: its rows cubed (a fold's eigendecomposition grows as the
+    cube of its rows; item mode on a paired table fits both sides of each comparison as rows)."""
+    _, df, (mode,), _ = job
+    return float(len(df) * (2 if mode == "item" and is_paired_table(df) else 1)) ** 3
+
+
+def _run_jobs(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], kw: dict[str, Any], *, n_jobs: int,
+              map_sets: Callable[..., list[Any]] | None, cost: Callable[[tuple[Any, ...]], float]) -> list[Any]:
+    """``[fn(*job, **kw) for job in jobs]``: through ``map_sets``, in ``n_jobs`` worker processes
+    (the costliest jobs first, so the last worker to finish is not handed the biggest; results
+    are put back in job order), or here."""
+    if map_sets is not None:
+        return map_sets(_limited, [(fn, *job) for job in jobs], kw)
+    if n_jobs > 1 and len(jobs) > 1:
+        from sklearn.utils.parallel import Parallel, delayed
+
+        order = sorted(range(len(jobs)), key=lambda i: -cost(jobs[i]))
+        done = Parallel(n_jobs=n_jobs)(delayed(_limited)(fn, *jobs[i], **kw) for i in order)
+        return [r for _, r in sorted(zip(order, done, strict=True), key=lambda t: t[0])]
+    return [fn(*job, **kw) for job in jobs]
 
 
 def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence[str] = ("item", "paired"),
@@ -186,7 +238,8 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
         set_meta: free-form per-set metadata carried into the result (label origin, trimming).
         members: restrict the family (tests/benchmarks only); default the whole frozen family.
         route: ``"fast"`` (default) or ``"reference"``; the same out-of-fold predictions.
-        n_jobs: sets audited in parallel worker processes (results do not depend on it).
+        n_jobs: worker processes for the (set, mode) audits and the transfer sources (results do
+            not depend on it).
         map_sets: ``map_sets(fn, jobs, kwargs) -> [fn(*job, **kwargs) for job in jobs]`` run elsewhere (the Ray
             backend's ``map``, ``runtime.raybackend``) instead of ``n_jobs`` local processes; the same result.
     """
@@ -197,36 +250,20 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
     results: list[ModeResult] = []
     prepared: dict[tuple[str, str], Prepared] = {}
     kw = {"n_permutations": n_permutations, "seed": seed, "n_boot": n_boot, "members": members, "route": route}
-    jobs = [(name, df, modes, {m: ceilings.get((name, m)) for m in modes}) for name, df in sets.items()]
-    if map_sets is not None:
-        per_set = map_sets(_audit_set_limited, jobs, kw)
-    elif n_jobs > 1 and len(jobs) > 1:
-        from sklearn.utils.parallel import Parallel, delayed
-
-        # largest sets first, so the last worker to finish is not handed the biggest set; results
-        # are put back in set order
-        order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1]))
-        done = Parallel(n_jobs=n_jobs)(delayed(_audit_set_limited)(*jobs[i], **kw) for i in order)
-        per_set = [r for _, r in sorted(zip(order, done, strict=True), key=lambda t: t[0])]
-    else:
-        per_set = [_audit_set(*job, **kw) for job in jobs]
+    jobs = [(name, df, (m,), {m: ceilings.get((name, m))}) for name, df in sets.items() for m in modes]
+    per_set = _run_jobs(_audit_set, jobs, kw, n_jobs=n_jobs, map_sets=map_sets, cost=_set_cost)
     for name_results, name_prepared in per_set:
         results.extend(name_results)
         prepared.update(name_prepared)
     transfers: list[TransferScore] = []
     if transfer:
-        cache: dict[Any, Any] = {}
-        pairs = [((sn, sm), (tn, tm)) for (sn, sm) in prepared for (tn, tm) in prepared if sn != tn and sm == tm]
-        # every source scored on one target before the next (the target's features are computed
-        # once), then reported in source order
-        keys = list(prepared)
-        by_target = sorted(range(len(pairs)), key=lambda i: keys.index(pairs[i][1]))
-        scored: dict[int, TransferScore] = {}
-        for i in by_target:
-            (sn, _), (tn, _) = s_key, t_key = pairs[i]
-            scored[i] = transfer_scores(prepared[s_key], prepared[t_key], source_name=sn, target_name=tn,
-                                        cache=cache, route=route)
-        transfers = [scored[i] for i in range(len(pairs))]
+        # the sources of each mode in chunks, one per worker; reported source by source
+        chunks = _transfer_chunks(prepared, n_chunks=1 if map_sets is None and n_jobs == 1 else max(n_jobs, 2))
+        scored = _run_jobs(_transfer_chunk, chunks, {"route": route}, n_jobs=n_jobs, map_sets=map_sets,
+                           cost=lambda job: sum(p.n for _, p in job[0]))
+        by_pair = {(t.source, t.target, t.mode): t for scores in scored for t in scores}
+        transfers = [by_pair[(sn, tn, sm)] for (sn, sm) in prepared for (tn, tm) in prepared
+                     if sn != tn and sm == tm]
     config = {"family": list(FAMILY), "provenance_member": PROVENANCE_MEMBER, "modes": list(modes),
               "n_permutations": n_permutations, "seed": seed, "n_boot": n_boot, "n_folds": N_FOLDS,
               "classifier": f"LogisticRegression({', '.join(f'{k}={v!r}' for k, v in CLASSIFIER_PARAMS.items())})",

@@ -141,10 +141,13 @@ def _scaled(a: np.ndarray, b: np.ndarray | None, mu: np.ndarray, sd: np.ndarray)
 
 ROUTES: tuple[str, ...] = ("fast", "reference")
 """Two computations of the same fitted members: ``reference`` analyses every text with
-scikit-learn's ``char_wb`` analyser and forms the row-space Gram matrix with a sparse product;
-``fast`` composes the n-gram counts from each distinct word's n-grams and forms the Gram matrix
-with dense blocks. Both feed the same design to the same solver (tests/analyses/
-test_vp_fast_route.py asserts equal out-of-fold predictions on every shared set)."""
+scikit-learn's ``char_wb`` analyser, forms the row-space Gram matrix with a sparse product and
+fits each label vector with scikit-learn's estimator; ``fast`` composes the n-gram counts from
+each distinct word's n-grams, forms the Gram matrix from dense blocks of the frequent n-grams and
+a sparse product of the rest, and runs the binary fits of one fold (observed labels and every
+permutation) in lockstep on shared matrix products (``binary_lbfgs_coefs``). Both feed the same
+design to the same solver with the same stopping rule (tests/analyses/test_vp_fast_route.py
+asserts equal out-of-fold predictions on every shared set)."""
 
 
 def reference_ngram_counts(texts: Sequence[str]) -> sparse.csr_matrix:
@@ -191,32 +194,63 @@ def named_ngram_counts(texts: Sequence[str]) -> tuple[sparse.csr_matrix, np.ndar
     return counts[np.asarray(inv).ravel()], names
 
 
-def _word_ngrams(words: Sequence[str]) -> tuple[sparse.csr_matrix, np.ndarray]:
-    """``(len(words), n_grams)`` counts of each word's ``char_wb`` n-grams and the n-gram of each
-    column, columns in alphabetical order — scikit-learn's ``_char_wb_ngrams`` on a one-word text: the word padded
-    with a space each side, every n-gram for n = 3..5, and a padded word no longer than n counted
-    once as itself (then no longer n-grams)."""
-    lo, hi = NGRAM_PARAMS["ngram_range"]
-    index: dict[str, int] = {}
-    rows: list[int] = []
-    cols: list[int] = []
-    for r, word in enumerate(words):
+_GRAM_IDS: dict[str, int] = {}
+"""Every ``char_wb`` n-gram met so far → a process-wide id (``_word_ngrams``)."""
+_GRAM_NAMES: list[str] = []
+_WORD_GRAMS: dict[str, np.ndarray] = {}
+"""Every word met so far → the ids of its n-grams, one per occurrence (``_word_ngrams``)."""
+
+
+def clear_caches() -> None:
+    """Forget the n-grams of every word and the last set's counts (they only serve one audit)."""
+    _COUNTS_CACHE.clear()
+    _GRAM_IDS.clear()
+    _GRAM_NAMES.clear()
+    _WORD_GRAMS.clear()
+
+
+def _grams_of(word: str) -> np.ndarray:
+    """Ids of the ``char_wb`` n-grams of one word, one per occurrence: scikit-learn's
+    ``_char_wb_ngrams`` on a one-word text — the word padded with a space each side, every n-gram
+    for n = 3..5, and a padded word no longer than n counted once as itself (then no longer
+    n-grams). Computed once per process for each distinct word."""
+    ids = _WORD_GRAMS.get(word)
+    if ids is None:
+        lo, hi = NGRAM_PARAMS["ngram_range"]
         w = " " + word + " "
         size = len(w)
+        grams: list[str] = []
         for n in range(lo, hi + 1):
-            grams = [w] if size <= n else [w[i:i + n] for i in range(size - n + 1)]
-            cols.extend(index.setdefault(g, len(index)) for g in grams)
-            rows.extend([r] * len(grams))
             if size <= n:
+                grams.append(w)
                 break
-    names = np.array(list(index), dtype=object)
+            grams.extend(w[i:i + n] for i in range(size - n + 1))
+        out = []
+        for g in grams:
+            k = _GRAM_IDS.get(g)
+            if k is None:
+                k = _GRAM_IDS[g] = len(_GRAM_NAMES)
+                _GRAM_NAMES.append(g)
+            out.append(k)
+        ids = _WORD_GRAMS[word] = np.asarray(out, dtype=np.int64)
+    return ids
+
+
+def _word_ngrams(words: Sequence[str]) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """``(len(words), n_grams)`` counts of each word's ``char_wb`` n-grams (``_grams_of``) and the
+    n-gram of each column, columns in alphabetical order (the vectoriser's)."""
+    per_word = [_grams_of(w) for w in words]
+    ids = np.concatenate(per_word) if per_word else np.zeros(0, dtype=np.int64)
+    rows = np.repeat(np.arange(len(words), dtype=np.int64), [len(g) for g in per_word])
+    used, col = np.unique(ids, return_inverse=True)
+    names = np.array([_GRAM_NAMES[i] for i in used], dtype=object)
+    order = np.argsort(names, kind="stable")
     rank = np.empty(len(names), dtype=np.int64)
-    rank[np.argsort(names, kind="stable")] = np.arange(len(names))
-    out = sparse.csr_matrix((np.ones(len(rows), dtype=np.int64), (np.asarray(rows, dtype=np.int64),
-                                                                 rank[np.asarray(cols, dtype=np.int64)])),
+    rank[order] = np.arange(len(names))
+    out = sparse.csr_matrix((np.ones(len(ids), dtype=np.int64), (rows, rank[np.asarray(col).ravel()])),
                             shape=(len(words), len(names)))
     out.sum_duplicates()
-    return out, np.sort(names, kind="stable")
+    return out, names[order]
 
 
 class NgramBank:
@@ -323,25 +357,49 @@ class _Designs:
         return self._ngram_resp[k]
 
 
-_BLOCK_COLUMNS = 4096
-"""Columns per dense block of ``_cross`` (a 1,000-row block is ~33 MB)."""
+_BLOCK_COLUMNS = 2048
+"""Columns per dense block of ``_cross`` (a 4,000-row block is ~65 MB)."""
+
+_SPARSE_PRODUCT_COST = 100.0
+"""Cost of one multiply-add of the sparse product relative to one of a dense BLAS product, as
+``_cross`` weighs them (single-threaded; measured on the n-gram folds of GSM8K items and RM-Bench,
+where it puts 377 and 4,016 of 20,000 columns in the dense part)."""
 
 
 def _cross(a: Any, b: Any, route: str = "fast") -> np.ndarray:
-    """``a @ b.T`` as a dense array. ``reference``: one sparse product. ``fast``: the sum over
-    column blocks of dense BLAS products (the n-gram designs are a few percent non-zero, where
-    the sparse product is several times slower)."""
+    """``a @ b.T`` as a dense array. ``reference``: one sparse product. ``fast``: each column in
+    the cheaper of the two products — a column with ``n_a(j)`` and ``n_b(j)`` non-zeros costs
+    ``n_a(j)·n_b(j)`` sparse multiply-adds, or ``n_a·n_b`` dense ones; the frequent n-grams (a few
+    hundred columns that are most of the non-zeros) go to dense BLAS blocks, the rest to the
+    sparse product. Equal to the sparse product to rounding (~1e-15); on a 4,220-row GSM8K fold
+    ~1.0 s against 1.6 s for the sparse product and 6.9 s for dense blocks of every column."""
     if route == "reference" or not (sparse.issparse(a) and sparse.issparse(b)):
         out = a @ b.T
         return out.toarray() if sparse.issparse(out) else np.asarray(out)
     same = a is b
-    a, b = a.tocsc(), b.tocsc()
-    out = np.zeros((a.shape[0], b.shape[0]))
-    for j in range(0, a.shape[1], _BLOCK_COLUMNS):
-        ab = a[:, j:j + _BLOCK_COLUMNS].toarray()
-        bb = ab if same else b[:, j:j + _BLOCK_COLUMNS].toarray()
-        out += ab @ bb.T
+    a = a.tocsc()
+    b = a if same else b.tocsc()
+    nnz_a, nnz_b = np.diff(a.indptr).astype(float), np.diff(b.indptr).astype(float)
+    dense = _SPARSE_PRODUCT_COST * nnz_a * nnz_b > float(a.shape[0]) * b.shape[0]
+    cols_d, cols_s = np.flatnonzero(dense), np.flatnonzero(~dense)
+    if len(cols_s):
+        a_s = a[:, cols_s]
+        out = (a_s @ (a_s if same else b[:, cols_s]).T).toarray()
+    else:
+        out = np.zeros((a.shape[0], b.shape[0]))
+    for j in range(0, len(cols_d), _BLOCK_COLUMNS):
+        block = cols_d[j:j + _BLOCK_COLUMNS]
+        ab = a[:, block].toarray()
+        out += ab @ (ab if same else b[:, block].toarray()).T
     return out
+
+
+def rowspace_eigen(x_train: Any, *, rtol: float = 1e-10, route: str = "fast") -> tuple[np.ndarray, np.ndarray]:
+    """``(S, U)`` of the row space of ``x_train``: ``x_train x_trainᵀ = U S² Uᵀ`` over the
+    eigenvalues above ``rtol`` of the largest; ``Q = x_trainᵀ U S⁻¹`` (``rowspace_basis``)."""
+    evals, evecs = np.linalg.eigh(_cross(x_train, x_train, route))
+    keep = evals > rtol * max(evals.max(initial=0.0), 1e-300)
+    return np.sqrt(evals[keep]), np.ascontiguousarray(evecs[:, keep])
 
 
 def rowspace_basis(x_train: Any, *, rtol: float = 1e-10, route: str = "fast") -> tuple[np.ndarray, Callable[[Any], np.ndarray]]:
@@ -357,11 +415,7 @@ def rowspace_basis(x_train: Any, *, rtol: float = 1e-10, route: str = "fast") ->
 
     Returns ``(x_train @ Q, project)`` where ``project(x) = x @ Q``.
     """
-    gram = _cross(x_train, x_train, route)
-    evals, evecs = np.linalg.eigh(gram)
-    keep = evals > rtol * max(evals.max(initial=0.0), 1e-300)
-    s = np.sqrt(evals[keep])
-    u = evecs[:, keep]
+    s, u = rowspace_eigen(x_train, rtol=rtol, route=route)
 
     def project(x: Any) -> np.ndarray:
         cross = _cross(x, x_train, route)
@@ -394,15 +448,7 @@ def binary_lbfgs_coef(x: np.ndarray, y: np.ndarray, classes: np.ndarray) -> np.n
 
     x = np.ascontiguousarray(x, dtype=np.float64)
     n, p = x.shape
-    pos = y == classes[1]
-    counts = np.bincount(pos.astype(np.intp), weights=np.ones(n), minlength=2)
-    recip = np.sum(counts) / (2 * counts)
-    sw = np.ones(n) * recip[pos.astype(np.intp)]
-    target = np.ones(n)
-    target[~pos] = 0.0
-    sw_sum = float(np.sum(sw))
-    c = 1.0
-    l2 = 1.0 / (c * sw_sum)
+    target, sw, l2 = _binary_problem(y, classes)
     base = HalfBinomialLoss()
 
     def loss_gradient(coef, x, y_true, sample_weight, l2_reg_strength, n_threads):
@@ -420,10 +466,120 @@ def binary_lbfgs_coef(x: np.ndarray, y: np.ndarray, classes: np.ndarray) -> np.n
         return value, grad
 
     res = optimize.minimize(loss_gradient, np.zeros(p + 1), method="L-BFGS-B", jac=True,
-                            args=(x, target, sw, l2, 1),
-                            options={"maxiter": CLASSIFIER_PARAMS["max_iter"], "maxls": 50, "gtol": 1e-4,
-                                     "ftol": 64 * np.finfo(float).eps})
+                            args=(x, target, sw, l2, 1), options=dict(_LBFGS_OPTIONS))
     return res.x
+
+
+_LBFGS_OPTIONS: Mapping[str, Any] = {"maxiter": CLASSIFIER_PARAMS["max_iter"], "maxls": 50, "gtol": 1e-4,
+                                     "ftol": 64 * np.finfo(float).eps}
+"""scikit-learn's options for ``scipy.optimize.minimize(method="L-BFGS-B")`` in the lbfgs route
+(``maxcor`` keeps scipy's default of 10; ``maxfun`` its 15,000)."""
+
+
+def _binary_problem(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """(0/1 target, balanced sample weights, l2 strength ``1 / (C Σw)``) of a binary fit, as
+    scikit-learn's ``_logistic_regression_path`` forms them."""
+    n = len(y)
+    pos = y == classes[1]
+    counts = np.bincount(pos.astype(np.intp), weights=np.ones(n), minlength=2)
+    recip = np.sum(counts) / (2 * counts)
+    sw = np.ones(n) * recip[pos.astype(np.intp)]
+    target = np.ones(n)
+    target[~pos] = 0.0
+    c = 1.0
+    return target, sw, 1.0 / (c * float(np.sum(sw)))
+
+
+def binary_lbfgs_coefs(x: np.ndarray, ys: Sequence[np.ndarray], classes: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """``binary_lbfgs_coef(x, ys[i], classes[i])`` for every label vector of one design, the fits
+    run in lockstep: each is scipy's own L-BFGS-B (its reverse-communication routine ``setulb``,
+    driven by the loop of ``scipy.optimize._lbfgsb_py._minimize_lbfgsb`` with the same options
+    and stopping rules), and the fits that ask for a function value in the same round get it
+    from one matrix product ``x @ W`` and one ``xᵀ @ G`` instead of a matrix–vector product each.
+    On a design of thousands of rows that reads the matrix once per round instead of once per
+    fit. The arithmetic of each fit is ``binary_lbfgs_coef``'s except the summation order inside
+    those products, so the coefficients agree to rounding (tests/analyses/test_vp_fast_route.py).
+    """
+    from scipy.optimize import _lbfgsb
+    from sklearn._loss.loss import HalfBinomialLoss
+
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    n, p = x.shape
+    k_fits = len(ys)
+    if k_fits == 0:
+        return []
+    problems = [_binary_problem(y, c) for y, c in zip(ys, classes, strict=True)]
+    base = HalfBinomialLoss()
+
+    def evaluate(idx: list[int], coefs: np.ndarray) -> list[tuple[float, np.ndarray]]:
+        w, b = coefs[:, :p], coefs[:, p]
+        raw = x @ w.T + b[None, :]
+        pointwise = np.empty_like(raw)
+        values = []
+        for j, i in enumerate(idx):
+            target, sw, l2 = problems[i]
+            loss, gp = base.loss_gradient(y_true=target, raw_prediction=np.ascontiguousarray(raw[:, j]),
+                                          sample_weight=sw, n_threads=1)
+            total = np.sum(sw)
+            values.append(float(np.sum(loss) / total) + float(0.5 * l2 * (w[j] @ w[j])))
+            pointwise[:, j] = gp / total
+        grads = x.T @ pointwise
+        out = []
+        for j, i in enumerate(idx):
+            g = np.empty(p + 1)
+            g[:p] = grads[:, j] + problems[i][2] * w[j]
+            g[-1] = np.sum(pointwise[:, j])
+            out.append((values[j], g))
+        return out
+
+    opts = _LBFGS_OPTIONS
+    m, dim = 10, p + 1
+    factr = opts["ftol"] / np.finfo(float).eps
+    state = []
+    for _ in range(k_fits):
+        state.append({"x": np.zeros(dim), "f": np.array(0.0), "g": np.zeros(dim),
+                      "wa": np.zeros(2 * m * dim + 5 * dim + 11 * m * m + 8 * m),
+                      "iwa": np.zeros(3 * dim, dtype=np.int32), "task": np.zeros(2, dtype=np.int32),
+                      "ln_task": np.zeros(2, dtype=np.int32), "lsave": np.zeros(4, dtype=np.int32),
+                      "isave": np.zeros(44, dtype=np.int32), "dsave": np.zeros(29), "nit": 0, "nfev": 1})
+    # ScalarFunction evaluates at the starting point when it is built; later requests at an
+    # unchanged point are served from that memo (and not counted)
+    first = evaluate(list(range(k_fits)), np.zeros((k_fits, dim)))
+    memo = [(np.zeros(dim), f, g) for f, g in first]
+    lo, hi, nbd = np.zeros(dim), np.zeros(dim), np.zeros(dim, dtype=np.int32)
+    active, done = list(range(k_fits)), set()
+    while active:
+        asks = []
+        for i in active:
+            st = state[i]
+            st["g"] = st["g"].astype(np.float64)
+            _lbfgsb.setulb(m, st["x"], lo, hi, nbd, st["f"], st["g"], factr, opts["gtol"], st["wa"], st["iwa"],
+                           st["task"], st["lsave"], st["isave"], st["dsave"], opts["maxls"], st["ln_task"])
+            task = st["task"]
+            if task[0] == 3:
+                asks.append(i)
+            elif task[0] == 1:
+                st["nit"] += 1
+                if st["nit"] >= opts["maxiter"]:
+                    task[0], task[1] = 5, 504
+                elif st["nfev"] > 15000:
+                    task[0], task[1] = 5, 502
+            else:
+                done.add(i)
+        new = [i for i in asks if not np.array_equal(state[i]["x"], memo[i][0])]
+        if new:
+            for i, (f, g) in zip(new, evaluate(new, np.vstack([state[i]["x"] for i in new])), strict=True):
+                memo[i] = (state[i]["x"].copy(), f, g)
+                state[i]["nfev"] += 1
+        for i in asks:
+            state[i]["f"], state[i]["g"] = memo[i][1], memo[i][2]
+        active = [i for i in active if i not in done]
+    return [st["x"] for st in state]
+
+
+def _decision(x: Any, w: np.ndarray) -> np.ndarray:
+    """LinearClassifierMixin.decision_function of ``[coef…, intercept]``: ``x @ coef + intercept``."""
+    return (np.ascontiguousarray(x, dtype=np.float64) @ w[None, :-1].T + w[-1:]).ravel()
 
 
 def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any, route: str = "reference") -> np.ndarray:
@@ -432,9 +588,7 @@ def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any, route: str = "reference
         return np.full(x_te.shape[0], classes[0] if len(classes) else "", dtype=object)
     if route == "fast" and len(classes) == 2 and not sparse.issparse(x_tr) and not sparse.issparse(x_te):
         w = binary_lbfgs_coef(x_tr, y_tr, classes)
-        # LinearClassifierMixin.decision_function: X @ coef_.T + intercept_, then > 0 → classes_[1]
-        scores = (np.ascontiguousarray(x_te, dtype=np.float64) @ w[None, :-1].T + w[-1:]).ravel()
-        return classes[(scores > 0).astype(int)]
+        return classes[(_decision(x_te, w) > 0).astype(int)]        # > 0 → classes_[1]
     clf = make_classifier()
     clf.fit(x_tr, y_tr)
     return clf.predict(x_te)
@@ -442,11 +596,30 @@ def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any, route: str = "reference
 
 def oof_predictions(designs: _Designs, member: str, y: np.ndarray) -> np.ndarray:
     """Pooled out-of-fold predictions of one frozen member for labels ``y`` under the plan."""
-    pred = np.empty(len(y), dtype=object)
+    return oof_predictions_many(designs, member, [y])[0]
+
+
+def oof_predictions_many(designs: _Designs, member: str, ys: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """``oof_predictions`` for every label vector in ``ys`` (the observed labels and their
+    permutations): per fold, the binary fits on a dense design (fast route) run together
+    (``binary_lbfgs_coefs``); every other fit is ``_fit_predict``'s. One label vector is fit alone
+    (``binary_lbfgs_coef``)."""
+    preds = [np.empty(len(y), dtype=object) for y in ys]
     for k, (train, test) in enumerate(designs.plan.splits()):
         x_tr, x_te = designs.fold(member, k, train, test)
-        pred[test] = _fit_predict(x_tr, y[train], x_te, designs.route)
-    return pred.astype(str)
+        together = []
+        for i, y in enumerate(ys):
+            classes = np.unique(y[train])
+            if (len(ys) > 1 and designs.route == "fast" and len(classes) == 2
+                    and not sparse.issparse(x_tr) and not sparse.issparse(x_te)):
+                together.append((i, classes))
+            else:
+                preds[i][test] = _fit_predict(x_tr, y[train], x_te, designs.route)
+        if together:
+            coefs = binary_lbfgs_coefs(x_tr, [ys[i][train] for i, _ in together], [c for _, c in together])
+            for (i, classes), w in zip(together, coefs, strict=True):
+                preds[i][test] = classes[(_decision(x_te, w) > 0).astype(int)]
+    return [p.astype(str) for p in preds]
 
 
 class _Provenance:

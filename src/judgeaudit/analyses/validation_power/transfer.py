@@ -20,6 +20,7 @@ from judgeaudit.analyses.validation_power.family import (
     make_ngram_vectorizer,
     named_ngram_counts,
     rowspace_basis,
+    rowspace_eigen,
 )
 from judgeaudit.analyses.validation_power.modes import Prepared
 from judgeaudit.analyses.validation_power.scoring import _accuracy, pooled_kappa
@@ -113,6 +114,22 @@ class CountsTfidf:
         self.rows = self._tfidf.transform(selected, copy=True)
 
 
+@dataclass(frozen=True)
+class _Linear:
+    """A fitted linear classifier predicting as scikit-learn's ``LinearClassifierMixin``: scores
+    ``x @ coef + intercept`` (``coef``: features × scored classes); one score column: class 1
+    where it is > 0, else the class of the largest score."""
+
+    coef: np.ndarray
+    intercept: np.ndarray
+    classes: np.ndarray
+
+    def predict(self, x: Any) -> np.ndarray:
+        scores = np.asarray(x @ self.coef) + self.intercept
+        index = (scores[:, 0] > 0).astype(int) if scores.shape[1] == 1 else scores.argmax(axis=1)
+        return self.classes[index]
+
+
 def _fit_on_source(source: Prepared, shared: tuple[str, ...],
                    route: str = "fast") -> dict[str, Callable[[Prepared], np.ndarray]]:
     """Each frozen member fit on all rows of ``source`` whose label is in ``shared``; returns
@@ -137,10 +154,18 @@ def _fit_on_source(source: Prepared, shared: tuple[str, ...],
                 xs_raw = vec.transform(sa)
                 if paired:
                     xs_raw = (xs_raw - vec.transform(sb)).tocsr()
-            if xs_raw.shape[1] > xs_raw.shape[0]:
-                xs, project = rowspace_basis(xs_raw, route=route)
-            else:
+            to_columns = None
+            if xs_raw.shape[1] <= xs_raw.shape[0]:
                 xs, project = xs_raw, (lambda x: x)
+            elif route == "fast":
+                # fit on the row-space design, then map the model back to the n-gram columns
+                # (coefficients Q v with Q = xᵀ U S⁻¹): a target is scored by one sparse product
+                # instead of being projected onto every source's basis
+                s_, u_ = rowspace_eigen(xs_raw, route=route)
+                xs, project = u_ * s_, (lambda x: x)
+                to_columns = (lambda v, _x=xs_raw, _u=u_, _s=s_: np.asarray(_x.T @ (_u @ (v.T / _s[:, None]))))
+            else:
+                xs, project = rowspace_basis(xs_raw, route=route)
 
             def design(t: Prepared, rows: np.ndarray, feats: TargetFeatures | None, _vec=vec,
                        _project=project) -> Any:
@@ -152,6 +177,7 @@ def _fit_on_source(source: Prepared, shared: tuple[str, ...],
                     xb = feats.tfidf(_vec, rows, "b") if paired else None
                 return _project((xa - xb).tocsr() if paired else xa)
         else:
+            to_columns = None
             rsa = _dense_matrix(m, sa)
             rsb = _dense_matrix(m, sb) if paired else None
             mu, sd = _moments(rsa, rsb)
@@ -167,6 +193,8 @@ def _fit_on_source(source: Prepared, shared: tuple[str, ...],
                 return _scaled(ra, rb, _mu, _sd)
         classes = np.unique(ys)
         clf = make_classifier().fit(xs, ys) if len(classes) >= 2 else None
+        if clf is not None and to_columns is not None:
+            clf = _Linear(to_columns(clf.coef_), clf.intercept_, clf.classes_)
 
         def predict(t: Prepared, rows: np.ndarray, feats: TargetFeatures | None = None, _clf=clf,
                     _design=design, _c=classes) -> np.ndarray:
@@ -183,8 +211,7 @@ def transfer_scores(source: Prepared, target: Prepared, *, source_name: str, tar
     """Fit each frozen member on all of ``source`` and score it on ``target`` (same mode;
     App. E's last sentence). Admitted only where the two label spaces share at least two
     categories; scored on the target rows whose label is shared. ``cache`` reuses a source's
-    fitted members across targets and (fast route) the last target's features across sources,
-    so scoring every source on one target before the next computes each target's features once."""
+    fitted members across targets and (fast route) the last target's features across sources."""
     shared = tuple(sorted(set(np.unique(source.y)) & set(np.unique(target.y))))
     if len(shared) < 2:
         return TransferScore(source_name, target_name, source.mode, False, shared,
