@@ -160,14 +160,35 @@ def test_fast_route_gives_the_reference_oof_predictions_on_every_shared_set(data
 
 
 def test_sets_audited_in_parallel_give_the_sequential_result():
-    """``n_jobs`` only spreads whole sets over worker processes: the result (set order, every κ,
-    null, interval and transfer score) is the sequential one."""
+    """``n_jobs`` only spreads (set, mode) audits and chunks of transfer sources over worker
+    processes: the result (set order, every κ, null, interval and transfer score, in order) is the
+    sequential one."""
     from judgeaudit.commands.vp import run_audit
     from judgeaudit.datasets.demo import vp_demo_sets
 
     kw = {"mode": "both", "permutations": 2, "n_boot": 50}
     one, two = run_audit(vp_demo_sets(), jobs=1, **kw), run_audit(vp_demo_sets(), jobs=2, **kw)
-    assert len(one.sets) >= 4 and one.to_dict() == two.to_dict()
+    assert len(one.sets) >= 4 and len(one.transfer) >= 6 and one.to_dict() == two.to_dict()
+
+
+def test_transfer_sources_are_dealt_into_balanced_chunks_per_mode():
+    """Each mode's sources go into ``n_chunks`` chunks, the largest first to the lightest chunk:
+    every source in exactly one chunk of its mode, every chunk scored on all of the mode's sets."""
+    from types import SimpleNamespace
+
+    from judgeaudit.analyses.validation_power.audit import _transfer_chunks
+
+    sizes = {"a": 900, "b": 500, "c": 400, "d": 300, "e": 100}
+    prepared = {(k, m): SimpleNamespace(n=v if m == "item" else v // 2) for k, v in sizes.items()
+                for m in ("item", "paired")}
+    chunks = _transfer_chunks(prepared, n_chunks=2)
+    assert len(chunks) == 4
+    for mode, (first, second) in (("item", chunks[:2]), ("paired", chunks[2:])):
+        names = [[n for n, _ in c[0]] for c in (first, second)]
+        assert names == [["a", "d"], ["b", "c", "e"]]   # 900+300 and 500+400+100
+        assert all(len(c[1]) == 5 and all(prepared[(n, mode)] is p for n, p in c[1]) for c in (first, second))
+    assert len(_transfer_chunks(prepared, n_chunks=1)) == 2
+    assert [len(c[0]) for c in _transfer_chunks({("x", "item"): SimpleNamespace(n=3)}, n_chunks=4)] == [1]
 
 
 @pytest.mark.data
@@ -187,3 +208,28 @@ def test_transfer_scores_equal_between_routes(data_dir):
     admitted = [t for t in fast if t["admitted"]]
     assert len(admitted) >= 10 and all(set(t["members"]) == {"length_only", "numeric_surface", "surface_ngram"}
                                        for t in admitted)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_transfer_model_mapped_to_the_ngram_columns_predicts_as_the_projected_one(n_classes):
+    """The fast route scores a transfer target with the source's row-space model mapped back to
+    the n-gram columns (``Q v``), not by projecting the target onto the source's basis: the same
+    predictions as scikit-learn's estimator on the projected target, binary and multinomial."""
+    from scipy import sparse
+    from sklearn.preprocessing import normalize
+
+    from judgeaudit.analyses.validation_power.family import rowspace_basis, rowspace_eigen
+    from judgeaudit.analyses.validation_power.transfer import _on_columns
+
+    rng = np.random.default_rng(n_classes)
+    x = normalize(sparse.random(260, 3000, density=0.02, random_state=n_classes, format="csr"))
+    y = np.array(["c0", "c1", "c2"][:n_classes])[(x @ rng.normal(size=(3000, n_classes))).argmax(axis=1)]
+    xs, xt = x[:200], x[200:]
+    z, project = rowspace_basis(xs)
+    clf = make_classifier().fit(z, y[:200])
+    s, u = rowspace_eigen(xs)
+    mapped = _on_columns(clf, xs, s, u)
+    assert len(clf.classes_) == n_classes
+    assert np.array_equal(mapped.predict(xt), clf.predict(project(xt)))
+    np.testing.assert_allclose(np.asarray(xt @ mapped.coef) + mapped.intercept, clf.decision_function(project(xt))
+                               .reshape(len(y) - 200, -1), rtol=0, atol=1e-9)

@@ -157,8 +157,16 @@ def _audit_set(name: str, df: pd.DataFrame, modes: Sequence[str], ceilings: Mapp
 
 
 def _limited(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
-    """``fn(*args, **kw)`` in a worker process, with BLAS held to one thread as in the parent; the
-    n-gram caches are emptied after the job (a worker lives on between jobs and audits)."""
+    """``fn(*args, **kw)`` in a worker process, with BLAS held to one thread as in the parent.
+
+    A worker lives on between jobs and audits, so after each job the n-gram caches are emptied and
+    freed heap pages handed back to the system (``malloc_trim`` where the C library has it): a
+    worker that keeps the pages of a large job looks like a leak to the process pool, which then
+    replaces it."""
+    import ctypes
+    import ctypes.util
+    import gc
+
     from threadpoolctl import threadpool_limits
 
     from judgeaudit.analyses.validation_power import family
@@ -168,6 +176,11 @@ def _limited(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
             return fn(*args, **kw)
     finally:
         family.clear_caches()
+        gc.collect()
+        libc = ctypes.util.find_library("c")
+        trim = getattr(ctypes.CDLL(libc), "malloc_trim", None) if libc else None
+        if trim is not None:
+            trim(0)
 
 
 def _transfer_chunk(sources: Sequence[tuple[str, Prepared]], targets: Sequence[tuple[str, Prepared]], *,

@@ -130,6 +130,12 @@ class _Linear:
         return self.classes[index]
 
 
+def _on_columns(clf: Any, x: Any, s: np.ndarray, u: np.ndarray) -> _Linear:
+    """A linear model fit on the row-space design of ``x`` (``x @ Q``, ``Q = xᵀ U S⁻¹``), as a model
+    of ``x``'s own columns: coefficients ``Q v``, the same intercepts and decisions."""
+    return _Linear(np.asarray(x.T @ (u @ (clf.coef_.T / s[:, None]))), clf.intercept_, clf.classes_)
+
+
 def _fit_on_source(source: Prepared, shared: tuple[str, ...],
                    route: str = "fast") -> dict[str, Callable[[Prepared], np.ndarray]]:
     """Each frozen member fit on all rows of ``source`` whose label is in ``shared``; returns
@@ -163,7 +169,7 @@ def _fit_on_source(source: Prepared, shared: tuple[str, ...],
                 # instead of being projected onto every source's basis
                 s_, u_ = rowspace_eigen(xs_raw, route=route)
                 xs, project = u_ * s_, (lambda x: x)
-                to_columns = (lambda v, _x=xs_raw, _u=u_, _s=s_: np.asarray(_x.T @ (_u @ (v.T / _s[:, None]))))
+                to_columns = (lambda fitted, _x=xs_raw, _s=s_, _u=u_: _on_columns(fitted, _x, _s, _u))
             else:
                 xs, project = rowspace_basis(xs_raw, route=route)
 
@@ -194,7 +200,7 @@ def _fit_on_source(source: Prepared, shared: tuple[str, ...],
         classes = np.unique(ys)
         clf = make_classifier().fit(xs, ys) if len(classes) >= 2 else None
         if clf is not None and to_columns is not None:
-            clf = _Linear(to_columns(clf.coef_), clf.intercept_, clf.classes_)
+            clf = to_columns(clf)
 
         def predict(t: Prepared, rows: np.ndarray, feats: TargetFeatures | None = None, _clf=clf,
                     _design=design, _c=classes) -> np.ndarray:
