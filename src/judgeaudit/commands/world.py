@@ -217,6 +217,8 @@ _Base = Annotated[str | None, typer.Option("--api-base")]
 _Boot = Annotated[int, typer.Option("--bootstrap")]
 _Seed = Annotated[int, typer.Option("--seed")]
 _Temp = Annotated[float, typer.Option("--temperature", help="sampling temperature of the votes")]
+_Split = Annotated[str, typer.Option(
+    "--split", help="all | report (leave out the structural judge's development items) | dev")]
 
 
 @app.command("run")
@@ -237,8 +239,7 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             permutations: Annotated[int, typer.Option("--permutations", help="Spearman permutations")] = 9999,
             alternative: Annotated[str, typer.Option(
                 "--alternative", help="Spearman p: two-sided | greater | less")] = "two-sided",
-            split: Annotated[str, typer.Option(
-                "--split", help="all | report (leave out the structural judge's development items) | dev")] = "all",
+            split: _Split = "all",
             allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
             backend: BackendOpt = DEFAULT_BACKEND,
             ray_address: RayAddressOpt = None,
@@ -260,9 +261,7 @@ def factorial_cmd(set_spec: _Set, judge: _Judge, out: _Out,
                   votes: _Votes = 3, form: _Form = "label", max_items: _MaxItems = None, store: _Store = None,
                   concurrency: _Conc = None, api_base: _Base = None, bootstrap: _Boot = 2000, seed: _Seed = 0,
                   temperature: _Temp = 0.3,
-                  split: Annotated[str, typer.Option(
-                      "--split", help="all | report (leave out the structural judge's development items) | dev")
-                  ] = "all",
+                  split: _Split = "all",
                   allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
                   backend: BackendOpt = DEFAULT_BACKEND,
                   ray_address: RayAddressOpt = None,

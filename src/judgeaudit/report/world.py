@@ -131,6 +131,12 @@ def spearman_table(result: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _table_section(secs: list[Section], title: str, table: pd.DataFrame, banner: str) -> None:
+    """Append a section holding ``table`` under one banner, unless the table is empty."""
+    if not table.empty:
+        secs.append(Section(title, table_html(table), banners=[banner]))
+
+
 def world_sections(result: dict) -> list[Section]:
     prov = result.get("provenance", {})
     form = result["form"]
@@ -140,40 +146,38 @@ def world_sections(result: dict) -> list[Section]:
              f"per request at temperature {result.get('temperature')}; tie rule: a tie counts as "
              f"{esc(result['tie_rule'])}; intervals: percentile bootstrap over answers ({result['n_boot']} "
              "resamples), Wilson for proportions in result.json.</p>")
-    sp = prov.get("set_provenance") or {}
-    if sp.get("excluded"):
+    set_prov = prov.get("set_provenance") or {}
+    if set_prov.get("excluded"):
         intro += ("<p>Left out by the set's adapter: "
-                  + "; ".join(f"{esc(k)}: {v}" for k, v in sp["excluded"].items()) + ".</p>")
+                  + "; ".join(f"{esc(k)}: {v}" for k, v in set_prov["excluded"].items()) + ".</p>")
     secs = [Section("Arms", intro + table_html(arm_table(result)),
                     banners=[f"Scored: {scored}. These numbers do not depend on a matcher."])]
     cal = calibration_table(result)
     if not cal.empty:
-        sp = result.get("split") or {}
+        split = result.get("split") or {}
         secs.append(Section("Structural judge thresholds", table_html(cal) + "<p>Balanced accuracy on the "
                             "development split along each threshold (the other at its chosen value):</p>"
                             + table_html(sensitivity_table(result)), banners=[
-            ("!" if sp.get("dev_items_in_run") else "") + f"Split {esc(sp.get('split'))}: {sp.get('dev_items_in_run', 0)} development items in this run, "
-            f"{sp.get('dev_items_left_out', 0)} left out. Numbers on development items are not a held-out "
+            ("!" if split.get("dev_items_in_run") else "")
+            + f"Split {esc(split.get('split'))}: {split.get('dev_items_in_run', 0)} development items in this run, "
+            f"{split.get('dev_items_left_out', 0)} left out. Numbers on development items are not a held-out "
             "estimate; use --split report for the reported table."]))
-    kinds = kind_table(result)
-    if not kinds.empty:
-        secs.append(Section("Recall by category", table_html(kinds), banners=[
-            "Recall of the defective units of each error category (the corpus's own annotation; a unit with "
-            "several categories counts in each), scored as the arms table for every judge. Units whose "
-            "category the corpus does not place are counted apart. Intervals (bootstrap over answers, "
-            "Wilson) are in result.json."]))
+    _table_section(secs, "Recall by category", kind_table(result),
+                   "Recall of the defective units of each error category (the corpus's own annotation; a unit with "
+                   "several categories counts in each), scored as the arms table for every judge. Units whose "
+                   "category the corpus does not place are counted apart. Intervals (bootstrap over answers, "
+                   "Wilson) are in result.json.")
     if result["paired"]:
         body = figure_html(paired_figure(result)) + table_html(paired_table(result))
         secs.append(Section("Paired gains against the first arm", body, banners=[
             "Same answers in both arms; gains with a bootstrap over answers (never segments); McNemar exact on "
             "the paired 2×2 table of correct/incorrect units (b = wrong in a, right in b). No matcher."]))
-    sp = spearman_table(result)
-    if not sp.empty:
-        secs.append(Section("Rank correlations over answers", table_html(sp), banners=[
-            "Spearman ρ (mid-ranks) between a per-answer quantity and a covariate: the answer's gain (share of "
-            "its units the second arm gets right minus the first's) or its false alarms (complaints on an "
-            "error-free answer). p by permuting the pairing: exact when n ≤ 8, else random pairings with the +1 "
-            "rule (smallest p = 1/(pairings + 1)). ρ and p are blank where a quantity is constant. No matcher."]))
+    _table_section(secs, "Rank correlations over answers", spearman_table(result),
+                   "Spearman ρ (mid-ranks) between a per-answer quantity and a covariate: the answer's gain (share "
+                   "of its units the second arm gets right minus the first's) or its false alarms (complaints on an "
+                   "error-free answer). p by permuting the pairing: exact when n ≤ 8, else random pairings with the "
+                   "+1 rule (smallest p = 1/(pairings + 1)). ρ and p are blank where a quantity is constant. "
+                   "No matcher.")
     spans = span_table(result)
     if not spans.empty:
         secs.append(Section("Complaints against marked segments", table_html(spans), banners=[

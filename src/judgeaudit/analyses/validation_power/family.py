@@ -471,9 +471,9 @@ def binary_lbfgs_coef(x: np.ndarray, y: np.ndarray, classes: np.ndarray) -> np.n
 
 
 _LBFGS_OPTIONS: Mapping[str, Any] = {"maxiter": CLASSIFIER_PARAMS["max_iter"], "maxls": 50, "gtol": 1e-4,
-                                     "ftol": 64 * np.finfo(float).eps}
+                                     "ftol": 64 * np.finfo(float).eps, "maxcor": 10, "maxfun": 15000}
 """scikit-learn's options for ``scipy.optimize.minimize(method="L-BFGS-B")`` in the lbfgs route
-(``maxcor`` keeps scipy's default of 10; ``maxfun`` its 15,000)."""
+(``maxcor`` and ``maxfun`` at scipy's defaults, which scikit-learn leaves in place)."""
 
 
 def _binary_problem(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -533,7 +533,7 @@ def binary_lbfgs_coefs(x: np.ndarray, ys: Sequence[np.ndarray], classes: Sequenc
         return out
 
     opts = _LBFGS_OPTIONS
-    m, dim = 10, p + 1
+    m, dim = opts["maxcor"], p + 1
     factr = opts["ftol"] / np.finfo(float).eps
     state = []
     for _ in range(k_fits):
@@ -562,7 +562,7 @@ def binary_lbfgs_coefs(x: np.ndarray, ys: Sequence[np.ndarray], classes: Sequenc
                 st["nit"] += 1
                 if st["nit"] >= opts["maxiter"]:
                     task[0], task[1] = 5, 504
-                elif st["nfev"] > 15000:
+                elif st["nfev"] > opts["maxfun"]:
                     task[0], task[1] = 5, 502
             else:
                 done.add(i)
@@ -582,11 +582,17 @@ def _decision(x: Any, w: np.ndarray) -> np.ndarray:
     return (np.ascontiguousarray(x, dtype=np.float64) @ w[None, :-1].T + w[-1:]).ravel()
 
 
+def _lean(route: str, classes: np.ndarray, x_tr: Any, x_te: Any) -> bool:
+    """Whether a fit takes the estimator's own steps (``binary_lbfgs_coef(s)``): fast route, two
+    classes, dense designs."""
+    return route == "fast" and len(classes) == 2 and not sparse.issparse(x_tr) and not sparse.issparse(x_te)
+
+
 def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any, route: str = "reference") -> np.ndarray:
     classes = np.unique(y_tr)
     if len(classes) < 2:
         return np.full(x_te.shape[0], classes[0] if len(classes) else "", dtype=object)
-    if route == "fast" and len(classes) == 2 and not sparse.issparse(x_tr) and not sparse.issparse(x_te):
+    if _lean(route, classes, x_tr, x_te):
         w = binary_lbfgs_coef(x_tr, y_tr, classes)
         return classes[(_decision(x_te, w) > 0).astype(int)]        # > 0 → classes_[1]
     clf = make_classifier()
@@ -610,8 +616,7 @@ def oof_predictions_many(designs: _Designs, member: str, ys: Sequence[np.ndarray
         together = []
         for i, y in enumerate(ys):
             classes = np.unique(y[train])
-            if (len(ys) > 1 and designs.route == "fast" and len(classes) == 2
-                    and not sparse.issparse(x_tr) and not sparse.issparse(x_te)):
+            if len(ys) > 1 and _lean(designs.route, classes, x_tr, x_te):
                 together.append((i, classes))
             else:
                 preds[i][test] = _fit_predict(x_tr, y[train], x_te, designs.route)
