@@ -4,9 +4,6 @@ flag-all recall 1, specificity 0; flag-none the reverse)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from judgeaudit.commands.world import run_world_cmd
@@ -16,11 +13,9 @@ if not hasattr(reference, "gold_meta"):
     pytest.skip("this install has no world reference instruments (reference:oracle)", allow_module_level=True)
 pytest.importorskip("judgeaudit.datasets.world")
 
-DATA = Path(os.environ.get("JUDGEAUDIT_DATA_DIR", "")) / "halueval"
 
-
-def test_reference_instruments_on_halueval_qa(tmp_path):
-    spec = f"halueval:{DATA}?part=qa&max_rows=100"
+def test_reference_instruments_on_halueval_qa(tmp_path, data_dir):
+    spec = f"halueval:{data_dir / 'halueval'}?part=qa&max_rows=100"
     r = run_world_cmd(spec, ["reference:oracle", "reference:flag-all", "reference:flag-none"],
                       ["blind", "informed", "placebo"], out=tmp_path, votes=1, n_boot=200, progress=False)
     # the adapter's provenance travels into result.json: which hallucinated variant, the files, PROVENANCE.json
