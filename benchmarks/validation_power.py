@@ -151,6 +151,24 @@ def _strip_timing(o):
 ROUTE_LABELS = {"reference": "reference", "fast": "fast"}
 
 
+def _differences(a, b, path=""):
+    """``(path, a, b)`` of every leaf where two results differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b), key=str)
+                for d in _differences(a.get(k), b.get(k), f"{path}/{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (u, v) in enumerate(zip(a, b)) for d in _differences(u, v, f"{path}[{i}]")]
+    return [] if a == b or (a != a and b != b) else [(path, a, b)]
+
+
+def _leaves(o) -> int:
+    if isinstance(o, dict):
+        return sum(_leaves(v) for v in o.values())
+    if isinstance(o, list):
+        return sum(_leaves(v) for v in o)
+    return 1
+
+
 def compare_routes(data_dir: str, permutations: int, seed: int, max_rows: int, jobs: int,
                    runs_spec: str | None = None) -> None:
     """Each run in its own child process, in order; the first run is the baseline of the ratios
@@ -197,6 +215,14 @@ def compare_routes(data_dir: str, permutations: int, seed: int, max_rows: int, j
         label = f"{ROUTE_LABELS[route]}{f' [{src}]' if src else ''}, {n_jobs} process(es)"
         print(f"{label:<44}{r['wall']:>9.1f}{r['cpu']:>9.1f}"
               f"{base['wall'] / r['wall']:>12.2f}{base['cpu'] / r['cpu']:>11.2f}{peak:>14}{str(same):>13}")
+    for (route, n_jobs, src), r in got.items():
+        diffs = _differences(_strip_timing(base["result"]), _strip_timing(r["result"]))
+        if not diffs:
+            continue
+        label = f"{ROUTE_LABELS[route]}{f' [{src}]' if src else ''}, {n_jobs} process(es)"
+        print(f"{label}: {len(diffs)} of {_leaves(_strip_timing(base['result']))} values differ from the first row's")
+        for path, u, v in diffs:
+            print(f"  {path}: {u} -> {v}")
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
 """The fast route of the validation-power audit computes the same fitted members as the reference
-route (issue 15): the same n-gram counts, designs equal to rounding, bit-identical lbfgs
-coefficients on equal designs, and — on every shared labelled set, both modes, every member,
-observed and permuted labels — the same pooled out-of-fold predictions.
+route, scikit-learn's estimator on each member's own features (issue 15): the same n-gram counts,
+bit-identical lbfgs coefficients on a dense design, on an n-gram design's row space the iterates
+and stopping iteration of the fit on the sparse columns, and — on every shared labelled set, both
+modes, every member, observed and permuted labels — the same pooled out-of-fold predictions.
 
 The shared sets are trimmed to ``MAX_ROWS`` rows (whole groups, the registry's deterministic
 ``max_rows``) and one permutation: ~30 s of CPU (measured), so the test stays near a minute; the
@@ -14,19 +15,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from judgeaudit.analyses.validation_power import family
+from judgeaudit.analyses.validation_power import rowspace
 from judgeaudit.analyses.validation_power.family import (
     MEMBERS,
     PROVENANCE_MEMBER,
     _Designs,
     _Provenance,
-    binary_lbfgs_coef,
     make_classifier,
     ngram_counts,
     oof_predictions,
     oof_predictions_many,
     reference_ngram_counts,
 )
+from judgeaudit.analyses.validation_power.logistic import fit_logistic, fit_logistic_many
 from judgeaudit.analyses.validation_power.modes import has_condition, is_paired_table, prepare_item, prepare_paired
 from judgeaudit.analyses.validation_power.nulls import label_permutations, make_folds
 from shared_sets import labelled_set_specs, trimmed
@@ -48,20 +49,26 @@ def test_word_composed_counts_equal_sklearns_char_wb_analyser():
     assert (ngram_counts([texts[i] for i in order]) != a[order]).nnz == 0
 
 
-@pytest.mark.parametrize("p, share", [(1, 0.5), (10, 0.2), (120, 0.35)])
-def test_lean_lbfgs_is_bit_identical_to_logistic_regression(p, share):
-    rng = np.random.default_rng(p)
+@pytest.mark.parametrize("p, n_classes", [(1, 2), (10, 2), (120, 2), (10, 3), (40, 4)])
+def test_lone_fit_is_bit_identical_to_logistic_regression(p, n_classes):
+    """``fit_logistic`` on a dense design takes scikit-learn's lbfgs steps: the coefficients,
+    intercepts and iteration count of ``LogisticRegression(**CLASSIFIER_PARAMS)``, bit for bit,
+    binary and multinomial."""
+    rng = np.random.default_rng(p + n_classes)
     x = rng.normal(size=(200, p))
-    y = np.where(rng.random(200) + 0.3 * x[:, 0] < share, "preferred", "rejected")
+    score = x[:, :1] * np.arange(1, n_classes + 1) + rng.normal(size=(200, n_classes))
+    y = np.array(["c0", "c1", "c2", "c3"][:n_classes])[score.argmax(axis=1)]
     clf = make_classifier().fit(x, y)
-    w = binary_lbfgs_coef(x, y, np.unique(y))
-    assert np.array_equal(w[:-1], clf.coef_[0]) and w[-1] == clf.intercept_[0]
+    fit = fit_logistic(x, y)
+    assert np.array_equal(fit.coef.T, clf.coef_) and np.array_equal(fit.intercept, clf.intercept_)
+    assert fit.n_iter == clf.n_iter_[0]
     xt = rng.normal(size=(50, p))
-    assert np.array_equal(family._fit_predict(x, y, xt, "fast"), clf.predict(xt))
+    assert np.array_equal(fit.predict(xt), clf.predict(xt))
+    np.testing.assert_allclose(fit.predict_proba(xt), clf.predict_proba(xt), rtol=0, atol=1e-15)
 
 
 def test_cross_product_splits_columns_between_dense_and_sparse_products():
-    """``_cross`` puts each column in the cheaper of a dense BLAS block and the sparse product:
+    """``cross`` puts each column in the cheaper of a dense BLAS block and the sparse product:
     with a few dense columns and many rare ones both parts are used, and the result equals the
     sparse product ``a @ bᵀ`` to rounding, for a Gram matrix (``a is b``) and a cross product."""
     from scipy import sparse
@@ -72,46 +79,121 @@ def test_cross_product_splits_columns_between_dense_and_sparse_products():
     x = sparse.hstack([common, rare]).tocsr()
     a, b = x[:350], x[350:]
     nnz = np.diff(a.tocsc().indptr).astype(float)
-    dense = family._SPARSE_PRODUCT_COST * nnz * nnz > a.shape[0] ** 2
+    dense = rowspace._SPARSE_PRODUCT_COST * nnz * nnz > a.shape[0] ** 2
     assert 0 < dense.sum() < len(dense)
-    np.testing.assert_allclose(family._cross(a, a), (a @ a.T).toarray(), rtol=0, atol=1e-12)
-    np.testing.assert_allclose(family._cross(b, a), (b @ a.T).toarray(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(rowspace.cross(a, a), (a @ a.T).toarray(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(rowspace.cross(b, a), (b @ a.T).toarray(), rtol=0, atol=1e-12)
     dense_b = rng.normal(size=(5, x.shape[1]))
-    np.testing.assert_allclose(family._cross(dense_b, a), dense_b @ a.T.toarray(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(rowspace.cross(dense_b, a), dense_b @ a.T.toarray(), rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("n, p", [(300, 1), (400, 10), (600, 600)])
 def test_lockstep_fits_are_each_fit_alone(n, p):
-    """``binary_lbfgs_coefs`` runs scipy's L-BFGS-B for many label vectors in lockstep, sharing the
-    matrix products: every fit's coefficients equal the lone fit's (``binary_lbfgs_coef``, itself
-    bit-identical to LogisticRegression) to rounding, and so do its predictions — including a
-    label vector with one class very rare and a perfectly separable one (large coefficients, many
-    iterations)."""
+    """``fit_logistic_many`` runs scipy's L-BFGS-B for many label vectors in lockstep, sharing the
+    matrix products: every fit's coefficients equal the lone fit's (itself bit-identical to
+    LogisticRegression) to rounding, and so do its iteration count and predictions — including a
+    label vector with one class very rare, a perfectly separable one (large coefficients, many
+    iterations) and three-class vectors fit beside the binary ones."""
     rng = np.random.default_rng(n + p)
     x = rng.normal(size=(n, p)) / np.sqrt(p)
     y0 = np.where(x[:, 0] + rng.normal(0, 0.5, n) > 0, "A", "B")
+    y3 = np.array(["A", "B", "C"])[np.digitize(x[:, 0] + rng.normal(0, 0.5, n), [-0.3, 0.3])]
     ys = [y0, *[rng.permutation(y0) for _ in range(6)], np.where(np.arange(n) < 5, "A", "B"),
-          np.where(x[:, 0] > 0, "A", "B")]
-    classes = [np.unique(y) for y in ys]
+          np.where(x[:, 0] > 0, "A", "B"), y3, rng.permutation(y3)]
     xt = rng.normal(size=(100, p)) / np.sqrt(p)
-    together = family.binary_lbfgs_coefs(x, ys, classes)
-    for y, c, w in zip(ys, classes, together):
-        alone = binary_lbfgs_coef(x, y, c)
-        np.testing.assert_allclose(w, alone, rtol=1e-9, atol=1e-9)
-        assert np.array_equal(family._decision(xt, w) > 0, family._decision(xt, alone) > 0)
-    assert family.binary_lbfgs_coefs(x, [], []) == []
+    together = fit_logistic_many(x, ys)
+    for y, fit in zip(ys, together):
+        alone = fit_logistic(x, y)
+        np.testing.assert_allclose(fit.coef, alone.coef, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(fit.intercept, alone.intercept, rtol=1e-9, atol=1e-9)
+        assert fit.n_iter == alone.n_iter
+        assert np.array_equal(fit.predict(xt), alone.predict(xt))
+    assert fit_logistic_many(x, []) == []
+
+
+def _sparse_design(n_classes, seed, n=240, p=4000):
+    """A tf-idf-like design with more columns than rows, duplicate rows and empty rows (a Gram
+    matrix of deficient rank), and labels of ``n_classes`` classes."""
+    from scipy import sparse
+    from sklearn.preprocessing import normalize
+
+    rng = np.random.default_rng(seed)
+    x = normalize(sparse.random(n, p, density=0.02, random_state=seed, format="csr"))
+    x = sparse.vstack([x, x[:15], sparse.csr_matrix((3, p))]).tocsr()
+    score = x @ rng.normal(size=(p, n_classes)) + rng.normal(0, 0.05, (x.shape[0], n_classes))
+    return x, np.array(["c0", "c1", "c2"][:n_classes])[score.argmax(axis=1)]
+
+
+SPARSE_DESIGNS = [(2, 1), (2, 8), (2, 10), (2, 27), (3, 1), (3, 2)]
+"""(classes, seed) of ``_sparse_design``; on seeds 8, 10 and 27 the binary fit's stopping test
+gives another iteration in row-space coordinates than in the original columns."""
+
+
+@pytest.mark.parametrize("n_classes, seed", SPARSE_DESIGNS)
+def test_row_space_fit_runs_the_iterates_of_the_fit_on_the_ngram_columns(n_classes, seed):
+    """On the row space of a design with more columns than rows (``row_space``: duplicate and
+    empty rows are never pivots), ``fit_logistic`` with the basis takes its gradient stopping test
+    on the original columns, so it stops at scikit-learn's iteration on the original sparse design
+    and, mapped back (``on_columns``), has its coefficients, predictions and probabilities. The
+    same fit stopped by L-BFGS-B's own test in row-space coordinates (scikit-learn's estimator on
+    the row-space design) stops elsewhere on some of these designs."""
+    x, y = _sparse_design(n_classes, seed)
+    basis = rowspace.row_space(x)
+    assert basis.rank == 240
+    np.testing.assert_allclose(basis.z @ basis.z.T, (x @ x.T).toarray(), rtol=0, atol=1e-12)
+    w, g = np.random.default_rng(seed).normal(size=(240, 3)), np.random.default_rng(seed).normal(size=(x.shape[0], 3))
+    np.testing.assert_allclose(basis.times(w), basis.z[basis.order] @ w, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(basis.times_t(g), basis.z[basis.order].T @ g, rtol=0, atol=1e-12)
+    clf = make_classifier().fit(x, y)
+    fit = fit_logistic(basis, y)
+    assert fit.n_iter == clf.n_iter_[0]
+    cols = fit.on_columns(basis)
+    np.testing.assert_allclose(cols.coef.T, clf.coef_, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(cols.intercept, clf.intercept_, rtol=0, atol=1e-9)
+    xt, _ = _sparse_design(n_classes, seed + 100)
+    assert np.array_equal(cols.predict(xt), clf.predict(xt))
+    assert np.array_equal(fit.predict(basis.project(xt)), clf.predict(xt))
+    np.testing.assert_allclose(cols.predict_proba(xt), clf.predict_proba(xt), rtol=0, atol=1e-9)
+
+
+def test_row_space_exceeds_is_the_whole_maps_answer():
+    """``RowSpace.exceeds`` looks at the most populated columns first and maps the rest only for
+    the vectors they leave undecided: its answer is the whole map's, at thresholds on either side
+    of each vector's largest entry (both paths taken)."""
+    from scipy import sparse
+
+    x = sparse.vstack([_sparse_design(2, 4, p=600)[0], sparse.random(100, 600, density=0.3, random_state=0)]).tocsr()
+    basis = rowspace.row_space(x)
+    assert basis.pivot_rows.shape[1] > rowspace.PROBE_COLUMNS
+    v = np.random.default_rng(0).normal(size=(basis.rank, 40))
+    whole = np.abs(basis.to_columns(v)).max(axis=0)
+    probe = np.abs(basis._frequent @ v).max(axis=0)
+    assert (probe < whole - 1e-9).any() and (probe <= whole + 1e-12).all()
+    for tol in (whole * (1 - 1e-9), whole * (1 + 1e-9), np.median(whole)):
+        for t in np.atleast_1d(tol):
+            assert np.array_equal(basis.exceeds(v, float(t)), whole > t)
+
+
+def test_row_space_stopping_test_differs_on_some_design():
+    """Guards the test above against designs on which the stopping test's coordinates never
+    matter: on some of them the row-space test (scikit-learn's estimator on ``basis.z``) stops at
+    another iteration than the test on the original columns."""
+    differ = []
+    for n_classes, seed in SPARSE_DESIGNS:
+        x, y = _sparse_design(n_classes, seed)
+        on_rows = make_classifier().fit(rowspace.row_space(x).z, y)
+        differ.append(on_rows.n_iter_[0] != make_classifier().fit(x, y).n_iter_[0])
+    assert sum(differ) >= 3
 
 
 def _specs(d) -> dict[str, str]:
     return {k: trimmed(v, MAX_ROWS) for k, v in labelled_set_specs(d).items()}
 
 
-def _probabilities(x_tr, y_tr, x_te, route):
-    classes = np.unique(y_tr)
+def _probabilities(x_tr, y_tr, x_te, route, basis=None):
     if route == "reference":
-        return make_classifier().fit(x_tr, y_tr).predict_proba(x_te)[:, 1]
-    w = binary_lbfgs_coef(x_tr, y_tr, classes)
-    return 1.0 / (1.0 + np.exp(-(x_te @ w[:-1] + w[-1])))
+        return make_classifier().fit(x_tr, y_tr).predict_proba(x_te)
+    return fit_logistic(x_tr if basis is None else basis, y_tr).predict_proba(x_te)
 
 
 @pytest.mark.data
@@ -120,7 +202,7 @@ def test_fast_route_gives_the_reference_oof_predictions_on_every_shared_set(data
 
     specs = _specs(data_dir)
     assert len(specs) >= 12
-    compared = 0
+    compared = row_space_folds = 0
     with threadpool_limits(limits=1, user_api="blas"):
         for name, spec in specs.items():
             df = load_set(spec)
@@ -139,8 +221,9 @@ def test_fast_route_gives_the_reference_oof_predictions_on_every_shared_set(data
                                 assert np.array_equal(pf.predict(y), pr.predict(y)), (name, prep.mode, member)
                                 compared += 1
                         continue
-                    # the audit's call: every label vector's fits in lockstep (binary_lbfgs_coefs)
+                    # the audit's call: every label vector's fits in lockstep (fit_logistic_many)
                     together = oof_predictions_many(fast, member, labels)
+                    row_space_folds += sum(fast.basis(member, k) is not None for k in range(plan.n_splits))
                     for y, pred in zip(labels, together):
                         want = oof_predictions(ref, member, y)
                         assert np.array_equal(pred, want), (name, prep.mode, member)
@@ -152,11 +235,11 @@ def test_fast_route_gives_the_reference_oof_predictions_on_every_shared_set(data
                             continue
                         (ftr, fte), (rtr, rte) = fast.fold(member, k, train, test), ref.fold(member, k, train, test)
                         np.testing.assert_allclose(
-                            _probabilities(ftr, prep.y[train], fte, "fast"),
+                            _probabilities(ftr, prep.y[train], fte, "fast", fast.basis(member, k)),
                             _probabilities(rtr, prep.y[train], rte, "reference"), rtol=0, atol=PROBA_ATOL,
                             err_msg=f"{name} {prep.mode} {member} fold {k}")
     # 12+ sets, ~20 (set, mode) pairs, 3 members (+ provenance), observed + 2 permutations
-    assert compared >= 150
+    assert compared >= 150 and row_space_folds >= 40   # the n-gram member fit on its row space
 
 
 def test_sets_audited_in_parallel_give_the_sequential_result():
@@ -210,26 +293,18 @@ def test_transfer_scores_equal_between_routes(data_dir):
                                        for t in admitted)
 
 
-@pytest.mark.parametrize("n_classes", [2, 3])
-def test_transfer_model_mapped_to_the_ngram_columns_predicts_as_the_projected_one(n_classes):
-    """The fast route scores a transfer target with the source's row-space model mapped back to
-    the n-gram columns (``Q v``), not by projecting the target onto the source's basis: the same
-    predictions as scikit-learn's estimator on the projected target, binary and multinomial."""
-    from scipy import sparse
-    from sklearn.preprocessing import normalize
+@pytest.mark.parametrize("n_classes, seed", [(2, 27), (3, 2)])
+def test_transfer_model_on_the_ngram_columns_is_the_estimators(n_classes, seed):
+    """The fast route fits a transfer source's n-gram member on its row space and maps the model
+    back to the n-gram columns, so a target is scored by one sparse product: the coefficients,
+    decisions and predictions of scikit-learn's estimator fit on the sparse columns, binary and
+    multinomial."""
+    from judgeaudit.analyses.validation_power.transfer import _fit_member
 
-    from judgeaudit.analyses.validation_power.family import rowspace_basis, rowspace_eigen
-    from judgeaudit.analyses.validation_power.transfer import _on_columns
-
-    rng = np.random.default_rng(n_classes)
-    x = normalize(sparse.random(260, 3000, density=0.02, random_state=n_classes, format="csr"))
-    y = np.array(["c0", "c1", "c2"][:n_classes])[(x @ rng.normal(size=(3000, n_classes))).argmax(axis=1)]
-    xs, xt = x[:200], x[200:]
-    z, project = rowspace_basis(xs)
-    clf = make_classifier().fit(z, y[:200])
-    s, u = rowspace_eigen(xs)
-    mapped = _on_columns(clf, xs, s, u)
-    assert len(clf.classes_) == n_classes
-    assert np.array_equal(mapped.predict(xt), clf.predict(project(xt)))
-    np.testing.assert_allclose(np.asarray(xt @ mapped.coef) + mapped.intercept, clf.decision_function(project(xt))
-                               .reshape(len(y) - 200, -1), rtol=0, atol=1e-9)
+    x, y = _sparse_design(n_classes, seed)
+    xt, _ = _sparse_design(n_classes, seed + 100)
+    fast, ref = _fit_member(x, y, "fast"), _fit_member(x, y, "reference")
+    assert fast.coef.shape == (x.shape[1], 1 if n_classes == 2 else n_classes)
+    assert np.array_equal(fast.predict(xt), ref.predict(xt))
+    np.testing.assert_allclose(fast.decision_function(xt), ref.decision_function(xt).reshape(xt.shape[0], -1),
+                               rtol=0, atol=1e-9)

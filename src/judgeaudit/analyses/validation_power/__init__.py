@@ -70,10 +70,11 @@ from judgeaudit.analyses.validation_power.family import (
     numeric_surface_features,
     oof_predictions,
     oof_predictions_many,
-    rowspace_basis,
     rowspace_reduce,
     token_count,
 )
+from judgeaudit.analyses.validation_power.logistic import LogisticFit, fit_logistic, fit_logistic_many
+from judgeaudit.analyses.validation_power.rowspace import RowSpace, row_space
 from judgeaudit.analyses.validation_power.modes import (
     ITEM_PREFERRED,
     ITEM_REJECTED,
@@ -106,11 +107,11 @@ from judgeaudit.analyses.validation_power.transfer import TransferScore, transfe
 __all__ = [
     "BROKEN_NULL_KAPPA", "ITEM_PREFERRED", "ITEM_REJECTED", "MIN_GROUPS_FOR_GROUPKFOLD", "N_FOLDS", "has_condition",
     "CLASSIFIER_PARAMS", "FAMILY", "HEDGES", "MEMBERS", "NGRAM_PARAMS", "NUMERIC_SURFACE_FEATURES",
-    "PROVENANCE_MEMBER", "UNIVERSALS", "FoldPlan", "HumanCeiling", "MemberScore", "NgramBank", "ModeResult",
-    "Prepared", "TransferScore", "ValidationPowerResult", "a_imp_interval", "audit_prepared", "audit_validation_power",
-    "between_group_label_share", "bootstrap_kappa_ci", "fleiss_kappa_general", "held_out_annotator_rows",
+    "PROVENANCE_MEMBER", "UNIVERSALS", "FoldPlan", "HumanCeiling", "LogisticFit", "MemberScore", "NgramBank", "ModeResult",
+    "Prepared", "RowSpace", "TransferScore", "ValidationPowerResult", "a_imp_interval", "audit_prepared", "audit_validation_power",
+    "between_group_label_share", "bootstrap_kappa_ci", "fit_logistic", "fit_logistic_many", "fleiss_kappa_general", "held_out_annotator_rows",
     "human_ceiling", "is_paired_table",
     "kappa_from_confusions", "label_permutations", "length_only_features", "length_rules", "make_classifier", "make_folds",
     "make_ngram_vectorizer", "numeric_surface_features", "oof_predictions", "oof_predictions_many", "permutation_strata",
-    "pooled_kappa", "prepare_item", "prepare_paired", "rowspace_basis", "rowspace_reduce", "token_count", "transfer_scores",
+    "pooled_kappa", "prepare_item", "prepare_paired", "row_space", "rowspace_reduce", "token_count", "transfer_scores",
 ]

@@ -208,8 +208,8 @@ def _transfer_chunks(prepared: Mapping[tuple[str, str], Prepared],
 
 
 def _set_cost(job: tuple[Any, ...]) -> float:
-    """A set-and-mode job's relative cost: its rows cubed (a fold's eigendecomposition grows as the
-    cube of its rows; item mode on a paired table fits both sides of each comparison as rows)."""
+    """A set-and-mode job's relative cost: its rows cubed (a fold's row-space factorisation grows as
+    the cube of its rows; item mode on a paired table fits both sides of each comparison as rows)."""
     _, df, (mode,), _ = job
     return float(len(df) * (2 if mode == "item" and is_paired_table(df) else 1)) ** 3
 

@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import sparse
 
+from judgeaudit.analyses.validation_power.logistic import MAX_ITER, fit_logistic_many
+from judgeaudit.analyses.validation_power.rowspace import RowSpace, row_space
+
 if TYPE_CHECKING:
     from judgeaudit.analyses.validation_power.modes import Prepared
     from judgeaudit.analyses.validation_power.nulls import FoldPlan
@@ -48,7 +51,7 @@ NGRAM_PARAMS: Mapping[str, Any] = {
 """``surface_ngram``'s vectoriser: word-boundary character n-grams 3–5, min df 3, ≤ 20,000
 features, sublinear tf, no scaler (App. E)."""
 
-CLASSIFIER_PARAMS: Mapping[str, Any] = {"max_iter": 2000, "class_weight": "balanced"}
+CLASSIFIER_PARAMS: Mapping[str, Any] = {"max_iter": MAX_ITER, "class_weight": "balanced"}
 """Every member ends in ``LogisticRegression(**CLASSIFIER_PARAMS)`` (App. E, "Fitting")."""
 
 
@@ -141,13 +144,14 @@ def _scaled(a: np.ndarray, b: np.ndarray | None, mu: np.ndarray, sd: np.ndarray)
 
 ROUTES: tuple[str, ...] = ("fast", "reference")
 """Two computations of the same fitted members: ``reference`` analyses every text with
-scikit-learn's ``char_wb`` analyser, forms the row-space Gram matrix with a sparse product and
-fits each label vector with scikit-learn's estimator; ``fast`` composes the n-gram counts from
-each distinct word's n-grams, forms the Gram matrix from dense blocks of the frequent n-grams and
-a sparse product of the rest, and runs the binary fits of one fold (observed labels and every
-permutation) in lockstep on shared matrix products (``binary_lbfgs_coefs``). Both feed the same
-design to the same solver with the same stopping rule (tests/analyses/test_vp_fast_route.py
-asserts equal out-of-fold predictions on every shared set)."""
+scikit-learn's ``char_wb`` analyser and fits scikit-learn's estimator on the sparse n-gram design;
+``fast`` composes the n-gram counts from each distinct word's n-grams, fits on the design's row
+space when n-grams outnumber rows (``rowspace.row_space``: a pivoted Cholesky factorisation of the
+Gram matrix, formed from dense blocks of the frequent n-grams and a sparse product of the rest)
+with the gradient stopping test taken in the n-gram columns, and runs the fits of one fold
+(observed labels and every permutation) in lockstep on shared matrix products
+(``logistic.fit_logistic_many``). Both run the same solver's iterates with the same stopping rule
+(tests/analyses/test_vp_fast_route.py asserts equal out-of-fold predictions on every shared set)."""
 
 
 def reference_ngram_counts(texts: Sequence[str]) -> sparse.csr_matrix:
@@ -314,6 +318,7 @@ class _Designs:
         self.route = route
         self._raw: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
         self._cache: dict[tuple[str, int], tuple[Any, Any]] = {}
+        self._bases: dict[tuple[str, int], RowSpace | None] = {}
         self._ngram_resp: dict[int, Any] = {}
         self._bank: NgramBank | None = None
 
@@ -330,13 +335,18 @@ class _Designs:
             self._cache[key] = self._build(member, k, train, test)
         return self._cache[key]
 
+    def basis(self, member: str, k: int) -> RowSpace | None:
+        """The row-space basis of fold ``k``'s design of ``member`` (after ``fold``), if any."""
+        return self._bases.get((member, k))
+
     def _build(self, member: str, k: int, train: np.ndarray, test: np.ndarray) -> tuple[Any, Any]:
         paired = self.prep.texts_b is not None
         if member == "surface_ngram":
             va, vb = self.ngram_responses(k, train)
             x = (va - vb).tocsr() if paired else va
             # same fitted model on ≤ n_train columns (L-BFGS cost grows with the column count)
-            return rowspace_reduce(x[train], x[test], route=self.route)
+            x_tr, x_te, self._bases[(member, k)] = rowspace_reduce(x[train], x[test], route=self.route)
+            return x_tr, x_te
         a, b = self.raw(member)
         mu, sd = _moments(a[train], b[train] if paired else None)
         x = _scaled(a, b, mu, sd)
@@ -357,247 +367,34 @@ class _Designs:
         return self._ngram_resp[k]
 
 
-_BLOCK_COLUMNS = 2048
-"""Columns per dense block of ``_cross`` (a 4,000-row block is ~65 MB)."""
-
-_SPARSE_PRODUCT_COST = 100.0
-"""Cost of one multiply-add of the sparse product relative to one of a dense BLAS product, as
-``_cross`` weighs them (single-threaded; measured on the n-gram folds of GSM8K items and RM-Bench,
-where it puts 377 and 4,016 of 20,000 columns in the dense part)."""
-
-
-def _cross(a: Any, b: Any, route: str = "fast") -> np.ndarray:
-    """``a @ b.T`` as a dense array. ``reference``: one sparse product. ``fast``: each column in
-    the cheaper of the two products — a column with ``n_a(j)`` and ``n_b(j)`` non-zeros costs
-    ``n_a(j)·n_b(j)`` sparse multiply-adds, or ``n_a·n_b`` dense ones; the frequent n-grams (a few
-    hundred columns that are most of the non-zeros) go to dense BLAS blocks, the rest to the
-    sparse product. Equal to the sparse product to rounding (~1e-15); on a 4,220-row GSM8K fold
-    ~1.0 s against 1.6 s for the sparse product and 6.9 s for dense blocks of every column."""
-    if route == "reference" or not (sparse.issparse(a) and sparse.issparse(b)):
-        out = a @ b.T
-        return out.toarray() if sparse.issparse(out) else np.asarray(out)
-    same = a is b
-    a = a.tocsc()
-    b = a if same else b.tocsc()
-    nnz_a, nnz_b = np.diff(a.indptr).astype(float), np.diff(b.indptr).astype(float)
-    dense = _SPARSE_PRODUCT_COST * nnz_a * nnz_b > float(a.shape[0]) * b.shape[0]
-    cols_d, cols_s = np.flatnonzero(dense), np.flatnonzero(~dense)
-    if len(cols_s):
-        a_s = a[:, cols_s]
-        out = (a_s @ (a_s if same else b[:, cols_s]).T).toarray()
-    else:
-        out = np.zeros((a.shape[0], b.shape[0]))
-    for j in range(0, len(cols_d), _BLOCK_COLUMNS):
-        block = cols_d[j:j + _BLOCK_COLUMNS]
-        ab = a[:, block].toarray()
-        out += ab @ (ab if same else b[:, block].toarray()).T
-    return out
-
-
-def rowspace_eigen(x_train: Any, *, rtol: float = 1e-10, route: str = "fast") -> tuple[np.ndarray, np.ndarray]:
-    """``(S, U)`` of the row space of ``x_train``: ``x_train x_trainᵀ = U S² Uᵀ`` over the
-    eigenvalues above ``rtol`` of the largest; ``Q = x_trainᵀ U S⁻¹`` (``rowspace_basis``)."""
-    evals, evecs = np.linalg.eigh(_cross(x_train, x_train, route))
-    keep = evals > rtol * max(evals.max(initial=0.0), 1e-300)
-    return np.sqrt(evals[keep]), np.ascontiguousarray(evecs[:, keep])
-
-
-def rowspace_basis(x_train: Any, *, rtol: float = 1e-10, route: str = "fast") -> tuple[np.ndarray, Callable[[Any], np.ndarray]]:
-    """Exact reparametrisation of an L2-penalised linear model when features outnumber rows.
-
-    The penalised logistic-regression optimum ``w*`` lies in the row space of ``x_train``
-    (representer theorem; the intercept is unpenalised). With ``Q`` an orthonormal basis of that
-    row space, ``w = Q v`` preserves both ``x_train @ w`` and ``‖w‖²``, so fitting the same
-    ``LogisticRegression`` on ``x_train @ Q`` (≤ n_train dense columns) and predicting from
-    ``x @ Q`` yields the same fitted model as fitting on the 20,000 sparse columns (up to the
-    solver's tolerance), at a fraction of the cost. ``Q`` depends only on the training texts,
-    so it is computed once per fold and shared by every permutation refit.
-
-    Returns ``(x_train @ Q, project)`` where ``project(x) = x @ Q``.
-    """
-    s, u = rowspace_eigen(x_train, rtol=rtol, route=route)
-
-    def project(x: Any) -> np.ndarray:
-        cross = _cross(x, x_train, route)
-        return (cross @ u) / s
-
-    return u * s, project                               # x_train @ Q with Q = x_trainᵀ U S⁻¹
-
-
-def rowspace_reduce(x_train: Any, x_test: Any, *, route: str = "fast") -> tuple[np.ndarray, np.ndarray]:
-    """``(x_train @ Q, x_test @ Q)`` for ``Q`` of ``rowspace_basis`` when features outnumber
-    rows; otherwise the two matrices unchanged (dense)."""
+def rowspace_reduce(x_train: Any, x_test: Any, *, route: str = "fast") -> tuple[Any, Any, RowSpace | None]:
+    """``(x_train @ Qᵀ, x_test @ Qᵀ, basis)`` for the ``row_space`` basis ``Q`` when features
+    outnumber rows (fast route); otherwise the two matrices (dense on the fast route) and no
+    basis. The reference route keeps the sparse n-gram design: scikit-learn's estimator on the
+    family's own columns."""
+    if route == "reference":
+        return x_train, x_test, None
     if x_train.shape[1] <= x_train.shape[0]:
         return (x_train.toarray() if sparse.issparse(x_train) else np.asarray(x_train),
-                x_test.toarray() if sparse.issparse(x_test) else np.asarray(x_test))
-    z, project = rowspace_basis(x_train, route=route)
-    return z, project(x_test)
+                x_test.toarray() if sparse.issparse(x_test) else np.asarray(x_test), None)
+    basis = row_space(x_train)
+    return basis.z, basis.project(x_test), basis
 
 
-def binary_lbfgs_coef(x: np.ndarray, y: np.ndarray, classes: np.ndarray) -> np.ndarray:
-    """``[coef…, intercept]`` of ``LogisticRegression(**CLASSIFIER_PARAMS).fit(x, y)`` for two
-    classes and a dense design, computed by the same steps as scikit-learn's lbfgs route
-    (``_logistic_regression_path``): balanced class weights as sample weights, the half binomial
-    loss averaged over the summed weights plus ``‖w‖² / (2 C Σw)`` (intercept unpenalised),
-    ``scipy.optimize.minimize(L-BFGS-B)`` from zero with scikit-learn's options. The same
-    arithmetic in the same order gives the same iterates, so the coefficients are identical
-    (tests/analyses/test_vp_fast_route.py compares them bit for bit); what is skipped is the
-    estimator's input validation and bookkeeping, which dominates thousands of small fits."""
-    from scipy import optimize
-    from sklearn._loss.loss import HalfBinomialLoss
-
-    x = np.ascontiguousarray(x, dtype=np.float64)
-    n, p = x.shape
-    target, sw, l2 = _binary_problem(y, classes)
-    base = HalfBinomialLoss()
-
-    def loss_gradient(coef, x, y_true, sample_weight, l2_reg_strength, n_threads):
-        weights, intercept = coef[:-1], coef[-1]
-        raw = x @ weights + np.asarray(intercept, dtype=x.dtype)
-        loss, grad_pointwise = base.loss_gradient(y_true=y_true, raw_prediction=raw,
-                                                  sample_weight=sample_weight, n_threads=n_threads)
-        total = np.sum(sample_weight)
-        value = float(np.sum(loss) / total)
-        value += float(0.5 * l2_reg_strength * (weights @ weights))
-        grad_pointwise /= total
-        grad = np.empty_like(coef, dtype=weights.dtype)
-        grad[:p] = x.T @ grad_pointwise + l2_reg_strength * weights
-        grad[-1] = np.sum(grad_pointwise)
-        return value, grad
-
-    res = optimize.minimize(loss_gradient, np.zeros(p + 1), method="L-BFGS-B", jac=True,
-                            args=(x, target, sw, l2, 1), options=dict(_LBFGS_OPTIONS))
-    return res.x
+def _constant(classes: np.ndarray, n: int) -> np.ndarray:
+    return np.full(n, classes[0] if len(classes) else "", dtype=object)
 
 
-_LBFGS_OPTIONS: Mapping[str, Any] = {"maxiter": CLASSIFIER_PARAMS["max_iter"], "maxls": 50, "gtol": 1e-4,
-                                     "ftol": 64 * np.finfo(float).eps, "maxcor": 10, "maxfun": 15000}
-"""scikit-learn's options for ``scipy.optimize.minimize(method="L-BFGS-B")`` in the lbfgs route
-(``maxcor`` and ``maxfun`` at scipy's defaults, which scikit-learn leaves in place)."""
-
-
-def _binary_problem(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """(0/1 target, balanced sample weights, l2 strength ``1 / (C Σw)``) of a binary fit, as
-    scikit-learn's ``_logistic_regression_path`` forms them."""
-    n = len(y)
-    pos = y == classes[1]
-    counts = np.bincount(pos.astype(np.intp), weights=np.ones(n), minlength=2)
-    recip = np.sum(counts) / (2 * counts)
-    sw = np.ones(n) * recip[pos.astype(np.intp)]
-    target = np.ones(n)
-    target[~pos] = 0.0
-    c = 1.0
-    return target, sw, 1.0 / (c * float(np.sum(sw)))
-
-
-def binary_lbfgs_coefs(x: np.ndarray, ys: Sequence[np.ndarray], classes: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """``binary_lbfgs_coef(x, ys[i], classes[i])`` for every label vector of one design, the fits
-    run in lockstep: each is scipy's own L-BFGS-B (its reverse-communication routine ``setulb``,
-    driven by the loop of ``scipy.optimize._lbfgsb_py._minimize_lbfgsb`` with the same options
-    and stopping rules), and the fits that ask for a function value in the same round get it
-    from one matrix product ``x @ W`` and one ``xᵀ @ G`` instead of a matrix–vector product each.
-    On a design of thousands of rows that reads the matrix once per round instead of once per
-    fit. The arithmetic of each fit is ``binary_lbfgs_coef``'s except the summation order inside
-    those products, so the coefficients agree to rounding (tests/analyses/test_vp_fast_route.py).
-    """
-    from scipy.optimize import _lbfgsb
-    from sklearn._loss.loss import HalfBinomialLoss
-
-    x = np.ascontiguousarray(x, dtype=np.float64)
-    n, p = x.shape
-    k_fits = len(ys)
-    if k_fits == 0:
-        return []
-    problems = [_binary_problem(y, c) for y, c in zip(ys, classes, strict=True)]
-    base = HalfBinomialLoss()
-
-    def evaluate(idx: list[int], coefs: np.ndarray) -> list[tuple[float, np.ndarray]]:
-        w, b = coefs[:, :p], coefs[:, p]
-        raw = x @ w.T + b[None, :]
-        pointwise = np.empty_like(raw)
-        values = []
-        for j, i in enumerate(idx):
-            target, sw, l2 = problems[i]
-            loss, gp = base.loss_gradient(y_true=target, raw_prediction=np.ascontiguousarray(raw[:, j]),
-                                          sample_weight=sw, n_threads=1)
-            total = np.sum(sw)
-            values.append(float(np.sum(loss) / total) + float(0.5 * l2 * (w[j] @ w[j])))
-            pointwise[:, j] = gp / total
-        grads = x.T @ pointwise
-        out = []
-        for j, i in enumerate(idx):
-            g = np.empty(p + 1)
-            g[:p] = grads[:, j] + problems[i][2] * w[j]
-            g[-1] = np.sum(pointwise[:, j])
-            out.append((values[j], g))
-        return out
-
-    opts = _LBFGS_OPTIONS
-    m, dim = opts["maxcor"], p + 1
-    factr = opts["ftol"] / np.finfo(float).eps
-    state = []
-    for _ in range(k_fits):
-        state.append({"x": np.zeros(dim), "f": np.array(0.0), "g": np.zeros(dim),
-                      "wa": np.zeros(2 * m * dim + 5 * dim + 11 * m * m + 8 * m),
-                      "iwa": np.zeros(3 * dim, dtype=np.int32), "task": np.zeros(2, dtype=np.int32),
-                      "ln_task": np.zeros(2, dtype=np.int32), "lsave": np.zeros(4, dtype=np.int32),
-                      "isave": np.zeros(44, dtype=np.int32), "dsave": np.zeros(29), "nit": 0, "nfev": 1})
-    # ScalarFunction evaluates at the starting point when it is built; later requests at an
-    # unchanged point are served from that memo (and not counted)
-    first = evaluate(list(range(k_fits)), np.zeros((k_fits, dim)))
-    memo = [(np.zeros(dim), f, g) for f, g in first]
-    lo, hi, nbd = np.zeros(dim), np.zeros(dim), np.zeros(dim, dtype=np.int32)
-    active, done = list(range(k_fits)), set()
-    while active:
-        asks = []
-        for i in active:
-            st = state[i]
-            st["g"] = st["g"].astype(np.float64)
-            _lbfgsb.setulb(m, st["x"], lo, hi, nbd, st["f"], st["g"], factr, opts["gtol"], st["wa"], st["iwa"],
-                           st["task"], st["lsave"], st["isave"], st["dsave"], opts["maxls"], st["ln_task"])
-            task = st["task"]
-            if task[0] == 3:
-                asks.append(i)
-            elif task[0] == 1:
-                st["nit"] += 1
-                if st["nit"] >= opts["maxiter"]:
-                    task[0], task[1] = 5, 504
-                elif st["nfev"] > opts["maxfun"]:
-                    task[0], task[1] = 5, 502
-            else:
-                done.add(i)
-        new = [i for i in asks if not np.array_equal(state[i]["x"], memo[i][0])]
-        if new:
-            for i, (f, g) in zip(new, evaluate(new, np.vstack([state[i]["x"] for i in new])), strict=True):
-                memo[i] = (state[i]["x"].copy(), f, g)
-                state[i]["nfev"] += 1
-        for i in asks:
-            state[i]["f"], state[i]["g"] = memo[i][1], memo[i][2]
-        active = [i for i in active if i not in done]
-    return [st["x"] for st in state]
-
-
-def _decision(x: Any, w: np.ndarray) -> np.ndarray:
-    """LinearClassifierMixin.decision_function of ``[coef…, intercept]``: ``x @ coef + intercept``."""
-    return (np.ascontiguousarray(x, dtype=np.float64) @ w[None, :-1].T + w[-1:]).ravel()
-
-
-def _lean(route: str, classes: np.ndarray, x_tr: Any, x_te: Any) -> bool:
-    """Whether a fit takes the estimator's own steps (``binary_lbfgs_coef(s)``): fast route, two
-    classes, dense designs."""
-    return route == "fast" and len(classes) == 2 and not sparse.issparse(x_tr) and not sparse.issparse(x_te)
-
-
-def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any, route: str = "reference") -> np.ndarray:
+def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any, route: str = "reference",
+                 basis: RowSpace | None = None) -> np.ndarray:
+    """Predictions of the frozen classifier fit on one fold: scikit-learn's estimator (reference
+    route) or ``fit_logistic_many`` (fast route; ``basis`` when the design is a row-space one)."""
     classes = np.unique(y_tr)
     if len(classes) < 2:
-        return np.full(x_te.shape[0], classes[0] if len(classes) else "", dtype=object)
-    if _lean(route, classes, x_tr, x_te):
-        w = binary_lbfgs_coef(x_tr, y_tr, classes)
-        return classes[(_decision(x_te, w) > 0).astype(int)]        # > 0 → classes_[1]
-    clf = make_classifier()
-    clf.fit(x_tr, y_tr)
-    return clf.predict(x_te)
+        return _constant(classes, x_te.shape[0])
+    if route == "fast":
+        return fit_logistic_many(x_tr if basis is None else basis, [y_tr])[0].predict(x_te)
+    return make_classifier().fit(x_tr, y_tr).predict(x_te)
 
 
 def oof_predictions(designs: _Designs, member: str, y: np.ndarray) -> np.ndarray:
@@ -607,23 +404,25 @@ def oof_predictions(designs: _Designs, member: str, y: np.ndarray) -> np.ndarray
 
 def oof_predictions_many(designs: _Designs, member: str, ys: Sequence[np.ndarray]) -> list[np.ndarray]:
     """``oof_predictions`` for every label vector in ``ys`` (the observed labels and their
-    permutations): per fold, the binary fits on a dense design (fast route) run together
-    (``binary_lbfgs_coefs``); every other fit is ``_fit_predict``'s. One label vector is fit alone
-    (``binary_lbfgs_coef``)."""
+    permutations): per fold, on the fast route, every fit in one ``fit_logistic_many`` call
+    (lockstep fits sharing the design's products); on the reference route, one estimator each."""
     preds = [np.empty(len(y), dtype=object) for y in ys]
     for k, (train, test) in enumerate(designs.plan.splits()):
         x_tr, x_te = designs.fold(member, k, train, test)
-        together = []
+        fitted = []
         for i, y in enumerate(ys):
             classes = np.unique(y[train])
-            if len(ys) > 1 and _lean(designs.route, classes, x_tr, x_te):
-                together.append((i, classes))
+            if len(classes) < 2:
+                preds[i][test] = _constant(classes, len(test))
+            elif designs.route == "fast":
+                fitted.append(i)
             else:
                 preds[i][test] = _fit_predict(x_tr, y[train], x_te, designs.route)
-        if together:
-            coefs = binary_lbfgs_coefs(x_tr, [ys[i][train] for i, _ in together], [c for _, c in together])
-            for (i, classes), w in zip(together, coefs, strict=True):
-                preds[i][test] = classes[(_decision(x_te, w) > 0).astype(int)]
+        if fitted:
+            basis = designs.basis(member, k)
+            fits = fit_logistic_many(x_tr if basis is None else basis, [ys[i][train] for i in fitted])
+            for i, fit in zip(fitted, fits, strict=True):
+                preds[i][test] = fit.predict(x_te)
     return [p.astype(str) for p in preds]
 
 

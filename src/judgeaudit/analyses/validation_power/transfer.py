@@ -19,9 +19,9 @@ from judgeaudit.analyses.validation_power.family import (
     make_classifier,
     make_ngram_vectorizer,
     named_ngram_counts,
-    rowspace_basis,
-    rowspace_eigen,
 )
+from judgeaudit.analyses.validation_power.logistic import fit_logistic
+from judgeaudit.analyses.validation_power.rowspace import row_space
 from judgeaudit.analyses.validation_power.modes import Prepared
 from judgeaudit.analyses.validation_power.scoring import _accuracy, pooled_kappa
 
@@ -114,26 +114,17 @@ class CountsTfidf:
         self.rows = self._tfidf.transform(selected, copy=True)
 
 
-@dataclass(frozen=True)
-class _Linear:
-    """A fitted linear classifier predicting as scikit-learn's ``LinearClassifierMixin``: scores
-    ``x @ coef + intercept`` (``coef``: features × scored classes); one score column: class 1
-    where it is > 0, else the class of the largest score."""
-
-    coef: np.ndarray
-    intercept: np.ndarray
-    classes: np.ndarray
-
-    def predict(self, x: Any) -> np.ndarray:
-        scores = np.asarray(x @ self.coef) + self.intercept
-        index = (scores[:, 0] > 0).astype(int) if scores.shape[1] == 1 else scores.argmax(axis=1)
-        return self.classes[index]
-
-
-def _on_columns(clf: Any, x: Any, s: np.ndarray, u: np.ndarray) -> _Linear:
-    """A linear model fit on the row-space design of ``x`` (``x @ Q``, ``Q = xᵀ U S⁻¹``), as a model
-    of ``x``'s own columns: coefficients ``Q v``, the same intercepts and decisions."""
-    return _Linear(np.asarray(x.T @ (u @ (clf.coef_.T / s[:, None]))), clf.intercept_, clf.classes_)
+def _fit_member(x: Any, y: np.ndarray, route: str) -> Any:
+    """The frozen classifier fit on a source's design: scikit-learn's estimator on the design as
+    it is (reference route); on the fast route ``fit_logistic``, on the row space of an n-gram
+    design with more columns than rows and mapped back to its columns, so a target is scored by
+    one sparse product with the n-gram coefficients."""
+    if route == "reference":
+        return make_classifier().fit(x, y)
+    if sparse.issparse(x) and x.shape[1] > x.shape[0]:
+        basis = row_space(x)
+        return fit_logistic(basis, y).on_columns(basis)
+    return fit_logistic(x.toarray() if sparse.issparse(x) else x, y)
 
 
 def _fit_on_source(source: Prepared, shared: tuple[str, ...],
@@ -151,39 +142,25 @@ def _fit_on_source(source: Prepared, shared: tuple[str, ...],
         if m == "surface_ngram":
             if route == "fast":
                 vec = CountsTfidf(sa + (sb or []))
-                xs_raw = vec.rows[:len(sa)]
+                xs = vec.rows[:len(sa)]
                 if paired:
-                    xs_raw = (xs_raw - vec.rows[len(sa):]).tocsr()
+                    xs = (xs - vec.rows[len(sa):]).tocsr()
             else:
                 vec = make_ngram_vectorizer()
                 vec.fit(sa + (sb or []))
-                xs_raw = vec.transform(sa)
+                xs = vec.transform(sa)
                 if paired:
-                    xs_raw = (xs_raw - vec.transform(sb)).tocsr()
-            to_columns = None
-            if xs_raw.shape[1] <= xs_raw.shape[0]:
-                xs, project = xs_raw, (lambda x: x)
-            elif route == "fast":
-                # fit on the row-space design, then map the model back to the n-gram columns
-                # (coefficients Q v with Q = xᵀ U S⁻¹): a target is scored by one sparse product
-                # instead of being projected onto every source's basis
-                s_, u_ = rowspace_eigen(xs_raw, route=route)
-                xs, project = u_ * s_, (lambda x: x)
-                to_columns = (lambda fitted, _x=xs_raw, _s=s_, _u=u_: _on_columns(fitted, _x, _s, _u))
-            else:
-                xs, project = rowspace_basis(xs_raw, route=route)
+                    xs = (xs - vec.transform(sb)).tocsr()
 
-            def design(t: Prepared, rows: np.ndarray, feats: TargetFeatures | None, _vec=vec,
-                       _project=project) -> Any:
+            def design(t: Prepared, rows: np.ndarray, feats: TargetFeatures | None, _vec=vec) -> Any:
                 if feats is None:
                     xa = _vec.transform([t.texts_a[i] for i in rows])
                     xb = _vec.transform([t.texts_b[i] for i in rows]) if paired else None
                 else:
                     xa = feats.tfidf(_vec, rows, "a")
                     xb = feats.tfidf(_vec, rows, "b") if paired else None
-                return _project((xa - xb).tocsr() if paired else xa)
+                return (xa - xb).tocsr() if paired else xa
         else:
-            to_columns = None
             rsa = _dense_matrix(m, sa)
             rsb = _dense_matrix(m, sb) if paired else None
             mu, sd = _moments(rsa, rsb)
@@ -198,9 +175,7 @@ def _fit_on_source(source: Prepared, shared: tuple[str, ...],
                     ra, rb = feats.dense(_m, rows)
                 return _scaled(ra, rb, _mu, _sd)
         classes = np.unique(ys)
-        clf = make_classifier().fit(xs, ys) if len(classes) >= 2 else None
-        if clf is not None and to_columns is not None:
-            clf = to_columns(clf)
+        clf = _fit_member(xs, ys, route) if len(classes) >= 2 else None
 
         def predict(t: Prepared, rows: np.ndarray, feats: TargetFeatures | None = None, _clf=clf,
                     _design=design, _c=classes) -> np.ndarray:
