@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from structural_scripted import ScriptedNLI
 
@@ -44,12 +41,9 @@ def test_sensitivity_grid_matches_the_threshold_each_item_crosses():
     assert choose(t) == (0.7, 0.5)
 
 
-HALUEVAL = Path(os.environ.get("JUDGEAUDIT_DATA_DIR", "data")) / "halueval"
-
-
-@pytest.mark.skipif(not HALUEVAL.is_dir(), reason="HaluEval data not present")
-def test_recorded_defaults_are_the_dev_split_choice_with_the_lexical_backend():
-    items = halueval_qa_items(HALUEVAL)
+@pytest.mark.data
+def test_recorded_defaults_are_the_dev_split_choice_with_the_lexical_backend(data_dir):
+    items = halueval_qa_items(data_dir / "halueval")
     dev = dev_split(items["group"])
     d = items[items["group"].isin(dev)].reset_index(drop=True)
     assert (len(dev), len(d), int(d["defective"].sum())) == (91, 182, 91)

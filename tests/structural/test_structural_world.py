@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -15,17 +14,20 @@ from judgeaudit.commands.world import run_world_cmd, write_report
 from judgeaudit.errors import InputError
 from judgeaudit.structural.graph import DEV_RESULT, DEV_SPLIT
 
-DATA = Path(os.environ.get("JUDGEAUDIT_DATA_DIR", "")) / "halueval"
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="HaluEval data not present")
-SPEC = f"halueval:{DATA}?part=qa&max_rows=80"
+
+@pytest.fixture
+def spec(data_dir: Path) -> str:
+    """80 HaluEval QA rows (40 questions, each with its right and its hallucinated answer)."""
+    return f"halueval:{data_dir / 'halueval'}?part=qa&max_rows=80"
 
 
 def _dev(group: str) -> bool:      # the recorded rule, by hand
     return int(hashlib.sha256(f"{DEV_SPLIT['seed']}:{group}".encode()).hexdigest()[:16], 16) / 2**64 < 0.2
 
 
-def test_world_run_records_the_thresholds_and_counts_development_items(tmp_path):
-    r = run_world_cmd(SPEC, ["structural:lexical?tau_s=0.7", "structural:lexical", "reference:oracle"],
+@pytest.mark.data
+def test_world_run_records_the_thresholds_and_counts_development_items(tmp_path, spec):
+    r = run_world_cmd(spec, ["structural:lexical?tau_s=0.7", "structural:lexical", "reference:oracle"],
                       ["blind", "informed"], out=tmp_path / "all", votes=1, n_boot=0, progress=False)
     groups = {v.rpartition("/")[0] for v in r.decisions["item_id"]}
     n_dev_groups = sum(_dev(g) for g in groups)
@@ -43,14 +45,14 @@ def test_world_run_records_the_thresholds_and_counts_development_items(tmp_path)
     html = (tmp_path / "all" / "report.html").read_text()
     assert "Structural judge thresholds" in html and "development items" in html
 
-    rep = run_world_cmd(SPEC, ["structural:lexical"], ["informed"], out=tmp_path / "rep", votes=1, n_boot=0,
+    rep = run_world_cmd(spec, ["structural:lexical"], ["informed"], out=tmp_path / "rep", votes=1, n_boot=0,
                         progress=False, split="report")
     kept = {v.rpartition("/")[0] for v in rep.decisions["item_id"]}
     assert kept == {g for g in groups if not _dev(g)} and rep.result["provenance"]["items"] == 2 * len(kept)
     assert rep.result["split"]["dev_items_left_out"] == 2 * n_dev_groups
     assert rep.result["split"]["dev_items_in_run"] == 0
     with pytest.raises(InputError) as e:
-        run_world_cmd(SPEC, ["structural:lexical"], ["informed"], out=tmp_path / "bad", split="nope", progress=False)
+        run_world_cmd(spec, ["structural:lexical"], ["informed"], out=tmp_path / "bad", split="nope", progress=False)
     assert e.value.field == "--split"
 
 

@@ -5,7 +5,6 @@ per-category recall is computed by hand, and the real FRANK file with reference:
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -74,12 +73,9 @@ def test_recall_by_category_on_a_hand_built_frank_folder(tmp_path, monkeypatch):
     assert "| scripted | informed | 6 (5/1) | 0.300 [" in md and "| 0.600 [" in md
 
 
-DATA = Path(os.environ.get("JUDGEAUDIT_DATA_DIR", "")) / "frank"
-
-
-@pytest.mark.skipif(not DATA.is_dir(), reason="FRANK data not present")
-def test_oracle_recall_by_category_on_the_real_frank_file(tmp_path):
-    r = run_world_cmd(f"frank:{DATA}", ["reference:oracle"], ["blind", "informed"], out=tmp_path, votes=1,
+@pytest.mark.data
+def test_oracle_recall_by_category_on_the_real_frank_file(tmp_path, data_dir):
+    r = run_world_cmd(f"frank:{data_dir / 'frank'}", ["reference:oracle"], ["blind", "informed"], out=tmp_path, votes=1,
                       form="sentences", n_boot=0, progress=False)
     arms = r.result["judges"]["reference:oracle"]["arms"]
     inf, bl = arms["informed"]["recall_by_kind"], arms["blind"]["recall_by_kind"]
