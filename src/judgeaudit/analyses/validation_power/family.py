@@ -385,15 +385,12 @@ def _constant(classes: np.ndarray, n: int) -> np.ndarray:
     return np.full(n, classes[0] if len(classes) else "", dtype=object)
 
 
-def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any, route: str = "reference",
-                 basis: RowSpace | None = None) -> np.ndarray:
-    """Predictions of the frozen classifier fit on one fold: scikit-learn's estimator (reference
-    route) or ``fit_logistic_many`` (fast route; ``basis`` when the design is a row-space one)."""
+def _fit_predict(x_tr: Any, y_tr: np.ndarray, x_te: Any) -> np.ndarray:
+    """Predictions of scikit-learn's estimator fit on one fold (the reference route; the fast
+    route's fits are ``oof_predictions_many``'s)."""
     classes = np.unique(y_tr)
     if len(classes) < 2:
         return _constant(classes, x_te.shape[0])
-    if route == "fast":
-        return fit_logistic_many(x_tr if basis is None else basis, [y_tr])[0].predict(x_te)
     return make_classifier().fit(x_tr, y_tr).predict(x_te)
 
 
@@ -417,7 +414,7 @@ def oof_predictions_many(designs: _Designs, member: str, ys: Sequence[np.ndarray
             elif designs.route == "fast":
                 fitted.append(i)
             else:
-                preds[i][test] = _fit_predict(x_tr, y[train], x_te, designs.route)
+                preds[i][test] = _fit_predict(x_tr, y[train], x_te)
         if fitted:
             basis = designs.basis(member, k)
             fits = fit_logistic_many(x_tr if basis is None else basis, [ys[i][train] for i in fitted])

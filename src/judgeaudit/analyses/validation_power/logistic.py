@@ -66,11 +66,17 @@ class LogisticFit:
         return LogisticFit(self.classes, basis.to_columns(self.coef), self.intercept, self.n_iter)
 
 
-def balanced_weights(codes: np.ndarray, n_classes: int) -> np.ndarray:
-    """``class_weight="balanced"`` as sample weights, by ``compute_class_weight``'s arithmetic."""
-    counts = np.bincount(codes, weights=np.ones(len(codes)), minlength=n_classes)
-    recip = counts.sum() / (n_classes * counts)
-    return np.ones(len(codes)) * recip[codes]
+def _problems(codes: Sequence[np.ndarray], n_classes: int) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """``(target, sample weights, l2 strength)`` of each label vector (class codes), as
+    ``_logistic_regression_path`` forms them: the target as floats, ``class_weight="balanced"``
+    (``compute_class_weight``) as sample weights, and ``1 / (C Σw)`` with C = 1."""
+    from sklearn.utils.class_weight import compute_class_weight
+
+    out = []
+    for c in codes:
+        sw = np.ones(len(c)) * compute_class_weight("balanced", classes=np.arange(n_classes), y=c)[c]
+        out.append((c.astype(np.float64), sw, 1.0 / float(np.sum(sw))))
+    return out
 
 
 class _Binary:
@@ -87,11 +93,7 @@ class _Binary:
         self.p = design.rank if rows is not None else design.shape[1]
         self.dim = self.p + 1
         self.base = HalfBinomialLoss()
-        self.problems = []
-        for c in codes:
-            c = c if rows is None else c[rows]
-            sw = balanced_weights(c, 2)
-            self.problems.append((c.astype(np.float64), sw, 1.0 / float(np.sum(sw))))   # l2 = 1 / (C Σw)
+        self.problems = _problems([c if rows is None else c[rows] for c in codes], 2)
 
     def _products(self, w: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
         d = self.design
@@ -144,10 +146,7 @@ class _Multinomial:
         self.x, self.p, self.k = x, x.shape[1], n_classes
         self.dim = n_classes * (self.p + 1)
         self.loss = LinearModelLoss(base_loss=HalfMultinomialLoss(n_classes=n_classes), fit_intercept=True)
-        self.problems = []
-        for c in codes:
-            sw = balanced_weights(c, n_classes)
-            self.problems.append((c.astype(np.float64), sw, 1.0 / float(np.sum(sw))))
+        self.problems = _problems(codes, n_classes)
 
     def evaluate(self, idx: list[int], coefs: np.ndarray) -> list[tuple[float, np.ndarray]]:
         out = []
