@@ -162,3 +162,12 @@ def test_permuted_control_false_matches_by_segment_length():
     by = audit["by_segment_length"]
     assert set(by) == {"1", "2", "3-5"} and all(v["pairs"] == 1 for v in by.values())
     assert sum(v["false_matches"] for v in by.values()) == audit["false_matches"]
+    # FRANK-like 2-token segments and quotes from another summary that share only stop words with them:
+    # credited at overlap 1/2 when stop words counted; never now
+    segs = ["the mayor", "in Paris", "a law"]
+    items = [WorldItem(item_id=f"f{k}", task="summarization", output=f"{seg} was cited.",
+                       spans=[Span(start=0, end=len(seg))]) for k, seg in enumerate(segs)]
+    complaints = {it.item_id: [{"span": "the council met in a hall"}] for it in items}
+    audit = matcher_audit(items, complaints, strict_matcher(), seed=0)
+    assert (audit["complaints"], audit["false_matches"]) == (3, 0)
+    assert audit["by_segment_length"] == {"1": {"pairs": 3, "false_matches": 0, "rate": 0.0}}

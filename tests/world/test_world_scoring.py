@@ -220,3 +220,41 @@ def test_world_spearman_defaults_to_one_sided_in_the_predicted_direction(tmp_pat
     cov = covariate_table(items, ["world_chars"])["world_chars"].reindex(g.index)
     assert row["p"] == pytest.approx(spearman_test(cov, g, n_perm=99, seed=0, alternative="greater").p)
     assert row["p"] > 0.5
+
+
+# --- the report page: key finding first, the Shapley chart before the cell table, "—" explained ------------
+
+
+def test_world_report_opens_with_the_paired_gain_and_writes_dashes_with_a_footnote(tmp_path):
+    import re
+
+    from judgeaudit.report.html import esc
+    from judgeaudit.report.world import DASH_NOTE, world_sections
+    from judgeaudit.world.run import factorial_arms, factorial_table
+
+    def reply(req):
+        q = req.meta["gold"]["quotes"]
+        q = q if req.meta["world_shown"] else q[:1]
+        return json.dumps({"defects": [{"quote": x, "reason": "wrong"} for x in q]})
+
+    an = _run(tmp_path, reply, two_segment_items(), "defects")
+    secs = world_sections({**an.result, "provenance": {"set": "two-segment"}, "votes": 1, "temperature": 0.3})
+    assert secs[0].title == "Key finding"
+    assert "recall per segment blind 0.500 → informed 1.000, gain +0.500 [" in secs[0].body
+    assert "McNemar p = 0.125 on the defective units (b = 4, c = 0); strict matcher" in secs[0].body
+    tables = "".join(s.body for s in secs)
+    cells = re.findall(r"<td>(.*?)</td>", tables)
+    assert cells and not {"None", "nan", "NaN"} & set(cells)
+    assert "—" in cells and esc(DASH_NOTE) in tables    # precision's McNemar, for one
+
+    factors = ["question", "source"]
+    arms = sorted(set(factorial_arms(factors).values()))
+    items = qa_items(3, 3)
+    v = judge_world(items, [ScriptedJudge(lambda r: json.dumps({"defective": r.meta["world_shown"]}), "j")], arms,
+                    form="label", votes=1, store_path=tmp_path / "f.sqlite", progress=False)
+    fa = analyse(items, v, form="label", arms=arms, n_boot=0, n_perm=9)
+    titles = [s.title for s in world_sections({**fa.result, "factorial": factorial_table(fa, factors, ["j"])})]
+    assert titles.index("Factorial") < titles.index("Arms")
+    fac = next(s for s in world_sections({**fa.result, "factorial": factorial_table(fa, factors, ["j"])})
+               if s.title == "Factorial")
+    assert fac.body.index("plotly") < fac.body.index("<table")

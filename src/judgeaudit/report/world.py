@@ -15,18 +15,22 @@ def _ci(ci: list | None) -> str:
 
 
 DASH_NOTE = ("— marks a value that is not defined: its denominator is empty (e.g. no defective unit, no "
-             "complaint), the matcher decided none of its units, or (McNemar on precision) there is no paired "
-             "2×2 table, since the flagged units differ between the arms.")
+             "complaint), the matcher decided none of its units, the rate does not apply to the unit (a marked "
+             "segment is defective by definition: no specificity), a rank correlation's quantity is constant, "
+             "or (McNemar on precision) there is no paired 2×2 table, since the flagged units differ between "
+             "the arms.")
 
 
 def _note(df: pd.DataFrame) -> str:
     """The footnote explaining "—", when the table shows one."""
-    dash = df.map(lambda v: v is None or v == "—" or (isinstance(v, float) and pd.isna(v))).to_numpy().any()
+    dash = df.map(lambda v: isinstance(v, str) and v == "—").to_numpy().any()
     return f"<p><small>{esc(DASH_NOTE)}</small></p>" if dash else ""
 
 
 def _tab(df: pd.DataFrame) -> str:
-    return table_html(df) + _note(df)
+    """``table_html`` with every undefined cell (None, NaN) written "—" and the footnote saying why."""
+    shown = df.astype(object).where(df.notna(), "—")
+    return table_html(shown) + _note(shown)
 
 
 def _p(m: dict | None) -> str:
