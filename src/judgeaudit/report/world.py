@@ -46,7 +46,7 @@ def arm_table(result: dict) -> pd.DataFrame:
     for judge, j in result["judges"].items():
         for arm, a in j["arms"].items():
             ci = a.get("ci", {})
-            rows.append({"judge": judge, "arm": arm, "n": a["n"], "defective": a["n_defective"],
+            rows.append({"judge": judge, "arm": arm, "unit": a.get("unit"), "n": a["n"], "defective": a["n_defective"],
                          "clean": a["n_clean"], "recall": a.get("recall"), "recall CI": _ci(ci.get("recall")),
                          "specificity": a.get("specificity"), "specificity CI": _ci(ci.get("specificity")),
                          "balanced acc.": a.get("balanced_accuracy"),
