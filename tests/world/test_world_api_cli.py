@@ -210,3 +210,5 @@ def test_a_second_matcher_re_matches_the_pairs_with_agreement_and_kappa(tmp_path
         assert (ag["pairs"], ag["decided"], ag["agreement"], ag["first_credits"], ag["second_credits"]) == (
             4, 4, 1.0, credits, credits)
         assert ag["kappa"] == 0.0
+    html = (out / "report.html").read_text()
+    assert "second matcher agrees" in html and "Cohen's κ" in html.replace("&#x27;", "'")

@@ -118,15 +118,16 @@ def paired_table(result: dict) -> pd.DataFrame:
 def key_findings(result: dict) -> list[str]:
     """One sentence per judge and arm pair: the headline paired gain with its interval and test — the
     balanced accuracy of the form's own unit (no matcher), and for free-text reports the segment recall
-    under each matcher."""
+    and the sentence-level balanced accuracy (FRANK's route, §3.6) under each matcher."""
     out = []
     for p in result["paired"]:
-        head = (p["metric"] == "balanced_accuracy" and p.get("matcher") is None) or \
+        head = (p["metric"] == "balanced_accuracy" and p.get("unit") != "segment") or \
             (p.get("unit") == "segment" and p["metric"] == "recall")
         if not head or p["gain"] is None:
             continue
         m = p.get("mcnemar") or {}
-        test = (f"McNemar p = {_p(m)} on the {m['stratum']} units (b = {m['b']}, c = {m['c']})"
+        on = "all units" if m.get("stratum") == "all" else f"the {m.get('stratum')} units"
+        test = (f"McNemar p = {_p(m)} on {on} (b = {m['b']}, c = {m['c']})"
                 if m.get("stratum") else "no paired test")
         ci = _ci(p["ci"])
         sure = ("interval excludes 0" if ci != "—" and (p["ci"][0] > 0 or p["ci"][1] < 0)
@@ -176,8 +177,16 @@ def span_table(result: dict) -> pd.DataFrame:
                                 f"{g.get('undecided_segments', 0)}/{g.get('undecided_complaints', 0)}",
                             "generous false-match (permuted)": sp["permuted_audit_generous"]["false_match_rate"],
                             "matchers differ (pairs)": f"{sp['disagreement']['differ']}/{sp['disagreement']['pairs']}"})
+            if "second_matcher_agreement" in sp:
+                ag = sp["second_matcher_agreement"]
+                row.update({"second matcher agrees": ag["agreement"], "Cohen's κ": ag["kappa"],
+                            "credited (generous / second)": f"{_f(ag['first_credits'])} / {_f(ag['second_credits'])}"})
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _f(v) -> str:
+    return "—" if v is None else f"{v:.3f}"
 
 
 def matched_table(result: dict) -> pd.DataFrame:
