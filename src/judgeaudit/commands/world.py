@@ -206,11 +206,22 @@ def factorial_table_from(result: dict, factors: list[str], judges: list[str]) ->
 
 def matcher_failed(result: dict, allow_failures: bool, *, echo: Console = console) -> None:
     """A matcher judge that decided none of its pairs (every reply neither yes nor no, or failed) is a
-    failed judge: one line, exit 1, unless ``allow_failures`` (the metrics that needed it are None)."""
-    n, und = result.get("matcher_pairs"), result.get("matcher_undecided")
-    if not n or und != n:
+    failed judge: one line, exit 1, unless ``allow_failures`` (the metrics that needed it are None). One
+    that left some pairs undecided is named on a warning line (they are counted apart, never as "no")."""
+    failed = []
+    for key in ("matcher", "second_matcher"):
+        spec, und = result.get(f"{key}_judge"), result.get(f"{key}_undecided")
+        n = result.get("matcher_pairs")
+        if spec is None or not n or not und:
+            continue
+        if und < n:
+            echo.print(f"warning: matcher judge {spec} left {und} of its {n} pairs undecided (counted apart)",
+                       highlight=False, markup=False)
+        else:
+            failed.append(f"matcher judge {spec} decided none of its {n} pairs; its metrics are undefined")
+    if not failed:
         return
-    line = f"matcher judge {result.get('matcher_judge')} decided none of its {n} pairs; its metrics are undefined"
+    line = "; ".join(failed)
     if allow_failures:
         echo.print(f"warning: {line}; kept going (--allow-failures)", highlight=False, markup=False)
         return

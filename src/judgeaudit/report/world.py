@@ -201,7 +201,7 @@ def matched_table(result: dict) -> pd.DataFrame:
                              "undecided": r["undecided"], "recall": r.get("recall"), "recall CI": _ci(ci.get("recall")),
                              "specificity": r.get("specificity"), "balanced acc.": r.get("balanced_accuracy"),
                              "bal. acc. CI": _ci(ci.get("balanced_accuracy")),
-                             "false positives / clean": r.get("false_alarms_per_clean")})
+                             "complaints / clean unit": r.get("false_alarms_per_clean")})
     return pd.DataFrame(rows)
 
 

@@ -201,7 +201,7 @@ def paired_rows(dec: pd.DataFrame, judge: str, a: str, b: str, n_boot: int, seed
 def _matched_frame(rows: list[dict], judge: str, arm: str) -> pd.DataFrame:
     return pd.DataFrame([{"judge": judge, "arm": arm, **r} for r in rows],
                         columns=["judge", "arm", "item_id", "group", "unit", "gold", "flagged", "complaints",
-                                 "kinds", "text"])
+                                 "kinds"])
 
 
 def matched_levels(items: list[WorldItem], complaints: dict, judge: str, arms: Sequence[str],

@@ -33,10 +33,10 @@ def segment_rows(items: list[WorldItem], complaints: dict[str, list[dict]], matc
             continue
         cs = complaints.get(it.item_id) or []
         found, und = credited(match_matrix(cs, segs, it, matcher), 0)
-        for s, seg, f, u in zip(it.spans, segs, found, und, strict=True):
+        for s, f, u in zip(it.spans, found, und, strict=True):
             rows.append({"item_id": it.item_id, "group": it.group or it.item_id, "unit": f"{it.item_id}@{s.start}",
                          "gold": True, "flagged": None if u else bool(f), "complaints": int(bool(f)),
-                         "kinds": s.label or item_kinds(it), "text": seg})
+                         "kinds": s.label or item_kinds(it)})
     return rows
 
 
@@ -54,5 +54,5 @@ def sentence_rows(items: list[WorldItem], complaints: dict[str, list[dict]], mat
         for j, u in enumerate(units):
             rows.append({"item_id": it.item_id, "group": it.group or it.item_id, "unit": u.unit_id,
                          "gold": bool(u.defective), "flagged": None if und[j] else bool(found[j]),
-                         "complaints": int((m[:, j] == 1).sum()), "kinds": u.kind or "", "text": u.text})
+                         "complaints": int((m[:, j] == 1).sum()), "kinds": u.kind or ""})
     return rows
