@@ -102,7 +102,8 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
                   concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000, seed: int = 0,
                   temperature: float = 0.3, strict_threshold: float = 0.5, top_k: int = 5,
                   items: list | None = None, encoder=None, progress: bool = True,
-                  matcher_judge: str | None = None, second_matcher_judge: str | None = None, covariates: Sequence[str] = ("world_chars",),
+                  matcher_judge: str | None = None, second_matcher_judge: str | None = None,
+                  covariates: Sequence[str] = ("world_chars",),
                   permutations: int = 9999, alternative: str = "greater", split: str = "all") -> WorldResult:
     """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``;
     ``split``: see :func:`split_items`)."""
@@ -284,7 +285,8 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
     r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
                       concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
                       temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
-                      matcher_judge=matcher_judge, second_matcher_judge=second_matcher_judge, covariates=correlate, permutations=permutations,
+                      matcher_judge=matcher_judge, second_matcher_judge=second_matcher_judge, covariates=correlate,
+                      permutations=permutations,
                       alternative=alternative, split=split)
     write_report(r, out)
     matcher_failed(r.result, allow_failures)

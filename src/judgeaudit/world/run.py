@@ -254,7 +254,8 @@ def _span_block(items: list[WorldItem], comp: dict, strict: Matcher, generous: M
 
 def analyse(items: list[WorldItem], verdicts: pd.DataFrame, *, form: str, arms: Sequence[str],
             n_boot: int = 2000, seed: int = 0, tie: str = TIE_RULE, generous: Matcher | None = None,
-            second: Matcher | None = None, strict_threshold: float = STRICT_THRESHOLD, covariates: Sequence[str] = DEFAULT_COVARIATES,
+            second: Matcher | None = None, strict_threshold: float = STRICT_THRESHOLD,
+            covariates: Sequence[str] = DEFAULT_COVARIATES,
             n_perm: int = 9999, alternative: str = "greater") -> Analysis:
     """Per judge and arm: the detection rates with intervals; paired gains of every arm against the
     first; for the defects form the span scores under each matcher over every answer, their

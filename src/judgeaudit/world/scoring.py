@@ -124,7 +124,8 @@ class SpanScores:
         for name, n, und in (("recall", self.segments, self.undecided_segments),
                              ("precision", self.complaints, self.undecided_complaints)):
             if n and und == n:
-                reasons[name] = f"the matcher decided none of the {n} {'segments' if name == 'recall' else 'complaints'}"
+                what = "segments" if name == "recall" else "complaints"
+                reasons[name] = f"the matcher decided none of the {n} {what}"
         if reasons:
             out["undefined"] = reasons
         return out
