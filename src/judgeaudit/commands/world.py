@@ -102,8 +102,9 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
                   concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000, seed: int = 0,
                   temperature: float = 0.3, strict_threshold: float = 0.5, top_k: int = 5,
                   items: list | None = None, encoder=None, progress: bool = True,
-                  matcher_judge: str | None = None, covariates: Sequence[str] = ("world_chars",),
-                  permutations: int = 9999, alternative: str = "two-sided", split: str = "all") -> WorldResult:
+                  matcher_judge: str | None = None, second_matcher_judge: str | None = None,
+                  covariates: Sequence[str] = ("world_chars",),
+                  permutations: int = 9999, alternative: str = "greater", split: str = "all") -> WorldResult:
     """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``;
     ``split``: see :func:`split_items`)."""
     from judgeaudit.commands.common import build_judges
@@ -124,6 +125,12 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
 
     if form not in WORLD_FORMS:
         raise InputError(f"unknown form {form!r}; choose from {', '.join(WORLD_FORMS)}", field="--form")
+    if second_matcher_judge is not None and matcher_judge is None:
+        raise InputError("--second-matcher-judge re-matches the generous matcher's pairs; give --matcher-judge",
+                         field="--second-matcher-judge")
+    if matcher_judge is not None and form != "defects":
+        raise InputError("--matcher-judge matches free-text complaints; it needs --form defects",
+                         field="--matcher-judge")
     if len(set(arms)) != len(arms) or not arms:
         raise InputError(f"arms must be given once each; got {list(arms)}", field="--arm")
     for a in arms:
@@ -140,21 +147,23 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     judges = build_judges(_judge_specs(judge_specs, temperature), api_base=api_base)
     verdicts = judge_world(items, judges, arms, form=form, votes=votes, store_path=store or out / "calls.sqlite",
                            seed=seed, encoder=encoder, top_k=top_k, concurrency=concurrency, progress=progress)
-    generous = None
+    generous = second = None
     if matcher_judge is not None:
-        if form != "defects":
-            raise InputError("--matcher-judge matches free-text complaints; it needs --form defects",
-                             field="--matcher-judge")
         from judgeaudit.world.matching import judge_pairs
         from judgeaudit.world.run import matcher_queries
 
-        mj = build_judges([matcher_judge], api_base=api_base)[0]
-        generous = judge_pairs(mj, items, matcher_queries(items, verdicts, seed=seed), store_path=store or out / "calls.sqlite",
-                               concurrency=concurrency, progress=progress)
+        queries = matcher_queries(items, verdicts, seed=seed)
+        generous, second = (judge_pairs(build_judges([spec], api_base=api_base)[0], items, queries,
+                                        store_path=store or out / "calls.sqlite", concurrency=concurrency,
+                                        progress=progress) if spec else None
+                            for spec in (matcher_judge, second_matcher_judge))
     an = analyse(items, verdicts, form=form, arms=arms, n_boot=n_boot, seed=seed, strict_threshold=strict_threshold,
-                 generous=generous, covariates=covariates, n_perm=permutations, alternative=alternative)
+                 generous=generous, second=second, covariates=covariates, n_perm=permutations, alternative=alternative)
     result = {**an.result, "votes": votes, "temperature": temperature, "matcher_judge": matcher_judge,
               "matcher_undecided": getattr(generous, "undecided", None),
+              "matcher_pairs": None if generous is None else len(generous.answers),
+              "second_matcher_judge": second_matcher_judge,
+              "second_matcher_undecided": getattr(second, "undecided", None),
               "provenance": {**provenance(items, set_spec), "judges": [j.id for j in judges],
                              "set_provenance": set_prov},
               "split": split_record,
@@ -196,6 +205,31 @@ def factorial_table_from(result: dict, factors: list[str], judges: list[str]) ->
     return factorial_table(Analysis(pd.DataFrame(), result), factors, judges)
 
 
+def matcher_failed(result: dict, allow_failures: bool, *, echo: Console = console) -> None:
+    """A matcher judge that decided none of its pairs (every reply neither yes nor no, or failed) is a
+    failed judge: one line, exit 1, unless ``allow_failures`` (the metrics that needed it are None). One
+    that left some pairs undecided is named on a warning line (they are counted apart, never as "no")."""
+    failed = []
+    for key in ("matcher", "second_matcher"):
+        spec, und = result.get(f"{key}_judge"), result.get(f"{key}_undecided")
+        n = result.get("matcher_pairs")
+        if spec is None or not n or not und:
+            continue
+        if und < n:
+            echo.print(f"warning: matcher judge {spec} left {und} of its {n} pairs undecided (counted apart)",
+                       highlight=False, markup=False)
+        else:
+            failed.append(f"matcher judge {spec} decided none of its {n} pairs; its metrics are undefined")
+    if not failed:
+        return
+    line = "; ".join(failed)
+    if allow_failures:
+        echo.print(f"warning: {line}; kept going (--allow-failures)", highlight=False, markup=False)
+        return
+    echo.print(f"error: {line}", highlight=False, markup=False)
+    raise typer.Exit(1)
+
+
 def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> None:
     from judgeaudit.report.html import write_page
     from judgeaudit.report.world import world_markdown, world_sections
@@ -233,12 +267,15 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             top_k: Annotated[int, typer.Option("--top-k", help="routed arm: world sentences per claim")] = 5,
             matcher_judge: Annotated[str | None, typer.Option(
                 "--matcher-judge", help="judge spec of the generous span matcher (form defects)")] = None,
+            second_matcher_judge: Annotated[str | None, typer.Option(
+                "--second-matcher-judge", help="a second matcher re-matching the same pairs (agreement, κ)")] = None,
             correlate: Annotated[list[str], typer.Option(
                 "--correlate", help="covariate for Spearman ρ of per-answer gains and false alarms (repeatable): "
                 "world_chars, output_chars, units or a numeric item meta key")] = ["world_chars"],  # noqa: B006
             permutations: Annotated[int, typer.Option("--permutations", help="Spearman permutations")] = 9999,
             alternative: Annotated[str, typer.Option(
-                "--alternative", help="Spearman p: two-sided | greater | less")] = "two-sided",
+                "--alternative", help="Spearman p: greater (the predicted direction, P17) | two-sided | less")] = (
+                "greater"),
             split: _Split = "all",
             allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
             backend: BackendOpt = DEFAULT_BACKEND,
@@ -248,9 +285,11 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
     r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
                       concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
                       temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
-                      matcher_judge=matcher_judge, covariates=correlate, permutations=permutations,
+                      matcher_judge=matcher_judge, second_matcher_judge=second_matcher_judge, covariates=correlate,
+                      permutations=permutations,
                       alternative=alternative, split=split)
     write_report(r, out)
+    matcher_failed(r.result, allow_failures)
 
 
 @app.command("factorial")
