@@ -127,3 +127,22 @@ def test_loop_worlds_reads_the_world_set_spec_grammar(tmp_path, data_dir):
         run_worlds_command(set_=f"{spec}?part=dialogue", agent=Constant("x"), out=tmp_path / "c")
     with pytest.raises(InputError, match="unsupported option"):
         run_worlds_command(set_=f"{spec}?part=qa&threshold=2", agent=Constant("x"), out=tmp_path / "c")
+
+
+def test_demo_loop_sections_say_an_all_unparsed_regulator_had_no_usable_report(ifeval_dir, tmp_path):
+    # the demo's loop step renders loop_sections of this run (default_runs.LOOP_REGULATORS, votes 1)
+    from judgeaudit.commands.loop import run_loop_command
+    from judgeaudit.default_runs import LOOP_REGULATORS
+    from judgeaudit.loop.report import loop_sections, summary_frame
+
+    r = run_loop_command(task="ifeval", data=ifeval_dir, initial="shipped", responder="reference:echo",
+                         judge=Constant("Sure! The response looks good."), regulators=list(LOOP_REGULATORS),
+                         out=tmp_path / "o", votes=1, bootstrap=0, progress=False)
+    assert r["no_usable_report"] == ["blind", "informed"]
+    rows = summary_frame(r).set_index("regulator")
+    assert rows.loc["blind", "fixed"] == "no usable report" and rows.loc["blind", "parse failures"] == 4
+    assert rows.loc["blind"].isna()["net"] and not rows.loc["control"].isna()["net"]   # no +0.000 shown
+    head, _, diffs, _ = loop_sections(r)
+    assert head.banners[:2] == [f"!{n}: no usable report — every one of its 4 judge votes failed (0) or did not "
+                                "parse (4); its fixed/broken/net are no finding" for n in ("blind", "informed")]
+    assert "blind" not in diffs.body.split("Spearman")[0] and "control - certificate" in diffs.body

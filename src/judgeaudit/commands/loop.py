@@ -51,14 +51,14 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
 
     The feedback judges (``judge``, ``judge2``, and the rewriter when it defaults to the judge) given
     as api/local specs sample their votes at ``temperature`` (the paper's 0.3, §3.4); the responder
-    keeps its backend's default. ``result['judge_calls']`` counts each
-    judging arm's report votes (failed calls, replies that did not parse, usable); ``result['calls']``
-    the same per judge id, which the validity card reads."""
+    keeps its backend's default. ``result['judge_calls']`` counts each judging arm's report votes
+    (failed calls, replies that did not parse, usable); ``result['calls']`` the same per judge id,
+    which the validity card reads."""
+    from judgeaudit.commands.world import _judge_specs
     from judgeaudit.io import write_jsonl, write_parquet
     from judgeaudit.judges import make_judge
     from judgeaudit.judges.base import Judge
     from judgeaudit.loop.accounting import summarise
-    from judgeaudit.commands.world import _judge_specs
     from judgeaudit.loop.engine import NO_USABLE_REPORT, initial_outputs, planned_calls, run_loop
     from judgeaudit.loop.keywords import KEYWORDS
     from judgeaudit.loop.regulators import get_regulator, half_share

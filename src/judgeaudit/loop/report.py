@@ -97,7 +97,7 @@ def loop_sections(result: dict[str, Any]) -> list[Section]:
                 f"<p>Task <b>{esc(result['task'])}</b>: {b['n_responses']} responses, {b['n_units']} units, "
                 f"pass rate before {b['pass_rate']:.3f}. {result['rounds']} round(s), {result['votes']} vote(s) per "
                 f"report.</p>" + f1 + table_html(summary_frame(result)),
-                banners=[f"{n}: {NO_REPORT} — every one of its {r.get('judge_votes', 0)} judge votes failed "
+                banners=[f"!{n}: {NO_REPORT} — every one of its {r.get('judge_votes', 0)} judge votes failed "
                          f"({r.get('failed_calls', 0)}) or did not parse ({r.get('parse_failures', 0)}); its "
                          "fixed/broken/net are no finding" for n, r in result["regulators"].items() if not _usable(r)]
                 + [f"{n}: {d}" for n, d in result["regulator_descriptions"].items()]),
