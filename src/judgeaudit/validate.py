@@ -49,6 +49,13 @@ def _num(x: float | None) -> str:
     return str(int(x)) if x is not None and x == int(x) else str(x)
 
 
+MAX_ROUNDS = 20
+"""Most loop rounds one run may ask for (the paper runs 3, §8.2): every round buys a judging and a
+revision of every output under every arm, so a typo such as ``--rounds 1000000`` is refused before
+the first call."""
+MAX_VOTES = 25
+"""Most judge samples per report or request (the paper pools 3, §3.4)."""
+
 SUBTLETY_SCALE = (1, 5)
 """The subtlety gate's scale (``probes.cap_testbed.parse_subtlety``): ``--threshold`` must lie on it."""
 
@@ -66,8 +73,8 @@ OPTION_RULES: dict[str, Rule] = {
     "threshold": Rule(integer=True, lo=SUBTLETY_SCALE[0], hi=SUBTLETY_SCALE[1]),
     "length_tolerance": Rule(lo=0, hi=1),
     "annotators": Rule(integer=True, lo=1),
-    "rounds": Rule(integer=True, lo=1),
-    "votes": Rule(integer=True, lo=1),                  # world: samples per request (blind-spot §3.4)
+    "rounds": Rule(integer=True, lo=1, hi=MAX_ROUNDS),  # loop: revision rounds
+    "votes": Rule(integer=True, lo=1, hi=MAX_VOTES),    # world, loop: samples per request (blind-spot §3.4)
     "temperature": Rule(lo=0),
     "strict_threshold": Rule(lo=0, hi=1, lo_open=True),  # world: strict matcher overlap
     "top_k": Rule(integer=True, lo=1),                  # world: routed sentences per claim
