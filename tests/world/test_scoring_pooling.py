@@ -125,15 +125,16 @@ def test_unit_and_typed_decisions():
                defects=None, ties=0)
     assert [(r["gold"], r["flagged"]) for r in decisions(s, p, "sentences")] == [(False, True), (True, True)]
     assert [(r["gold"], r["flagged"]) for r in decisions(s, p, "typed")] == [(False, True), (True, False)]
-    # a unit whose kind names two types makes each type a unit (defective when the unit is): reporting one
-    # of them finds that type and misses the other
+    # a unit whose kind names two types is still one unit, flagged when either type is named; two constraints
+    # of one type stay two units
     from judgeaudit.world.items import Unit
     from judgeaudit.world.requests import taxonomy_of
-    two = s.model_copy(update={"units": [s.units[0], Unit(unit_id="u", text="t", defective=True, kind="a, contradiction")]})
+    two = s.model_copy(update={"units": [s.units[0], Unit(unit_id="u", text="t", defective=True, kind="a, contradiction"),
+                                         Unit(unit_id="v", text="w", defective=False, kind="a")]})
     assert taxonomy_of([two]) == ("a", "contradiction", "entity")
     rows = decisions(two, p.__class__(**{**p.__dict__, "defect_ids": ["a"]}), "typed")
     assert [(r["unit"], r["gold"], r["flagged"]) for r in rows] == [
-        ("s1#entity", False, False), ("s1#a", True, True), ("s1#contradiction", True, False)]
+        ("s1.0", False, False), ("u", True, True), ("v", False, True)]
 
 
 def test_second_matcher_agreement_and_cohen_kappa():

@@ -1,7 +1,7 @@
 """Scoring pooled world reports against the gold (blind-spot §3.6).
 
 * **Labels** (item, unit, typed id) are compared directly: each judged unit (for typed ids: each
-  type id an answer's labelled units name, defective when one of them is) becomes a row with
+  labelled unit, flagged when the report names one of its type ids) becomes a row with
   ``gold`` and ``flagged`` (``decisions``), from which ``stats.paired`` computes recall,
   specificity, balanced accuracy and false alarms per error-free answer.
 * **Spans** (free-text complaints vs marked segments) need a matcher:
@@ -357,17 +357,16 @@ def decisions(item: WorldItem, pooled, form: str) -> list[dict]:
                          "kinds": u.kind or ""})
         return rows
     if form == "typed":
-        # a typed report names types, not constraints: one unit per (answer, type id), defective when any
-        # labelled unit of that type is (two constraints of one type, one kept, are one unit)
-        gold_by_type: dict[str, bool] = {}
-        for u in [u for u in item.units if u.kind and u.defective is not None]:
-            for k in kinds(u.kind):
-                gold_by_type[k] = gold_by_type.get(k, False) or bool(u.defective)
+        # one unit per labelled constraint (IFEval's 834, as the other forms count them), flagged when the report
+        # names one of its type ids: a typed report names types, not constraints, so of two constraints of one
+        # type, one kept, both are flagged when the type is named (the form's resolution; never merged away)
         reported = set(pooled.defect_ids or [])
-        for k, gold in gold_by_type.items():
-            fl = None if pooled.defect_ids is None and pooled.parsed_votes == 0 else k in reported
-            rows.append({"unit": f"{item.item_id}#{k}", "gold": gold, "flagged": fl, "complaints": int(bool(fl)),
-                         "kinds": k})
+        for u in item.units:
+            if u.defective is None or not kinds(u.kind):
+                continue
+            fl = None if pooled.defect_ids is None and pooled.parsed_votes == 0 else bool(reported & set(kinds(u.kind)))
+            rows.append({"unit": u.unit_id, "gold": bool(u.defective), "flagged": fl, "complaints": int(bool(fl)),
+                         "kinds": u.kind or ""})
         return rows
     gold = item.defective
     if gold is None and item.units and all(u.defective is not None for u in item.units):
