@@ -5,8 +5,8 @@ clause was committed.
 
 A run that called judges also records, under ``answers``, when the verdicts it used were answered
 (``answer_record``): how many, the earliest and latest answer time (a verdict served from the call
-store keeps the time it was first answered), and how many were replayed from a file (``replay:``,
-whose answer time nobody recorded). The ledger reads these so that a rerun answered from the store
+store keeps the time it was first answered), and how many were read from a file (``replay:``, or a
+CAP run's published judge outputs), whose answer time nobody recorded. The ledger reads these so that a rerun answered from the store
 after a commit cannot pass for a run made after it.
 """
 

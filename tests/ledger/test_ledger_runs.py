@@ -90,8 +90,22 @@ def test_replayed_verdicts_are_pre_commit(tmp_path):
     assert d["answers"]["replayed"] == d["answers"]["calls"] > 0
     res = _cli("ledger", "score", "--ledger", ledger, "--results", tmp_path / "runs")
     assert isinstance(res.exception, InputError), res.output
-    assert f"fed {d['answers']['calls']} of its {d['answers']['calls']} verdicts by replay from a file, whose answer " \
-           "times are not recorded (treated as pre-commit)" in str(res.exception)
+    assert f"fed {d['answers']['calls']} of its {d['answers']['calls']} verdicts from a file (replay: or published " \
+           "judge outputs), whose answer times are not recorded (treated as pre-commit)" in str(res.exception)
+
+
+def test_a_cap_run_on_published_judge_outputs_is_pre_commit(tmp_path):
+    import judgeaudit
+    from judgeaudit.commands.cap import run_cap
+
+    data = Path(judgeaudit.__file__).parent / "data" / "judgebench"
+    led = commit(Ledger(predictions=(Prediction.model_validate(
+        {"id": "C1", "run": "cap", "clauses": [{"metric": "conditions", "bar": ">= 0"}]}),)), at=T0, git=None)[0]
+    run_cap([f"judgebench:{data}"], published=True, n_boot=20, out=tmp_path / "cap")
+    a = json.loads((tmp_path / "cap" / "result.json").read_text())["answers"]
+    assert a["replayed"] == a["calls"] > 0 and a["earliest"] is None
+    with pytest.raises(InputError, match=r"C1: every result of run cap .* verdicts from a file \(replay: or published"):
+        score(led, load_results([tmp_path]))
 
 
 def test_answer_record_counts_replayed_and_untimed_verdicts():

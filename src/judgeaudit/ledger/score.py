@@ -16,8 +16,9 @@ its verdict's default: *as predicted* for met and not met, *opposite* for FAILS 
 A clause may be scored only by data made after its commit. A result is **pre-commit** for a clause
 when it was created before the commit, or when it records (under ``answers``, see
 ``judgeaudit.runinfo.answer_record``) a verdict answered before the commit — a rerun answered from
-the call store keeps its first answer times — or a replayed verdict (``replay:``), whose answer time
-nobody recorded and which is therefore treated as pre-commit. A result that records no answer times
+the call store keeps its first answer times — or a verdict read from a file (``replay:``, or the published judge
+outputs of ``cap --published``), whose answer time nobody recorded and which is therefore treated as
+pre-commit. A result that records no answer times
 (an analysis that calls no judge, or a result written before they were recorded) is judged by its
 ``created_at`` alone, and its scores say so. A clause pinned to a pre-commit run's id, or whose
 every matching result is pre-commit, raises ``InputError``.
@@ -80,8 +81,8 @@ class RunResult:
         if a is None:
             return None
         if a.get("replayed"):
-            return (f"fed {a['replayed']} of its {a.get('calls')} verdicts by replay from a file, whose answer "
-                    "times are not recorded (treated as pre-commit)")
+            return (f"fed {a['replayed']} of its {a.get('calls')} verdicts from a file (replay: or published judge "
+                    "outputs), whose answer times are not recorded (treated as pre-commit)")
         if a.get("untimed"):
             return f"fed {a['untimed']} of its {a.get('calls')} verdicts without a recorded answer time"
         if a.get("earliest") and _when(a["earliest"], self.path, "answers.earliest") < at:
