@@ -2,6 +2,12 @@
 ``created_at`` (UTC, ISO 8601). One helper stamps and writes them, so every writer agrees; the
 prediction ledger (``judgeaudit.ledger``) refuses to score a clause with a run made before the
 clause was committed.
+
+A run that called judges also records, under ``answers``, when the verdicts it used were answered
+(``answer_record``): how many, the earliest and latest answer time (a verdict served from the call
+store keeps the time it was first answered), and how many were read from a file (``replay:``, or a
+CAP run's published judge outputs), whose answer time nobody recorded. The ledger reads these so that a rerun answered from the store
+after a commit cannot pass for a run made after it.
 """
 
 from __future__ import annotations
@@ -24,10 +30,33 @@ def stamp(payload: dict[str, Any]) -> dict[str, Any]:
     return {**payload, "run_id": str(uuid.uuid4()), "created_at": utc_now()}
 
 
-def write_result(path: str | Path, payload: dict[str, Any]) -> dict[str, Any]:
-    """Write ``payload`` stamped with its run id and creation time to ``path``; the stamped dict."""
+def answer_record(verdicts: Any) -> dict[str, Any]:
+    """When the verdicts of a run were answered: ``{"calls", "earliest", "latest", "replayed",
+    "untimed"}`` over the rows of a verdict table (or a list of ``Verdict``). ``replayed`` counts
+    the verdicts of ``replay:`` judges (provider ``replay``): their time is when the file was read,
+    not when they were answered, so they are left out of earliest/latest. ``untimed`` counts rows
+    without a readable, zoned time."""
+    import pandas as pd
+
+    from judgeaudit.records import verdicts_frame
+
+    df = verdicts if isinstance(verdicts, pd.DataFrame) else verdicts_frame(list(verdicts))
+    replayed = (df["provider"] == "replay") if "provider" in df else pd.Series(False, index=df.index)
+    times = pd.to_datetime(df.loc[~replayed, "timestamp"], utc=True, errors="coerce", format="ISO8601") \
+        if "timestamp" in df else pd.Series([], dtype="datetime64[ns, UTC]")
+    timed = times.dropna()
+    return {"calls": int(len(df)), "replayed": int(replayed.sum()), "untimed": int(len(times) - len(timed)),
+            "earliest": timed.min().isoformat() if len(timed) else None,
+            "latest": timed.max().isoformat() if len(timed) else None}
+
+
+def write_result(path: str | Path, payload: dict[str, Any], verdicts: Any = None) -> dict[str, Any]:
+    """Write ``payload`` stamped with its run id and creation time to ``path``; the stamped dict.
+    ``verdicts`` (the verdict table the run used) adds its ``answers`` record."""
     from judgeaudit.io import write_json
 
+    if verdicts is not None:
+        payload = {**payload, "answers": answer_record(verdicts)}
     stamped = stamp(payload)
     write_json(path, stamped)
     return stamped

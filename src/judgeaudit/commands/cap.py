@@ -98,6 +98,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         raise InputError("give at least one --set SPEC", field="set")
     store_path = Path(store) if store else (Path(out) / "calls.sqlite" if out else Path("judgeaudit-calls.sqlite"))
     frames, coverage, tables, adapters = [], {}, {}, {}
+    n_published = 0   # verdicts of published judge outputs: answered before any run, at no recorded time
     for spec in set_specs:
         df, cov, adapter, path = load_cap_set(spec)
         adapters.update(dict.fromkeys(cov, adapter))
@@ -121,6 +122,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         coverage.update(cov)
         if published:
             found = _restrict(pub.published_judges(path), set(df["pair_id"]))
+            n_published += sum(len(t) for t in found.values())
             for jid, t in found.items():
                 tables[jid] = pd.concat([tables[jid], t], ignore_index=True) if jid in tables else t
     pairs = pd.concat(frames, ignore_index=True)
@@ -174,10 +176,14 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
                          stress=stress_pairs, n_boot=n_boot, seed=seed, failures=failures,  # type: ignore[arg-type]
                          benchmark_scores=benchmark_scores(pairs, tables, adapters))
     if out is not None:
+        from judgeaudit.records import verdicts_frame
+        from judgeaudit.runinfo import answer_record
         from judgeaudit.runtime.failures import summarise
 
         calls = summarise(pd.concat(called, ignore_index=True)) if called else None
-        write_outputs(result, Path(out), live_failures=live_failures, calls=calls,
+        answers = answer_record(pd.concat(called, ignore_index=True) if called else verdicts_frame([]))
+        answers = {**answers, "calls": answers["calls"] + n_published, "replayed": answers["replayed"] + n_published}
+        write_outputs(result, Path(out), live_failures=live_failures, calls=calls, answers=answers,
                       extra=extra(result) if extra else None)
     return result
 
@@ -206,7 +212,7 @@ def benchmark_scores(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], adapt
 
 def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame | None = None,
                   title: str = "judgeaudit: conditional accuracy profiles", calls: Any = None,
-                  extra: list | None = None) -> None:
+                  extra: list | None = None, answers: dict[str, Any] | None = None) -> None:
     """OUT/result.json and OUT/report.html; ``calls`` (a ``runtime.failures.CallSummary`` of the live
     judges and the evaluator) adds ``calls`` to the result and a judge-calls section to the report;
     ``extra`` sections go at the end of the report."""
@@ -225,6 +231,8 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
         d["calls"] = calls.to_dict()
         sections.append(calls_section(calls))
     sections += extra or []
+    if answers is not None:   # when the verdicts were answered (judgeaudit.runinfo.answer_record)
+        d["answers"] = answers
     write_result(out / "result.json", d)
     if len(result.units):   # per base item, for a paired ``card diff``
         from judgeaudit.io import write_parquet

@@ -169,7 +169,7 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
               "split": split_record,
               "calibration": {j.id: j.calibration() for j in judges if callable(getattr(j, "calibration", None))},
               "calls": summarise(verdicts).to_dict()}
-    write_result(out / "result.json", result)
+    write_result(out / "result.json", result, verdicts)
     write_parquet(out / "verdicts.parquet", verdicts)
     write_parquet(out / "decisions.parquet", an.decisions)   # per answer, for a paired card diff
     return WorldResult(result, verdicts, an.decisions)
@@ -195,7 +195,7 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
     judges = run.result["provenance"]["judges"]
     result = {**run.result, "factorial": factorial_table_from(run.result, fs, judges)}
     result["shapley"] = result["factorial"]["shapley"]
-    write_result(out / "result.json", result)
+    write_result(out / "result.json", result, run.verdicts)
     return WorldResult(result, run.verdicts, run.decisions)
 
 
