@@ -14,6 +14,9 @@ import typer
 from rich.console import Console
 
 from judgeaudit.errors import InputError
+from judgeaudit.validate import output_dir
+
+WRITES = ("result.json", "units.jsonl", "units.parquet")
 
 app = typer.Typer(help="Score outputs with the checkers outside the loop (IFEval, GSM8K).", no_args_is_help=True)
 console = Console(stderr=True, soft_wrap=True)
@@ -46,14 +49,17 @@ def released_checker(pairs: list[Any], checked: dict[str, list[Any]]) -> dict[st
     return out
 
 
-def run_ifeval(prompts: Path, responses: Path, out: Path | None = None) -> dict[str, Any]:
-    """Check every prompt of ``prompts`` against its response in ``responses`` (strict and loose);
-    the result dict (also written to ``out``)."""
+def run_ifeval(prompts: Path, responses: Path, out: Path | None = None, *, join_by: str = "text") -> dict[str, Any]:
+    """Check every prompt of ``prompts`` against its response in ``responses`` (strict and loose),
+    joined by prompt text (``join_by="position"``: with the line-position fallback, each such key
+    listed); the result dict (also written to ``out``)."""
     from judgeaudit.checkers.ifeval import check_ifeval, score
     from judgeaudit.checkers.ifeval import text as tx
     from judgeaudit.checkers.ifeval.data import join, read_items, read_responses
 
-    pairs, fallbacks = join(read_items(prompts), read_responses(responses), responses_path=responses)
+    if out is not None:
+        output_dir(out, writes=WRITES, inputs=[prompts, responses])
+    pairs, fallbacks = join(read_items(prompts), read_responses(responses), by=join_by, responses_path=responses)
     strict = [check_ifeval(it, r, mode="strict") for it, r in pairs]
     loose = [check_ifeval(it, r, mode="loose") for it, r in pairs]
     scores = score(strict, loose)
@@ -72,10 +78,13 @@ def run_ifeval(prompts: Path, responses: Path, out: Path | None = None) -> dict[
         "task": "ifeval", "prompts_file": str(prompts), "responses_file": str(responses),
         **scores.to_dict(),
         "n_prompts": len(pairs), "n_instructions": len(rows),
+        "join": join_by,
         "joined_by_position": [f.to_dict() for f in fallbacks],
         "join_note": ("responses are joined to prompts by exact prompt text; a prompt whose text matches no "
-                      "response takes the response on the same line when that response's prompt matches no "
-                      "prompt (listed in joined_by_position)"),
+                      "response is an error listing every such key" if join_by == "text" else
+                      "responses are joined to prompts by exact prompt text; on request (--join position) a prompt "
+                      "whose text matches no response takes the response on the same line when that response's "
+                      "prompt matches no prompt (each listed in joined_by_position, with both texts)"),
         "letter_note": ("letter_frequency counts the character it is given; the released google-research checker "
                         "replaces a letter outside a-z with a random letter on every run, so on those instructions "
                         "its numbers are drawn at random: released_checker gives their exact distribution"),
@@ -116,6 +125,8 @@ def run_gsm8k(data: Path, out: Path | None = None) -> dict[str, Any]:
     from judgeaudit.datasets.gsm8k import CONDITIONS, SOLUTIONS_FILE, _read
 
     data = Path(data)
+    if out is not None:
+        output_dir(out, writes=WRITES, inputs=[data])
     test = data / "test.jsonl"
     if not test.is_file():
         raise InputError("GSM8K test.jsonl not found", path=data)
@@ -163,9 +174,13 @@ def ifeval_cmd(
     prompts: Annotated[Path, typer.Option("--prompts", help="IFEval input_data.jsonl")],
     responses: Annotated[Path, typer.Option("--responses", help="JSONL of {prompt, response}")],
     out: Annotated[Path, typer.Option("--out", help="output folder")],
+    join_by: Annotated[str, typer.Option("--join", help="text: a prompt is joined to the response with its exact "
+                                                        "text (a prompt without one is an error listing every "
+                                                        "key); position: else to the response on its line, each "
+                                                        "such key listed")] = "text",
 ) -> None:
     """IFEval's four accuracies (prompt/instruction level, strict/loose) → OUT/result.json."""
-    r = run_ifeval(prompts, responses, out)
+    r = run_ifeval(prompts, responses, out, join_by=join_by)
     for k in ("prompt_level_strict", "instruction_level_strict", "prompt_level_loose", "instruction_level_loose"):
         console.print(f"{k}: {_frac(r[k])}")
     rel = r["released_checker"]
@@ -192,3 +207,4 @@ def gsm8k_cmd(
     a = r["agreement"]
     console.print(f"agreement with is_correct: {a['agree']}/{a['total']}; {len(r['disagreements'])} disagreements")
     console.print(f"→ {out}/result.json")
+

@@ -92,7 +92,7 @@ def load_ifeval(path: str | Path) -> Task:
     shipped: dict[int, str] = {}
     resp = sorted(prompts.parent.glob("input_response_data_*.jsonl"))
     if resp:
-        pairs, _ = join(items, read_responses(resp[0]), responses_path=resp[0])
+        pairs, _ = join(items, read_responses(resp[0]), by="position", responses_path=resp[0])
         shipped = {it.key: r for it, r in pairs}
     out = []
     for _, it in items:
