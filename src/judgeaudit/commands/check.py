@@ -1,4 +1,4 @@
-"""``judgeaudit check``: score outputs with the checkers outside the loop (IFEval, GSM8K).
+"""``judgeaudit check``: score outputs with the checkers outside the loop (IFEval, GSM8K, HaluEval QA).
 
 Each verb reads files, runs a pure checker per item and writes ``OUT/result.json`` plus a per-unit
 table (``OUT/units.jsonl`` and ``OUT/units.parquet``).
@@ -18,7 +18,8 @@ from judgeaudit.validate import output_dir
 
 WRITES = ("result.json", "units.jsonl", "units.parquet")
 
-app = typer.Typer(help="Score outputs with the checkers outside the loop (IFEval, GSM8K).", no_args_is_help=True)
+app = typer.Typer(help="Score outputs with the checkers outside the loop (IFEval, GSM8K, HaluEval QA).",
+                  no_args_is_help=True)
 console = Console(stderr=True, soft_wrap=True)
 
 
@@ -165,6 +166,46 @@ def run_gsm8k(data: Path, out: Path | None = None) -> dict[str, Any]:
     return result
 
 
+def run_halueval(data: Path, out: Path | None = None, *, strategy: str = "one-turn", nli: str | None = None,
+                 api_base: str | None = None) -> dict[str, Any]:
+    """Check HaluEval QA's own right and hallucinated answers of ``strategy``'s generation file
+    against the right answer: containment, then (``nli``) the entailment fallback; how many
+    answers of each kind pass, by the route that decided them."""
+    from judgeaudit.checkers.halueval_qa import ROUTES
+    from judgeaudit.commands.loop import checker_routes, halueval_checker
+    from judgeaudit.loop.tasks import load_task
+
+    if out is not None:
+        output_dir(out, writes=WRITES, inputs=[data])
+    fallback, checker = halueval_checker("halueval_qa", nli, api_base)
+    t = load_task("halueval_qa", data, nli=fallback, strategy=strategy)
+    rows = []
+    for it in t.items:
+        for role in ("right_answer", "hallucinated_answer"):
+            unit = t.check(it, it.extra[role]).units[0]
+            rows.append({"line": int(it.item_id), "answer": role.removesuffix("_answer"), "passed": unit.passed,
+                         "route": ROUTES[unit.detail], "detail": unit.detail})
+    by: dict[str, dict[str, Any]] = {}
+    for role in ("right", "hallucinated"):
+        mine = [r for r in rows if r["answer"] == role]
+        by[role] = {"total": len(mine), "passed": sum(r["passed"] for r in mine),
+                    "by_detail": dict(sorted(Counter(r["detail"] for r in mine).items()))}
+    result: dict[str, Any] = {
+        "task": "halueval_qa", "data": t.source, "strategy": strategy, "n_questions": len(t.items),
+        "excluded": t.excluded, "checker": checker, "answers": by,
+        "routes": {"containment": sum(r["route"] == "containment" for r in rows),
+                   "nli": sum(r["route"] == "nli" for r in rows)},
+        "note": ("a hallucinated answer that passes is a false pass of the checker (HaluEval's own wrong answers); "
+                 "the lexical NLI backend is a weak overlap baseline, not a measure of entailment quality"),
+    }
+    if fallback is not None:
+        result["nli"] = {**fallback.describe(), "unusable": fallback.counts["unusable"]}
+    result["checker_routes"] = checker_routes(t, fallback)
+    if out is not None:
+        _write(Path(out), result, rows)
+    return result
+
+
 def _frac(d: dict[str, Any]) -> str:
     return f"{d['value']:.4f} ({d['passed']}/{d['total']})"
 
@@ -208,3 +249,28 @@ def gsm8k_cmd(
     console.print(f"agreement with is_correct: {a['agree']}/{a['total']}; {len(r['disagreements'])} disagreements")
     console.print(f"→ {out}/result.json")
 
+
+@app.command("halueval")
+def halueval_cmd(
+    data: Annotated[Path, typer.Option("--data", help="a HaluEval folder or QA generation file")],
+    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    strategy: Annotated[str, typer.Option("--strategy", help="one-turn | multi-turn | final")] = "one-turn",
+    nli: Annotated[str | None, typer.Option("--nli", help="entailment fallback where containment fails: lexical | "
+                                                          "hf:PATH | api:MODEL | local [?tau_s=0.95&cache=PATH]; "
+                                                          "lexical is a weak baseline")] = None,
+    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    allow_failures: Annotated[bool, typer.Option("--allow-failures", help="exit 0 even when the NLI fallback gave "
+                                                                          "no usable reply")] = False,
+) -> None:
+    """HaluEval QA's own right and hallucinated answers checked against the right answer → OUT/result.json."""
+    from judgeaudit.commands.common import failed
+    from judgeaudit.commands.loop import nli_failed
+
+    r = run_halueval(data, out, strategy=strategy, nli=nli, api_base=api_base)
+    for role, x in r["answers"].items():
+        console.print(f"{role} answers passing: {x['passed']}/{x['total']} ("
+                      + ", ".join(f"{k} {v}" for k, v in x["by_detail"].items()) + ")", highlight=False)
+    console.print(f"routes: containment decided {r['routes']['containment']}, nli {r['routes']['nli']}",
+                  highlight=False)
+    console.print(f"→ {out}/result.json")
+    failed(nli_failed({"checker_routes": r["checker_routes"]}), allow_failures=allow_failures, echo=console)
