@@ -170,3 +170,24 @@ def test_check_halueval_exits_1_when_the_nli_fallback_never_answers(tmp_path, mo
     res = CliRunner().invoke(app, ["check", "halueval", "--data", str(d), "--out", str(tmp_path / "o2"), "--nli",
                                    "lexical", "--allow-failures"])
     assert res.exit_code == 0 and "kept going (--allow-failures)" in res.output
+
+
+def test_loop_worlds_nli_option_counts_routes(tmp_path):
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parents[1] / "loop"))
+    from scripted import Constant
+
+    from judgeaudit.commands.loop import run_worlds_command
+
+    rows = [{"knowledge": f"K{i}.", "question": f"Q{i}?", "right_answer": "Paris", "hallucinated_answer": "Lyon"}
+            for i in range(5)]
+    _write(tmp_path / "qa_one-turn_data.json", rows)
+    r = run_worlds_command(set_=f"halueval:{tmp_path}", agent=Constant("Lyon"), out=tmp_path / "o",
+                           progress=False, nli="lexical")
+    # 7 worlds x 5 questions, every answer "Lyon": containment fails, the fallback decides (and does not entail)
+    assert r["checker_routes"]["checks"] == {"nli does not entail": 35}
+    assert all(x["correct"] == 0 for x in r["worlds"].values())
+    assert r["checker"].startswith("HaluEval QA containment, then entailment by lexical")
+    base = run_worlds_command(set_=f"halueval:{tmp_path}", agent=Constant("Lyon"), out=tmp_path / "o2",
+                              progress=False)
+    assert base["checker"] == "HaluEval QA containment" and base["checker_routes"]["checks"] == {
+        "does not contain": 35}
