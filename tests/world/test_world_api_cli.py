@@ -160,10 +160,13 @@ def test_bad_input_from_the_cli_names_file_line_and_field(tmp_path, env):
     del src[2]["source_info"]["passages"]
     _jsonl(d / "source_info.jsonl", src)
     (d / "response.jsonl").write_text("\n".join(lines) + "\n")
-    res = CliRunner().invoke(app, ["world", "run", "--set", f"ragtruth:{d}", "--judge", "reference:oracle",
-                                   "--out", str(tmp_path / "o")])
-    e = res.exception
-    assert isinstance(e, InputError) and (e.path, e.line, e.field) == (str(d / "source_info.jsonl"), 3, "source_info")
+    # it is left out with its reason and count, not an error for the whole set
+    from judgeaudit.datasets.world import load_world
+
+    n = sum(json.loads(x)["source_id"] == src[2]["source_id"] for x in lines)
+    ws = load_world(f"ragtruth:{d}")
+    assert n and ws.provenance["excluded"]["the world (source_info) is missing or empty"] == n
+    assert len(ws) == len(lines) - sum(ws.provenance["excluded"].values())
 
 
 def test_matcher_judge_with_the_label_form_is_refused_before_any_call(tmp_path, env):

@@ -82,7 +82,12 @@ def report_calls(summary: CallSummary, *, allow_failures: bool, echo: Console | 
     echo.print("judge calls:", highlight=False)
     for j in summary.judges:
         echo.print(f"  {j.line()}", highlight=False, markup=False)
-    line = summary.failure_line()
+    failed(summary.failure_line(), allow_failures=allow_failures, echo=echo)
+
+
+def failed(line: str | None, *, allow_failures: bool, echo: Console) -> None:
+    """A failure ``line`` (None: nothing failed) ends the command with exit 1 (``typer.Exit``), or is a
+    warning with ``allow_failures``."""
     if line is None:
         return
     if allow_failures:

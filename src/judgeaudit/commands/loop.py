@@ -14,7 +14,14 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
+from judgeaudit.commands.common import (
+    ALLOW_FAILURES_HELP,
+    DEFAULT_BACKEND,
+    BackendOpt,
+    RayAddressOpt,
+    calls_checked,
+    failed,
+)
 from judgeaudit.errors import InputError
 from judgeaudit.validate import MAX_ROUNDS, MAX_VOTES
 
@@ -41,19 +48,53 @@ def check_second_family(judge: Any, judge2: Any) -> None:
                          "second-family arms need another vendor", field="--judge2")
 
 
+NLI_HELP = ("HaluEval QA: where containment fails, an NLI backend decides entailment to the right answer "
+            "(the paper's fallback): lexical | hf:PATH | api:MODEL | local [?tau_s=0.95&cache=PATH]; lexical is a "
+            "weak baseline")
+
+
+def halueval_checker(task: str, nli: str | None, api_base: str | None) -> tuple[Any, str]:
+    """The HaluEval QA entailment fallback ``--nli`` names (None without it) and the checker's description."""
+    if nli is None:
+        return None, "HaluEval QA containment"
+    if task != "halueval_qa":
+        raise InputError("--nli is HaluEval QA's entailment fallback; the task is " + task, field="--nli")
+    from judgeaudit.structural.answer_entailment import make_fallback
+
+    fb = make_fallback(nli, api_base=api_base)
+    return fb, f"HaluEval QA containment, then entailment by {fb.spec} (P(entail) >= {fb.tau})"
+
+
+def checker_routes(t: Any, fallback: Any) -> dict[str, Any]:
+    """How many checks each route decided (HaluEval QA), and the fallback's rule."""
+    out: dict[str, Any] = {"checks": dict(t.routes)}
+    if fallback is not None:
+        out.update(fallback.describe(), nli_unusable=fallback.counts["unusable"])
+    return out
+
+
+def nli_failed(r: dict[str, Any]) -> str | None:
+    """One line when the NLI fallback was asked and every one of its replies was unusable."""
+    routes = r.get("checker_routes", {})
+    asked = sum(v for k, v in routes.get("checks", {}).items() if k.startswith("nli"))
+    if asked and routes.get("nli_unusable", 0) == asked:
+        return f"the NLI fallback {routes['nli']} gave no usable reply in {asked} check(s)"
+    return None
+
+
 def run_loop_command(*, task: str, data: Path, initial: str, responder: str | Any, judge: str | Any | None,
                      regulators: list[str], out: Path, rounds: int = 1, votes: int = 3,
                      max_items: int | None = None, judge2: str | Any | None = None, rewriter: str | Any | None = None,
                      store: Path | None = None, concurrency: int | None = None, api_base: str | None = None,
                      bootstrap: int = 2000, seed: int = 0, temperature: float = VOTE_TEMPERATURE,
-                     progress: bool = True) -> dict[str, Any]:
+                     progress: bool = True, nli: str | None = None) -> dict[str, Any]:
     """Run the loop and write its outputs; the result dict. Specs may be ready Judge objects.
 
     The feedback judges (``judge``, ``judge2``, and the rewriter when it defaults to the judge) given
     as api/local specs sample their votes at ``temperature`` (the paper's 0.3, §3.4); the responder
     keeps its backend's default. ``result['judge_calls']`` counts each judging arm's report votes
     (failed calls, replies that did not parse, usable); ``result['calls']`` the same per judge id,
-    which the validity card reads."""
+    which the validity card reads. ``nli`` is HaluEval QA's entailment fallback spec."""
     from judgeaudit.commands.world import _judge_specs
     from judgeaudit.io import write_jsonl, write_parquet
     from judgeaudit.judges import make_judge
@@ -95,7 +136,8 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
             raise InputError("the second-family regulators need --judge and --judge2", field="--judge2")
         check_second_family(j, j2)
     resp = make_responder(responder, api_base=api_base) if isinstance(responder, str) else responder
-    t = load_task(task, data, max_items=max_items)
+    fallback, checker = halueval_checker(task, nli, api_base)
+    t = load_task(task, data, max_items=max_items, nli=fallback)
     plan = planned_calls(regs, len(t.items), rounds, votes)
     if progress:
         console.print(f"at most {plan['judge']} judge call(s) and {plan['revisions']} revision(s) "
@@ -126,7 +168,8 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
         "responder": getattr(resp, "id", str(responder)),
         "judge": getattr(j, "id", None), "judge2": getattr(j2, "id", None),
         "checker": "IFEval strict (loose reported beside)" if task == "ifeval" else
-                   ("GSM8K answer key" if task == "gsm8k" else "HaluEval QA containment"),
+                   ("GSM8K answer key" if task == "gsm8k" else checker),
+        **({"checker_routes": checker_routes(t, fallback), "excluded": t.excluded} if task == "halueval_qa" else {}),
         "regulator_descriptions": {r.name: r.description or _describe(r) for r in regs},
         **stats,
         "judge_parse_failures": lr.judge_parse_failures,
@@ -177,6 +220,16 @@ def _per_judge(calls: Any) -> dict[str, dict[str, Any]]:
     return {k: v.to_dict() for k, v in out.items()}
 
 
+def print_routes(r: dict[str, Any], allow_failures: bool) -> None:
+    """The checks each HaluEval QA route decided; exit 1 when the NLI fallback failed outright (unless
+    ``--allow-failures``)."""
+    routes = r.get("checker_routes")
+    if routes:
+        console.print("checker routes: " + ", ".join(f"{k} {v}" for k, v in sorted(routes["checks"].items())),
+                      highlight=False)
+    failed(nli_failed(r), allow_failures=allow_failures, echo=console)
+
+
 def _describe(r: Any) -> str:
     return (f"channel {r.channel}, world {r.world}, goal {r.goal}, "
             f"throttle {r.throttle or 'all'}{', two judges agree' if r.agree else ''}, {r.judge} judge")
@@ -213,6 +266,7 @@ def run_cmd(
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    nli: Annotated[str | None, typer.Option("--nli", help=NLI_HELP)] = None,
 ) -> None:
     """Run the loop → OUT/result.json and OUT/report.html; exits 1 when a judging arm had no usable
     report (``--allow-failures``: exit 0)."""
@@ -223,7 +277,8 @@ def run_cmd(
     r = run_loop_command(task=task, data=data, initial=initial, responder=responder, judge=judge,
                          regulators=regulator, out=out, rounds=rounds, votes=votes, max_items=max_items,
                          judge2=judge2, rewriter=rewriter, store=store, concurrency=concurrency, api_base=api_base,
-                         bootstrap=bootstrap, seed=seed, temperature=temperature)
+                         bootstrap=bootstrap, seed=seed, temperature=temperature, nli=nli)
+    print_routes(r, allow_failures)
     b = r["before"]
     n_err = sum(r["judge_errors"].values()) + r["responder_errors"]
     if n_err:
@@ -268,12 +323,15 @@ def worlds_cmd(
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    nli: Annotated[str | None, typer.Option("--nli", help=NLI_HELP)] = None,
+    allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
 ) -> None:
     """An agent answers HaluEval QA under the seven worlds W0–W6 → OUT/result.json, OUT/answers.jsonl."""
     r = run_worlds_command(set_=set_, agent=agent, out=out, max_items=max_items, store=store,
-                           concurrency=concurrency, api_base=api_base)
+                           concurrency=concurrency, api_base=api_base, nli=nli)
     for w, x in r["worlds"].items():
         console.print(f"{w} ({x['description']}): {x['accuracy']:.3f} ({x['correct']}/{x['n']})")
+    print_routes(r, allow_failures)
     console.print(f"→ {out}/result.json")
 
 
@@ -299,7 +357,7 @@ def _halueval_qa_spec(set_: str) -> tuple[str, str | None]:
 
 def run_worlds_command(*, set_: str, agent: str | Any, out: Path, max_items: int | None = None,
                        store: Path | None = None, concurrency: int | None = None, api_base: str | None = None,
-                       progress: bool = True) -> dict[str, Any]:
+                       progress: bool = True, nli: str | None = None) -> dict[str, Any]:
     from judgeaudit.io import write_jsonl
     from judgeaudit.runinfo import write_result
     from judgeaudit.loop.responders import make_responder
@@ -311,7 +369,8 @@ def run_worlds_command(*, set_: str, agent: str | Any, out: Path, max_items: int
     path, strategy = _halueval_qa_spec(set_)
     check_options(max_items=max_items, concurrency=concurrency)
     output_dir(out, writes=("result.json", "answers.jsonl"), inputs=[Path(path), store])
-    t = load_task("halueval_qa", path, max_items=max_items, **({"strategy": strategy} if strategy else {}))
+    fallback, checker = halueval_checker("halueval_qa", nli, api_base)
+    t = load_task("halueval_qa", path, max_items=max_items, nli=fallback, **({"strategy": strategy} if strategy else {}))
     if len(t.items) < 5:
         raise InputError("the seven worlds need at least 5 items (W4 draws 3 distractors from the others)",
                          field="--max-items")
@@ -319,7 +378,8 @@ def run_worlds_command(*, set_: str, agent: str | Any, out: Path, max_items: int
     with CallStore(store or Path(out) / "calls.sqlite") as cs:
         rows = run_worlds(t, a, store=cs, concurrency=concurrency, progress=progress)
     result = {"task": "halueval_qa", "data": t.source, "agent": a.id, "n_items": len(t.items),
-              "checker": "HaluEval QA containment", "worlds": summarise_worlds(rows)}
+              "checker": checker, "worlds": summarise_worlds(rows), "checker_routes": checker_routes(t, fallback),
+              "excluded": t.excluded}
     Path(out).mkdir(parents=True, exist_ok=True)
     write_result(Path(out) / "result.json", result)
     write_jsonl(Path(out) / "answers.jsonl", rows)

@@ -35,8 +35,8 @@ class WorldResult:
 
 
 def load_set(set_spec: str, max_items: int | None) -> tuple[list, dict]:
-    """The world items of ``set_spec`` (the data adapters' ``load_world``), first ``max_items``, and the
-    set's provenance (files read, PROVENANCE.json, variant, counts excluded)."""
+    """The world items of ``set_spec`` (the data adapters' ``load_world``), the first ``max_items`` by whole
+    groups (``first_groups``), and the set's provenance (files read, PROVENANCE.json, variant, counts excluded)."""
     from judgeaudit.errors import InputError
 
     try:
@@ -45,9 +45,10 @@ def load_set(set_spec: str, max_items: int | None) -> tuple[list, dict]:
         if e.name != "judgeaudit.datasets.world":
             raise
         raise InputError("this install has no world set adapters (judgeaudit.datasets.world)", field="--set") from None
+    from judgeaudit.datasets.registry import first_groups
+
     ws = load_world(set_spec)
-    items = list(ws.items)
-    return (items[:max_items] if max_items else items), dict(ws.provenance)
+    return first_groups(list(ws.items), max_items), dict(ws.provenance)
 
 
 def load_items(set_spec: str, max_items: int | None) -> list:
