@@ -116,3 +116,26 @@ def test_cache_option_keeps_pairs_in_the_store_file(tmp_path):
     cache = NLIPairCache(db)
     assert len(cache) == 2          # one world sentence x two claims
     cache.close()
+
+
+def test_the_lexical_backend_is_reported_weak_wherever_it_is_reported(tmp_path):
+    from judgeaudit.report.world import calibration_table
+    from judgeaudit.structural.nli import lexical_probs
+
+    # bag-of-words coverage: a swapped relation is "entailed", a true paraphrase is not
+    assert lexical_probs("Bob hired Alice.", "Alice hired Bob.")[0] == 1.0
+    assert lexical_probs("Bob hired Alice.", "Alice was taken on by Bob.")[0] == pytest.approx(2 / 3)   # < tau_s
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(o) + "\n" for o in ITEMS))
+    rc, out = _run(["judge", "--judge", "structural:lexical", "--form", "defects", "--input", items,
+                    "--out", tmp_path / "out"])
+    assert rc == 0, out
+    rows = [json.loads(x) for x in (tmp_path / "out" / "verdicts.jsonl").read_text().splitlines()]
+    certs = [d["certificate"] for r in rows for d in (r["defects"] or [])]
+    assert certs and all(c["weak_backend"] is True for c in certs)
+    assert all(r["meta"]["weak_backend"] is True for r in rows)
+    # the thresholds were chosen with it: the record and the report's table say so
+    cal = make_judge("structural:lexical").calibration()
+    assert cal["weak_backend"] is True and cal["dev_split"]["weak_backend"] is True
+    table = calibration_table({"calibration": {"structural:lexical": cal}})
+    assert table["chosen on"].iloc[0].endswith("lexical backend (weak)") and bool(table["weak backend"].iloc[0])

@@ -174,7 +174,7 @@ def test_local_backend_prompt_and_softmax_with_a_stubbed_forward():
     assert seen == [("Decide whether the premise entails the hypothesis, contradicts it, or neither.\n"
                      "Premise: The sky is blue.\nHypothesis: The sky has a colour.\n"
                      "Answer with one word: entailment, neutral or contradiction.\nAnswer:")]
-    assert make_nli("local").weak is True and make_nli("lexical").weak is False
+    assert make_nli("local").weak is True and make_nli("lexical").weak is True
 
 
 def test_unknown_nli_spec_is_an_input_error():

@@ -58,7 +58,7 @@ class StructuralJudge(Judge):
         """The thresholds used, the defaults, the development split and the sensitivity there."""
         from judgeaudit.structural.calibrate import calibration_record
 
-        return calibration_record(self.params)
+        return calibration_record(self.params, self.backend.weak)
 
     def render(self, request: JudgeRequest) -> str:
         return json.dumps({"form": request.form, "output": request.text, "world": request.evidence,

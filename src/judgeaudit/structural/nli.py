@@ -3,8 +3,9 @@
 One small interface (:class:`NLIBackend`) and a registry by spec string (:func:`make_nli`):
 
 * ``lexical`` — a deterministic overlap/number/negation baseline (:class:`LexicalNLI`). An
-  impoverished reference instrument: it has no notion of paraphrase and is never the default for a
-  claim of quality.
+  impoverished reference instrument: bag-of-words coverage, with no notion of word order ("Bob hired
+  Alice" supports "Alice hired Bob") or paraphrase, so it is weak (``weak = True``) and is never the
+  default for a claim of quality.
 * ``hf:<path>`` — any local sequence-classification NLI checkpoint through transformers
   (:class:`HFNLI`); the label order is read from ``config.id2label`` (names matched
   case-insensitively by prefix: ``entail…``, ``neutral``, ``contradict…``).
@@ -108,6 +109,7 @@ def lexical_probs(premise: str, hypothesis: str) -> tuple[float, float, float]:
 
 class LexicalNLI(NLIBackend):
     spec = "lexical"
+    weak = True
     batch_size = 1024
 
     def _predict_batch(self, pairs: list[Pair]) -> np.ndarray:
