@@ -139,3 +139,32 @@ def test_the_lexical_backend_is_reported_weak_wherever_it_is_reported(tmp_path):
     assert cal["weak_backend"] is True and cal["dev_split"]["weak_backend"] is True
     table = calibration_table({"calibration": {"structural:lexical": cal}})
     assert table["chosen on"].iloc[0].endswith("lexical backend (weak)") and bool(table["weak backend"].iloc[0])
+
+
+def test_unreadable_nli_replies_are_failed_calls_and_null_probabilities_never_verify(tmp_path, fake_server,
+                                                                                    monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")     # the fake server ignores it
+    srv = fake_server(responder=lambda prompt: "I cannot tell from this.")   # names no NLI label
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(o) + "\n" for o in ITEMS))
+    rc, out = _run(["judge", "--judge", "structural:api:openai/fake-nli", "--api-base", srv.base_url,
+                    "--form", "defects", "--input", items, "--out", tmp_path / "api", "--retries", "0"])
+    assert rc == 1 and "produced no usable verdict" in out, out
+    rows = [json.loads(x) for x in (tmp_path / "api" / "verdicts.jsonl").read_text().splitlines()]
+    assert [(r["parse_ok"], r["defects"]) for r in rows] == [(False, None), (False, None)]
+    assert all("no probability" in r["error"] for r in rows)
+    # certificates whose probabilities are null (as such a run used to write) are rejected, also when the
+    # verifier's backend is as unreadable again
+    rc, out = _run(["judge", "--judge", "structural:lexical?top_k=1", "--form", "defects", "--input", items,
+                    "--out", tmp_path / "lex"])
+    assert rc == 0, out
+    rows = [json.loads(x) for x in (tmp_path / "lex" / "verdicts.jsonl").read_text().splitlines()]
+    for d in rows[0]["defects"]:
+        d["certificate"]["backend"] = "api:openai/fake-nli"
+        for p in d["certificate"]["pairs"]:
+            p["probs"] = [None, None, None]
+    nulls = tmp_path / "nulls.jsonl"
+    nulls.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rc, out = _run(["certificate", "verify", "--verdicts", nulls, "--api-base", srv.base_url])
+    assert rc == 1 and "0 of 2 certificates verified" in out, out
+    assert "records no probability" in out

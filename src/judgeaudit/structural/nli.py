@@ -11,7 +11,8 @@ One small interface (:class:`NLIBackend`) and a registry by spec string (:func:`
   case-insensitively by prefix: ``entail…``, ``neutral``, ``contradict…``).
 * ``api:<model>`` — an LLM through LiteLLM asked for the three-way label (:class:`ApiNLI`): the
   log-probabilities of the label's first token when the provider returns them, else the parsed
-  label as a one-hot row; a reply naming no label is a row of NaN (no edge fires on it).
+  label as a one-hot row; a reply naming no label is a row of NaN (a failed call: the structural
+  verdict that needs it fails, and the pair cache does not keep it).
 * ``local`` — the embedded Gemma prompted for the three-way label (:class:`LocalNLI`): the
   next-token distribution over the three label words. Weak (a 270M model), reported as such
   (``weak = True``).
@@ -399,7 +400,8 @@ class NLIPairCache:
 
 class CachedNLI(NLIBackend):
     """``backend`` with its pairs read from and written to ``cache``; only missing pairs are computed
-    (in ``backend``'s batches). Same spec as the backend it wraps."""
+    (in ``backend``'s batches), and a row of NaN (no probability) is not kept. Same spec as the
+    backend it wraps."""
 
     def __init__(self, backend: NLIBackend, cache: NLIPairCache):
         self.backend = backend
@@ -417,7 +419,8 @@ class CachedNLI(NLIBackend):
         todo = sorted({p for i, p in enumerate(pairs) if i not in hit})
         if todo:
             got = self.backend.predict(todo)
-            self.cache.put(self.spec, todo, got)
+            known = np.isfinite(got).all(axis=1)    # a row without probabilities is asked again next time
+            self.cache.put(self.spec, [p for p, k in zip(todo, known, strict=True) if k], got[known])
             where = dict(zip(todo, got, strict=True))
             for i, p in enumerate(pairs):
                 if i not in hit:
