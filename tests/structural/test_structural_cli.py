@@ -168,3 +168,19 @@ def test_unreadable_nli_replies_are_failed_calls_and_null_probabilities_never_ve
     rc, out = _run(["certificate", "verify", "--verdicts", nulls, "--api-base", srv.base_url])
     assert rc == 1 and "0 of 2 certificates verified" in out, out
     assert "records no probability" in out
+
+
+@pytest.mark.parametrize("cell, why", [
+    ("[{\"span\": \"x\", ", "defects is not a JSON list"),              # cut-off JSON text
+    ([1, 2], "defect 0 is not a JSON object"),
+    ({"span": "x", "reason": "y"}, "defects is not a JSON list"),
+    ([{"span": "x", "reason": "y", "certificate": "{broken"}], "defect 0's certificate is not a JSON object"),
+    ([{"span": "x", "reason": "y", "certificate": [1, 2]}], "defect 0's certificate is not a JSON object"),
+])
+def test_a_malformed_defects_cell_is_one_line_naming_file_row_and_field(tmp_path, cell, why):
+    good = {"request_id": "a", "judge_id": "structural:lexical", "defects": []}
+    bad = tmp_path / "verdicts.jsonl"
+    bad.write_text(json.dumps(good) + "\n" + json.dumps({**good, "request_id": "b", "defects": cell}) + "\n")
+    rc, out = _run(["certificate", "verify", "--verdicts", bad])
+    assert rc == 2, out
+    assert f"verdicts.jsonl:2: field 'defects': request 'b': {why}" in out
