@@ -150,6 +150,7 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
     nli_spec, params, bopts = parse_structural(argument, opts)
     cache = bopts.pop("cache")
     backend = make_nli(nli_spec, **bopts)
+    backend.load()   # a model that cannot load fails here, before any request (a blind arm asks no pair)
     if cache:
         backend = CachedNLI(backend, NLIPairCache(cache))
     spec = JudgeSpec(id=spec_id, backend="structural", model=backend.spec, family=family,

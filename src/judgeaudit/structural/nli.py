@@ -8,7 +8,9 @@ One small interface (:class:`NLIBackend`) and a registry by spec string (:func:`
   default for a claim of quality.
 * ``hf:<path>`` — any local sequence-classification NLI checkpoint through transformers
   (:class:`HFNLI`); the label order is read from ``config.id2label`` (names matched
-  case-insensitively by prefix: ``entail…``, ``neutral``, ``contradict…``).
+  case-insensitively by prefix: ``entail…``, ``neutral``, ``contradict…``). ``load()`` reads the
+  model (the structural judge does so when it is built: a model that cannot load fails the run
+  before any request, even one that would ask no pair).
 * ``api:<model>`` — an LLM through LiteLLM asked for the three-way label (:class:`ApiNLI`): the
   log-probabilities of the label's first token when the provider returns them, else the parsed
   label as a one-hot row; a reply naming no label is a row of NaN (a failed call: the structural
@@ -52,6 +54,10 @@ class NLIBackend:
     spec: str = ""
     weak: bool = False
     batch_size: int = 16
+
+    def load(self) -> None:
+        """Load what the backend needs (a model) now, raising ``InputError`` when it cannot; the
+        structural judge calls it when it is built, before any request (default: nothing to load)."""
 
     def predict(self, pairs: Sequence[Pair]) -> np.ndarray:
         pairs = list(pairs)
@@ -165,6 +171,10 @@ class HFNLI(NLIBackend):
                 self.threads = torch.get_num_threads()
             self._loaded = (tok, model, label_order(model.config.id2label))
         return self._loaded
+
+    def load(self) -> None:
+        with self._lock:
+            self._load()
 
     def _predict_batch(self, pairs: list[Pair]) -> np.ndarray:
         import torch
@@ -409,6 +419,9 @@ class CachedNLI(NLIBackend):
         self.spec = backend.spec
         self.weak = backend.weak
         self.batch_size = backend.batch_size
+
+    def load(self) -> None:
+        self.backend.load()
 
     def predict(self, pairs: Sequence[Pair]) -> np.ndarray:
         pairs = list(pairs)
