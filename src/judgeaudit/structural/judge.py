@@ -165,6 +165,7 @@ def structural_judge(backend: NLIBackend, *, id: str | None = None, encoder: Enc
                      **params: Any) -> StructuralJudge:
     """A structural judge over an NLI backend object (e.g. a scripted one in tests)."""
     p = GraphParams(**params)
+    backend.load()
     spec = JudgeSpec(id=id or f"structural:{backend.spec}", backend="structural", model=backend.spec,
                      params={"tau_s": p.tau_s, "tau_c": p.tau_c, "top_k": p.top_k, "specificity": p.specificity},
                      template_version=TEMPLATE_VERSION)
