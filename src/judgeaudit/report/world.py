@@ -79,11 +79,13 @@ def calibration_table(result: dict) -> pd.DataFrame:
     rows = []
     for judge, c in (result.get("calibration") or {}).items():
         p, d, dev = c["parameters"], c["defaults"], c["dev_result"]
-        rows.append({"judge": judge, "tau_s": p["tau_s"], "tau_c": p["tau_c"], "top_k": p["top_k"],
+        rows.append({"judge": judge, "weak backend": c.get("weak_backend"), "tau_s": p["tau_s"], "tau_c": p["tau_c"],
+                     "top_k": p["top_k"],
                      "defaults": f"tau_s={d['tau_s']}, tau_c={d['tau_c']}", "at defaults": c["at_defaults"],
                      "chosen on": f"{c['dev_split']['corpus']}, {dev.get('n_groups')} groups "
                                   f"({c['dev_split']['share']:.0%} hash split, seed {c['dev_split']['seed']}), "
-                                  f"{c['dev_split']['backend']} backend",
+                                  f"{c['dev_split']['backend']} backend"
+                                  + (" (weak)" if c["dev_split"].get("weak_backend") else ""),
                      "dev balanced acc.": dev.get("balanced_accuracy"),
                      "dev range over grid": dev.get("grid_range")})
     return pd.DataFrame(rows)
