@@ -238,3 +238,16 @@ def test_sampled_once_asks_one_vote_per_output_and_round(ifeval_dir):
              judge=judge, rounds=2, votes=3)
     assert len(judge.prompts) == 4 * 2
     assert get_regulator("blind+once").votes == 1
+
+
+def test_shipped_initial_outputs_never_score_a_stale_response_against_an_edited_prompt(data_dir):
+    # Google's GPT-4 response file has no response with the text of prompt 2785 (edited after the
+    # responses were written): it is left out of a shipped loop and counted, never joined by line
+    from judgeaudit.loop.tasks import NO_SHIPPED, shipped_only
+
+    t = load_task("ifeval", data_dir / "ifeval")
+    assert len(t.items) == 541 and next(it for it in t.items if it.item_id == "2785").shipped is None
+    s = shipped_only(t)
+    assert len(s.items) == 540 and "2785" not in {it.item_id for it in s.items}
+    assert s.excluded == {NO_SHIPPED: 1}
+    assert set(initial_outputs(s, "shipped")) == {it.item_id for it in s.items}

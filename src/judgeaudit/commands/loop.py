@@ -105,7 +105,7 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     from judgeaudit.loop.regulators import get_regulator, half_share
     from judgeaudit.loop.report import write_report
     from judgeaudit.loop.responders import make_responder
-    from judgeaudit.loop.tasks import load_task
+    from judgeaudit.loop.tasks import load_task, shipped_only
     from judgeaudit.runinfo import write_result
     from judgeaudit.runtime.failures import recording
     from judgeaudit.runtime.store import CallStore
@@ -138,6 +138,8 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     resp = make_responder(responder, api_base=api_base) if isinstance(responder, str) else responder
     fallback, checker = halueval_checker(task, nli, api_base)
     t = load_task(task, data, max_items=max_items, nli=fallback)
+    if isinstance(initial, str) and initial.split(":", 1)[0] == "shipped":
+        t = shipped_only(t)
     plan = planned_calls(regs, len(t.items), rounds, votes)
     if progress:
         console.print(f"at most {plan['judge']} judge call(s) and {plan['revisions']} revision(s) "
@@ -169,7 +171,8 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
         "judge": getattr(j, "id", None), "judge2": getattr(j2, "id", None),
         "checker": "IFEval strict (loose reported beside)" if task == "ifeval" else
                    ("GSM8K answer key" if task == "gsm8k" else checker),
-        **({"checker_routes": checker_routes(t, fallback), "excluded": t.excluded} if task == "halueval_qa" else {}),
+        **({"checker_routes": checker_routes(t, fallback)} if task == "halueval_qa" else {}),
+        **({"excluded": t.excluded} if task == "halueval_qa" or t.excluded else {}),
         "regulator_descriptions": {r.name: r.description or _describe(r) for r in regs},
         **stats,
         "judge_parse_failures": lr.judge_parse_failures,

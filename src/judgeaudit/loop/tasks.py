@@ -16,7 +16,7 @@ checker that scores an output outside the loop.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +90,8 @@ def _ifeval_unit_text(iid: str, args: dict[str, Any]) -> str:
 
 def load_ifeval(path: str | Path) -> Task:
     """``input_data.jsonl`` (or a folder holding it); shipped = the GPT-4 responses beside it, when
-    present (joined by prompt text, else by line: see ``checkers.ifeval.data``)."""
+    present, joined by exact prompt text (a prompt edited after its response was written, key 2785 in
+    Google's files, has no shipped output: ``shipped_only`` leaves it out and counts it)."""
     from judgeaudit.checkers.ifeval.data import join, read_items, read_responses
     from judgeaudit.checkers.ifeval.evaluate import unit_id
 
@@ -102,7 +103,7 @@ def load_ifeval(path: str | Path) -> Task:
     shipped: dict[int, str] = {}
     resp = sorted(prompts.parent.glob("input_response_data_*.jsonl"))
     if resp:
-        pairs, _ = join(items, read_responses(resp[0]), by="position", responses_path=resp[0])
+        pairs, _ = join(items, read_responses(resp[0]), by="text", skip_missing=True, responses_path=resp[0])
         shipped = {it.key: r for it, r in pairs}
     out = []
     for _, it in items:
@@ -163,6 +164,21 @@ def load_halueval_qa(path: str | Path, *, strategy: str = "one-turn") -> Task:
 
 
 _LOADERS = {"ifeval": load_ifeval, "gsm8k": load_gsm8k, "halueval_qa": load_halueval_qa}
+
+
+NO_SHIPPED = "no shipped output with this prompt text (the prompt was edited after its response was written)"
+
+
+def shipped_only(t: Task) -> Task:
+    """``t`` without the items that have no shipped output, counted in ``excluded`` (``--initial shipped``);
+    an error when none has one."""
+    keep = tuple(it for it in t.items if it.shipped is not None)
+    if not keep:
+        raise InputError(f"no shipped output for any item of {t.name}; shipped outputs exist for IFEval (GPT-4) "
+                         "and GSM8K (GPT-3)", field="--initial")
+    if len(keep) == len(t.items):
+        return t
+    return replace(t, items=keep, excluded={**t.excluded, NO_SHIPPED: len(t.items) - len(keep)})
 
 
 def load_task(name: str, data: str | Path, *, max_items: int | None = None, nli: Any = None, **kw: Any) -> Task:
