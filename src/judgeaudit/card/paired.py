@@ -26,6 +26,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -140,7 +141,7 @@ class Frontier:
 
     def counts(self, taus: np.ndarray) -> np.ndarray:
         """``(n_base, 2·len(VALIDITY_SUBSETS), n_tau)``: per subset the base item's mean × has and has."""
-        from judgeaudit.analyses.validity import _per_base
+        from judgeaudit.analyses.validity import _membership, _per_base
 
         taus = np.asarray(taus, dtype=float)
         b = self.base_grade[:, None] >= taus[None, :]
@@ -148,10 +149,11 @@ class Frontier:
         moves = {"flip": b != e, "toward": e & ~b, "wrong": b & ~e}
         cols = [(0, "flip"), (1, "flip"), (2, "flip"), (3, "flip"), (1, "toward"), (1, "wrong")]
         n_b = len(self.ids)
+        member = _membership(self.base_index, n_b)
         out = np.zeros((n_b, 2 * len(cols), len(taus)))
         for k, (m, kind) in enumerate(cols):
             mask = np.repeat(self.masks[:, m:m + 1], len(taus), 1)
-            means, has = _per_base(moves[kind].astype(float), mask, self.base_index, n_b)
+            means, has = _per_base(moves[kind].astype(float), mask, self.base_index, n_b, member)
             out[:, 2 * k], out[:, 2 * k + 1] = means * has, has
         return out
 
@@ -175,6 +177,13 @@ def validity_frontier(probes: pd.DataFrame, verdicts: pd.DataFrame, judge: str, 
     grade = dict(zip(rows["request_id"].astype(str), pd.to_numeric(rows["score"]).astype(float), strict=True))
     bs = np.array([grade.get(b, np.nan) for b in d.bases[d.base_index]], dtype=float)
     es = np.array([grade.get(p, np.nan) for p in d.probe_ids], dtype=float)
+    return design_frontier(d, bs, es, s_floor)
+
+
+def design_frontier(d: Any, base_grade: np.ndarray, edit_grade: np.ndarray, s_floor: float = 0.90) -> Frontier:
+    """The frontier of a probe design (``analyses.validity._design``) given every probe's original and
+    edited grade (NaN: unusable, left out)."""
+    bs, es = np.asarray(base_grade, dtype=float), np.asarray(edit_grade, dtype=float)
     arm = d.in_arm & ~np.isnan(bs) & ~np.isnan(es)
     cons = arm & ~d.is_control
     masks = np.column_stack([arm & d.is_control, cons, cons & (d.axis == "scope"), cons & (d.axis == "strength")])
@@ -208,11 +217,13 @@ def _pooled_tau(sa: np.ndarray, sb: np.ndarray, taus: np.ndarray, s_floor: float
 def compare_validity(a: Frontier, b: Frontier, *, n_boot: int = 2000, seed: int = 0,
                      level: float = 0.95) -> dict[str, Compared]:
     """S, R, R_scope, R_strength, the gap, R⁺ and the wrong-way rate of two validity runs **at one common
-    τ**: the matched-invariance point (S ≥ the floor, argmax R) of the pooled frontier — both runs' counts
-    summed at every threshold of the union of their grades — re-selected in every resample, so R is read
-    at matched S (Prop. 3, §4) and the selection's variability is in the interval. Paired over the shared
-    base items (one multiplicity matrix for both runs), the runs resampled independently when they share
-    none; ``{}`` when no threshold is defined."""
+    τ**: the matched-invariance point (S ≥ the floor, argmax R; ``analyses.validity``'s rule) of the pooled
+    frontier — both runs' counts summed at every threshold of the union of their grades — so R is read at
+    matched S (Prop. 3, §4). The pooled selection is symmetric in A and B, so under no change it does not
+    move the difference; τ is then held in the resamples (re-selecting it per resample mixes differences
+    at thresholds of unequal spread and left the same judge graded twice flagged in 0 of 200 simulations,
+    against 7% held). Paired over the shared base items (one multiplicity matrix for both runs), the
+    runs resampled independently when they share none; ``{}`` when no threshold is defined."""
     shared = np.intersect1d(a.ids, b.ids)
     taus = np.union1d(a.grades, b.grades)
     if not len(taus):
@@ -222,31 +233,16 @@ def compare_validity(a: Frontier, b: Frontier, *, n_boot: int = 2000, seed: int 
     if len(shared):
         ca = ca[pd.Index(a.ids).get_indexer(shared)]
         cb = cb[pd.Index(b.ids).get_indexer(shared)]
-        wa = wb = bootstrap_counts(len(shared), n_boot, seed)
-    else:
-        wa, wb = bootstrap_counts(len(ca), n_boot, seed), bootstrap_counts(len(cb), n_boot, seed + 1)
-    floor = min(a.s_floor, b.s_floor)
-    ta, tb = ca.sum(axis=0)[None], cb.sum(axis=0)[None]
-    t0 = int(_pooled_tau(ta, tb, taus, floor)[0])
+    t0 = int(_pooled_tau(ca.sum(axis=0)[None], cb.sum(axis=0)[None], taus, min(a.s_floor, b.s_floor))[0])
     if t0 < 0:
         return {}
-    sa, sb = np.einsum("bn,nkt->bkt", wa, ca), np.einsum("bn,nkt->bkt", wb, cb)
-    tb_idx = _pooled_tau(sa, sb, taus, floor)
-    ok = tb_idx >= 0
-    rows = np.arange(len(tb_idx))[ok]
-    va, vb = _validity_stats(ta[0, :, t0]), _validity_stats(tb[0, :, t0])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ba, bb = _validity_stats(sa[rows, :, tb_idx[ok]]), _validity_stats(sb[rows, :, tb_idx[ok]])
-    out = {}
-    unit = "base item"
-    for q in VALIDITY_STATS:
-        x, y = float(va[q]), float(vb[q])
-        if np.isnan(x) or np.isnan(y):
-            continue
-        lo, hi = _ci(bb[q] - ba[q], level)
-        out[q] = Compared(x, y, y - x, (lo, hi), bool(len(shared)), len(a.ids), len(b.ids), len(shared), unit,
-                          tau=float(taus[t0]))
-    return out
+    ua = Units("base item", shared if len(shared) else a.ids, ca[:, :, t0], {})
+    ub = Units("base item", shared if len(shared) else b.ids, cb[:, :, t0], {})
+    stats = {q: (lambda q_: lambda x: _validity_stats(x)[q_])(q) for q in VALIDITY_STATS}
+    got = compare(Units(ua.unit, ua.ids, ua.counts, stats), Units(ub.unit, ub.ids, ub.counts, stats),
+                  n_boot=n_boot, seed=seed, level=level)
+    return {q: Compared(c.a, c.b, c.diff, c.ci, c.paired, len(a.ids), len(b.ids), c.n_shared, c.unit,
+                        tau=float(taus[t0])) for q, c in got.items() if not (np.isnan(c.a) or np.isnan(c.b))}
 
 
 def loop_units(units: pd.DataFrame) -> Units:
