@@ -28,7 +28,7 @@ VALIDITY_KEYS = ("S", "R", "R_scope", "R_strength", "gap", "R_plus", "wrong_way_
 SECTIONS = ("validity", "cap", "vp", "world", "loop", "checklist", "ledger")
 
 
-def _family(judge: str) -> str | None:
+def spec_family(judge: str) -> str | None:
     """The judge's model family from its spec (``?family=`` when given, else the family table)."""
     from judgeaudit.families import family_of, resolve, split_spec_family
 
@@ -49,7 +49,7 @@ def _family(judge: str) -> str | None:
 def _src(r: Run, judge: str | None = None) -> dict[str, Any]:
     out = {"path": str(r.path.resolve()), "run_id": r.run_id, "created_at": r.created_at}
     if judge is not None:
-        out |= {"judge": judge, "family": _family(judge)}
+        out |= {"judge": judge, "family": spec_family(judge)}
     if isinstance(r.data.get("inputs"), dict):
         out["inputs"] = r.data["inputs"]
     return out
