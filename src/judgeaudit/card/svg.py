@@ -66,7 +66,7 @@ class Row:
 
 def rows(items: Sequence[Row], lo: float = 0.0, hi: float = 1.0, *, title: str = "") -> str:
     """Dot-and-interval rows on one axis [lo, hi]; each row's value printed with its interval."""
-    lw, pw, tw, rh = 120, 220, 150, 22
+    lw, pw, tw, rh = 150, 220, 160, 22
     w, h = lw + pw + tw, rh * len(items) + 26
     x = lambda v: lw + (min(max(v, lo), hi) - lo) / (hi - lo) * pw    # noqa: E731
     out = [f'<svg viewBox="0 0 {w} {h}" width="100%" style="max-width:{w}px" role="img" aria-label="{escape(title)}" '
