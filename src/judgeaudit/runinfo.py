@@ -41,11 +41,16 @@ def file_sha256(path: str | Path) -> str:
 
 def input_record(files: Mapping[str, str | Path | None] | None = None) -> dict[str, Any]:
     """The ``inputs`` block of a result: versions, and each existing input file's absolute path and
-    SHA-256 (a folder: every file under it, by relative path)."""
-    from judgeaudit import __version__
-    from judgeaudit.judges.elicit import TEMPLATE_VERSION
+    SHA-256 (a folder: every file under it, by relative path). The elicitation template version is
+    the loaded one (None when the run rendered no judge prompt: the judges package is not imported
+    here, which would cost a run that calls no judge its import time)."""
+    import sys
 
-    rec: dict[str, Any] = {"judgeaudit": __version__, "template_version": TEMPLATE_VERSION, "files": {}}
+    from judgeaudit import __version__
+
+    elicit = sys.modules.get("judgeaudit.judges.elicit")
+    rec: dict[str, Any] = {"judgeaudit": __version__, "template_version": getattr(elicit, "TEMPLATE_VERSION", None),
+                           "files": {}}
     for name, p in (files or {}).items():
         if p is None:
             continue
