@@ -98,8 +98,10 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         raise InputError("give at least one --set SPEC", field="set")
     store_path = Path(store) if store else (Path(out) / "calls.sqlite" if out else Path("judgeaudit-calls.sqlite"))
     frames, coverage, tables, adapters = [], {}, {}, {}
+    set_paths: dict[str, str] = {}
     for spec in set_specs:
         df, cov, adapter, path = load_cap_set(spec)
+        set_paths[f"set:{spec}"] = path
         adapters.update(dict.fromkeys(cov, adapter))
         clash = set(cov) & set(coverage)
         if clash:
@@ -178,7 +180,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
 
         calls = summarise(pd.concat(called, ignore_index=True)) if called else None
         write_outputs(result, Path(out), live_failures=live_failures, calls=calls,
-                      extra=extra(result) if extra else None)
+                      extra=extra(result) if extra else None, inputs=set_paths)
     return result
 
 
@@ -206,7 +208,7 @@ def benchmark_scores(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], adapt
 
 def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame | None = None,
                   title: str = "judgeaudit: conditional accuracy profiles", calls: Any = None,
-                  extra: list | None = None) -> None:
+                  extra: list | None = None, inputs: dict[str, str] | None = None) -> None:
     """OUT/result.json and OUT/report.html; ``calls`` (a ``runtime.failures.CallSummary`` of the live
     judges and the evaluator) adds ``calls`` to the result and a judge-calls section to the report;
     ``extra`` sections go at the end of the report."""
@@ -225,7 +227,7 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
         d["calls"] = calls.to_dict()
         sections.append(calls_section(calls))
     sections += extra or []
-    write_result(out / "result.json", d)
+    write_result(out / "result.json", d, inputs=inputs)   # inputs: the set files' hashes
     if len(result.units):   # per base item, for a paired ``card diff``
         from judgeaudit.io import write_parquet
 
