@@ -67,6 +67,11 @@ def test_the_run_records_its_input_hashes_and_an_edited_probe_file_is_refused(tm
     assert gap.ci is None and not gap.flagged
     assert "changed after the run (SHA-256 differs" in gap.how
     assert (gap.a, gap.b) == (before["validity.gap"].a, before["validity.gap"].b)   # the cards' own values
+    again = card("reference:length", [tmp_path / "v"], tmp_path / "ca2")               # a card made now flags it
+    assert again["sections"]["validity"]["source"]["inputs_changed"] == [
+        f"its probes input {probes.resolve()} changed after the run (SHA-256 differs from the one recorded)"]
+    assert "Input changed since the run" in (tmp_path / "ca2" / "card.html").read_text()
+    assert any(line.startswith("The validity run's input changed after it ran") for line in again["verdict"])
 
 
 def test_card_diff_works_from_another_working_directory(tmp_path, monkeypatch):

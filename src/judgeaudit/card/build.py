@@ -51,7 +51,10 @@ def _src(r: Run, judge: str | None = None) -> dict[str, Any]:
     if judge is not None:
         out |= {"judge": judge, "family": spec_family(judge)}
     if isinstance(r.data.get("inputs"), dict):
+        from judgeaudit.runinfo import changed_inputs
+
         out["inputs"] = r.data["inputs"]
+        out["inputs_changed"] = changed_inputs(r.data)   # flagged on the card: the run read other files
     return out
 
 
@@ -294,6 +297,9 @@ def verdict(card: dict[str, Any]) -> list[str]:
                        f"baseline (VP {row['vp']:+.3f}).")
     if s["cap"]["measured"]:
         out += [x for name, sb in s["cap"]["sets"].items() if (x := _cap_verdict(name, sb))]
+    for k in SECTIONS:
+        for why in ((s[k].get("source") or {}).get("inputs_changed") or []) if s[k].get("measured") else []:
+            out.append(f"The {k} run's input changed after it ran ({why}): its numbers are of the files it read then.")
     ok = sum(i["ok"] for i in s["checklist"]["items"])
     out.append(f"§6.1 checklist: {ok} of 6 items met.")
     absent = [k for k in SECTIONS if not s[k].get("measured", True)]

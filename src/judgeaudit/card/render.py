@@ -33,8 +33,9 @@ def _table(head: list[str], body: list[list[str]], num_cols: tuple[int, ...] = (
 
 def _src(src: dict[str, Any]) -> str:
     who = f"{esc(src['judge'])} (family {esc(src.get('family') or 'unknown')}) · " if src.get("judge") else ""
+    changed = "".join(f"<br><strong>Input changed since the run: {esc(x)}</strong>" for x in src.get("inputs_changed") or [])
     return (f"<p class='note'>Source: {who}run {esc(src.get('run_id') or 'unrecorded')}, "
-            f"{esc((src.get('created_at') or 'time unrecorded')[:19])}</p>")
+            f"{esc((src.get('created_at') or 'time unrecorded')[:19])}{changed}</p>")
 
 
 def _validity(s: dict[str, Any], judge: str) -> str:
