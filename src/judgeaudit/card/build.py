@@ -38,10 +38,12 @@ def spec_family(judge: str) -> str | None:
 
         return family_of(MODEL_NAME)
     if kind in ("api", "hf") and arg:
+        from judgeaudit.errors import InputError
+
         try:
             model, override = split_spec_family(arg)
-        except Exception:  # noqa: BLE001 - an option the family parser does not know: no family
-            return None
+        except InputError:   # another ?option (transport=…): the family of the model name alone
+            model, override = arg.split("?", 1)[0], None
         return resolve(model, override)
     return None
 
