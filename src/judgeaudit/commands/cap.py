@@ -99,8 +99,10 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
     store_path = Path(store) if store else (Path(out) / "calls.sqlite" if out else Path("judgeaudit-calls.sqlite"))
     frames, coverage, tables, adapters = [], {}, {}, {}
     n_published = 0   # verdicts of published judge outputs: answered before any run, at no recorded time
+    set_paths: dict[str, str] = {}
     for spec in set_specs:
         df, cov, adapter, path = load_cap_set(spec)
+        set_paths[f"set:{spec}"] = path
         adapters.update(dict.fromkeys(cov, adapter))
         clash = set(cov) & set(coverage)
         if clash:
@@ -184,7 +186,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         answers = answer_record(pd.concat(called, ignore_index=True) if called else verdicts_frame([]))
         answers = {**answers, "calls": answers["calls"] + n_published, "replayed": answers["replayed"] + n_published}
         write_outputs(result, Path(out), live_failures=live_failures, calls=calls, answers=answers,
-                      extra=extra(result) if extra else None)
+                      extra=extra(result) if extra else None, inputs=set_paths)
     return result
 
 
@@ -212,7 +214,8 @@ def benchmark_scores(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], adapt
 
 def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame | None = None,
                   title: str = "judgeaudit: conditional accuracy profiles", calls: Any = None,
-                  extra: list | None = None, answers: dict[str, Any] | None = None) -> None:
+                  extra: list | None = None, answers: dict[str, Any] | None = None,
+                  inputs: dict[str, str] | None = None) -> None:
     """OUT/result.json and OUT/report.html; ``calls`` (a ``runtime.failures.CallSummary`` of the live
     judges and the evaluator) adds ``calls`` to the result and a judge-calls section to the report;
     ``extra`` sections go at the end of the report."""
@@ -233,7 +236,7 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
     sections += extra or []
     if answers is not None:   # when the verdicts were answered (judgeaudit.runinfo.answer_record)
         d["answers"] = answers
-    write_result(out / "result.json", d)
+    write_result(out / "result.json", d, inputs=inputs)   # inputs: the set files' hashes
     if len(result.units):   # per base item, for a paired ``card diff``
         from judgeaudit.io import write_parquet
 

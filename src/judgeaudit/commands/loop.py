@@ -195,7 +195,7 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     }
     o = Path(out)
     o.mkdir(parents=True, exist_ok=True)
-    result = write_result(o / "result.json", result)
+    result = write_result(o / "result.json", result, inputs={"data": data})
     for name, df in (("units", lr.units), ("complaints", lr.complaints), ("outputs", lr.outputs)):
         write_jsonl(o / f"{name}.jsonl", df)
     write_parquet(o / "units.parquet", lr.units)

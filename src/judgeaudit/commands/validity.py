@@ -64,7 +64,7 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     payload = result.to_dict()
     payload["probe_set"] = "bundled" if bundled else str(path)
     payload["calls"] = summarise(verdicts).to_dict()
-    write_result(out / "result.json", payload, verdicts)
+    write_result(out / "result.json", payload, verdicts, inputs={"probes": path})
     write_parquet(out / "verdicts.parquet", verdicts)
     return ValidityRun(probes, verdicts, result)
 

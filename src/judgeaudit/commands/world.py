@@ -170,7 +170,8 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
               "split": split_record,
               "calibration": {j.id: j.calibration() for j in judges if callable(getattr(j, "calibration", None))},
               "calls": summarise(verdicts).to_dict()}
-    write_result(out / "result.json", result, verdicts)
+    write_result(out / "result.json", result, verdicts,
+                 inputs={f"data:{i}": f for i, f in enumerate((set_prov or {}).get("files") or [])})
     write_parquet(out / "verdicts.parquet", verdicts)
     write_parquet(out / "decisions.parquet", an.decisions)   # per answer, for a paired card diff
     return WorldResult(result, verdicts, an.decisions)
