@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.common import ApiBaseOpt, RetriesOpt, RpmOpt, TimeoutOpt, call_context
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="The validity card of one judge, gathered from run folders.")
@@ -82,6 +83,10 @@ def card_cmd(
     yes: Annotated[bool, typer.Option("--yes", help="with --run-missing: run without asking")] = False,
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples of the runs --run-missing "
                                            "makes")] = 2000,
+    api_base: ApiBaseOpt = None,
+    call_timeout: TimeoutOpt = None,
+    call_retries: RetriesOpt = None,
+    call_rpm: RpmOpt = None,
 ) -> None:
     """Writes OUT/card.html, OUT/card.json and OUT/checklist.md (``card diff A B`` compares two cards)."""
     import sys
@@ -92,7 +97,9 @@ def card_cmd(
         if not v:
             raise InputError(f"{name} is required" + (" (or --run-missing)" if name == "--from" else ""), field=name)
     ask = (lambda: typer.confirm("Run them?", default=False, err=True)) if sys.stdin.isatty() else None
-    c = card(judge, list(from_ or []), out, ledger, run_missing=run_missing, yes=yes, confirm=ask, n_boot=bootstrap)
+    with call_context(api_base=api_base, timeout=call_timeout, retries=call_retries, rpm=call_rpm):  # run-missing
+        c = card(judge, list(from_ or []), out, ledger, run_missing=run_missing, yes=yes, confirm=ask,
+                 n_boot=bootstrap)
     for line in c["verdict"]:
         print(line)
     console.print(f"→ {out}/card.html, {out}/card.json, {out}/checklist.md")

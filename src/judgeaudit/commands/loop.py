@@ -14,7 +14,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
+from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, RetriesOpt,
+                                         RpmOpt, TimeoutOpt, calls_checked)
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="Close the loop: what acting on a judge's reports does, scored by a checker.",
@@ -53,6 +54,7 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     from judgeaudit.loop.report import write_report
     from judgeaudit.loop.responders import make_responder
     from judgeaudit.loop.tasks import load_task
+    from judgeaudit.runfolder import output_set
     from judgeaudit.runinfo import write_result
     from judgeaudit.runtime.store import CallStore
     from judgeaudit.validate import check_options, output_dir, spec_inputs
@@ -66,7 +68,7 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     specs = [s for s in (initial, responder, judge, judge2, rewriter) if isinstance(s, str)]
     output_dir(out, writes=WRITES, inputs=[data, store, *spec_inputs(specs),
                                            *[Path(s.removeprefix("replay:")) for s in specs
-                                             if s.startswith("replay:") and "?" not in s]])
+                                             if s.startswith("replay:") and "?" not in s]], kind="loop")
 
     def build(spec: str | Any | None) -> Any:
         if spec is None or isinstance(spec, Judge):
@@ -107,13 +109,12 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
                   "no action; acted_on, false_alarm_rate and the break rates are round 1's (every round's are under "
                   "rounds)"),
     }
-    o = Path(out)
-    o.mkdir(parents=True, exist_ok=True)
-    result = write_result(o / "result.json", result)
-    for name, df in (("units", lr.units), ("complaints", lr.complaints), ("outputs", lr.outputs)):
-        write_jsonl(o / f"{name}.jsonl", df)
-    write_parquet(o / "units.parquet", lr.units)
-    write_report(result, o)
+    with output_set(out, "loop") as o:   # one set: a kill leaves the earlier run or this one, never a mix
+        result = write_result(o / "result.json", result)
+        for name, df in (("units", lr.units), ("complaints", lr.complaints), ("outputs", lr.outputs)):
+            write_jsonl(o / f"{name}.jsonl", df)
+        write_parquet(o / "units.parquet", lr.units)
+        write_report(result, o)
     return result
 
 
@@ -150,6 +151,9 @@ def run_cmd(
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    call_timeout: TimeoutOpt = None,
+    call_retries: RetriesOpt = None,
+    call_rpm: RpmOpt = None,
 ) -> None:
     """Run the loop → OUT/result.json and OUT/report.html."""
     r = run_loop_command(task=task, data=data, initial=initial, responder=responder, judge=judge,
@@ -180,6 +184,9 @@ def worlds_cmd(
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    call_timeout: TimeoutOpt = None,
+    call_retries: RetriesOpt = None,
+    call_rpm: RpmOpt = None,
 ) -> None:
     """An agent answers HaluEval QA under the seven worlds W0–W6 → OUT/result.json, OUT/answers.jsonl."""
     r = run_worlds_command(set_=set_, agent=agent, out=out, max_items=max_items, store=store,
