@@ -110,15 +110,11 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def _roll_forward(out: Path, stage: Path, man: dict) -> None:
-    """Move the staged files into place (those already moved are skipped), drop the earlier run's files
-    the new run does not write, the manifest last."""
+    """Move the staged files into place (those already moved are skipped), the manifest last."""
     for name in man["files"]:
         if (stage / name).exists():
             (out / name).parent.mkdir(parents=True, exist_ok=True)
             os.replace(stage / name, out / name)
-    for name in man.get("replaces", ()):
-        if name not in man["files"]:
-            (out / name).unlink(missing_ok=True)
     os.replace(stage / MANIFEST, out / MANIFEST)
     _fsync_dir(out)
     shutil.rmtree(stage, ignore_errors=True)
@@ -141,14 +137,14 @@ def recover(out: str | Path) -> str | None:
 
 def _commit(out: Path, stage: Path, kind: str) -> None:
     files = sorted(str(f.relative_to(stage)) for f in stage.rglob("*") if f.is_file())
-    old = read_manifest(out)
-    man = {"kind": kind, "created_at": utc_now(), "files": {n: _sha256(stage / n) for n in files},
-           "replaces": sorted((old or {}).get("files", {}))}
+    old = read_manifest(out) or {}
+    # files of the earlier manifest this set does not rewrite stay listed (a report written after its result)
+    kept = {n: h for n, h in old.get("files", {}).items() if n not in files and (out / n).is_file()}
+    man = {"kind": kind, "created_at": utc_now(), "files": {**kept, **{n: _sha256(stage / n) for n in files}}}
     try:
-        rid = json.loads((stage / "result.json").read_text(encoding="utf-8")).get("run_id")
+        man["run_id"] = json.loads((stage / "result.json").read_text(encoding="utf-8")).get("run_id")
     except (OSError, ValueError, AttributeError):
-        rid = None
-    man["run_id"] = rid
+        man["run_id"] = old.get("run_id")
     _fsync_dir(stage)
     _write_atomic(stage / MANIFEST, json.dumps(man, indent=2))   # the commit point
     _roll_forward(out, stage, man)

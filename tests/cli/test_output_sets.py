@@ -175,3 +175,17 @@ def test_a_world_experiment_file_runs_world_with_the_same_rules(tmp_path, world_
     arms = res["judges"]["reference:oracle"]["arms"]
     assert arms["informed"]["balanced_accuracy"] == 1.0 and arms["blind"]["balanced_accuracy"] == 0.5
     assert res["votes"] == 1 and is_complete(tmp_path / "w")
+
+
+def test_the_api_path_writes_the_result_then_the_report_into_one_complete_folder(tmp_path, world_cli):
+    from judgeaudit.commands.world import run_world_cmd, write_report
+    from judgeaudit.runfolder import is_complete, read_manifest
+
+    out = tmp_path / "o"
+    r = run_world_cmd("tiny:x", ["reference:oracle"], ["blind", "informed"], out=out, votes=1, n_boot=20,
+                      permutations=9, progress=False)
+    write_report(r, out)                               # a second set: the result's files stay listed
+    man = read_manifest(out)
+    assert set(man["files"]) == {"result.json", "verdicts.parquet", "decisions.parquet", "report.html", "report.md"}
+    assert man["run_id"] == json.loads((out / "result.json").read_text())["run_id"]
+    assert is_complete(out)
