@@ -189,3 +189,17 @@ def test_the_api_path_writes_the_result_then_the_report_into_one_complete_folder
     assert set(man["files"]) == {"result.json", "verdicts.parquet", "decisions.parquet", "report.html", "report.md"}
     assert man["run_id"] == json.loads((out / "result.json").read_text())["run_id"]
     assert is_complete(out)
+
+
+def test_a_world_folder_written_before_manifests_is_resumed_and_a_stray_file_is_refused(tmp_path, world_cli):
+    out = tmp_path / "w"
+    assert world_cli(out).exit_code == 0
+    (out / "judgeaudit-run.json").unlink()             # as an earlier version left it
+    r = world_cli(out, "--seed", "2")
+    assert r.exit_code == 0 and "replacing its earlier world run" in r.output, r.output
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "report.html").write_text("my own page")
+    r = world_cli(other)
+    assert isinstance(r.exception, InputError) and "report.html, not written by a world run" in str(r.exception)
+    assert (other / "report.html").read_text() == "my own page"
