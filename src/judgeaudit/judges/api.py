@@ -68,7 +68,8 @@ def _classify(exc: Exception, key_var: str | None = None) -> Exception:
                  litellm.Timeout, litellm.APIConnectionError, litellm.APIError)
     permanent = (litellm.AuthenticationError, litellm.NotFoundError, litellm.BadRequestError,
                  litellm.PermissionDeniedError, litellm.ContextWindowExceededError)
-    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)):
+    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or \
+            getattr(exc, "status_code", None) in (401, 403):
         var = key_var or "the provider's API key variable"
         return AuthError(f"{type(exc).__name__}: {_short(exc)} (check the key in {var})", field=var)
     if isinstance(exc, permanent):
