@@ -13,6 +13,7 @@ from rich.console import Console
 
 from judgeaudit.analyses.cap import CapResult, cap_profile
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
+from judgeaudit.commands.common import RetriesOpt, RpmOpt, TimeoutOpt
 from judgeaudit.commands import register
 from judgeaudit.datasets._common import CoverageCell, judge_family, table_family
 from judgeaudit.errors import InputError
@@ -270,6 +271,9 @@ def run_cmd(
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    call_timeout: TimeoutOpt = None,
+    call_retries: RetriesOpt = None,
+    call_rpm: RpmOpt = None,
     ledger: register.LedgerOpt = None,
     strict_register: register.StrictOpt = False,
 ) -> None:

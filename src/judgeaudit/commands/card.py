@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.common import ApiBaseOpt, RetriesOpt, RpmOpt, TimeoutOpt, call_context
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="The validity card of one judge, gathered from run folders.")
@@ -112,6 +113,10 @@ def card_cmd(
                                            "makes")] = 2000,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help="with --run-missing: exit 0 even when "
                                                  "the judge produced no usable verdict in a run")] = False,
+    api_base: ApiBaseOpt = None,
+    call_timeout: TimeoutOpt = None,
+    call_retries: RetriesOpt = None,
+    call_rpm: RpmOpt = None,
 ) -> None:
     """Writes OUT/card.html, OUT/card.md, OUT/card.json and OUT/checklist.md (``card diff A B`` compares two cards)."""
     import sys
@@ -124,7 +129,9 @@ def card_cmd(
     from judgeaudit.commands.common import checked_calls
 
     ask = (lambda: typer.confirm("Run them?", default=False, err=True)) if sys.stdin.isatty() else None
-    with checked_calls(allow_failures, echo=console):   # a run the judge failed: its summary, then exit 1
+    with checked_calls(allow_failures, echo=console), \
+            call_context(api_base=api_base, timeout=call_timeout, retries=call_retries, rpm=call_rpm):
+        # a run the judge failed (--run-missing): its summary, then exit 1
         c = card(judge, list(from_ or []), out, ledger, run_missing=run_missing, yes=yes, confirm=ask,
                  n_boot=bootstrap)
         for line in c["verdict"]:

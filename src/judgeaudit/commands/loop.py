@@ -19,6 +19,9 @@ from judgeaudit.commands.common import (
     DEFAULT_BACKEND,
     BackendOpt,
     RayAddressOpt,
+    RetriesOpt,
+    RpmOpt,
+    TimeoutOpt,
     calls_checked,
     failed,
 )
@@ -106,6 +109,7 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     from judgeaudit.loop.report import write_report
     from judgeaudit.loop.responders import make_responder
     from judgeaudit.loop.tasks import load_task, shipped_only
+    from judgeaudit.runfolder import output_set
     from judgeaudit.runinfo import write_result
     from judgeaudit.runtime.failures import recording
     from judgeaudit.runtime.store import CallStore
@@ -121,7 +125,7 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     specs = [s for s in (initial, responder, judge, judge2, rewriter) if isinstance(s, str)]
     output_dir(out, writes=WRITES, inputs=[data, store, *spec_inputs(specs),
                                            *[Path(s.removeprefix("replay:")) for s in specs
-                                             if s.startswith("replay:") and "?" not in s]])
+                                             if s.startswith("replay:") and "?" not in s]], kind="loop")
 
     def build(spec: str | Any | None, temp: float | None = None) -> Any:
         if spec is None or isinstance(spec, Judge):
@@ -193,13 +197,12 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
                   "a bare score names no constraint, so it has no rate (None); a regulator whose every report "
                   "vote failed or did not parse is marked 'no usable report'"),
     }
-    o = Path(out)
-    o.mkdir(parents=True, exist_ok=True)
-    result = write_result(o / "result.json", result, inputs={"data": data})
-    for name, df in (("units", lr.units), ("complaints", lr.complaints), ("outputs", lr.outputs)):
-        write_jsonl(o / f"{name}.jsonl", df)
-    write_parquet(o / "units.parquet", lr.units)
-    write_report(result, o)
+    with output_set(out, "loop") as o:   # one set: a kill leaves the earlier run or this one, never a mix
+        result = write_result(o / "result.json", result, inputs={"data": data})
+        for name, df in (("units", lr.units), ("complaints", lr.complaints), ("outputs", lr.outputs)):
+            write_jsonl(o / f"{name}.jsonl", df)
+        write_parquet(o / "units.parquet", lr.units)
+        write_report(result, o)
     return result
 
 
@@ -270,6 +273,9 @@ def run_cmd(
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
     nli: Annotated[str | None, typer.Option("--nli", help=NLI_HELP)] = None,
+    call_timeout: TimeoutOpt = None,
+    call_retries: RetriesOpt = None,
+    call_rpm: RpmOpt = None,
 ) -> None:
     """Run the loop → OUT/result.json and OUT/report.html; exits 1 when a judging arm had no usable
     report (``--allow-failures``: exit 0)."""
@@ -328,6 +334,9 @@ def worlds_cmd(
     ray_address: RayAddressOpt = None,
     nli: Annotated[str | None, typer.Option("--nli", help=NLI_HELP)] = None,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+    call_timeout: TimeoutOpt = None,
+    call_retries: RetriesOpt = None,
+    call_rpm: RpmOpt = None,
 ) -> None:
     """An agent answers HaluEval QA under the seven worlds W0–W6 → OUT/result.json, OUT/answers.jsonl."""
     r = run_worlds_command(set_=set_, agent=agent, out=out, max_items=max_items, store=store,

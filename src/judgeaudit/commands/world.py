@@ -18,7 +18,9 @@ import pandas as pd
 import typer
 from rich.console import Console
 
-from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
+from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, RetriesOpt,
+                                         RpmOpt, TimeoutOpt, calls_checked)
+from judgeaudit.runfolder import output_set
 
 app = typer.Typer(help="What a judge must be shown: blind vs informed arms, world variants, factorial.",
                   no_args_is_help=True)
@@ -74,7 +76,7 @@ def _check(out: Path, set_spec: str, judges: Sequence[str], store: Path | None, 
     from judgeaudit.validate import check_options, output_dir, set_inputs, spec_inputs
 
     check_options(**options)
-    output_dir(out, writes=WRITES, inputs=[*set_inputs([set_spec]), store, *spec_inputs(judges)])
+    output_dir(out, writes=WRITES, inputs=[*set_inputs([set_spec]), store, *spec_inputs(judges)], kind="world")
 
 
 SPLITS = ("all", "report", "dev")
@@ -170,10 +172,11 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
               "split": split_record,
               "calibration": {j.id: j.calibration() for j in judges if callable(getattr(j, "calibration", None))},
               "calls": summarise(verdicts).to_dict()}
-    write_result(out / "result.json", result, verdicts,
-                 inputs={f"data:{i}": f for i, f in enumerate((set_prov or {}).get("files") or [])})
-    write_parquet(out / "verdicts.parquet", verdicts)
-    write_parquet(out / "decisions.parquet", an.decisions)   # per answer, for a paired card diff
+    with output_set(out, "world") as dest:
+        write_result(dest / "result.json", result, verdicts,
+                     inputs={f"data:{i}": f for i, f in enumerate((set_prov or {}).get("files") or [])})
+        write_parquet(dest / "verdicts.parquet", verdicts)
+        write_parquet(dest / "decisions.parquet", an.decisions)   # per answer, for a paired card diff
     return WorldResult(result, verdicts, an.decisions)
 
 
@@ -191,13 +194,14 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
         raise InputError("give one --judge, or two with the instrument factor (off = first, on = second)",
                          field="--judge")
     arms = sorted(set(factorial_arms(fs).values()))
-    run = run_world_cmd(set_spec, judge_specs, arms, out=out, votes=votes, form=form, max_items=max_items,
-                        store=store, concurrency=concurrency, api_base=api_base, n_boot=n_boot, seed=seed,
-                        temperature=temperature, items=items, progress=progress, split=split)
-    judges = run.result["provenance"]["judges"]
-    result = {**run.result, "factorial": factorial_table_from(run.result, fs, judges)}
-    result["shapley"] = result["factorial"]["shapley"]
-    write_result(out / "result.json", result, run.verdicts)
+    with output_set(out, "world") as dest:
+        run = run_world_cmd(set_spec, judge_specs, arms, out=out, votes=votes, form=form, max_items=max_items,
+                            store=store, concurrency=concurrency, api_base=api_base, n_boot=n_boot, seed=seed,
+                            temperature=temperature, items=items, progress=progress, split=split)
+        judges = run.result["provenance"]["judges"]
+        result = {**run.result, "factorial": factorial_table_from(run.result, fs, judges)}
+        result["shapley"] = result["factorial"]["shapley"]
+        write_result(dest / "result.json", result, run.verdicts)
     return WorldResult(result, run.verdicts, run.decisions)
 
 
@@ -236,8 +240,9 @@ def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> Non
     from judgeaudit.report.html import write_page
     from judgeaudit.report.world import world_markdown, world_sections
 
-    write_page(out / "report.html", "judgeaudit — what the judge must be shown", world_sections(run.result))
-    (out / "report.md").write_text(world_markdown(run.result))
+    with output_set(out, "world") as dest:
+        write_page(dest / "report.html", "judgeaudit — what the judge must be shown", world_sections(run.result))
+        (dest / "report.md").write_text(world_markdown(run.result))
     echo.print(f"→ {out}/result.json, {out}/verdicts.parquet, {out}/report.html, {out}/report.md")
 
 
@@ -282,15 +287,16 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
             backend: BackendOpt = DEFAULT_BACKEND,
             ray_address: RayAddressOpt = None,
+            call_timeout: TimeoutOpt = None, call_retries: RetriesOpt = None, call_rpm: RpmOpt = None,
             ) -> None:
-    """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
-    r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
-                      concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
-                      temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
-                      matcher_judge=matcher_judge, second_matcher_judge=second_matcher_judge, covariates=correlate,
-                      permutations=permutations,
-                      alternative=alternative, split=split)
-    write_report(r, out)
+    """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html (as one set)."""
+    with output_set(out, "world"):
+        r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
+                          concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
+                          temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
+                          matcher_judge=matcher_judge, second_matcher_judge=second_matcher_judge,
+                          covariates=correlate, permutations=permutations, alternative=alternative, split=split)
+        write_report(r, out)
     matcher_failed(r.result, allow_failures)
 
 
@@ -306,9 +312,11 @@ def factorial_cmd(set_spec: _Set, judge: _Judge, out: _Out,
                   allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
                   backend: BackendOpt = DEFAULT_BACKEND,
                   ray_address: RayAddressOpt = None,
+                  call_timeout: TimeoutOpt = None, call_retries: RetriesOpt = None, call_rpm: RpmOpt = None,
                   ) -> None:
-    """Writes OUT/result.json (cells and Shapley values), OUT/verdicts.parquet and OUT/report.html."""
-    r = run_factorial_cmd(set_spec, judge, factors, out=out, votes=votes, form=form, max_items=max_items,
-                          store=store, concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
-                          temperature=temperature, split=split)
-    write_report(r, out)
+    """Writes OUT/result.json (cells and Shapley values), OUT/verdicts.parquet and OUT/report.html (as one set)."""
+    with output_set(out, "world"):
+        r = run_factorial_cmd(set_spec, judge, factors, out=out, votes=votes, form=form, max_items=max_items,
+                              store=store, concurrency=concurrency, api_base=api_base, n_boot=bootstrap,
+                              seed=seed, temperature=temperature, split=split)
+        write_report(r, out)
