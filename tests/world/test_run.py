@@ -129,7 +129,8 @@ def test_typed_form_scores_one_unit_per_constraint(tmp_path):
 
 @pytest.mark.data
 def test_typed_form_has_one_unit_per_ifeval_constraint(data_dir):
-    # the shipped IFEval responses carry 834 labelled constraints; merged by type id they were 817 units
+    # the shipped IFEval responses joined to their prompts by text carry 832 labelled constraints (prompt 2785,
+    # edited upstream, has no response and is left out); merged by type id they were fewer units
     from judgeaudit.datasets.world import load_world_set
     from judgeaudit.world.pooling import Pooled
     from judgeaudit.world.scoring import decisions
@@ -138,5 +139,5 @@ def test_typed_form_has_one_unit_per_ifeval_constraint(data_dir):
     none = Pooled(parsed_votes=1, votes=1, label=False, unit_labels=None, defect_ids=[], score=None, defects=None,
                   ties=0)
     rows = [(it.item_id, r["unit"]) for it in items for r in decisions(it, none, "typed")]
-    assert len(rows) == sum(u.defective is not None for it in items for u in it.units) == 834
-    assert len(set(rows)) == 834
+    assert len(rows) == sum(u.defective is not None for it in items for u in it.units) == 832
+    assert len(set(rows)) == 832
