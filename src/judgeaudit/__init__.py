@@ -5,7 +5,9 @@ The public names below are re-exported lazily, so ``import judgeaudit`` stays fa
 
 from __future__ import annotations
 
-from importlib import import_module
+from judgeaudit import _startup  # noqa: F401 - first: Ctrl-C while the command line loads is one line
+
+from importlib import import_module  # noqa: E402
 from typing import Any
 
 from judgeaudit.errors import InputError

@@ -134,20 +134,31 @@ def store_stats(store: Annotated[Path, typer.Option("--store")]) -> None:
     with _open_store(store) as cs:
         df = cs.stats()
         _warn_skipped(cs)
+    rows = [["—" if v is None or v != v else f"{v:.4g}" if isinstance(v, float) else str(v) for v in row]
+            for row in df.itertuples(index=False)]
+    out = Console()
+    if not out.is_terminal:   # piped or redirected: tab-separated full rows, nothing cut to a width
+        print("\t".join(map(str, df.columns)))
+        for r in rows:
+            print("\t".join(r))
+        return
     table = Table(*df.columns)
-    for row in df.itertuples(index=False):
-        table.add_row(*("—" if v is None or v != v else f"{v:.4g}" if isinstance(v, float) else str(v)
-                        for v in row))
-    Console().print(table)
+    for r in rows:
+        table.add_row(*r)
+    out.print(table)
 
 
 @store_app.command("export")
 def store_export(store: Annotated[Path, typer.Option("--store")],
                  out: Annotated[Path, typer.Option("--out", help="a .parquet or .jsonl file")]) -> None:
-    """Export every stored call to Parquet or JSONL."""
+    """Export every stored call to Parquet or JSONL (replacing only an earlier export, never another file)."""
+    from judgeaudit.runtime.store import is_export
     from judgeaudit.validate import output_file
 
     output_file(out, inputs=[store])
+    if out.exists() and not is_export(out):
+        raise InputError("exists and is not an earlier store export (a run's output or another file); refusing "
+                         "to replace it — choose a new name", path=out, field="--out")
     with _open_store(store) as cs:
         cs.export(out)
         _warn_skipped(cs)
@@ -162,17 +173,67 @@ def run_experiment(
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
 ) -> None:
-    """Run an experiment described by one YAML file (see judgeaudit.experiment)."""
-    from judgeaudit.commands.validity import run_validity, write_report
-    from judgeaudit.experiment import judge_specs, load_experiment
+    """Run an experiment described by one YAML file (see judgeaudit.experiment): analysis validity, world,
+    loop or card, with the options of the command of that name."""
+    from judgeaudit.commands.common import call_context
+    from judgeaudit.experiment import load_experiment, yaml_error
     from judgeaudit.runtime import backends
 
     exp = load_experiment(experiment)
-    with backends.use(backend, ray_address), checked_calls(allow_failures or exp.allow_failures):
-        r = run_validity(exp.probes, judge_specs(exp), out=exp.out, store=exp.store, s_floor=exp.s_floor,
-                         bar=exp.bar, n_boot=exp.bootstrap, n_regrade=exp.regrade, concurrency=exp.concurrency,
-                         seed=exp.seed)
+    try:
+        with call_context(api_base=exp.api_base, timeout=exp.timeout, retries=exp.retries, rpm=exp.rpm), \
+                backends.use(backend, ray_address), checked_calls(allow_failures or exp.allow_failures):
+            _EXPERIMENT_RUNNERS[exp.analysis](exp)
+    except InputError as e:
+        raise yaml_error(exp, e) from None
+
+
+def _run_validity_experiment(exp) -> None:  # noqa: ANN001 - experiment.ValidityExperiment
+    from judgeaudit.commands.validity import run_validity, write_report
+    from judgeaudit.experiment import judge_specs
+
+    r = run_validity(exp.probes, judge_specs(exp), out=exp.out, store=exp.store, s_floor=exp.s_floor, bar=exp.bar,
+                     n_boot=exp.bootstrap, n_regrade=exp.regrade, concurrency=exp.concurrency, seed=exp.seed)
+    write_report(r, exp.out, echo=console)
+
+
+def _run_world_experiment(exp) -> None:  # noqa: ANN001 - experiment.WorldExperiment
+    from judgeaudit.commands.world import run_world_cmd, write_report
+    from judgeaudit.experiment import judge_specs
+    from judgeaudit.runfolder import output_set
+
+    with output_set(exp.out, "world"):
+        r = run_world_cmd(exp.set_, judge_specs(exp), exp.arms, out=exp.out, votes=exp.votes, form=exp.form,
+                          max_items=exp.max_items, store=exp.store, concurrency=exp.concurrency, n_boot=exp.bootstrap,
+                          seed=exp.seed, temperature=exp.temperature, strict_threshold=exp.strict_threshold,
+                          top_k=exp.top_k, permutations=exp.permutations, alternative=exp.alternative,
+                          split=exp.split)
         write_report(r, exp.out, echo=console)
+
+
+def _run_loop_experiment(exp) -> None:  # noqa: ANN001 - experiment.LoopExperiment
+    from judgeaudit.commands.loop import run_loop_command
+
+    run_loop_command(task=exp.task, data=exp.data, initial=exp.initial, responder=exp.responder, judge=exp.judge,
+                     regulators=exp.regulators, out=exp.out, rounds=exp.rounds, votes=exp.votes,
+                     max_items=exp.max_items, judge2=exp.judge2, rewriter=exp.rewriter, store=exp.store,
+                     concurrency=exp.concurrency, api_base=exp.api_base, bootstrap=exp.bootstrap, seed=exp.seed)
+    console.print(f"→ {exp.out}/result.json, {exp.out}/report.html", highlight=False)
+
+
+def _run_card_experiment(exp) -> None:  # noqa: ANN001 - experiment.CardExperiment
+    from judgeaudit.commands.card import card
+
+    if not exp.from_ and not exp.run_missing:
+        raise InputError("from is required (or run_missing: true)", field="--from")
+    c = card(exp.judge, list(exp.from_), exp.out, exp.ledger, run_missing=exp.run_missing, yes=exp.yes,
+             confirm=None, n_boot=exp.bootstrap)
+    for line in c["verdict"]:
+        print(line)
+
+
+_EXPERIMENT_RUNNERS = {"validity": _run_validity_experiment, "world": _run_world_experiment,
+                       "loop": _run_loop_experiment, "card": _run_card_experiment}
 
 
 @app.command("demo")
@@ -197,6 +258,9 @@ def demo_cmd(
 
 def main() -> None:
     """Entry point: bad input prints one line naming file, line and field, and exits 2."""
+    from judgeaudit import _startup
+
+    _startup.uninstall()   # loaded: from here on Ctrl-C is handled below
     try:
         app()
     except InputError as e:
@@ -205,6 +269,10 @@ def main() -> None:
     except KeyboardInterrupt:
         _interrupted()
         sys.exit(130)
+    except MemoryError:
+        print("error: not enough memory for this run (lower --bootstrap, --permutations, --votes or "
+              "--max-items); nothing after the last stored call was lost", file=sys.stderr)
+        sys.exit(1)
     except SystemExit as e:
         if e.code == 130:   # typer turns Ctrl-C into exit 130
             _interrupted()

@@ -44,3 +44,10 @@ class TransientError(Exception):
     def __init__(self, message: str, retry_after: float | None = None):
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class AuthError(InputError):
+    """A judge call the provider refused for its credentials (HTTP 401/403), or one that cannot be made since
+    no key is in the environment for a named provider: never retried (every call would fail the same way);
+    the run stops at once and the CLI prints the message, which names the variable to set (``field``), and
+    exits 2."""

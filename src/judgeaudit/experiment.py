@@ -15,7 +15,14 @@
     bootstrap: 2000
     allow_failures: false         # true: exit 0 even when a judge produced no usable verdict
 
-Validation errors name the file, the line and the field.
+``analysis: world``, ``loop`` and ``card`` take the options of ``judgeaudit world run``, ``loop run`` and
+``card`` under their option names (``set``, ``judges``, ``arms``, ``votes``, …; ``task``, ``data``,
+``responder``, ``regulators``, …; ``judge``, ``from``, ``run_missing``, …), and every analysis takes the call
+options ``timeout``, ``retries``, ``rpm`` and ``api_base``.
+
+Validation errors name the file, the line and the field: the same rules as the command line
+(``validate.OPTION_RULES``), an input file that is missing, and an error the run raises about one of its
+options (``--votes`` is the file's ``votes``).
 """
 
 from __future__ import annotations
@@ -24,11 +31,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
 
 from judgeaudit.errors import InputError
 from judgeaudit.io import read_text
-from judgeaudit.validate import option_problem, output_dir, spec_inputs
+from judgeaudit.validate import OPTION_RULES, option_problem, output_dir, set_inputs, spec_inputs
 
 
 class JudgeEntry(BaseModel):
@@ -36,30 +43,34 @@ class JudgeEntry(BaseModel):
     spec: str
 
 
-class ValidityExperiment(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class _Experiment(BaseModel):
+    """What every experiment file has: where it writes, its store, the call options, the failure exit."""
 
-    analysis: Literal["validity"]
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
     out: Path
-    probes: str = "bundled"
-    judges: list[str | JudgeEntry] = Field(min_length=1)
-    s_floor: float = 0.90
-    bar: float = 0.75
-    bootstrap: int = 2000
-    regrade: int = 48
     store: Path | None = None
     concurrency: int | None = None
     seed: int = 0
+    api_base: str | None = None
+    timeout: float | None = None
+    retries: int | None = None
+    rpm: float | None = None
     allow_failures: bool = False
+    _node: Any = PrivateAttr(default=None)
+    _path: Path | None = PrivateAttr(default=None)
 
-    @field_validator("s_floor", "bar", "bootstrap", "regrade", "concurrency")
+    @field_validator("*")
     @classmethod
     def _option_rules(cls, v: Any, info: ValidationInfo) -> Any:
         """The same rules as the command line's options (``validate.OPTION_RULES``)."""
-        msg = option_problem(info.field_name, v)
-        if msg is not None:
+        if info.field_name in OPTION_RULES and (msg := option_problem(info.field_name, v)) is not None:
             raise ValueError(msg)
         return v
+
+
+class _WithJudges(_Experiment):
+    judges: list[str | JudgeEntry] = Field(min_length=1)
 
     @field_validator("judges")
     @classmethod
@@ -68,6 +79,79 @@ class ValidityExperiment(BaseModel):
             if isinstance(j, str) and not j.strip():
                 raise ValueError("a judge spec is empty")
         return v
+
+
+class ValidityExperiment(_WithJudges):
+    analysis: Literal["validity"]
+    probes: str = "bundled"
+    s_floor: float = 0.90
+    bar: float = 0.75
+    bootstrap: int = 2000
+    regrade: int = 48
+
+
+class WorldExperiment(_WithJudges):
+    analysis: Literal["world"]
+    set_: str = Field(alias="set")
+    arms: list[str] = Field(default_factory=lambda: ["blind", "informed"], min_length=1)
+    votes: int = 3
+    form: str = "label"
+    max_items: int | None = None
+    bootstrap: int = 2000
+    temperature: float = 0.3
+    strict_threshold: float = 0.5
+    top_k: int = 5
+    permutations: int = 9999
+    alternative: str = "two-sided"
+    split: str = "all"
+
+
+class LoopExperiment(_Experiment):
+    analysis: Literal["loop"]
+    task: str
+    data: Path
+    responder: str
+    regulators: list[str] = Field(min_length=1)
+    initial: str = "shipped"
+    judge: str | None = None
+    judge2: str | None = None
+    rewriter: str | None = None
+    rounds: int = 1
+    votes: int = 3
+    max_items: int | None = None
+    bootstrap: int = 2000
+
+
+class CardExperiment(_Experiment):
+    analysis: Literal["card"]
+    judge: str
+    from_: list[Path] = Field(default_factory=list, alias="from")
+    ledger: Path | None = None
+    run_missing: bool = False
+    yes: bool = False
+    bootstrap: int = 2000
+
+
+EXPERIMENTS: dict[str, type[_Experiment]] = {"validity": ValidityExperiment, "world": WorldExperiment,
+                                             "loop": LoopExperiment, "card": CardExperiment}
+"""The analyses an experiment file can run, by its ``analysis:``."""
+
+def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
+    """(YAML location, path) of every input file or folder the experiment names, which must exist."""
+    out: list[tuple[tuple[Any, ...], Path]] = []
+    if isinstance(exp, ValidityExperiment) and exp.probes != "bundled":
+        out.append((("probes",), Path(exp.probes)))
+    if isinstance(exp, WorldExperiment):
+        out += [(("set",), p) for p in set_inputs([exp.set_])]
+    if isinstance(exp, LoopExperiment):
+        out.append((("data",), exp.data))
+    if isinstance(exp, CardExperiment):
+        out += [(("from", i), f) for i, f in enumerate(exp.from_)]
+        out += [(("ledger",), exp.ledger)] if exp.ledger is not None else []
+    return out
+
+
+_WRITES = {"validity": ("result.json", "verdicts.parquet", "report.html"), "world": (), "loop": (), "card": ()}
 
 
 def _line_of(node: yaml.Node, loc: tuple[Any, ...]) -> int | None:
@@ -87,7 +171,15 @@ def _line_of(node: yaml.Node, loc: tuple[Any, ...]) -> int | None:
     return line
 
 
-def load_experiment(path: str | Path) -> ValidityExperiment:
+def _relative(base: Path, v: Any) -> Any:
+    if isinstance(v, Path):
+        return v if v.is_absolute() else base / v
+    if isinstance(v, list):
+        return [_relative(base, x) for x in v]
+    return v
+
+
+def load_experiment(path: str | Path) -> _Experiment:
     p = Path(path)
     text = read_text(p)
     try:
@@ -99,31 +191,52 @@ def load_experiment(path: str | Path) -> ValidityExperiment:
                          line=mark.line + 1 if mark else None) from None
     if not isinstance(data, dict):
         raise InputError("an experiment file is a YAML mapping", path=p, line=1)
-    if data.get("analysis") != "validity":
-        raise InputError(f"unknown analysis {data.get('analysis')!r}: experiment files run 'validity'; "
-                         "use `judgeaudit vp audit` and `judgeaudit cap run` for the others",
+    kind = data.get("analysis")
+    if kind not in EXPERIMENTS:
+        raise InputError(f"unknown analysis {kind!r}: experiment files run {', '.join(EXPERIMENTS)}; use "
+                         "`judgeaudit vp audit` and `judgeaudit cap run` for the others",
                          path=p, line=_line_of(node, ("analysis",)), field="analysis")
     try:
-        exp = ValidityExperiment.model_validate(data)
+        exp = EXPERIMENTS[kind].model_validate(data)
     except ValidationError as e:
         first = e.errors()[0]
         loc = tuple(x for x in first["loc"] if not (isinstance(x, str) and x in ("str", "JudgeEntry")))
         msg = "required field is missing" if first["type"] == "missing" else first["msg"].removeprefix("Value error, ")
         raise InputError(msg, path=p, line=_line_of(node, loc), field=".".join(map(str, loc))) from None
     base = p.parent
-    exp = exp.model_copy(update={
-        "out": exp.out if exp.out.is_absolute() else base / exp.out,
-        "store": None if exp.store is None else (exp.store if exp.store.is_absolute() else base / exp.store),
-        "probes": exp.probes if exp.probes == "bundled" or Path(exp.probes).is_absolute() else str(base / exp.probes),
-    })
+    update = {name: _relative(base, getattr(exp, name)) for name in ("out", "store", "data", "ledger", "from_")
+              if hasattr(exp, name)}
+    if isinstance(exp, ValidityExperiment) and exp.probes != "bundled" and not Path(exp.probes).is_absolute():
+        update["probes"] = str(base / exp.probes)
+    if isinstance(exp, WorldExperiment) and ":" in exp.set_:
+        name, rest = exp.set_.split(":", 1)
+        where, sep, query = rest.partition("?")
+        update["set_"] = f"{name}:{_relative(base, Path(where))}{sep}{query}"
+    exp = exp.model_copy(update=update)
+    for loc, f in _inputs(exp):
+        if not f.exists():
+            raise InputError(f"{f}: not found", path=p, line=_line_of(node, loc), field=str(loc[0]))
     try:
-        output_dir(exp.out, writes=("result.json", "verdicts.parquet", "report.html"),
-                   inputs=[p, None if exp.probes == "bundled" else exp.probes, exp.store,
-                           *spec_inputs(judge_specs(exp))])
+        output_dir(exp.out, writes=_WRITES[kind], inputs=[p, getattr(exp, "store", None),
+                                                          *spec_inputs(judge_specs(exp))])
     except InputError as e:
         raise InputError(f"{e.path} {e.message}", path=p, line=_line_of(node, ("out",)), field="out") from None
+    exp._node, exp._path = node, p   # for errors the run raises (``yaml_error``)
     return exp
 
 
-def judge_specs(exp: ValidityExperiment) -> list[str | dict[str, Any]]:
-    return [j if isinstance(j, str) else j.model_dump() for j in exp.judges]
+def yaml_error(exp: _Experiment, err: InputError) -> InputError:
+    """An error the run raised about one of its options (``--max-items``), as the file's field and line;
+    any other error (a data file's line) as it is."""
+    if not (err.field or "").startswith("--") or err.path:
+        return err
+    name = {"--set": "set", "--arm": "arms", "--judge": "judges" if hasattr(exp, "judges") else "judge",
+            "--regulator": "regulators", "--from": "from"}.get(err.field, err.field[2:].replace("-", "_"))
+    node, path = getattr(exp, "_node", None), getattr(exp, "_path", None)
+    line = _line_of(node, (name,)) if node is not None else None
+    return InputError(err.message, path=path, line=line, field=name)
+
+
+def judge_specs(exp: _Experiment) -> list[str | dict[str, Any]]:
+    judges = getattr(exp, "judges", None) or []
+    return [j if isinstance(j, str) else j.model_dump() for j in judges]

@@ -7,14 +7,20 @@ trainer), ``None`` when unknown, or ``REFERENCE`` for an instrument that is not 
 
 Rules:
 
-* The family comes only from the table below (never from the shape of a name), matched on the
-  tokens of the model name after dropping every path prefix (LiteLLM providers such as
-  ``openai/`` or ``openrouter/``, hub organisations such as ``google/``), plus the hub
-  organisation just before the name (``ORGANISATIONS``; provider prefixes are not in it, because
-  ``openai/<model>`` is any OpenAI-compatible server). A user's ``family=`` replaces the table.
+* The family comes only from the tables below (never from the shape of a name), read from the model
+  name after dropping every path prefix (LiteLLM providers such as ``openai/`` or ``openrouter/``, hub
+  organisations such as ``google/``): ``LINES`` (fine-tune lines whose name does not say their base:
+  ``orca-2`` is Llama 2 trained by Microsoft, ``meta+microsoft``), then the tokens of what is left
+  (``MODEL_TOKENS``: the vendors whose pretrained weights the token names; ``TRAINER_TOKENS``: a
+  trainer's line that names no base). A user's ``family=`` replaces the tables.
+* A model's family needs its base: a name that names no base (only a trainer's line, or nothing the
+  tables know) is unknown, whatever hub organisation hosts it. The organisation just before the
+  name (``ORGANISATIONS``; provider prefixes are not in it, because ``openai/<model>`` is any
+  OpenAI-compatible server) and trainer tokens add the trainer's vendor to a known base.
 * A fine-tuned model belongs to every vendor its name names: the base model's (shared pretraining
   is what the disjointness rules guard against) and its trainer's when the table lists the
-  trainer (``Skywork-Reward-Gemma-2-27B`` -> ``google+skywork``; ``GRM-Gemma-2B`` -> ``google``).
+  trainer (``Skywork-Reward-Gemma-2-27B`` -> ``google+skywork``; ``GRM-Gemma-2B`` -> ``google``;
+  ``nvidia/AceMath-72B-RM`` -> ``alibaba+nvidia``).
 * Unknown (``None``) is never equal to anything: it is never half of a within-family pair, and a
   disjointness rule involving it cannot be decided (callers refuse and ask for ``family=``).
 * Two families are disjoint when their vendor sets do not intersect; an ensemble with an unknown
@@ -37,14 +43,15 @@ if TYPE_CHECKING:
 #: The family value of a reference instrument (``reference:*``): not a model, no vendor.
 REFERENCE = "reference"
 
-#: Vendor -> tokens of model names that carry its weights or its training. A pattern matches one
-#: whole token of the lower-cased name (tokens are split at every non-alphanumeric character),
-#: optionally followed by a version (``gpt4o``, ``llama3``, ``qwen2``, ``palm2``).
+#: Vendor -> tokens of model names that carry its pretrained weights. A pattern matches one whole
+#: token of the lower-cased name (tokens are split at every non-alphanumeric character), optionally
+#: followed by a version (``gpt4o``, ``llama3``, ``qwen2``, ``qwen2p5``, ``palm2``).
 MODEL_TOKENS: dict[str, tuple[str, ...]] = {
-    "openai": ("gpt", "chatgpt", "o[1-9]", "davinci", "babbage", "curie"),
+    "openai": ("gpt", "chatgpt", "davinci", "babbage", "curie"),
     "anthropic": ("claude",),
-    "google": ("gemini", "gemma", "codegemma", "recurrentgemma", "palm", "bison", "bard"),
-    "meta": ("llama", "codellama"),
+    "google": ("gemini", "gemma", "codegemma", "recurrentgemma", "shieldgemma", "palm", "bison", "bard", "t5",
+               "mt5", "flan", "ul2"),
+    "meta": ("llama", "codellama", "opt", "galactica"),
     "mistral": ("mistral", "mixtral", "codestral", "ministral", "mathstral", "pixtral", "magistral",
                 "devstral"),
     "alibaba": ("qwen", "qwq", "codeqwen"),
@@ -58,26 +65,84 @@ MODEL_TOKENS: dict[str, tuple[str, ...]] = {
     "skywork": ("skywork",),
     "tii": ("falcon",),
     "zhipu": ("glm", "chatglm"),
-    "allenai": ("olmo", "tulu"),
+    "allenai": ("olmo", "olmoe"),
     "ibm": ("granite",),
     "baichuan": ("baichuan",),
     "moonshot": ("kimi", "moonshot"),
     "ai21": ("jamba", "jurassic"),
     "stability": ("stablelm",),
-    "databricks": ("dbrx",),
+    "databricks": ("dbrx", "mpt"),
+    "amazon": ("nova", "titan"),
+    "minimax": ("minimax", "abab"),
+    "baidu": ("ernie",),
+    "tencent": ("hunyuan",),
+    "snowflake": ("arctic",),
+    "eleutherai": ("pythia",),
 }
 
-#: Hub organisation (the path component just before a model name) -> vendor.
+#: OpenAI's reasoning models (``o1``, ``o3-mini``, ``o4-mini``): only as the first token of a name
+#: (``Skywork-o1-Open-Llama-3.1-8B`` is a Llama).
+LEADING_TOKENS: dict[str, tuple[str, ...]] = {"openai": ("o[1-9]",)}
+
+#: Vendor -> tokens of a trainer's fine-tune line that name no base model: they add the trainer to a
+#: base the name states (``Nous-Hermes-2-Mixtral-8x7B`` -> ``mistral+nous``), never a family alone.
+TRAINER_TOKENS: dict[str, tuple[str, ...]] = {"nous": ("nous", "hermes"), "nomic": ("gpt4all",)}
+
+#: Fine-tune lines whose names do not say their base: a pattern over the lower-cased name with
+#: every run of other characters made one ``-``, matched at ``-`` boundaries -> base and trainer
+#: vendors. The matched part is not read again as tokens (``gpt4all-j`` is GPT-J, not OpenAI's).
+LINES: tuple[tuple[str, str], ...] = (
+    (r"orca-2", "meta+microsoft"),                                   # Orca 2: Llama 2
+    (r"wizardlm-2-(?:8x22b|7b)", "microsoft+mistral"),               # WizardLM-2: Mixtral 8x22B, Mistral 7B
+    (r"wizardlm-2-70b", "meta+microsoft"),                           # WizardLM-2 70B: Llama 2
+    (r"wizardlm(?:-\d+b)?(?:-v1-\d+)?", "meta+microsoft"),            # WizardLM 1.x: LLaMA, Llama 2
+    (r"mai-ds-r1", "deepseek+microsoft"),                            # MAI-DS-R1: DeepSeek-R1
+    (r"tulu(?:-v?\d+)?", "allenai+meta"),                            # Tulu 1-3: LLaMA, Llama 2, Llama 3.1
+    (r"ace(?:math|instruct)", "alibaba+nvidia"),                     # AceMath, AceInstruct: Qwen2.5
+    (r"gpt4all-j", "eleutherai+nomic"),                              # GPT4All-J: GPT-J
+    (r"gpt-(?:j|neo|neox)|gptj", "eleutherai"),
+    (r"dolly(?:-v\d+)?", "databricks+eleutherai"),                   # Dolly: GPT-J, Pythia
+    (r"prometheus-(?:7b|8x7b)-v2(?:-\d+)?", "kaist+mistral"),        # Prometheus 2: Mistral 7B, Mixtral
+    (r"prometheus-(?:7b|13b)-v1(?:-\d+)?", "kaist+meta"),            # Prometheus 1: Llama 2
+    (r"flow-judge", "flowai+microsoft"),                             # Flow-Judge v0.1: Phi-3.5-mini
+    (r"starling-rm-7b", "berkeley+meta"),                            # Starling-RM-7B: Llama 2 7B chat
+    (r"starling-lm-7b", "berkeley+mistral"),                         # Starling-LM-7B: OpenChat 3.5 (Mistral)
+    (r"starling-rm-34b", "01-ai+nexusflow"),                         # Starling-RM-34B: Yi-34B chat
+    (r"ultrarm", "meta+openbmb"),                                    # UltraRM-13B: Llama 2 13B
+    (r"zephyr-(?:7b|orpo-141b)", "huggingface+mistral"),             # Zephyr: Mistral 7B, Mixtral 8x22B
+    (r"vicuna", "lmsys+meta"),                                       # Vicuna: LLaMA, Llama 2
+    (r"alpaca", "meta+stanford"),                                    # Alpaca: LLaMA
+    (r"koala", "berkeley+meta"),                                     # Koala: LLaMA
+)
+
+#: Hub organisation (the path component just before a model name) -> vendor: the trainer, added to
+#: a base the name states (never a family on its own).
 ORGANISATIONS: dict[str, str] = {
     "google": "google", "meta-llama": "meta", "facebook": "meta", "qwen": "alibaba",
     "mistralai": "mistral", "deepseek-ai": "deepseek", "microsoft": "microsoft", "nvidia": "nvidia",
     "01-ai": "01-ai", "internlm": "shanghai-ai-lab", "skywork": "skywork", "cohereforai": "cohere",
     "coherelabs": "cohere", "xai-org": "xai", "tiiuae": "tii", "thudm": "zhipu", "zai-org": "zhipu",
     "allenai": "allenai", "ibm-granite": "ibm", "baichuan-inc": "baichuan", "moonshotai": "moonshot",
-    "ai21labs": "ai21", "stabilityai": "stability", "databricks": "databricks",
+    "ai21labs": "ai21", "stabilityai": "stability", "databricks": "databricks", "mosaicml": "databricks",
+    "nousresearch": "nous", "wizardlmteam": "microsoft", "minimaxai": "minimax", "baidu": "baidu",
+    "tencent": "tencent", "snowflake": "snowflake", "prometheus-eval": "kaist", "kaist-ai": "kaist",
+    "flowaicom": "flowai", "berkeley-nest": "berkeley", "nexusflow": "nexusflow", "openbmb": "openbmb",
+    "huggingfaceh4": "huggingface", "lmsys": "lmsys", "nomic-ai": "nomic", "eleutherai": "eleutherai",
 }
 
-_TOKEN = {vendor: re.compile(r"(?:%s)(?:\d+[a-z]*)?" % "|".join(pats)) for vendor, pats in MODEL_TOKENS.items()}
+_VERSION = r"(?:\d+(?:p\d+)?[a-z]?\d*)?"
+
+
+def _token_patterns(table: dict[str, tuple[str, ...]]) -> dict[str, re.Pattern[str]]:
+    return {vendor: re.compile(r"(?:%s)%s" % ("|".join(pats), _VERSION)) for vendor, pats in table.items()}
+
+
+_TOKEN = _token_patterns(MODEL_TOKENS)
+_LEADING = _token_patterns(LEADING_TOKENS)
+_TRAINER = _token_patterns(TRAINER_TOKENS)
+_LINES = [(re.compile(rf"(?<![a-z0-9])(?:{pat})(?![a-z0-9])"), fam.split("+")) for pat, fam in LINES]
+_VENDORS = (set(MODEL_TOKENS) | set(TRAINER_TOKENS) | set(ORGANISATIONS.values())
+            | {v for _, fam in LINES for v in fam.split("+")})
 _UNKNOWN_WORDS = {"", "unknown", "none", "null", "?"}
 
 
@@ -86,19 +151,32 @@ def _tokens(name: str) -> list[str]:
 
 
 def family_of(model: str | None) -> str | None:
-    """The family of a model name from the table (``None`` when the table does not know it).
+    """The family of a model name from the tables (``None`` when they do not know its base).
 
     ``family_of("openrouter/openai/o3-mini") == "openai"``; ``family_of("google/gemma-2-9b-it") ==
-    "google"``; ``family_of("openai/my-finetune") is None`` (``openai/`` is only a transport)."""
+    "google"``; ``family_of("microsoft/Orca-2-13b") == "meta+microsoft"``; ``family_of("openai/my-finetune")``
+    and ``family_of("microsoft/rho-math-7b")`` are ``None`` (a transport or a hub says nothing of the base)."""
     if not model:
         return None
     parts = [p for p in str(model).strip().split("/") if p]
     if not parts:
         return None
-    found = {vendor for tok in _tokens(parts[-1]) for vendor, rx in _TOKEN.items() if rx.fullmatch(tok)}
+    name = "-".join(_tokens(parts[-1]))
+    base: set[str] = set()
+    for rx, fam in _LINES:
+        if rx.search(name):
+            base.update(fam)
+            name = rx.sub("-", name)
+    toks = _tokens(name)
+    base |= {vendor for tok in toks for vendor, rx in _TOKEN.items() if rx.fullmatch(tok)}
+    if toks and parts[-1].lower().startswith(toks[0]):
+        base |= {vendor for vendor, rx in _LEADING.items() if rx.fullmatch(toks[0])}
+    if not base:
+        return None
+    base |= {vendor for tok in toks for vendor, rx in _TRAINER.items() if rx.fullmatch(tok)}
     if len(parts) > 1 and parts[-2].lower() in ORGANISATIONS:
-        found.add(ORGANISATIONS[parts[-2].lower()])
-    return "+".join(sorted(found)) if found else None
+        base.add(ORGANISATIONS[parts[-2].lower()])
+    return "+".join(sorted(base))
 
 
 def parse_family(value: str | None) -> str | None:
@@ -117,7 +195,7 @@ def parse_family(value: str | None) -> str | None:
     for part in (p.strip() for p in text.split("+")):
         if part in _UNKNOWN_WORDS:
             return None
-        if part in MODEL_TOKENS or part in ORGANISATIONS.values():
+        if part in _VENDORS:
             out.add(part)
         else:
             out.update((family_of(part) or part).split("+"))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -143,12 +145,24 @@ def read_table(path: str | Path) -> pd.DataFrame:
     return df
 
 
-def write_jsonl(path: str | Path, rows: list[dict[str, Any]] | pd.DataFrame) -> None:
+@contextmanager
+def _replacing(path: str | Path) -> Iterator[Path]:
+    """A temporary file beside ``path`` to write; renamed over ``path`` when the block ends without an
+    error (removed otherwise), so a reader or a kill never meets a half-written file."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, p)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_jsonl(path: str | Path, rows: list[dict[str, Any]] | pd.DataFrame) -> None:
     if isinstance(rows, pd.DataFrame):
         rows = json.loads(rows.to_json(orient="records", force_ascii=False))
-    with p.open("w", encoding="utf-8") as fh:
+    with _replacing(path) as tmp, tmp.open("w", encoding="utf-8") as fh:
         for r in rows:
             fh.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
 
@@ -156,20 +170,20 @@ def write_jsonl(path: str | Path, rows: list[dict[str, Any]] | pd.DataFrame) -> 
 def write_parquet(path: str | Path, df: pd.DataFrame) -> Path:
     """Write a table to Parquet; dict and list-of-dict cells (meta, defects) are stored as JSON text."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
     out = df.copy()
     for col in out.columns:
         if out[col].dtype == object and out[col].map(lambda v: isinstance(v, dict) or (
                 isinstance(v, list) and any(isinstance(x, dict) for x in v))).any():
             out[col] = out[col].map(lambda v: None if v is None else json.dumps(v, default=str))
-    out.to_parquet(p, index=False)
+    with _replacing(p) as tmp:
+        out.to_parquet(tmp, index=False)
     return p
 
 
 def write_json(path: str | Path, obj: Any) -> None:
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=_json_default), encoding="utf-8")
+    text = json.dumps(obj, indent=2, ensure_ascii=False, default=_json_default)
+    with _replacing(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
 
 
 def _json_default(o: Any) -> Any:

@@ -2,11 +2,22 @@
 ``created_at`` (UTC, ISO 8601). One helper stamps and writes them, so every writer agrees; the
 prediction ledger (``judgeaudit.ledger``) refuses to score a clause with a run made before the
 clause was committed.
+
+A run that called judges also records, under ``answers``, when the verdicts it used were answered
+(``answer_record``): how many, the earliest and latest answer time (a verdict served from the call
+store keeps the time it was first answered), and how many were read from a file (``replay:``, or a
+CAP run's published judge outputs), whose answer time nobody recorded. The ledger reads these so that
+a rerun answered from the store after a commit cannot pass for a run made after it.
+
+Each ``result.json`` also records its inputs (``inputs``): the judgeaudit version, the elicitation
+template version, and per input file (the probe file, the data set files) its absolute path and SHA-256,
+so that a reader of the run (the card, ``card diff``) can refuse a file that changed after the run.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,11 +35,89 @@ def stamp(payload: dict[str, Any]) -> dict[str, Any]:
     return {**payload, "run_id": str(uuid.uuid4()), "created_at": utc_now()}
 
 
-def write_result(path: str | Path, payload: dict[str, Any]) -> dict[str, Any]:
-    """Write ``payload`` stamped with its run id and creation time to ``path``; the stamped dict."""
+def answer_record(verdicts: Any) -> dict[str, Any]:
+    """When the verdicts of a run were answered: ``{"calls", "earliest", "latest", "replayed",
+    "untimed"}`` over the rows of a verdict table (or a list of ``Verdict``). ``replayed`` counts
+    the verdicts of ``replay:`` judges (provider ``replay``): their time is when the file was read,
+    not when they were answered, so they are left out of earliest/latest. ``untimed`` counts rows
+    without a readable, zoned time."""
+    import pandas as pd
+
+    from judgeaudit.records import verdicts_frame
+
+    df = verdicts if isinstance(verdicts, pd.DataFrame) else verdicts_frame(list(verdicts))
+    replayed = (df["provider"] == "replay") if "provider" in df else pd.Series(False, index=df.index)
+    times = pd.to_datetime(df.loc[~replayed, "timestamp"], utc=True, errors="coerce", format="ISO8601") \
+        if "timestamp" in df else pd.Series([], dtype="datetime64[ns, UTC]")
+    timed = times.dropna()
+    return {"calls": int(len(df)), "replayed": int(replayed.sum()), "untimed": int(len(times) - len(timed)),
+            "earliest": timed.min().isoformat() if len(timed) else None,
+            "latest": timed.max().isoformat() if len(timed) else None}
+
+
+def file_sha256(path: str | Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def input_record(files: Mapping[str, str | Path | None] | None = None) -> dict[str, Any]:
+    """The ``inputs`` block of a result: versions, and each existing input file's absolute path and
+    SHA-256 (a folder: every file under it, by relative path). The elicitation template version is
+    the loaded one (None when the run rendered no judge prompt: the judges package is not imported
+    here, which would cost a run that calls no judge its import time)."""
+    import sys
+
+    from judgeaudit import __version__
+
+    elicit = sys.modules.get("judgeaudit.judges.elicit")
+    rec: dict[str, Any] = {"judgeaudit": __version__, "template_version": getattr(elicit, "TEMPLATE_VERSION", None),
+                           "files": {}}
+    for name, p in (files or {}).items():
+        if p is None:
+            continue
+        p = Path(p).resolve()
+        if p.is_file():
+            rec["files"][name] = {"path": str(p), "sha256": file_sha256(p)}
+        elif p.is_dir():
+            rec["files"][name] = {"path": str(p), "sha256": {str(f.relative_to(p)): file_sha256(f)
+                                                             for f in sorted(p.rglob("*")) if f.is_file()}}
+    return rec
+
+
+def changed_inputs(result: dict[str, Any], only: Sequence[str] | None = None) -> list[str]:
+    """One line per recorded input file that is gone or whose SHA-256 differs from the run's."""
+    out = []
+    for name, f in ((result.get("inputs") or {}).get("files") or {}).items():
+        if only is not None and name not in only:
+            continue
+        p = Path(f["path"])
+        if isinstance(f["sha256"], dict):
+            now = {str(g.relative_to(p)): file_sha256(g) for g in sorted(p.rglob("*")) if g.is_file()} \
+                if p.is_dir() else None
+        else:
+            now = file_sha256(p) if p.is_file() else None
+        if now is None:
+            out.append(f"its {name} input {p} is gone")
+        elif now != f["sha256"]:
+            out.append(f"its {name} input {p} changed after the run (SHA-256 differs from the one recorded)")
+    return out
+
+
+def write_result(path: str | Path, payload: dict[str, Any], verdicts: Any = None, *,
+                 inputs: Mapping[str, str | Path | None] | None = None) -> dict[str, Any]:
+    """Write ``payload`` stamped with its run id and creation time, and its ``inputs`` record
+    (``input_record(inputs)``), to ``path``; the stamped dict. ``verdicts`` (the verdict table the
+    run used) adds its ``answers`` record."""
     from judgeaudit.io import write_json
 
-    stamped = stamp(payload)
+    if verdicts is not None:
+        payload = {**payload, "answers": answer_record(verdicts)}
+    stamped = stamp({**payload, "inputs": input_record(inputs)})
     write_json(path, stamped)
     return stamped
 

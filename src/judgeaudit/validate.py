@@ -21,12 +21,15 @@ from judgeaudit.errors import InputError
 
 @dataclass(frozen=True)
 class Rule:
-    """A number's admissible range: ``lo``/``hi`` bounds (None: open), ``lo_open`` for a strict lower bound."""
+    """A number's admissible range: ``lo``/``hi`` bounds (None: open), ``lo_open`` for a strict lower bound;
+    ``cap``: judgeaudit's own upper bound on a quantity that has no natural one (resamples, votes, seconds),
+    against runs that would exhaust memory or money."""
 
     integer: bool = False
     lo: float | None = None
     hi: float | None = None
     lo_open: bool = False
+    cap: float | None = None
 
     def problem(self, value: object) -> str | None:
         """Why ``value`` breaks the rule, or None."""
@@ -34,8 +37,10 @@ class Rule:
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return f"must be a number, got {value!r}"
-        if self.integer and value != int(value):
+        if self.integer and math.isfinite(value) and value != int(value):
             return f"must be a whole number, got {value!r}"
+        if self.cap is not None and math.isfinite(value) and value > self.cap:
+            return f"must be at most {_num(self.cap)} (judgeaudit's bound), got {value!r}"
         ok = math.isfinite(value) and (self.lo is None or (value > self.lo if self.lo_open else value >= self.lo)) \
             and (self.hi is None or value <= self.hi)
         if ok:
@@ -49,29 +54,42 @@ def _num(x: float | None) -> str:
     return str(int(x)) if x is not None and x == int(x) else str(x)
 
 
+MAX_ROUNDS = 20
+"""Most loop rounds one run may ask for (the paper runs 3, §8.2): every round buys a judging and a
+revision of every output under every arm, so a typo such as ``--rounds 1000000`` is refused before
+the first call."""
+MAX_VOTES = 25
+"""Most judge samples per report or request (the paper pools 3, §3.4)."""
+
 SUBTLETY_SCALE = (1, 5)
 """The subtlety gate's scale (``probes.cap_testbed.parse_subtlety``): ``--threshold`` must lie on it."""
+
+MAX_RESAMPLES = 100_000
+"""Upper bound of bootstrap resamples, regrades and permutations: far above what an interval or a p needs
+(the papers use 1 000–10 000), and below what fills memory (a resample index matrix is resamples × units)."""
 
 OPTION_RULES: dict[str, Rule] = {
     "s_floor": Rule(lo=0, hi=1),             # an invariance floor is a proportion
     "bar": Rule(lo=0, hi=1),                 # a raw agreement bar is a proportion
-    "bootstrap": Rule(integer=True, lo=0),
-    "regrade": Rule(integer=True, lo=0),
-    "permutations": Rule(integer=True, lo=0),
-    "concurrency": Rule(integer=True, lo=1),
-    "retries": Rule(integer=True, lo=0),
-    "timeout": Rule(lo=0, lo_open=True),
-    "rpm": Rule(lo=0, lo_open=True),
+    "bootstrap": Rule(integer=True, lo=0, cap=MAX_RESAMPLES),
+    "regrade": Rule(integer=True, lo=0, cap=MAX_RESAMPLES),
+    "permutations": Rule(integer=True, lo=0, cap=MAX_RESAMPLES * 10),
+    "concurrency": Rule(integer=True, lo=1, cap=1024),   # calls at once; more only exhausts sockets
+    "retries": Rule(integer=True, lo=0, cap=20),
+    "timeout": Rule(lo=0, lo_open=True, cap=3600),       # seconds per call
+    "rpm": Rule(lo=0, lo_open=True, cap=1_000_000),
     "max_items": Rule(integer=True, lo=1),
     "threshold": Rule(integer=True, lo=SUBTLETY_SCALE[0], hi=SUBTLETY_SCALE[1]),
     "length_tolerance": Rule(lo=0, hi=1),
-    "annotators": Rule(integer=True, lo=1),
-    "rounds": Rule(integer=True, lo=1),
-    "votes": Rule(integer=True, lo=1),                  # world: samples per request (blind-spot §3.4)
-    "temperature": Rule(lo=0),
+    "annotators": Rule(integer=True, lo=1, cap=1000),
+    "rounds": Rule(integer=True, lo=1, hi=MAX_ROUNDS),  # loop: revision rounds
+    "votes": Rule(integer=True, lo=1, hi=MAX_VOTES),    # world, loop: samples per request (blind-spot §3.4)
+    "temperature": Rule(lo=0, cap=2),                    # the providers' own range
     "strict_threshold": Rule(lo=0, hi=1, lo_open=True),  # world: strict matcher overlap
-    "top_k": Rule(integer=True, lo=1),                  # world: routed sentences per claim
+    "top_k": Rule(integer=True, lo=1, cap=1000),         # world: routed sentences per claim
 }
+"""The bounds are judgeaudit's own (the papers set none); ``judgeaudit --help`` of each option and the
+README list them. A value outside is refused before any input is read or any call is made."""
 
 
 def option_problem(name: str, value: object) -> str | None:
@@ -116,9 +134,23 @@ def _inputs(inputs: Iterable[str | Path | None]) -> list[Path]:
     return [Path(p) for p in inputs if p is not None and str(p) not in ("", ":memory:")]
 
 
+def _utf8_name(p: Path, field: str) -> None:
+    """A path whose name is not UTF-8 text (bytes the file system decoded as surrogates) is refused: every
+    file the command writes, and every line it prints, names it."""
+    text = os.fspath(p)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise InputError(f"the name is not UTF-8 text (byte 0x{ord(text[e.start]) & 0xFF:02x}); choose a UTF-8 "
+                         "name", path=shown, field=field) from None
+
+
 def output_file(path: str | Path, *, inputs: Iterable[str | Path | None] = (), field: str = "--out") -> Path:
-    """Check a file the command is about to write: not a folder, not one of ``inputs``, not a database."""
+    """Check a file the command is about to write: a UTF-8 name, not a folder, not one of ``inputs``, not a
+    database."""
     p = Path(path)
+    _utf8_name(p, field)
     if p.is_dir():
         raise InputError("is a folder; a file is expected here", path=p, field=field)
     for src in _inputs(inputs):
@@ -142,9 +174,13 @@ def _check_parents(p: Path, field: str) -> None:
 
 
 def output_dir(path: str | Path, *, writes: Iterable[str] = (), inputs: Iterable[str | Path | None] = (),
-               field: str = "--out") -> Path:
-    """Check a folder the command is about to write ``writes`` (file names) into."""
+               field: str = "--out", kind: str | None = None) -> Path:
+    """Check a folder the command is about to write ``writes`` (file names) into; with ``kind`` (the
+    analysis), also that the folder is new or holds that analysis's own earlier run (``runfolder.claim``),
+    saying which on stderr. The folder's name must be UTF-8 text."""
     p = Path(path)
+    _utf8_name(p, field)
+    writes = tuple(writes)
     if p.exists() and not p.is_dir():
         raise InputError("is an existing file; a folder is expected here", path=p, field=field)
     _check_parents(p, field)
@@ -156,6 +192,14 @@ def output_dir(path: str | Path, *, writes: Iterable[str] = (), inputs: Iterable
         for src in ins:
             if same_file(target, src):
                 raise InputError(f"would write {target} over this command's input {src}", path=p, field=field)
+    if kind is not None:
+        import sys
+
+        from judgeaudit.runfolder import claim
+
+        how = claim(p, kind, writes, field=field)
+        what = "a new folder" if how == "new" else f"replacing its earlier {kind} run as one set"
+        print(f"{kind}: writing into {p}: {what}", file=sys.stderr)
     return p
 
 

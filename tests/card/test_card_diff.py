@@ -22,7 +22,7 @@ def _cards(p: float, seed: int) -> list[dict]:
     lo, hi = np.quantile(boot, [0.025, 0.975], axis=1)
     empty = {"measured": False}
     return [{"judge": "j", "generated_at": str(seed), "sections": {
-        "validity": {"measured": True, "metrics": {"R": {"value": float(v), "ci": [float(a), float(b)]}},
+        "validity": {"measured": True, "tau": 5.0, "metrics": {"R": {"value": float(v), "ci": [float(a), float(b)]}},
                      "per_axis": {}}, "cap": empty, "vp": empty}} for v, a, b in zip(phat, lo, hi, strict=True)]
 
 
@@ -48,4 +48,16 @@ def test_card_diff_cli_on_two_cards(tmp_path):
     assert res.exit_code == 0, res.output
     # half-width 1.96·√((0.06/1.96)² + (0.07/1.96)²) = √(0.06² + 0.07²) = 0.0922
     assert "| validity.R | 0.300 | 0.450 | +0.150 | [+0.058, +0.242] | **changed** |" in res.output
-    assert "1 of 1 shared quantities changed" in res.output
+    assert "1 of 1 compared quantities changed" in res.output
+
+
+def test_each_quantity_appears_once_in_a_diff():
+    """The per-axis R of a card is R_scope / R_strength: compared once, not again as validity.scope.R."""
+    a, b = _cards(0.30, seed=6)[:2]
+    for c in (a, b):
+        v = c["sections"]["validity"]
+        v["metrics"]["R_scope"] = dict(v["metrics"]["R"])
+        v["per_axis"] = {"scope": {"R": dict(v["metrics"]["R"]),
+                                   "R_plus": {"value": 0.1, "ci": [0.05, 0.15]}}}
+    names = [c.quantity for c in diff_cards(a, b)]
+    assert sorted(names) == ["validity.R", "validity.R_scope", "validity.scope.R_plus"]

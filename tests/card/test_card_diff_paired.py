@@ -87,6 +87,11 @@ def test_paired_on_independent_flips_matches_last_unpaired_design():
 # --- end to end: two loop run folders, their cards, card diff ---------------------------------------------
 
 
+def _net_of(by_item: dict[str, list[bool]]) -> float:
+    """The loop's net as its run records it: Σ (pass_end − pass_initial) / units (unit 0 passes initially)."""
+    return (sum(sum(v) for v in by_item.values()) - len(by_item)) / sum(len(v) for v in by_item.values())
+
+
 def _loop_folder(path: Path, pass_end: dict[str, list[bool]]) -> Path:
     rows = [{"item_id": item, "unit": f"{item}:{u}", "regulator": reg, "round": 1, "pass_initial": u == 0,
              "pass_end": ends[u], "pass_start": u == 0, "acted": True, "flagged": False, "loose_end": ends[u],
@@ -95,8 +100,8 @@ def _loop_folder(path: Path, pass_end: dict[str, list[bool]]) -> Path:
     path.mkdir(parents=True)
     pd.DataFrame(rows).to_parquet(path / "units.parquet")
     (path / "result.json").write_text(json.dumps({"run_id": path.name, "created_at": "2026-11-30T00:00:00+00:00",
-                                                  "task": "ifeval", "rounds": 1, "regulators": {
-                                                      r: {"net": 0.0} for r in pass_end}}))
+                                                  "task": "ifeval", "judge": "local", "rounds": 1, "regulators": {
+                                                      r: {"net": _net_of(by_item)} for r, by_item in pass_end.items()}}))
     return path
 
 
@@ -130,10 +135,18 @@ def test_card_diff_reads_the_loop_units_and_pairs_the_shared_responses(tmp_path)
     assert "| +0.000 | [+0.000, +0.000] |" in row and "**changed**" not in row
 
 
+def _at(frontier: list, tau: float) -> tuple[float, float]:
+    """(S, R) of a judge's stored frontier at threshold ``tau`` (a τ between its grades reads as the next
+    grade up: the verdict score ≥ τ is the same)."""
+    s, r, _ = min((p for p in frontier if p[2] >= tau - 1e-12), key=lambda p: p[2])
+    return s, r
+
+
 def test_card_diff_of_two_judges_pairs_the_base_items_of_their_validity_runs(tmp_path):
-    """Two judges graded on the bundled probe set: their S, R, R_scope, R_strength and gap are
-    recomputed per base item at each judge's own τ (equal to the run's numbers), and the interval
-    of the difference resamples the 48 shared base items once."""
+    """Two judges graded on the bundled probe set: A and B are the cards' own values; the difference
+    of S, R, R_scope, R_strength, the gap, R⁺ and the wrong-way rate is read at one common τ (the
+    pooled frontier's matched-invariance point), equal to the difference of the two judges' stored
+    frontiers at that τ, and its interval resamples the 48 shared base items once."""
     from judgeaudit.card.diff import diff_cards
     from judgeaudit.commands.card import card
     from judgeaudit.commands.validity import run_validity
@@ -142,13 +155,17 @@ def test_card_diff_of_two_judges_pairs_the_base_items_of_their_validity_runs(tmp
     ca = card("reference:length", [tmp_path / "v"], tmp_path / "ca")
     cb = card("reference:random", [tmp_path / "v"], tmp_path / "cb")
     changes = {c.quantity: c for c in diff_cards(ca, cb, n_boot=500)}
-    for q in ("S", "R", "R_scope", "R_strength", "gap"):
+    res = json.loads((tmp_path / "v" / "result.json").read_text())
+    for q in ("S", "R", "R_scope", "R_strength", "gap", "R_plus", "wrong_way_rate"):
         c = changes[f"validity.{q}"]
-        assert c.how == "paired over 48 shared base items"
+        assert c.how.startswith("paired over 48 shared base items, at one common τ = ")
         assert c.a == pytest.approx(ca["sections"]["validity"]["metrics"][q]["value"], abs=1e-12)
         assert c.b == pytest.approx(cb["sections"]["validity"]["metrics"][q]["value"], abs=1e-12)
-        assert c.diff == pytest.approx(c.b - c.a, abs=1e-12) and c.ci[0] <= c.diff <= c.ci[1]
-    assert changes["validity.R_plus"].how == "unpaired (stored intervals)"
+        assert c.ci[0] <= c.diff <= c.ci[1]
+    tau = float(changes["validity.R"].how.split("τ = ")[1].split(" ")[0])
+    (sa, ra), (sb, rb) = (_at(res["judges"][j]["frontier"], tau) for j in ("reference:length", "reference:random"))
+    assert changes["validity.R"].diff == pytest.approx(rb - ra, abs=1e-3)
+    assert changes["validity.S"].diff == pytest.approx(sb - sa, abs=1e-3)
     same = {c.quantity: c for c in diff_cards(ca, ca, n_boot=500)}
     assert same["validity.R"].ci == (0.0, 0.0) and not same["validity.R"].flagged
 

@@ -114,3 +114,32 @@ def test_run_missing_with_an_api_judge_measures_every_section_and_estimates_befo
     assert all(card["sections"][k]["measured"] for k in RUN_SECTIONS)
     with CallStore(out / "runs" / "calls.sqlite") as cs:
         assert len(cs) == sum(srv.answered.values())
+
+
+def test_run_missing_whose_judge_gives_no_usable_verdict_says_so_and_exits_non_zero(tmp_path, fake_server,
+                                                                                    monkeypatch):
+    """Only the CAP run is missing; every one of its 180 replies is unparseable: the card's CAP section
+    says the judge gave no usable verdict, the failure summary is printed and the command exits 1
+    (the card is still written)."""
+    from test_card_sentences import _block, _write
+
+    judge = "api:openai/gpt-4o-mini"
+    srv = fake_server(responder=lambda prompt: "I would rather not say.")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_API_BASE", srv.base_url)
+    have = tmp_path / "have"
+    _write(have / "v", {"s_floor": 0.9, "bar": 0.75, "n_base": 48, "direction_source": "human",
+                        "judges": {judge: _block()}})
+    _write(have / "p", {"config": {}, "transfer": [], "sets": {"s": {"meta": {"label_origin": "human vote"}, "item": {
+        "applicable": True, "n": 10, "a_imp": 0.1, "a_imp_ci": [0.0, 0.2], "a_imp_null": {"n": 10}}}}})
+    _write(have / "w", {"arms": ["blind"], "tie_rule": "any", "judges": {judge: {"arms": {"blind": {"recall": 0.5}}}}})
+    _write(have / "l", {"judge": judge, "regulators": {"blind": {"net": 0.0}}})
+    out = tmp_path / "c"
+    res = CliRunner().invoke(app, ["card", "--judge", judge, "--from", str(have), "--run-missing", "--yes",
+                                   "--bootstrap", "50", "--out", str(out)])
+    assert res.exit_code == 1, res.output
+    assert "cap (cap): 180 calls of" in res.output
+    assert f"error: judge '{judge}' produced no usable verdict: 0 of 180 calls failed, 180 unparseable" in res.output
+    cap = _card(out)["sections"]["cap"]
+    assert not cap["measured"] and cap["not_measured"].startswith(f"not measured — {judge} gave no usable verdict")
+    assert "run: judgeaudit cap run" not in cap["not_measured"]

@@ -90,3 +90,56 @@ def test_gsm8k_bad_input_names_file_line_field(tmp_path):
     assert "test.jsonl:1: field 'answer': reference solution has no '####' answer line" in str(e.value)
     with pytest.raises(InputError, match="test.jsonl not found"):
         run_gsm8k(tmp_path / "absent", tmp_path / "out")
+
+
+def test_ifeval_joins_by_text_and_lists_every_missing_key(tmp_path):
+    # prompt 2 was edited after its response was written: its stale response must not be scored by default
+    p = write(tmp_path / "p.jsonl", PROMPTS + [{"key": 3, "prompt": "Be brief.", "instruction_id_list":
+                                                ["punctuation:no_comma"], "kwargs": [{}]}])
+    r = write(tmp_path / "r.jsonl", [RESPONSES[0], {"prompt": "Quote it, please.", "response": "\"q\""},
+                                     {"prompt": "Be short.", "response": "ok"}])
+    with pytest.raises(InputError) as e:
+        run_ifeval(p, r, tmp_path / "out")
+    assert "no response for prompt keys 2, 3 (by prompt text" in str(e.value) and "--join position" in str(e.value)
+    assert not (tmp_path / "out").exists()
+    res = run_ifeval(p, r, tmp_path / "out", join_by="position")
+    assert [(j["key"], j["line"]) for j in res["joined_by_position"]] == [(2, 2), (3, 3)]
+    assert res["join"] == "position" and res["n_prompts"] == 3
+    cl = cli("ifeval", "--prompts", p, "--responses", r, "--out", tmp_path / "o2", "--join", "position")
+    assert cl.returncode == 0 and "prompt key 2 joined by line position" in cl.stderr
+    cl = cli("ifeval", "--prompts", p, "--responses", r, "--out", tmp_path / "o3")
+    assert cl.returncode == 2 and cl.stderr.strip().splitlines()[-1].startswith(
+        f"error: {r}: field 'prompt': no response for prompt keys 2, 3")
+
+
+def test_ifeval_refuses_two_responses_to_one_prompt(tmp_path):
+    p = write(tmp_path / "p.jsonl", PROMPTS)
+    r = write(tmp_path / "r.jsonl", RESPONSES + [{"prompt": "Say hi without commas.", "response": "Hi there"}])
+    res = cli("ifeval", "--prompts", p, "--responses", r, "--out", tmp_path / "out")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.strip().splitlines()[-1] == (
+        f"error: {r}:3: field 'prompt': a second response to the prompt of line 1 (one response per prompt)")
+    assert not (tmp_path / "out").exists()
+
+
+def test_out_that_is_an_existing_file_is_one_line_exit_2(tmp_path):
+    p, r = write(tmp_path / "p.jsonl", PROMPTS), write(tmp_path / "r.jsonl", RESPONSES)
+    f = tmp_path / "taken"
+    f.write_text("x")
+    res = cli("ifeval", "--prompts", p, "--responses", r, "--out", f)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.strip().splitlines()[-1].startswith(f"error: {f}: field '--out': is an existing file")
+    assert f.read_text() == "x"
+
+
+@pytest.mark.data
+def test_google_gpt4_responses_prompt_2785_is_missing_by_text(data_dir, tmp_path):
+    d = data_dir / "ifeval"
+    p, r = d / "input_data.jsonl", d / "input_response_data_gpt4_20231107_145030.jsonl"
+    with pytest.raises(InputError, match=r"no response for prompt key 2785 \(by prompt text"):
+        run_ifeval(p, r, tmp_path / "a")
+    res = run_ifeval(p, r, tmp_path / "b", join_by="position")
+    assert [j["key"] for j in res["joined_by_position"]] == [2785]
+    assert (res["prompt_level_strict"]["passed"], res["prompt_level_strict"]["total"]) == (417, 541)
+    assert (res["instruction_level_strict"]["passed"], res["instruction_level_strict"]["total"]) == (698, 834)
+    assert (res["prompt_level_loose"]["passed"], res["instruction_level_loose"]["passed"]) == (431, 714)

@@ -75,3 +75,44 @@ def test_shipped_gpt3_solutions_agree_with_their_is_correct_flags(data_dir, tmp_
     flagged = sum(v["flagged"] for v in r["by_condition"].values())
     assert r["pass_rate"]["passed"] == flagged
     assert (tmp_path / "units.parquet").is_file()
+
+
+# ---- number forms a response may use, read against the answer key's own format ------------------------
+# The key (``#### 15``, ``#### 2,125``) writes an integer or a decimal with ``.``, thousands in groups of
+# three after ``,``; a response's number is read so that it equals the key exactly when it names the key's value.
+
+@pytest.mark.parametrize(("response", "key", "value", "passed"), [
+    # the final statement's last number: the result of the equation, not its first operand
+    ("So the answer is 3 + 12 = 15.", "#### 15", "15", True),
+    ("The answer is 2 * 3 = 6, since each has 3.", "#### 6", "6", True),
+    # U+2212 MINUS SIGN is a minus
+    ("The temperature ends at \u22123 degrees.", "#### -3", "-3", True),
+    # a decimal with no whole part
+    ("Each slice costs .5 dollars.\n#### .5", "#### 0.5", "0.5", True),
+    # a fraction is its exact value
+    ("She keeps 1/2 of the cake.\nA: 1/2", "#### 0.5", "0.5", True),
+    ("The answer is 1/3", "#### 0.33", None, False),
+])
+def test_number_forms_against_the_key(response, key, value, passed):
+    from fractions import Fraction
+
+    k = answer_key(key)
+    got = final_number(response)
+    if value is not None:
+        assert got == Fraction(Decimal(value))
+    assert check_gsm8k(GSM8KItem("q", "?", k), response).passed is passed
+
+
+def test_one_third_is_exact():
+    from fractions import Fraction
+
+    assert final_number("The answer is 1/3") == Fraction(1, 3)
+
+
+def test_a_comma_group_that_is_not_thousands_is_no_number_of_the_keys_format():
+    # "1,50" is neither 150 (thousands come in threes) nor 1.5 (the key's decimal mark is "."): it must not be
+    # read as its fragment 50 (which would pass against a key of 50) nor as 1
+    for key in (Decimal(50), Decimal(150), Decimal("1.5"), Decimal(1)):
+        res = check_gsm8k(GSM8KItem("q", "?", key), "The answer is 1,50")
+        assert res.passed is False and res.units[0].detail == "ill-formed number '1,50'"
+    assert final_number("Total: 1,500") == Decimal(1500)

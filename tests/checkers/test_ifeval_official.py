@@ -39,7 +39,8 @@ def official(tmp_path_factory):
         pytest.skip("JUDGEAUDIT_DATA_DIR with ifeval/ is not available")
     d = Path(root) / "ifeval"
     out = tmp_path_factory.mktemp("ifeval")
-    return d, out, run_ifeval(d / "input_data.jsonl", d / RESPONSES, out)
+    # the published counts join prompt 2785 (edited upstream after the responses) by line position
+    return d, out, run_ifeval(d / "input_data.jsonl", d / RESPONSES, out, join_by="position")
 
 
 def counts(r, k):

@@ -378,6 +378,59 @@ CASES = [
         [{"probe_id": f.probe_ids(1)[0], "annotator_id": "a1", "direction": "edited", "same_facts": True},
          {"probe_id": f.probe_ids(1)[0], "annotator_id": "a1", "direction": "original", "same_facts": True}])),
          ("answers.jsonl:2", "line 1", "field 'annotator_id'")),
+    # 4. every option is checked before the first call, with judgeaudit's upper bounds (CLI and YAML alike)
+    Case("world-votes-huge", 5, lambda f: ["world", "run", "--set", "halueval:" + str(f.root / "none"), "--judge",
+                                            "reference:constant", "--votes", "99999999999", "--out", f.root / "o"],
+         ("--votes", "between 1 and 25")),
+    Case("world-bootstrap-huge", 5, lambda f: ["world", "run", "--set", "halueval:" + str(f.root / "none"),
+                                                "--judge", "reference:constant", "--bootstrap", "100000000000",
+                                                "--out", f.root / "o"], ("--bootstrap", "at most 100000")),
+    Case("loop-votes-huge", 5, lambda f: ["loop", "run", "--task", "ifeval", "--data", f.root / "none.jsonl",
+                                           "--responder", "reference:echo", "--regulator", "control", "--votes",
+                                           "99999999999", "--out", f.root / "o"], ("--votes", "between 1 and 25")),
+    Case("validity-bootstrap-huge", 5, lambda f: _validity(f, "--bootstrap", "100000000000"),
+         ("--bootstrap", "at most 100000")),
+    Case("yaml-bootstrap-huge", 5, lambda f: ["run", f.yaml(raw=b"analysis: validity\nout: out\nprobes: probes.jsonl\n"
+                                                              b"judges:\n  - reference:constant\n"
+                                                              b"bootstrap: 100000000000\n")],
+         ("exp.yaml:6", "bootstrap", "at most 100000")),
+    Case("judge-timeout-huge", 5, lambda f: ["judge", "--judge", "reference:constant", "--input", f.items(),
+                                              "--out", f.root / "o", "--timeout", "1e9"], ("--timeout", "at most 3600")),
+    Case("judge-concurrency-huge", 5, lambda f: ["judge", "--judge", "reference:constant", "--input", f.items(),
+                                                  "--out", f.root / "o", "--concurrency", "100000"],
+         ("--concurrency", "at most 1024")),
+    # 5. tracebacks → one line: an output name that is not UTF-8 (nothing written)
+    Case("subprocess-judge-out-not-utf8", 5, lambda f: ["judge", "--judge", "reference:constant", "--input",
+                                                         f.items(), "--out", f.root / os.fsdecode(b"o\xff")],
+         ("--out", "not UTF-8", "o\\xff"), via="subprocess"),
+    Case("subprocess-validity-out-not-utf8", 5, lambda f: ["validity", "run", "--judge", "reference:constant",
+                                                            "--probes", f.probes(), "--out",
+                                                            f.root / os.fsdecode(b"r\xe9sultats"), "--bootstrap",
+                                                            "20"], ("--out", "not UTF-8"), via="subprocess"),
+    # 6. world, loop and card experiments in YAML: the same rules, the YAML field and line in every error
+    Case("yaml-missing-probe-file", 6, lambda f: ["run", f.yaml(raw=b"analysis: validity\nout: out\n"
+                                                                  b"probes: missing.jsonl\njudges: [reference:constant]\n")],
+         ("exp.yaml:3", "field 'probes'", "missing.jsonl", "not found")),
+    Case("yaml-world-votes-huge", 6, lambda f: ["run", f.yaml(raw=b"analysis: world\nout: out\nset: halueval:.\n"
+                                                                b"judges: [reference:constant]\nvotes: 99999999999\n")],
+         ("exp.yaml:5", "field 'votes'", "between 1 and 25")),
+    Case("yaml-world-unknown-arm", 6, lambda f: ["run", f.yaml(raw=b"analysis: world\nout: out\nset: halueval:.\n"
+                                                                 b"judges: [reference:constant]\narms: [blind, nope]\n")],
+         ("exp.yaml:5", "field 'arms'", "unknown arm 'nope'")),
+    Case("yaml-world-missing-set", 6, lambda f: ["run", f.yaml(raw=b"analysis: world\nout: out\nset: halueval:gone\n"
+                                                                 b"judges: [reference:constant]\n")],
+         ("exp.yaml:3", "field 'set'", "not found")),
+    Case("yaml-loop-missing-data", 6, lambda f: ["run", f.yaml(raw=b"analysis: loop\nout: out\ntask: ifeval\n"
+                                                                 b"data: gone.jsonl\nresponder: reference:echo\n"
+                                                                 b"regulators: [control]\n")],
+         ("exp.yaml:4", "field 'data'", "not found")),
+    Case("yaml-loop-timeout-0", 6, lambda f: ["run", f.yaml(raw=b"analysis: loop\nout: out\ntask: ifeval\n"
+                                                              b"data: .\nresponder: reference:echo\n"
+                                                              b"regulators: [control]\ntimeout: 0\n")],
+         ("exp.yaml:7", "field 'timeout'", "> 0")),
+    Case("yaml-card-missing-from", 6, lambda f: ["run", f.yaml(raw=b"analysis: card\nout: out\njudge: j\n"
+                                                                 b"from: [gone]\n")],
+         ("exp.yaml:4", "field 'from", "not found")),
     # the real entry point, through a subprocess
     Case("subprocess-export-onto-own-db", 3, lambda f: _export(f, lambda f, db: db), ("study.sqlite", "--out"),
          via="subprocess"),
@@ -465,3 +518,26 @@ def test_cap_build_checks_outputs_before_any_call(tmp_path: Path, fake_server) -
     argv[argv.index("--api-base") + 1] = srv.base_url
     rc, out = _invoke(argv)
     assert rc == 2 and len(srv.requests) == 0, out
+
+
+def test_ctrl_c_while_the_command_line_starts_is_one_line(tmp_path: Path) -> None:
+    """SIGINT while the modules are still being imported (numpy loaded, pandas not yet done)."""
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "judgeaudit.cli", "validity", "run", "--help"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    maps = Path(f"/proc/{proc.pid}/maps")
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            if "numpy" in maps.read_text():
+                break
+        except OSError:
+            pass
+        time.sleep(0.002)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err, err
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert err.strip() == "interrupted while starting: nothing was run" or "interrupted" in err.splitlines()[-1]

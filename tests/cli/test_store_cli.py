@@ -29,8 +29,32 @@ def _judge(tmp_path, api_base, out, *extra):
 
 
 def _stats_rows(out):
-    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in out.splitlines() if "api:openai/m" in line]
+    """The rows of ``store stats`` piped (not a terminal): tab-separated, a header first."""
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("judge_id\tendpoint\t"))
+    rows = [line.split("\t") for line in lines[header + 1:] if line.startswith("api:openai/m\t")]
     return {(r[0], r[1]): r for r in rows}
+
+
+def test_store_stats_off_a_terminal_prints_full_rows(tmp_path):
+    from typer.testing import CliRunner
+
+    from judgeaudit.cli import app
+    from judgeaudit.records import Verdict
+    from judgeaudit.runtime.store import CallStore
+
+    name = "api:openai/gpt-4o-mini-2024-07-18?temperature=0.3&max_tokens=1024"
+    with CallStore(tmp_path / "s.sqlite") as cs:
+        for i in range(2):
+            cs.put(Verdict(call_key=f"k{i}", request_id=f"r{i}", judge_id=name, score=5.0, parse_ok=True,
+                           meta={"endpoint": "http://judge-server.internal.example:8000/v1"}, cost_usd=0.0012))
+    r = CliRunner().invoke(app, ["store", "stats", "--store", str(tmp_path / "s.sqlite")])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0].split("\t") == ["judge_id", "endpoint", "ok", "errors", "parse_failures", "input_tokens",
+                                     "output_tokens", "cost_usd", "mean_latency_s"]
+    assert lines[1].split("\t")[:5] == [name, "http://judge-server.internal.example:8000/v1", "2", "0", "0"]
+    assert lines[1].split("\t")[7] == "0.0024"
 
 
 def test_store_stats_and_export(tmp_path, fake_server):

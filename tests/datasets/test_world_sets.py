@@ -62,7 +62,7 @@ def test_frank_sentence_level_counts(data_dir):
 
 @pytest.mark.data
 def test_ifeval_constraints_labelled_by_the_checker(data_dir):
-    ws = load_world(f"ifeval:{data_dir / 'ifeval'}")
+    ws = load_world(f"ifeval:{data_dir / 'ifeval'}?join=position")
     units = [u for it in ws.items for u in it.units]
     # the checker's strict counts on this file pair: 698/834 instructions, 417/541 prompts followed
     assert len(ws) == 541 and len(units) == 834
@@ -70,6 +70,10 @@ def test_ifeval_constraints_labelled_by_the_checker(data_dir):
     assert sum(it.defective for it in ws.items) == 541 - 417
     assert len({u.kind for u in units}) == 25
     assert [j["key"] for j in ws.provenance["joined_by_position"]] == [2785]
+    # by default a prompt is joined by its text only: key 2785, edited after its response was written, is left out
+    by_text = load_world(f"ifeval:{data_dir / 'ifeval'}")
+    assert len(by_text) == 540 and by_text.provenance["missing_keys"] == [2785]
+    assert by_text.provenance["excluded"] == {"no response with the prompt's text (join=position joins by line)": 1}
     first = ws.items[0]
     assert first.world.startswith("Write a 300+ word summary") and first.question is None
     assert [u.text for u in first.units] == [
@@ -94,6 +98,14 @@ def test_max_rows_keeps_whole_groups(data_dir):
     ws = load_world(f"halueval:{data_dir / 'halueval'}?part=qa&max_rows=11")
     assert len(ws) == 10 and ws.provenance["trimmed"]["from_rows"] == 1000
     assert all(sum(o.group == it.group for o in ws.items) == 2 for it in ws.items)
+
+
+@pytest.mark.data
+def test_max_items_keeps_halueval_pairs_together(data_dir):
+    from judgeaudit.commands.world import load_set
+
+    items, _ = load_set(f"halueval:{data_dir / 'halueval'}?part=qa", 5)
+    assert [it.item_id for it in items] == [f"halueval/qa/{n}/{r}" for n in (1, 2) for r in ("right", "hallucinated")]
 
 
 # ---- helpers ---------------------------------------------------------------------------------------
@@ -173,19 +185,22 @@ def test_ragtruth_span_outside_the_output(tmp_path):
     assert (e.value.path, e.value.line, e.value.field) == (str(d / "response.jsonl"), 1, "labels[0]")
 
 
-def test_ragtruth_missing_world(tmp_path):
+def test_ragtruth_missing_world_and_zero_length_label_are_excluded(tmp_path):
     d = _ragtruth(tmp_path, responses=[
         {"id": "1", "source_id": "s1", "split": "test", "quality": "good", "response": "x", "labels": []},
-        {"id": "2", "source_id": "s9", "split": "test", "quality": "good", "response": "x", "labels": []}])
-    with pytest.raises(InputError) as e:
-        load_world(f"ragtruth:{d}")
-    assert (e.value.line, e.value.field) == (2, "source_id")
+        {"id": "2", "source_id": "s9", "split": "test", "quality": "good", "response": "x", "labels": []},
+        {"id": "3", "source_id": "s1", "split": "test", "quality": "good", "response": "The tower is tall.",
+         "labels": [{"start": 4, "end": 9, "label_type": "Evident Conflict"},
+                    {"start": 7, "end": 7, "text": "", "label_type": "Evident Conflict"}]}])
+    ws = load_world(f"ragtruth:{d}")
+    assert [it.item_id for it in ws.items] == ["ragtruth/1"]
+    assert ws.provenance["excluded"] == {"no source (the world) in source_info.jsonl": 1,
+                                         "a label of zero length (start = end) marks no text": 1}
     (tmp_path / "b").mkdir()
     d2 = _ragtruth(tmp_path / "b", sources=[{"source_id": "s1", "task_type": "QA", "source_info": {"question": "q"}}],
                    responses=[{"id": "1", "source_id": "s1", "response": "x", "labels": []}])
-    with pytest.raises(InputError) as e:
+    with pytest.raises(InputError, match="every record was left out: the world \\(source_info\\) is missing"):
         load_world(f"ragtruth:{d2}")
-    assert (e.value.path, e.value.line, e.value.field) == (str(d2 / "source_info.jsonl"), 1, "source_info")
 
 
 def test_aggrefact_jsonl_csv_parquet(tmp_path):
@@ -234,9 +249,14 @@ def test_halueval_summarization_fixture_and_bad_input(tmp_path):
     _jsonl(q / "qa_one-turn_data.json", [
         {"knowledge": "K", "question": "Q", "right_answer": "A", "hallucinated_answer": "B"},
         {"knowledge": " ", "question": "Q2", "right_answer": "A", "hallucinated_answer": "B"}])
-    with pytest.raises(InputError) as e:
+    ws = load_world(f"halueval:{q}?part=qa")
+    assert [it.item_id for it in ws.items] == ["halueval/qa/1/right", "halueval/qa/1/hallucinated"]
+    assert ws.provenance["excluded"] == {"the world (knowledge) is missing or empty": 1}
+    assert ws.provenance["n_records"] == 2
+    _jsonl(q / "qa_one-turn_data.json", [
+        {"knowledge": "", "question": "Q2", "right_answer": "A", "hallucinated_answer": "B"}])
+    with pytest.raises(InputError, match="every record was left out: the world \\(knowledge\\) is missing or empty: 1"):
         load_world(f"halueval:{q}?part=qa")
-    assert (e.value.path, e.value.line, e.value.field) == (str(q / "qa_one-turn_data.json"), 2, "knowledge")
 
 
 def test_frank_fixture_rule(tmp_path):
@@ -312,11 +332,14 @@ def test_frank_missing_world(tmp_path):
     _jsonl(tmp_path / "articles.jsonl", [{"hash": "h1", "article": "A.", "a": "a .", "a_lines": ["a ."]}])
     (tmp_path / "human_annotations.json").write_text(json.dumps([
         {"hash": "h2", "model_name": "a", "Factuality": 1.0}]))
-    with pytest.raises(InputError) as e:
+    with pytest.raises(InputError, match="every record was left out: no summary record"):
         load_world(f"frank:{tmp_path}")
-    assert (e.value.path, e.value.field) == (str(tmp_path / "human_annotations.json"), "model_name")
+    (tmp_path / "human_annotations.json").write_text(json.dumps([
+        {"hash": "h1", "model_name": "a", "Factuality": 1.0}, {"hash": "h2", "model_name": "a", "Factuality": 1.0},
+        {"hash": "h3", "model_name": "a", "Factuality": 1.0}]))
     _jsonl(tmp_path / "articles.jsonl", [{"hash": "h1", "article": "A.", "a": "a .", "a_lines": ["a ."]},
                                          {"hash": "h2", "article": "", "a": "a .", "a_lines": ["a ."]}])
-    with pytest.raises(InputError) as e:
-        load_world(f"frank:{tmp_path}")
-    assert (e.value.path, e.value.line, e.value.field) == (str(tmp_path / "articles.jsonl"), 2, "article")
+    ws = load_world(f"frank:{tmp_path}")
+    assert [it.item_id for it in ws.items] == ["frank/h1/a"] and ws.provenance["n_records"] == 3
+    assert ws.provenance["excluded"] == {"no summary record of the system with its article (the world)": 1,
+                                         "the article (the world) is empty": 1}

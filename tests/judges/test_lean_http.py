@@ -135,7 +135,7 @@ def test_each_transient_fault_ends_in_one_bought_answer(fake_server, tmp_path, t
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-@pytest.mark.parametrize("code,name", [(400, "BadRequestError"), (401, "AuthenticationError"), (404, "NotFoundError")])
+@pytest.mark.parametrize("code,name", [(400, "BadRequestError"), (404, "NotFoundError")])
 def test_a_permanent_status_is_recorded_once_not_retried(fake_server, tmp_path, transport, code, name):
     srv = fake_server(responder=lambda p: "Score: 7")
     srv.fault("status", code=code)
@@ -147,9 +147,23 @@ def test_a_permanent_status_is_recorded_once_not_retried(fake_server, tmp_path, 
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("code", [401, 403])
+def test_a_refused_key_stops_the_run_naming_the_variable_and_stores_nothing(fake_server, tmp_path, transport, code):
+    from judgeaudit.errors import AuthError
+
+    srv = fake_server(responder=lambda p: "Score: 7")
+    srv.fault("status", code=code, times=100)
+    store = CallStore(tmp_path / "s.sqlite")
+    with pytest.raises(AuthError) as e:
+        run(_judge(srv, transport, max_concurrency=1), REQUESTS, store=store, policy=FAST, progress=False)
+    assert len(srv.requests) == 1 and e.value.field == "OPENAI_API_KEY"   # not retried, no further call
+    assert len(store) == 0
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
 def test_the_key_reaches_the_server_and_never_the_store(fake_server, tmp_path, transport):
     srv = fake_server(responder=_reply)
-    srv.fault("status", code=401)
+    srv.fault("status", code=400)
     path = tmp_path / "s.sqlite"
     run(_judge(srv, transport), REQUESTS, store=CallStore(path), policy=FAST, progress=False)
     assert srv.auth_headers == [f"Bearer {KEY}"] * len(REQUESTS)

@@ -61,3 +61,97 @@ def test_error_column_is_a_failed_call(tmp_path):
         p, orient="records", lines=True)
     out = asyncio.run(make_judge(f"replay:{p}").judge([JudgeRequest(request_id=r, text="t") for r in "ab"]))
     assert [(v.score, v.error, v.parse_ok) for v in out] == [(3.0, None, True), (None, "timed out", False)]
+
+
+# ------------------------------------------------------------------ world-form verdicts through `world run`
+
+def _world_set() -> str:
+    """The HaluEval QA slice shipped with the package: 2 questions, a right and a hallucinated answer each."""
+    from pathlib import Path
+
+    import judgeaudit
+
+    return f"halueval:{Path(judgeaudit.__file__).parent / 'data' / 'halueval'}?part=qa&max_rows=4"
+
+
+def _world_rows(value):
+    """One replayed verdict per (item, arm): ``value(item, arm)`` gives the row's verdict columns."""
+    from judgeaudit.commands.world import load_items
+    from judgeaudit.world.requests import SEP
+
+    return [{"request_id": f"{it.item_id}{SEP}{arm}", **value(it, arm)}
+            for it in load_items(_world_set(), None) for arm in ("blind", "informed")]
+
+
+def _world_run(tmp_path, rows, *, form="label", suffix=".jsonl"):
+    import json
+
+    from typer.testing import CliRunner
+
+    from judgeaudit.cli import app
+
+    path = tmp_path / f"verdicts{suffix}"
+    if suffix == ".csv":   # list cells as JSON text
+        pd.DataFrame([{k: json.dumps(v) if isinstance(v, list) else v for k, v in r.items()} for r in rows]).to_csv(
+            path, index=False)
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["world", "run", "--set", _world_set(), "--judge", f"replay:{path}", "--form", form,
+                                 "--arm", "blind", "--arm", "informed", "--votes", "1", "--bootstrap", "0",
+                                 "--out", str(out)])
+    result = json.loads((out / "result.json").read_text()) if (out / "result.json").exists() else None
+    return r, result
+
+
+def _arms(result, metric="balanced_accuracy"):
+    (judge,) = result["judges"].values()
+    return {arm: a[metric] for arm, a in judge["arms"].items()}
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_replayed_world_labels_are_read(tmp_path, suffix):
+    # informed: the gold label; blind: every answer called clean
+    rows = _world_rows(lambda it, arm: {"label": bool(it.defective) if arm == "informed" else False})
+    r, result = _world_run(tmp_path, rows, suffix=suffix)
+    assert r.exit_code == 0, r.output
+    assert _arms(result) == {"blind": 0.5, "informed": 1.0}
+
+
+def test_replayed_raw_world_replies_are_parsed_with_the_world_parser(tmp_path):
+    import json
+
+    rows = _world_rows(lambda it, arm: {"raw": "Checked.\n" + json.dumps({"defective": bool(it.defective)})
+                                        if arm == "informed" else '{"defective": true}'})
+    r, result = _world_run(tmp_path, rows)
+    assert r.exit_code == 0, r.output
+    assert _arms(result) == {"blind": 0.5, "informed": 1.0}
+    assert _arms(result, "recall") == {"blind": 1.0, "informed": 1.0}
+
+
+def test_replayed_world_scores_are_read_on_the_world_scale(tmp_path):
+    # 5 is a clean output on the world score form's 1–5 channel (flagged below 5)
+    rows = _world_rows(lambda it, arm: {"score": 1 if it.defective and arm == "informed" else 5})
+    r, result = _world_run(tmp_path, rows, form="score")
+    assert r.exit_code == 0, r.output
+    assert _arms(result) == {"blind": 0.5, "informed": 1.0}
+
+
+@pytest.mark.parametrize("row", [
+    {"parse_ok": True, "score": None},                   # says parsed, holds no world verdict
+    {"raw": "The answer looks fine to me."},             # a reply the world parser cannot read
+    {"label": None, "score": 3},                         # a graded score is no world label
+])
+def test_a_replay_with_no_usable_world_verdict_exits_non_zero(tmp_path, row):
+    r, _ = _world_run(tmp_path, _world_rows(lambda it, arm: dict(row)))
+    assert r.exit_code == 1, r.output
+    assert "produced no usable verdict" in r.output
+
+
+def test_a_malformed_world_cell_names_file_line_and_field(tmp_path):
+    rows = _world_rows(lambda it, arm: {"unit_labels": [True]})
+    rows[1]["unit_labels"] = "[true,"            # cut off; CSV line 3 (after the header)
+    r, _ = _world_run(tmp_path, rows, form="sentences", suffix=".csv")
+    assert isinstance(r.exception, InputError), r.output
+    assert str(r.exception).endswith("verdicts.csv:3: field 'unit_labels': unit_labels must be a JSON list, "
+                                     "got '[true,'")

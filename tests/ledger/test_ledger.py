@@ -86,22 +86,23 @@ def test_commit_tamper_refused_and_new_predictions_commit_in_a_new_entry(tmp_pat
 
 
 def test_the_five_verdicts_from_planted_results(tmp_path):
+    # "≥ +0.10", written with its sign as Table 6 writes a gain, states an effect (a predicted sign)
     gap = lambda v, ci=None: {"judges": {"j": {"gap": v, **({"gap_ci": ci} if ci else {})}}}  # noqa: E731
     led = Ledger(predictions=(
-        _pred("P1", {"metric": "judges.j.gap", "bar": ">= 0.10"}, run="met"),
-        _pred("P2", {"metric": "judges.j.gap", "bar": ">= 0.10"}, run="short"),
-        _pred("P3", {"metric": "judges.j.gap", "bar": ">= 0.10", "fails": {"bar": "< 0.02"}}, run="fails"),
-        _pred("P4", {"metric": "judges.j.gap", "bar": ">= 0.10"}, run="reversed"),
-        _pred("P5", {"metric": "judges.j.gap", "bar": ">= 0.10"}, run="absent"),
+        _pred("P1", {"metric": "judges.j.gap", "bar": ">= +0.10"}, run="met"),
+        _pred("P2", {"metric": "judges.j.gap", "bar": ">= +0.10"}, run="short"),
+        _pred("P3", {"metric": "judges.j.gap", "bar": ">= +0.10", "fails": {"bar": "< 0.02"}}, run="fails"),
+        _pred("P4", {"metric": "judges.j.gap", "bar": ">= +0.10"}, run="reversed"),
+        _pred("P5", {"metric": "judges.j.gap", "bar": ">= +0.10"}, run="absent"),
         # a FAILS written for the whole prediction applies to each lettered part
-        _pred("P6", {"letter": "a", "metric": "/judges/j/gap", "bar": ">= 0.10"},
+        _pred("P6", {"letter": "a", "metric": "/judges/j/gap", "bar": ">= +0.10"},
               {"letter": "b", "metric": "judges.j.gap", "bar": "between 0.05 0.3"},
               fails={"bar": "< 0.02"}, run="fails"),
     ))
     led = commit(led, at=T0, git=None)[0]
     # P7, added after the commit, is not scored
     led = led.model_copy(update={"predictions": (
-        *led.predictions, _pred("P7", {"metric": "judges.j.gap", "bar": ">= 0.10"}, run="short"))})
+        *led.predictions, _pred("P7", {"metric": "judges.j.gap", "bar": ">= +0.10"}, run="short"))})
     _result(tmp_path / "met", gap(0.15, [0.05, 0.25]))
     _result(tmp_path / "short", gap(0.05, [-0.02, 0.12]))
     _result(tmp_path / "fails", gap(0.01, [-0.03, 0.05]))
@@ -155,8 +156,8 @@ def _table6_units() -> list[tuple[str, str, str]]:
     return [tuple(r.split("\t")) for r in rows if r and not r.startswith("#")]
 
 
-# Planted observations that land a clause "gap >= 0.10" (FAILS if "between -0.5 0.02") in each verdict and
-# direction.
+# Planted observations that land an effect clause "gap >= +0.10" (FAILS if "between -0.5 0.02") in each verdict
+# and direction.
 _PLANT = {
     ("met", "as predicted"): (0.20, [0.15, 0.25]),
     ("not met", "as predicted"): (0.05, [0.01, 0.09]),
@@ -175,7 +176,7 @@ def test_the_papers_counting_rule_on_a_ledger_shaped_like_table6(tmp_path):
     metrics: dict[str, object] = {}
     for i, (unit, verdict, direction) in enumerate(units):
         pid, letter = re.fullmatch(r"(P\d+)(?:\((.+)\))?", unit).groups()
-        preds.setdefault(pid, []).append({"letter": letter or "", "metric": f"u{i}.gap", "bar": ">= 0.10"})
+        preds.setdefault(pid, []).append({"letter": letter or "", "metric": f"u{i}.gap", "bar": ">= +0.10"})
         if verdict != "not run":
             v, ci = _PLANT[(verdict, direction)]
             metrics[f"u{i}"] = {"gap": v, **({"gap_ci": ci} if ci else {})}
@@ -192,7 +193,7 @@ def test_the_papers_counting_rule_on_a_ledger_shaped_like_table6(tmp_path):
     assert ("Of the 83 units in the committed clauses of the 37 predictions, 32 were met, 28 were not met, 18 "
             "triggered their FAILS clause, 3 reversed and 2 were not run. Of the 81 units that ran, the observed "
             "direction was as predicted in 50, null in 13 and opposite in 18.") in table6(scores)
-    assert "| P3 | >= 0.10 | reversed; opposite |" in table6(scores)
+    assert "| P3 | >= +0.10 | reversed; opposite |" in table6(scores)
     assert t.per_prediction["P14"] == {"met": 0, "not met": 1, "FAILS": 2, "reversed": 0, "not run": 0}
 
 

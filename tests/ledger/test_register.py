@@ -126,3 +126,19 @@ def test_cap_run_with_a_ledger_writes_its_report_once_with_the_register_section(
     assert len(reports) == 1   # rendered once
     assert "Register of predicted values" in reports[0]
     assert "Register of predicted values" in (tmp_path / "cap" / "report.html").read_text()
+
+
+def test_judgeaudits_own_metrics_are_marked_in_the_register_and_the_ledger_report():
+    from judgeaudit.ledger.register import RegisterEntry
+    from judgeaudit.ledger.report import table6
+    from judgeaudit.ledger.score import Score
+    from judgeaudit.report.register import register_section
+
+    entries = [RegisterEntry(f"/judges/j/{k}", 0.5, ("P1",)) for k in ("S", "R_plus", "wrong_way_rate", "R_excess")]
+    assert [e.own for e in entries] == [False, True, True, True]
+    html = register_section(entries, "l.yaml").body
+    assert "/judges/j/R_plus (judgeaudit&#x27;s own, not a paper quantity)" in html or \
+        "/judges/j/R_plus (judgeaudit's own, not a paper quantity)" in html
+    assert "/judges/j/S (judgeaudit" not in html
+    md = table6([Score("P1", "P1", ">= 0.5", "met", "as predicted", 0.6, None, "r", "x", own=True)])
+    assert "| P1 | >= 0.5 (judgeaudit's own metric, not a paper quantity) | met | 0.600 |" in md

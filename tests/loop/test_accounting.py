@@ -92,3 +92,39 @@ def test_summarise_final_round_against_initial():
 def test_no_bootstrap_gives_nan_intervals():
     s = summarise(_units(ROWS), _complaints([True]), ["A"], 1, n_boot=0)
     assert all(x != x for x in s["regulators"]["A"]["net_ci"])
+
+
+def test_multi_round_sums_and_rates_over_the_same_rounds():
+    # round 1: i1/u1 fixed, i1/u2 broken, i4/u1 fixed; round 2 breaks i4/u1 again (flagged), fixes i3/u1
+    # and restores i1/u2 — initial → final: fixed 2 (i1/u1, i3/u1), broken 0 (i4/u1 is back to failing)
+    r1 = _units(ROWS, "A", 1)
+    r2 = _units(ROWS, "A", 2)
+    r2["pass_start"] = r1["pass_end"].to_numpy()
+    end2 = {("i1", "u1"): True, ("i1", "u2"): True, ("i2", "u1"): True, ("i3", "u1"): True, ("i4", "u1"): False}
+    r2["pass_end"] = [end2[(i, u)] for i, u in zip(r2["item_id"], r2["unit"], strict=True)]
+    r2["flagged"] = [u == "u1" and i in ("i3", "i4") for i, u in zip(r2["item_id"], r2["unit"], strict=True)]
+    r2["acted"] = r2["item_id"].isin(["i1", "i3", "i4"]).to_numpy()
+    c2 = _complaints([False, True])
+    c2["round"] = 2
+    comps = pd.concat([_complaints([True, True, False]), c2])
+    a = summarise(pd.concat([r1, r2]), comps, ["A"], 2, n_boot=0)["regulators"]["A"]
+    assert (a["fixed"], a["broken"]) == (2, 0)                      # final round against the initial outputs
+    # Fig. 16b: each round against its own start, summed: round 1 fixes 2 and breaks 1, round 2 fixes 2
+    # (i1/u2, i3/u1) and breaks 1 (i4/u1); their difference over N is the same net
+    assert (a["fixed_summed"], a["broken_summed"]) == (4, 2)
+    assert (a["fixed_summed"] - a["broken_summed"]) / 5 == pytest.approx(a["net"]) == pytest.approx(0.4)
+    # every rate over both rounds, pooled: satisfied at a round's start: round 1 i1/u2, i2/u1; round 2
+    # i1/u1, i2/u1, i4/u1 — flagged: i2/u1 (round 1), i4/u1 (round 2) → 2/5
+    assert a["false_alarm_rate"] == pytest.approx(2 / 5)
+    # followed and satisfied: round 1 i1/u2 (unflagged, broken), i2/u1 (flagged, kept); round 2 i1/u1
+    # (unflagged, kept), i4/u1 (flagged, broken)
+    assert (a["break_rate_flagged"], a["break_rate_unflagged"]) == (pytest.approx(1 / 2), pytest.approx(1 / 2))
+    assert a["acted_on"] == 3 + 3 and a["precision"] == pytest.approx(3 / 5)
+    assert [x["false_alarm_rate"] for x in a["rounds"]] == [pytest.approx(1 / 2), pytest.approx(1 / 3)]
+
+
+def test_a_scalar_arm_has_no_rate():
+    s = summarise(_units(ROWS), _complaints([True, False]), ["A"], 1, n_boot=0, scalar=["A"])
+    a = s["regulators"]["A"]
+    assert [a[k] for k in ("precision", "false_alarm_rate", "break_rate_flagged", "break_rate_unflagged")] == [None] * 4
+    assert s["precision_vs_net"]["regulators"] == []

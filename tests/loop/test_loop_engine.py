@@ -127,10 +127,62 @@ def test_score_channel_median_and_whole_response_flags(ifeval_dir):
         "A reviewer scored your response 4 out of 5.",)
     _, s = _run(ifeval_dir, ["score"], FixNamedUnits(), Constant({"score": 3}))
     x = s["regulators"]["score"]
-    assert x["acted_on"] == 4 and x["precision"] == pytest.approx(2 / 4)   # items 1 and 2 have failing units
-    assert x["false_alarm_rate"] == 1.0                                     # both satisfied units flagged
+    assert x["acted_on"] == 4
     # the scripted responder applies the fix of every flagged unit: the 3 failing ones are fixed
     assert (x["fixed"], x["broken"]) == (3, 0)
+
+
+def test_a_bare_score_has_no_rates(ifeval_dir, tmp_path):
+    # §8.2: "A scalar names no constraint, so no rate is defined for it" — in the result and the report
+    from judgeaudit.commands.loop import run_loop_command
+
+    r = run_loop_command(task="ifeval", data=ifeval_dir, initial="shipped", responder=FixNamedUnits(),
+                         judge=Constant({"score": 3, "defects": []}), regulators=["score", "blind+score", "informed"],
+                         out=tmp_path / "o", votes=1, bootstrap=0, progress=False)
+    for name in ("score", "blind+score"):
+        x = r["regulators"][name]
+        assert (x["precision"], x["false_alarm_rate"], x["break_rate_flagged"], x["break_rate_unflagged"]) == (
+            None, None, None, None), name
+        assert all(rd[k] is None for rd in x["rounds"] for k in ("precision", "false_alarm_rate")), name
+        assert (x["fixed"], x["acted_on"]) == (3, 4)
+    assert r["regulators"]["informed"]["false_alarm_rate"] == 0.0       # an empty free-text report flags nothing
+    assert r["precision_vs_net"]["regulators"] == []                    # no arm with a precision: no Spearman
+    assert "none (a score names no constraint)" in (tmp_path / "o" / "report.html").read_text()
+
+
+def test_keyword_table_matches_words_not_substrings():
+    from judgeaudit.loop.keywords import map_complaint
+
+    units = ("0:detectable_format:constrained_response", "1:punctuation:no_comma",
+             "2:change_case:english_capital", "3:detectable_content:number_placeholders")
+    assert map_complaint("I do not know what the user wants", units) == ()          # "no" in not/know
+    assert map_complaint("None of the sentences is finished", units) == ()
+    assert map_complaint("The answer should be 'My answer is no.'", units) == (units[0],)
+    assert map_complaint("It uses two commas", units) == (units[1],)                 # inflected forms match
+    assert map_complaint("Not every word is capitalized", units) == (units[2],)
+    assert map_complaint("It lacks a [name] placeholder", units) == (units[3],)      # punctuation keywords
+
+
+@pytest.mark.data
+def test_half_world_shows_a_seeded_random_half_and_its_realised_share_is_reported(data_dir, tmp_path):
+    from judgeaudit.commands.loop import run_loop_command
+    from judgeaudit.loop.regulators import half_share, half_world
+
+    t = load_task("ifeval", data_dir / "ifeval")
+    # max(1, ⌊n/2⌋) of each response's n constraints (305 with one, 179 with two, 57 with three):
+    # 541 of the 834 shown, 64.9% (the paper: 63% as realised on its 300-response subset); ⌈n/2⌉ showed 72%
+    assert half_share("ifeval", t.items) == {"shown": 541, "of": 834, "share": pytest.approx(541 / 834)}
+    three = next(it for it in t.items if len(it.units) == 3)
+    shown = [line[2:] for line in half_world("ifeval", three.item_id, three.world, three.unit_text).splitlines()[1:]]
+    assert len(shown) == 1 and shown[0] in three.unit_text.values()
+    twos = [it for it in t.items if len(it.units) == 2]
+    second = sum(half_world("ifeval", it.item_id, it.world, it.unit_text).endswith(list(it.unit_text.values())[1])
+                 for it in twos)
+    assert (len(twos), second) == (179, 80)              # a seeded random one of the two, not always the first
+    r = run_loop_command(task="ifeval", data=data_dir / "ifeval", initial="shipped", responder=make_responder(ECHO),
+                         judge=Constant(COMMA), regulators=["world_half"], out=tmp_path / "o", votes=1,
+                         max_items=20, bootstrap=0, progress=False)
+    assert r["regulators"]["world_half"]["world_shown"] == half_share("ifeval", t.items[:20])
 
 
 def test_typed_votes_majority_and_two_judges_agree():
@@ -152,7 +204,10 @@ def test_failed_judge_calls_are_counted_and_take_no_action(ifeval_dir):
     t = load_task("ifeval", ifeval_dir)
     lr = run_loop(t, initial_outputs(t, "shipped"), [get_regulator("blind")], responder=FixNamedUnits(),
                   judge=Broken("x"), rounds=2, votes=3)
-    assert lr.judge_errors == {"blind": 4 * 3 * 2} and lr.judge_parse_failures == {"blind": 4 * 3 * 2}
+    # a failed call is a failed call, not also a parse failure (counted as every other form counts them)
+    assert lr.judge_errors == {"blind": 4 * 3 * 2} and lr.judge_parse_failures == {"blind": 0}
+    assert lr.judge_calls["blind"].usable == 0 and lr.unusable() == ["blind"]
+    assert lr.judge_calls["blind"].reasons == ("RuntimeError: down",) or "down" in lr.judge_calls["blind"].reasons[0]
     assert not lr.units["acted"].any()
 
 
@@ -183,3 +238,16 @@ def test_sampled_once_asks_one_vote_per_output_and_round(ifeval_dir):
              judge=judge, rounds=2, votes=3)
     assert len(judge.prompts) == 4 * 2
     assert get_regulator("blind+once").votes == 1
+
+
+def test_shipped_initial_outputs_never_score_a_stale_response_against_an_edited_prompt(data_dir):
+    # Google's GPT-4 response file has no response with the text of prompt 2785 (edited after the
+    # responses were written): it is left out of a shipped loop and counted, never joined by line
+    from judgeaudit.loop.tasks import NO_SHIPPED, shipped_only
+
+    t = load_task("ifeval", data_dir / "ifeval")
+    assert len(t.items) == 541 and next(it for it in t.items if it.item_id == "2785").shipped is None
+    s = shipped_only(t)
+    assert len(s.items) == 540 and "2785" not in {it.item_id for it in s.items}
+    assert s.excluded == {NO_SHIPPED: 1}
+    assert set(initial_outputs(s, "shipped")) == {it.item_id for it in s.items}

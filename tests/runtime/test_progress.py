@@ -14,7 +14,8 @@ from judgeaudit.runtime.estimate import LOCAL_SECONDS_PER_CALL, MEASURED_MIN, es
 from judgeaudit.runtime.executor import RetryPolicy, run
 from judgeaudit.runtime.store import CallStore
 
-LINE = re.compile(r"^fake: (\d+)/(\d+) calls \(\d+%\), [\d.]+ calls/s, ETA [^,]+, (\d+) failed$")
+LINE = re.compile(r"^fake: (\d+)/(\d+) calls \(\d+%\), [\d.]+ calls/s, ETA [^,]+, (\d+) failed, (\d+) in flight, "
+                  r"(\d+) retries$")
 
 
 def _requests(n: int) -> list[JudgeRequest]:
@@ -79,3 +80,16 @@ def test_api_estimate_from_the_litellm_cost_map():
     e = estimate(judge, reqs, cached={})
     assert e.cost_usd == pytest.approx(expected) and e.seconds is None
     assert "LiteLLM cost map" in e.describe()
+
+
+def test_progress_lines_report_calls_in_flight_and_retries_before_any_completes(fake_server, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    srv = fake_server(responder=lambda p: "Score: 4", latency=1.5)
+    srv.fault("500", times=1)
+    judge = make_judge("api:openai/fake-model", api_base=srv.base_url, id="fake")
+    policy = RetryPolicy(max_retries=2, base_delay=0.0)
+    run(judge, _requests(2), concurrency=2, policy=policy, progress_every=0.4)
+    lines = [LINE.match(line) for line in capsys.readouterr().err.splitlines()]
+    seen = [(int(m[1]), int(m[4]), int(m[5])) for m in lines if m]
+    # (done, in flight, retries): lines while nothing has completed yet, then the retried call in flight
+    assert (0, 2, 0) in seen and (1, 1, 1) in seen, seen

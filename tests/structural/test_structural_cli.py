@@ -116,3 +116,71 @@ def test_cache_option_keeps_pairs_in_the_store_file(tmp_path):
     cache = NLIPairCache(db)
     assert len(cache) == 2          # one world sentence x two claims
     cache.close()
+
+
+def test_the_lexical_backend_is_reported_weak_wherever_it_is_reported(tmp_path):
+    from judgeaudit.report.world import calibration_table
+    from judgeaudit.structural.nli import lexical_probs
+
+    # bag-of-words coverage: a swapped relation is "entailed", a true paraphrase is not
+    assert lexical_probs("Bob hired Alice.", "Alice hired Bob.")[0] == 1.0
+    assert lexical_probs("Bob hired Alice.", "Alice was taken on by Bob.")[0] == pytest.approx(2 / 3)   # < tau_s
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(o) + "\n" for o in ITEMS))
+    rc, out = _run(["judge", "--judge", "structural:lexical", "--form", "defects", "--input", items,
+                    "--out", tmp_path / "out"])
+    assert rc == 0, out
+    rows = [json.loads(x) for x in (tmp_path / "out" / "verdicts.jsonl").read_text().splitlines()]
+    certs = [d["certificate"] for r in rows for d in (r["defects"] or [])]
+    assert certs and all(c["weak_backend"] is True for c in certs)
+    assert all(r["meta"]["weak_backend"] is True for r in rows)
+    # the thresholds were chosen with it: the record and the report's table say so
+    cal = make_judge("structural:lexical").calibration()
+    assert cal["weak_backend"] is True and cal["dev_split"]["weak_backend"] is True
+    table = calibration_table({"calibration": {"structural:lexical": cal}})
+    assert table["chosen on"].iloc[0].endswith("lexical backend (weak)") and bool(table["weak backend"].iloc[0])
+
+
+def test_unreadable_nli_replies_are_failed_calls_and_null_probabilities_never_verify(tmp_path, fake_server,
+                                                                                    monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")     # the fake server ignores it
+    srv = fake_server(responder=lambda prompt: "I cannot tell from this.")   # names no NLI label
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(o) + "\n" for o in ITEMS))
+    rc, out = _run(["judge", "--judge", "structural:api:openai/fake-nli", "--api-base", srv.base_url,
+                    "--form", "defects", "--input", items, "--out", tmp_path / "api", "--retries", "0"])
+    assert rc == 1 and "produced no usable verdict" in out, out
+    rows = [json.loads(x) for x in (tmp_path / "api" / "verdicts.jsonl").read_text().splitlines()]
+    assert [(r["parse_ok"], r["defects"]) for r in rows] == [(False, None), (False, None)]
+    assert all("no probability" in r["error"] for r in rows)
+    # certificates whose probabilities are null (as such a run used to write) are rejected, also when the
+    # verifier's backend is as unreadable again
+    rc, out = _run(["judge", "--judge", "structural:lexical?top_k=1", "--form", "defects", "--input", items,
+                    "--out", tmp_path / "lex"])
+    assert rc == 0, out
+    rows = [json.loads(x) for x in (tmp_path / "lex" / "verdicts.jsonl").read_text().splitlines()]
+    for d in rows[0]["defects"]:
+        d["certificate"]["backend"] = "api:openai/fake-nli"
+        for p in d["certificate"]["pairs"]:
+            p["probs"] = [None, None, None]
+    nulls = tmp_path / "nulls.jsonl"
+    nulls.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rc, out = _run(["certificate", "verify", "--verdicts", nulls, "--api-base", srv.base_url])
+    assert rc == 1 and "0 of 2 certificates verified" in out, out
+    assert "records no probability" in out
+
+
+@pytest.mark.parametrize("cell, why", [
+    ("[{\"span\": \"x\", ", "defects is not a JSON list"),              # cut-off JSON text
+    ([1, 2], "defect 0 is not a JSON object"),
+    ({"span": "x", "reason": "y"}, "defects is not a JSON list"),
+    ([{"span": "x", "reason": "y", "certificate": "{broken"}], "defect 0's certificate is not a JSON object"),
+    ([{"span": "x", "reason": "y", "certificate": [1, 2]}], "defect 0's certificate is not a JSON object"),
+])
+def test_a_malformed_defects_cell_is_one_line_naming_file_row_and_field(tmp_path, cell, why):
+    good = {"request_id": "a", "judge_id": "structural:lexical", "defects": []}
+    bad = tmp_path / "verdicts.jsonl"
+    bad.write_text(json.dumps(good) + "\n" + json.dumps({**good, "request_id": "b", "defects": cell}) + "\n")
+    rc, out = _run(["certificate", "verify", "--verdicts", bad])
+    assert rc == 2, out
+    assert f"verdicts.jsonl:2: field 'defects': request 'b': {why}" in out

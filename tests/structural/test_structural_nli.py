@@ -174,7 +174,7 @@ def test_local_backend_prompt_and_softmax_with_a_stubbed_forward():
     assert seen == [("Decide whether the premise entails the hypothesis, contradicts it, or neither.\n"
                      "Premise: The sky is blue.\nHypothesis: The sky has a colour.\n"
                      "Answer with one word: entailment, neutral or contradiction.\nAnswer:")]
-    assert make_nli("local").weak is True and make_nli("lexical").weak is False
+    assert make_nli("local").weak is True and make_nli("lexical").weak is True
 
 
 def test_unknown_nli_spec_is_an_input_error():
@@ -197,3 +197,13 @@ def test_pair_cache_lives_in_the_call_store_file_and_saves_recomputation(tmp_pat
     np.testing.assert_array_equal(again, first[[1, 0]])
     with CallStore(db, readonly=True) as cs:                         # still a call store
         assert len(cs) == 0
+
+
+def test_pair_cache_does_not_keep_a_pair_without_probabilities(tmp_path):
+    inner = ScriptedNLI({("a", "b"): (0.7, 0.2, 0.1)}, default=(np.nan, np.nan, np.nan))
+    cache = NLIPairCache(tmp_path / "calls.sqlite")
+    got = CachedNLI(inner, cache).predict([("a", "b"), ("c", "d")])
+    assert np.isnan(got[1]).all() and len(cache) == 1           # only the answered pair is kept
+    CachedNLI(inner, cache).predict([("c", "d")])
+    assert inner.asked == [("a", "b"), ("c", "d"), ("c", "d")]  # the failed pair is asked again
+    cache.close()

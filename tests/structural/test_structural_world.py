@@ -78,3 +78,24 @@ def test_factorial_instrument_factor_with_the_structural_judge(tmp_path):
     assert sh["specificity"] == pytest.approx({"source": 0.5, "instrument": -0.5})
     assert sh["balanced_accuracy"] == pytest.approx({"source": 0.5, "instrument": 0.0})
     assert set(r.result["calibration"]) == {"structural:lexical"}
+
+
+def _bundled_qa(rows: int) -> str:
+    """The HaluEval QA slice shipped with the package (no data folder needed)."""
+    import judgeaudit
+
+    return f"halueval:{Path(judgeaudit.__file__).parent / 'data' / 'halueval'}?part=qa&max_rows={rows}"
+
+
+def test_an_hf_nli_model_that_cannot_load_fails_the_run_before_any_arm(tmp_path):
+    from typer.testing import CliRunner
+
+    from judgeaudit.cli import app
+
+    out = tmp_path / "o"
+    r = CliRunner().invoke(app, ["world", "run", "--set", _bundled_qa(4), "--judge",
+                                 f"structural:hf:{tmp_path / 'absent-nli'}", "--arm", "blind", "--arm", "informed",
+                                 "--votes", "1", "--bootstrap", "0", "--out", str(out)])
+    # the blind arm asks no NLI pair; the model is loaded (or fails) before it runs, not when a pair is asked
+    assert isinstance(r.exception, InputError) and "cannot load NLI model" in str(r.exception), r.output
+    assert r.exception.field == "judge" and not (out / "report.md").exists()

@@ -48,14 +48,15 @@ def test_gain_and_false_alarms_against_a_meta_covariate_by_hand(tmp_path, monkey
     assert g["rho"] == pytest.approx(np.sqrt(30 / 42)) and g["answers"] == 8 and g["exact"]
     assert g["n_perm"] == 40320
     # ρ depends only on where the three zeros land; the observed {hints 1, 2, 3} is the one placement of the
-    # C(8,3) = 56 as extreme: one-sided p = 1/56, two-sided (2 × the smaller tail) 2/56
-    assert g["p"] == pytest.approx(2 / 56)
+    # C(8,3) = 56 as extreme: one-sided p = 1/56 (the default: one-sided in the predicted direction, ρ > 0),
+    # two-sided (2 × the smaller tail) 2/56
+    assert g["alternative"] == "greater" and g["p"] == pytest.approx(1 / 56)
     # false alarms per clean answer in the blind arm: only q3-right (hint 4) has one; the informed arm none
     fa = sp[("false_alarms", "blind", "hint")]
     assert fa["answers"] == 4
     # x = hints of the clean answers (1, 2, 3, 4), y = (0, 0, 0, 1), ranks (2, 2, 2, 4)
     assert fa["rho"] == pytest.approx(np.corrcoef([1, 2, 3, 4], [2, 2, 2, 4])[0, 1])
-    assert fa["p"] == pytest.approx(2 * 6 / 24)      # q3-right's false alarm on the top hint: 6 of 24 pairings
+    assert fa["p"] == pytest.approx(6 / 24)      # q3-right's false alarm on the top hint: 6 of 24 pairings
     assert sp[("false_alarms", "informed", "hint")]["rho"] is None   # constant (no false alarms): NaN → null
     # world_chars: the two answers of a question share a world, so the gain is tested with ties
     assert sp[("gain", "blind", "world_chars")]["answers"] == 8

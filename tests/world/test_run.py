@@ -104,11 +104,10 @@ def test_factorial_with_the_instrument_factor(tmp_path):
     assert fac["shapley"]["balanced_accuracy"] == pytest.approx({"source": 0.25, "instrument": -0.25})
 
 
-def test_typed_form_scores_at_the_resolution_of_a_type_id(tmp_path):
-    # IFEval has responses with two constraints of one type, one violated and one kept (11 of 834 constraints
-    # on the shipped file): a typed report can only name the type, so the oracle reporting exactly the
-    # violated types must score perfectly — the unit of the typed form is (answer, type id), gold = any
-    # constraint of that type violated.
+def test_typed_form_scores_one_unit_per_constraint(tmp_path):
+    # IFEval has responses with two constraints of one type, one violated and one kept (834 constraints would
+    # collapse to 817 units if merged by type): every constraint is its own unit. A typed report can only name
+    # the type, so the oracle naming exactly the violated types flags the kept constraint of that type too.
     from judgeaudit.world.items import Unit, WorldItem
 
     units = [Unit(unit_id="r.0", text="use 'cat' twice", defective=True, kind="keywords:frequency"),
@@ -121,7 +120,23 @@ def test_typed_form_scores_at_the_resolution_of_a_type_id(tmp_path):
     _, _, an = _run(tmp_path, [ScriptedJudge(oracle_reply, "oracle")], ["blind", "informed"], form="typed",
                     items=[it, clean])
     inf = an.result["judges"]["oracle"]["arms"]["informed"]
-    assert (inf["n"], inf["n_defective"]) == (4, 1)          # 2 answers × 2 types; r's keywords type violated
-    assert (inf["recall"], inf["specificity"], inf["balanced_accuracy"]) == (1.0, 1.0, 1.0)
+    assert (inf["n"], inf["n_defective"]) == (6, 1)          # 2 answers × 3 constraints; r.0 violated
+    assert inf["recall"] == 1.0
+    assert inf["specificity"] == pytest.approx(4 / 5)        # r.1 shares r.0's named type
     row = next(p for p in an.result["paired"] if p["metric"] == "recall")
     assert (row["mcnemar"]["b"], row["mcnemar"]["c"]) == (1, 0)
+
+
+@pytest.mark.data
+def test_typed_form_has_one_unit_per_ifeval_constraint(data_dir):
+    # the shipped IFEval responses carry 834 labelled constraints; merged by type id they were 817 units
+    from judgeaudit.datasets.world import load_world_set
+    from judgeaudit.world.pooling import Pooled
+    from judgeaudit.world.scoring import decisions
+
+    items = load_world_set(f"ifeval:{data_dir / 'ifeval'}")
+    none = Pooled(parsed_votes=1, votes=1, label=False, unit_labels=None, defect_ids=[], score=None, defects=None,
+                  ties=0)
+    rows = [(it.item_id, r["unit"]) for it in items for r in decisions(it, none, "typed")]
+    assert len(rows) == sum(u.defective is not None for it in items for u in it.units) == 834
+    assert len(set(rows)) == 834

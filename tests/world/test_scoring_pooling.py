@@ -42,7 +42,8 @@ def test_union_for_defects_majority_for_units_and_ids_median_for_scores():
     d = pool_votes(_rows(defects=[[{"span": "1901", "reason": "a"}], [], [{"span": "1901.", "reason": "b"},
                                                                            {"span": "Paris", "reason": "c"}]],
                          label=[True, False, True]), form="defects")
-    assert [x["span"] for x in d.defects] == ["1901", "Paris"] and d.label is True
+    # "1901" for reason a and "1901." for reason b are two complaints (dedup is by quote and reason)
+    assert [x["span"] for x in d.defects] == ["1901", "1901.", "Paris"] and d.label is True
     u = pool_votes(_rows(unit_labels=[[True, False], [True, True], [False, False]]))
     assert u.unit_labels == [True, False] and u.ties == 0
     t = pool_votes(_rows(defect_ids=[["a"], ["a", "b"], []]))
@@ -56,9 +57,29 @@ def test_strict_matcher_threshold():
     assert strict_match("finished in 1901", "1901")                     # 1/1 of the segment
     assert strict_match("The tower, Finished in 1901!", "finished in 1901")
     assert not strict_match("Paris is lovely", "finished in 1901")
-    # two of four tokens shared: passes at 0.5, fails at 0.6
-    assert strict_match("the big red house", "the big blue car", 0.5)
-    assert not strict_match("the big red house", "the big blue car", 0.6)
+    # two of four content tokens shared: passes at 0.5, fails at 0.6
+    assert strict_match("the big red house roof", "a big red car door", 0.5)
+    assert not strict_match("the big red house roof", "a big red car door", 0.6)
+
+
+def test_strict_matcher_drops_stop_words_and_punctuation():
+    # a quote from another summary sharing only "the" with a 2-token segment was credited (1/2 = 0.5)
+    assert not strict_match("the budget was approved", "the mayor")
+    assert not strict_match("It was, in fact, the", "in the wrong year")
+    assert strict_match("the mayor's", "the mayor")
+    assert strict_match("he did not go", "not")                 # negations are kept: FRANK's negation errors
+    assert strict_match("Its symbol is Co", "Co")               # a stop-word-only segment: every token counts
+    from judgeaudit.world.scoring import content_tokens
+    assert content_tokens("The vote -- was unanimous!") == ["vote", "unanimous"]
+
+
+def test_union_dedups_by_quote_and_reason_and_never_merges_empty_quotes():
+    d = pool_votes(_rows(defects=[[{"span": "1901", "reason": "wrong year"}, {"span": "1901", "reason": "no source"}],
+                                  [{"span": "1901.", "reason": "Wrong year."}, {"span": "", "reason": "too short"}],
+                                  [{"span": "", "reason": "too short"}, {"span": "1901", "reason": "misspelt"}]],
+                         label=[True] * 3), form="defects")
+    assert [(x["span"], x["reason"]) for x in d.defects] == [
+        ("1901", "wrong year"), ("1901", "no source"), ("1901", "misspelt"), ("", "too short"), ("", "too short")]
 
 
 def test_span_scores_generous_matcher_disagreement_and_permuted_audit():
@@ -76,7 +97,7 @@ def test_span_scores_generous_matcher_disagreement_and_permuted_audit():
     gen = span_scores(items, complaints, generous)
     assert (gen.found, gen.on_target) == (3, 3)
     dis = disagreement(items, complaints, strict_matcher(), generous)
-    assert dis == {"pairs": 4, "differ": 1, "first_only": 0, "second_only": 1, "rate": 0.25}
+    assert dis == {"pairs": 4, "differ": 1, "first_only": 0, "second_only": 1, "undecided": 0, "rate": 0.25}
     audit = matcher_audit(items, complaints, strict_matcher(), seed=0)
     assert audit["complaints"] == 4 and audit["false_matches"] == 0
     assert matcher_audit(items, complaints, lambda c, s, i: True)["false_match_rate"] == 1.0
@@ -104,12 +125,50 @@ def test_unit_and_typed_decisions():
                defects=None, ties=0)
     assert [(r["gold"], r["flagged"]) for r in decisions(s, p, "sentences")] == [(False, True), (True, True)]
     assert [(r["gold"], r["flagged"]) for r in decisions(s, p, "typed")] == [(False, True), (True, False)]
-    # a unit whose kind names two types makes each type a unit (defective when the unit is): reporting one
-    # of them finds that type and misses the other
+    # a unit whose kind names two types is still one unit, flagged when either type is named; two constraints
+    # of one type stay two units
     from judgeaudit.world.items import Unit
     from judgeaudit.world.requests import taxonomy_of
-    two = s.model_copy(update={"units": [s.units[0], Unit(unit_id="u", text="t", defective=True, kind="a, contradiction")]})
+    two = s.model_copy(update={"units": [s.units[0], Unit(unit_id="u", text="t", defective=True, kind="a, contradiction"),
+                                         Unit(unit_id="v", text="w", defective=False, kind="a")]})
     assert taxonomy_of([two]) == ("a", "contradiction", "entity")
     rows = decisions(two, p.__class__(**{**p.__dict__, "defect_ids": ["a"]}), "typed")
     assert [(r["unit"], r["gold"], r["flagged"]) for r in rows] == [
-        ("s1#entity", False, False), ("s1#a", True, True), ("s1#contradiction", True, False)]
+        ("s1.0", False, False), ("u", True, True), ("v", False, True)]
+
+
+def test_second_matcher_agreement_and_cohen_kappa():
+    from sklearn.metrics import cohen_kappa_score
+
+    from judgeaudit.world.scoring import agreement
+    items = [it for it in tiny_items() if it.spans]
+    complaints = {it.item_id: [{"span": "x", "reason": str(k)} for k in range(3)] for it in items}
+    first = lambda c, s, it: c["reason"] != "2"                                  # noqa: E731
+    second = lambda c, s, it: None if it.item_id == "q3-wrong" else c["reason"] == "0"   # noqa: E731
+    ag = agreement(items, complaints, first, second)
+    # decided pairs: q0–q2 wrong × 3 complaints; first credits reasons 0, 1; second reason 0
+    a, b = [1, 1, 0] * 3, [1, 0, 0] * 3
+    assert (ag["pairs"], ag["decided"]) == (12, 9)
+    assert ag["agreement"] == pytest.approx(6 / 9) and ag["kappa"] == pytest.approx(cohen_kappa_score(a, b))
+    assert (ag["first_credits"], ag["second_credits"]) == (pytest.approx(6 / 9), pytest.approx(3 / 9))
+
+
+def test_permuted_control_false_matches_by_segment_length():
+    items = [WorldItem(item_id=f"i{k}", task="rag", output=out, spans=[Span(start=0, end=len(out))])
+             for k, out in enumerate(["Paris", "the tall tower", "it opened in nineteen hundred and one today"])]
+    complaints = {it.item_id: [{"span": "Paris tower opened"}] for it in items}
+    audit = matcher_audit(items, complaints, strict_matcher(), seed=0)
+    # each item's complaint meets another item's segment: lengths 1 ("paris"), 2 ("tall tower"), 4 content tokens
+    assert audit["complaints"] == 3
+    by = audit["by_segment_length"]
+    assert set(by) == {"1", "2", "3-5"} and all(v["pairs"] == 1 for v in by.values())
+    assert sum(v["false_matches"] for v in by.values()) == audit["false_matches"]
+    # FRANK-like 2-token segments and quotes from another summary that share only stop words with them:
+    # credited at overlap 1/2 when stop words counted; never now
+    segs = ["the mayor", "in Paris", "a law"]
+    items = [WorldItem(item_id=f"f{k}", task="summarization", output=f"{seg} was cited.",
+                       spans=[Span(start=0, end=len(seg))]) for k, seg in enumerate(segs)]
+    complaints = {it.item_id: [{"span": "the council met in a hall"}] for it in items}
+    audit = matcher_audit(items, complaints, strict_matcher(), seed=0)
+    assert (audit["complaints"], audit["false_matches"]) == (3, 0)
+    assert audit["by_segment_length"] == {"1": {"pairs": 3, "false_matches": 0, "rate": 0.0}}

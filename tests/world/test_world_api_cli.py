@@ -116,13 +116,17 @@ def test_defects_form_with_a_generous_matcher_judge_through_the_cli(tmp_path, en
     # none, the generous matcher all four: they disagree on all 4 complaint–segment pairs.
     assert (inf["strict"]["recall"], inf["generous"]["recall"]) == (0.0, 1.0)
     assert (inf["strict"]["precision"], inf["generous"]["precision"]) == (0.0, 1.0)
-    assert inf["disagreement"] == {"pairs": 4, "differ": 4, "first_only": 0, "second_only": 4, "rate": 1.0}
+    assert inf["disagreement"] == {"pairs": 4, "differ": 4, "first_only": 0, "second_only": 4, "undecided": 0,
+                                   "rate": 1.0}
     # blind: the whole answer quoted with no year in the reason: strict credits it, the generous one not
     assert (bl["strict"]["recall"], bl["generous"]["recall"]) == (1.0, 0.0)
-    assert bl["disagreement"] == {"pairs": 4, "differ": 4, "first_only": 4, "second_only": 0, "rate": 1.0}
+    assert bl["disagreement"] == {"pairs": 4, "differ": 4, "first_only": 4, "second_only": 0, "undecided": 0,
+                                  "rate": 1.0}
     # the permuted control: another answer's marked year. This matcher ignores the segment, so it still
     # says yes to every informed complaint (false-match rate 1); the strict matcher to none.
-    assert inf["permuted_audit_generous"] == {"complaints": 4, "false_matches": 4, "false_match_rate": 1.0}
+    assert inf["permuted_audit_generous"] == {"complaints": 4, "false_matches": 4, "undecided": 0,
+                                              "false_match_rate": 1.0, "by_segment_length": {
+                                                  "1": {"pairs": 4, "false_matches": 4, "rate": 1.0}}}
     assert inf["permuted_audit_strict"]["false_match_rate"] == 0.0
     assert bl["permuted_audit_generous"]["false_match_rate"] == 0.0
     # RAGTruth character overlap: informed quotes "The" (3 chars, never in a span); blind the whole answer
@@ -156,7 +160,58 @@ def test_bad_input_from_the_cli_names_file_line_and_field(tmp_path, env):
     del src[2]["source_info"]["passages"]
     _jsonl(d / "source_info.jsonl", src)
     (d / "response.jsonl").write_text("\n".join(lines) + "\n")
-    res = CliRunner().invoke(app, ["world", "run", "--set", f"ragtruth:{d}", "--judge", "reference:oracle",
-                                   "--out", str(tmp_path / "o")])
-    e = res.exception
-    assert isinstance(e, InputError) and (e.path, e.line, e.field) == (str(d / "source_info.jsonl"), 3, "source_info")
+    # it is left out with its reason and count, not an error for the whole set
+    from judgeaudit.datasets.world import load_world
+
+    n = sum(json.loads(x)["source_id"] == src[2]["source_id"] for x in lines)
+    ws = load_world(f"ragtruth:{d}")
+    assert n and ws.provenance["excluded"]["the world (source_info) is missing or empty"] == n
+    assert len(ws) == len(lines) - sum(ws.provenance["excluded"].values())
+
+
+def test_matcher_judge_with_the_label_form_is_refused_before_any_call(tmp_path, env):
+    d, srv = env
+    res = CliRunner().invoke(app, ["world", "run", "--set", f"ragtruth:{d}", "--judge", "api:openai/fake-judge",
+                                   "--api-base", srv.base_url, "--form", "label", "--matcher-judge",
+                                   "api:openai/fake-matcher", "--out", str(tmp_path / "o")])
+    assert isinstance(res.exception, InputError) and res.exception.field == "--matcher-judge"
+    assert srv.requests == []
+
+
+def _undecided(prompt: str) -> str:
+    return "It depends." if "Marked segment:" in prompt else responder(prompt)
+
+
+def test_a_matcher_that_never_decides_fails_the_run_unless_allowed(tmp_path, monkeypatch, fake_server):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    d, srv = _ragtruth(tmp_path), fake_server(responder=_undecided)
+    args = ["world", "run", "--set", f"ragtruth:{d}", "--judge", "api:openai/fake-judge", "--api-base",
+            srv.base_url, "--votes", "1", "--form", "defects", "--bootstrap", "50", "--matcher-judge",
+            "api:openai/fake-matcher"]
+    res = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "o")])
+    assert res.exit_code == 1 and "decided none of its 16 pairs" in res.output
+    r = json.loads((tmp_path / "o" / "result.json").read_text())     # written, nothing computed lost
+    assert (r["matcher_pairs"], r["matcher_undecided"]) == (16, 16)
+    inf = r["judges"]["api:openai/fake-judge"]["arms"]["informed"]
+    assert inf["spans"]["generous"]["recall"] is None and inf["spans"]["generous"]["undecided_segments"] == 4
+    assert inf["matched"]["segment:generous"]["recall"] is None
+    assert inf["spans"]["strict"]["recall"] == 0.0                       # the strict route did decide
+    res = CliRunner().invoke(app, [*args, "--allow-failures", "--out", str(tmp_path / "o2")])
+    assert res.exit_code == 0 and "kept going (--allow-failures)" in res.output
+
+
+def test_a_second_matcher_re_matches_the_pairs_with_agreement_and_kappa(tmp_path, env):
+    d, srv = env
+    out = tmp_path / "o"
+    _run(["--set", f"ragtruth:{d}", "--judge", "api:openai/fake-judge", "--api-base", srv.base_url, "--votes", "1",
+          "--form", "defects", "--bootstrap", "50", "--matcher-judge", "api:openai/fake-matcher",
+          "--second-matcher-judge", "api:openai/fake-matcher-2", "--out", str(out)])
+    r = json.loads(out.joinpath("result.json").read_text())
+    for arm, credits in (("informed", 1.0), ("blind", 0.0)):
+        ag = r["judges"]["api:openai/fake-judge"]["arms"][arm]["spans"]["second_matcher_agreement"]
+        # the same responder answers both matchers: full agreement; κ is 0 when one class only (App. A.3)
+        assert (ag["pairs"], ag["decided"], ag["agreement"], ag["first_credits"], ag["second_credits"]) == (
+            4, 4, 1.0, credits, credits)
+        assert ag["kappa"] == 0.0
+    html = (out / "report.html").read_text()
+    assert "second matcher agrees" in html and "Cohen's κ" in html.replace("&#x27;", "'")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.card.checklist import checklist
+from judgeaudit.card.numbers import above, below, ci_ok, excludes_zero, with_ci
 from judgeaudit.card.sources import Run, of_kind
 from judgeaudit.default_runs import DEFAULT_RUNS
 from judgeaudit.runinfo import utc_now
@@ -27,8 +28,43 @@ VALIDITY_KEYS = ("S", "R", "R_scope", "R_strength", "gap", "R_plus", "wrong_way_
 SECTIONS = ("validity", "cap", "vp", "world", "loop", "checklist", "ledger")
 
 
-def _src(r: Run) -> dict[str, Any]:
-    return {"path": str(r.path), "run_id": r.run_id, "created_at": r.created_at}
+def spec_family(judge: str) -> str | None:
+    """The judge's model family from its spec (``?family=`` when given, else the family table)."""
+    from judgeaudit.families import family_of, resolve, split_spec_family
+
+    kind, _, arg = judge.partition(":")
+    if kind == "local" and not arg:
+        from judgeaudit.judges.local import MODEL_NAME
+
+        return family_of(MODEL_NAME)
+    if kind in ("api", "hf") and arg:
+        from judgeaudit.errors import InputError
+
+        try:
+            model, override = split_spec_family(arg)
+        except InputError:   # another ?option (transport=…): the family of the model name alone
+            model, override = arg.split("?", 1)[0], None
+        return resolve(model, override)
+    return None
+
+
+def _src(r: Run, judge: str | None = None) -> dict[str, Any]:
+    out = {"path": str(r.path.resolve()), "run_id": r.run_id, "created_at": r.created_at}
+    if judge is not None:
+        out |= {"judge": judge, "family": spec_family(judge)}
+    if isinstance(r.data.get("inputs"), dict):
+        from judgeaudit.runinfo import changed_inputs
+
+        out["inputs"] = r.data["inputs"]
+        out["inputs_changed"] = changed_inputs(r.data)   # flagged on the card: the run read other files
+    return out
+
+
+def attributed(r: Run, judge: str) -> bool:
+    """Run ``r`` was made by ``judge``: it is a key of the run's ``judges`` block, or the run's
+    ``judge`` (a loop's audited judge). A run naming no judge is nobody's."""
+    d = r.data
+    return judge in (d.get("judges") or {}) or d.get("judge") == judge
 
 
 def _absent(kind: str, judge: str) -> dict[str, Any]:
@@ -42,8 +78,9 @@ def _unusable(r: Run, judge: str) -> dict[str, Any] | None:
     if not c.get("calls") or c.get("usable"):
         return None
     why = f"; first: {c['reasons'][0]}" if c.get("reasons") else ""
-    return {"measured": False, "not_measured": f"not measured — {judge} gave no usable verdict in {r.path.parent} "
-                                               f"({c.get('failed_calls')} of {c['calls']} calls failed{why})"}
+    return {"measured": False, "failed": True,
+            "not_measured": f"not measured — {judge} gave no usable verdict in {r.path.parent} "
+                            f"({c.get('failed_calls')} of {c['calls']} calls failed{why})"}
 
 
 def _val(block: dict[str, Any], key: str) -> dict[str, Any]:
@@ -60,21 +97,24 @@ def validity_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
     b = r.data["judges"][judge]
     d = b.get("directional") or {}
     return {
-        "measured": True, "source": _src(r), "s_floor": r.data.get("s_floor"),
+        "measured": True, "source": _src(r, judge), "s_floor": r.data.get("s_floor"),
+        "direction_source": r.data.get("direction_source"),
         "n": {"base_items": r.data.get("n_base"), "construct_edits": b.get("n_construct"),
               "control_edits": b.get("n_control")},
-        "interpretable": b.get("interpretable"), "tau": b.get("tau"),
+        "interpretable": b.get("interpretable"), "single_point": b.get("single_point"), "tau": b.get("tau"),
         "metrics": {k: _val(b, k) for k in VALIDITY_KEYS},
         "gap_perm_p": b.get("gap_perm_p"),
         "per_axis": {ax: {"R": _val(b, f"R_{ax}"), "R_plus": _val(d.get(ax) or {}, "R_plus"),
                           "wrong_way_rate": _val(d.get(ax) or {}, "wrong_way_rate")} for ax in ("scope", "strength")},
+        "notes": list(b.get("notes") or []),
     }
 
 
 def cap_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
-    sets = {}
+    sets, failed = {}, None
     for r in of_kind(runs, "cap"):
-        if _unusable(r, judge) is not None:
+        if (bad := _unusable(r, judge)) is not None:
+            failed = bad
             continue
         for s, sb in r.data.get("sets", {}).items():
             j = sb.get("judges", {}).get(judge)
@@ -87,9 +127,11 @@ def cap_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
                     if isinstance(e.get(k), dict):
                         conds[c][k] = {"value": e[k].get("value"), "ci": e[k].get("ci")}
             ov = j.get("overall") or {}
-            sets[s] = {"source": _src(r), "overall": {"value": ov.get("value"), "ci": ov.get("ci"), "n": ov.get("n")},
-                       "conditions": conds}
-    return {"measured": True, "sets": sets} if sets else _absent("cap", judge)
+            sets[s] = {"source": _src(r, judge), "overall": {"value": ov.get("value"), "ci": ov.get("ci"),
+                                                              "n": ov.get("n")}, "conditions": conds}
+    if sets:
+        return {"measured": True, "sets": sets}
+    return failed or _absent("cap", judge)
 
 
 def vp_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
@@ -102,6 +144,7 @@ def vp_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
                     rows.append({"set": s, "mode": mode, "n": mb.get("n"), "label_origin": sb.get("meta", {}).get(
                         "label_origin"), "a_imp": mb.get("a_imp"), "a_imp_ci": mb.get("a_imp_ci"),
                         "a_imp_member": mb.get("a_imp_member"), "null_p": null.get("p_value"),
+                        "null_p95": null.get("p95"),
                         "clears_null": null.get("clears_null"), "a_hum": mb.get("a_hum"),
                         "a_hum_ci": mb.get("a_hum_ci"), "vp": mb.get("vp"), "resolvable": mb.get("resolvable"),
                         "source": _src(r)})
@@ -117,9 +160,10 @@ def _numbers(x: Any, prefix: str = "") -> list[tuple[str, float]]:
 
 
 def generic_section(runs: Sequence[Run], judge: str, kind: str) -> dict[str, Any]:
-    """World and loop results, read generically: the judge's block (``judges[<judge>]``) or the whole
-    result's numbers, each with its path (intervals are the ``*_ci`` / ``ci`` entries beside them)."""
-    hits = [r for r in of_kind(runs, kind) if judge in (r.data.get("judges") or {}) or "judges" not in r.data]
+    """World and loop results of ``judge`` (``attributed``: a run of another judge is not shown), read
+    generically: the judge's block (``judges[<judge>]``) or the whole result's numbers, each with its
+    path (intervals are the ``*_ci`` / ``ci`` entries beside them)."""
+    hits = [r for r in of_kind(runs, kind) if attributed(r, judge)]
     if not hits:
         return _absent(kind, judge)
     r = hits[-1]
@@ -127,7 +171,16 @@ def generic_section(runs: Sequence[Run], judge: str, kind: str) -> dict[str, Any
         return bad
     block = (r.data.get("judges") or {}).get(judge, r.data)
     nums = [(p, v) for p, v in _numbers({k: v for k, v in block.items() if k not in ("run_id", "created_at")})]
-    return {"measured": True, "source": _src(r), "numbers": dict(nums[:60])}
+    out = {"measured": True, "source": _src(r, judge), "numbers": dict(nums[:60])}
+    if kind == "loop":
+        out["judge2"] = r.data.get("judge2")
+        out["regulators"] = {name: {"net": g.get("net"), "ci": g.get("net_ci")}
+                             for name, g in (r.data.get("regulators") or {}).items() if isinstance(g, dict)}
+    if kind == "world":
+        out["arms"] = {arm: {m: {"value": a.get(m), "ci": (a.get("ci") or {}).get(m)}
+                             for m in ("recall", "specificity") if a.get(m) is not None}
+                       for arm, a in (block.get("arms") or {}).items() if isinstance(a, dict)}
+    return out
 
 
 def ledger_section(ledger_path: str | Path | None, from_dirs: Sequence[str | Path], judge: str) -> dict[str, Any]:
@@ -149,50 +202,106 @@ def ledger_section(ledger_path: str | Path | None, from_dirs: Sequence[str | Pat
                        "value": s.value, "ci": list(s.ci) if s.ci else None} for s in scores]}
 
 
-def _excludes_zero(ci: Sequence[float] | None) -> bool:
-    return bool(ci) and None not in ci and (ci[0] > 0 or ci[1] < 0)
+LOW_R = 0.5
+"""judgeaudit's reading of Table 1's "R low" column (construct-validity.txt): R's interval lies wholly
+below 0.5, the judge misses more than half of the construct changes on that axis (§5.1 reads the field's
+R = 0.319 at S = 0.945 as the insensitive cell)."""
+SURFACE_RECOVERABLE = 0.30
+"""judgeaudit's reading of the a_imp scale (§5.4): per-item a_imp of 0.07–0.30 "reads as healthy
+headroom", so a set is called recoverable from surface form only when a_imp's interval lies wholly
+above 0.30 (and it clears its permutation null); below that, surface form reproduces part of it."""
+EXTENSION = "judgeaudit's own extension, not a paper quantity"
+EXTENSIONS = "judgeaudit's own extensions, not paper quantities"
+
+
+def _validity_verdict(v: dict[str, Any], j: str) -> list[str]:
+    m, out = v["metrics"], []
+    S, R = m["S"], m["R"]
+    if S["value"] is None:
+        return [f"{j} has no invariance measured (S undefined: no usable control edits), so its R is not read "
+                "(Corollary 1)."]
+    if v.get("single_point"):
+        out.append(f"{j} gives a single grade: a constant instrument at the corner (S, R) = (1, 0) of Proposition 2, "
+                   "which does not read its input.")
+        return out
+    if not v["interpretable"]:
+        out.append(f"{j} is uninterpretable on construct sensitivity: no operating point that moves its verdict "
+                   f"reaches invariance S ≥ {v['s_floor']} (best S = {with_ci(S['value'], S['ci'])}), so its R is "
+                   "not read as sensitivity.")
+        return out
+    if R["value"] is None:
+        return [f"At matched invariance (S = {with_ci(S['value'], S['ci'])} ≥ {v['s_floor']}), {j} has no R "
+                "(no usable construct edits)."]
+    out.append(f"At matched invariance (S = {with_ci(S['value'], S['ci'])} ≥ {v['s_floor']}), {j} moves on "
+               f"R = {with_ci(R['value'], R['ci'])} of construct-changing edits.")
+    gap, sc, st = m["gap"], m["R_scope"], m["R_strength"]
+    for low, high, name in ((st, sc, "strength"), (sc, st, "scope")):
+        if low["value"] is None or high["value"] is None or not excludes_zero(gap["ci"]):
+            continue
+        if (gap["value"] > 0) != (name == "strength"):
+            continue
+        if below(low["ci"], LOW_R):
+            out.append(f"It is insensitive on {name} at matched invariance (R_{name} {with_ci(low['value'], low['ci'])}"
+                       f", below {LOW_R} with its interval, vs R_{'scope' if name == 'strength' else 'strength'} "
+                       f"{with_ci(high['value'], high['ci'])}; the gap's interval excludes zero).")
+        else:
+            out.append(f"It moves less on {name} than on {'scope' if name == 'strength' else 'strength'} "
+                       f"(R_{name} {with_ci(low['value'], low['ci'])} vs {with_ci(high['value'], high['ci'])}; "
+                       "the gap's interval excludes zero).")
+    rp, ww = m["R_plus"], m["wrong_way_rate"]
+    if above(ww["ci"], rp["ci"]):
+        out.append(f"Most of its construct flips go the wrong way (wrong-way rate {with_ci(ww['value'], ww['ci'])}, "
+                   f"its interval above R⁺'s {with_ci(rp['value'], rp['ci'])}; both are {EXTENSIONS}).")
+    if v.get("direction_source") != "human":
+        out.append("Its construct directions are author-intended and not human-verified: every construct edit is "
+                   "assumed to change the correct verdict.")
+    return out
+
+
+def _cap_verdict(name: str, sb: dict[str, Any]) -> str | None:
+    """The weakest direct-coverage cell, named only when its interval lies wholly below another direct
+    cell's (cells of other coverage statuses are not compared)."""
+    cells = {c: e for c, e in sb["conditions"].items()
+             if e.get("coverage") == "direct" and e.get("value") is not None and ci_ok(e.get("ci"))}
+    if len(cells) < 2:
+        return None
+    c = min(cells, key=lambda k: cells[k]["value"])
+    above_it = [k for k in cells if k != c and above(cells[k]["ci"], cells[c]["ci"])]
+    if not above_it:
+        return (f"On {name} no direct-coverage CAP condition is distinguishably weakest (the intervals of "
+                f"{', '.join(sorted(cells))} overlap the lowest, {c}).")
+    e = cells[c]
+    return (f"On {name} its CAP profile is weakest on {c} ({with_ci(e['value'], e['ci'])}, n = {e['n']}; below "
+            f"{', '.join(sorted(above_it))} with intervals; direct-coverage cells compared).")
 
 
 def verdict(card: dict[str, Any]) -> list[str]:
-    """The verdict paragraph, one sentence per rule that applies."""
+    """The verdict paragraph, one sentence per rule that applies; each sentence is true of its numbers
+    with their intervals."""
     s, j, out = card["sections"], card["judge"], []
-    v = s["validity"]
-    if v["measured"]:
-        m = v["metrics"]
-        S, R = m["S"]["value"], m["R"]["value"]
-        if not v["interpretable"]:
-            out.append(f"{j} is uninterpretable on construct sensitivity: no operating point reaches invariance "
-                       f"S ≥ {v['s_floor']} (S = {S:.3f}), so its R is not read as sensitivity.")
-        else:
-            out.append(f"At matched invariance (S = {S:.3f} ≥ {v['s_floor']}), {j} moves on R = {R:.3f} of "
-                       "construct-changing edits.")
-            gap = m["gap"]
-            if gap["value"] is not None and gap["value"] > 0 and _excludes_zero(gap["ci"]):
-                out.append(f"It is insensitive on strength at matched invariance (R_strength "
-                           f"{m['R_strength']['value']:.3f} vs R_scope {m['R_scope']['value']:.3f}; the gap's interval "
-                           "excludes zero).")
-            elif gap["value"] is not None and gap["value"] < 0 and _excludes_zero(gap["ci"]):
-                out.append(f"It is insensitive on scope at matched invariance (R_scope {m['R_scope']['value']:.3f} "
-                           f"vs R_strength {m['R_strength']['value']:.3f}; the gap's interval excludes zero).")
-            rp, ww = m["R_plus"]["value"], m["wrong_way_rate"]["value"]
-            if rp is not None and ww is not None and ww > rp:
-                out.append(f"Most of its construct flips go the wrong way (wrong-way rate {ww:.3f} vs R⁺ {rp:.3f}).")
+    if s["validity"]["measured"]:
+        out += _validity_verdict(s["validity"], j)
     for row in s["vp"].get("rows", []) if s["vp"]["measured"] else []:
-        if row["clears_null"] and row["a_imp_member"] == "length_only":
-            out.append(f"Its validation set {row['set']} ({row['mode']}) is recoverable from length alone "
-                       f"(a_imp {row['a_imp']:.3f}, above its permutation null).")
-        elif row["clears_null"]:
-            out.append(f"Its validation set {row['set']} ({row['mode']}) is recoverable from surface form alone "
-                       f"({row['a_imp_member']}: a_imp {row['a_imp']:.3f}, above its permutation null).")
+        a = with_ci(row["a_imp"], row["a_imp_ci"])
+        if row["clears_null"] and row["a_imp"] is not None:
+            what = "length alone" if row["a_imp_member"] == "length_only" else "surface form alone"
+            member = "" if row["a_imp_member"] == "length_only" else f"{row['a_imp_member']}: "
+            if row["a_imp_ci"] and ci_ok(row["a_imp_ci"]) and row["a_imp_ci"][0] > SURFACE_RECOVERABLE:
+                out.append(f"Its validation set {row['set']} ({row['mode']}) is recoverable from {what} "
+                           f"({member}a_imp {a}, above {SURFACE_RECOVERABLE} with its interval and above its "
+                           "permutation null).")
+            else:
+                out.append(f"{what[0].upper()}{what[1:]} reproduces part of its validation set {row['set']} "
+                           f"({row['mode']}) ({member}a_imp {a}, above its permutation null; §5.4 reads a_imp up "
+                           f"to {SURFACE_RECOVERABLE} as headroom).")
         if row["vp"] is not None and row["resolvable"] is False:
             out.append(f"The ruler {row['set']} ({row['mode']}) cannot resolve a judge from its impoverished "
                        f"baseline (VP {row['vp']:+.3f}).")
     if s["cap"]["measured"]:
-        for name, sb in s["cap"]["sets"].items():
-            vals = {c: e["value"] for c, e in sb["conditions"].items() if e["value"] is not None}
-            if vals:
-                c = min(vals, key=vals.get)
-                out.append(f"On {name} its CAP profile is weakest on {c} ({vals[c]:.3f}).")
+        out += [x for name, sb in s["cap"]["sets"].items() if (x := _cap_verdict(name, sb))]
+    for k in SECTIONS:
+        for why in ((s[k].get("source") or {}).get("inputs_changed") or []) if s[k].get("measured") else []:
+            out.append(f"The {k} run's input changed after it ran ({why}): its numbers are of the files it read then.")
     ok = sum(i["ok"] for i in s["checklist"]["items"])
     out.append(f"§6.1 checklist: {ok} of 6 items met.")
     absent = [k for k in SECTIONS if not s[k].get("measured", True)]

@@ -9,6 +9,11 @@ from run folders. Each item is ✓ or ✗ with the evidence that decided it:
 5. both directions probed — a validity run with construct edits and surface (control) edits;
 6. provenance field released — a label set carrying its generative condition, so the
    provenance-recoverable member could be fitted.
+
+One rule for every item over label sets: an item is ✓ only when **every** audited label set (and, for
+items 2–4, every one of its applicable modes) meets it; the evidence names the ones that do not. A
+label origin that is the generic adapters' placeholder (``'user'``: nobody said how the labels were
+made) does not state provenance.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from judgeaudit.card.sources import Run, of_kind
 
 VP_CMD = "judgeaudit vp audit --set SPEC --out DIR"
 VALIDITY_CMD = "judgeaudit validity run --judge {judge} --probes bundled --out DIR"
+PLACEHOLDER_ORIGINS = frozenset({"user", "unknown", ""})
+"""Label origins that state nothing: the generic table adapters' default (``datasets.registry``)."""
 
 
 @dataclass(frozen=True)
@@ -62,29 +69,37 @@ def checklist(runs: Sequence[Run], judge: str | None = None) -> list[Item]:
     items = []
 
     # 1. label provenance
-    origins = [f"{n}: labels '{m.get('label_origin')}'" for n, m in sets.items() if m.get("label_origin")]
-    unstated = [n for n, m in sets.items() if not m.get("label_origin")]
+    def stated(m: dict) -> bool:
+        return str(m.get("label_origin") or "").strip().lower() not in PLACEHOLDER_ORIGINS
+
+    origins = [f"{n}: labels '{m.get('label_origin')}'" for n, m in sets.items() if stated(m)]
+    unstated = [f"no label origin recorded for {n}" if not m.get("label_origin") else
+                f"{n}: label origin '{m['label_origin']}' is the adapter's placeholder, not a provenance"
+                for n, m in sets.items() if not stated(m)]
     dirs = [f"probes ({r.path.parent.name}): directions '{r.data.get('direction_source')}'" for r in validity
             if r.data.get("direction_source")]
     no_dir = [r.path.parent.name for r in validity if not r.data.get("direction_source")]
     ok = bool(origins or dirs) and not unstated and not no_dir
-    ev = "; ".join(origins + dirs + [f"no label origin recorded for {n}" for n in unstated]
+    ev = "; ".join(origins + dirs + unstated
                    + [f"no direction source recorded for probes ({n})" for n in no_dir]) or no_vp
     items.append(Item(1, "label provenance stated", ok, ev))
 
-    # 2. best impoverished predictor
+    # 2. best impoverished predictor (every set and mode)
     aimp = [f"{n}/{mode}: a_imp {mb['a_imp']:.3f}{_ci(mb.get('a_imp_ci'))} ({mb.get('a_imp_member')})"
             for n, mode, mb, _ in rows if mb.get("a_imp") is not None]
-    items.append(Item(2, "best impoverished predictor reported", bool(aimp), "; ".join(aimp) or no_vp))
+    no_aimp = [f"no a_imp for {n}/{mode}" for n, mode, mb, _ in rows if mb.get("a_imp") is None]
+    items.append(Item(2, "best impoverished predictor reported", bool(aimp) and not no_aimp,
+                      "; ".join(aimp + no_aimp) or no_vp))
 
-    # 3. human ceiling with interval
+    # 3. human ceiling with interval (every set and mode)
     hum = [f"{n}/{mode}: a_hum {mb['a_hum']:.3f}{_ci(mb.get('a_hum_ci'))}"
            + (f", VP {mb['vp']:+.3f}" if mb.get("vp") is not None else "")
            for n, mode, mb, _ in rows if mb.get("a_hum") is not None and mb.get("a_hum_ci")]
-    items.append(Item(3, "human ceiling with interval", bool(hum),
-                      "; ".join(hum) or (f"no human ceiling in {', '.join(sets)} — run: {VP_CMD} "
-                                         "--ceiling NAME=VALUE,LO,HI, or a set with annotator labels"
-                                         if sets else no_vp)))
+    no_hum = [f"{n}/{mode}" for n, mode, mb, _ in rows if not (mb.get("a_hum") is not None and mb.get("a_hum_ci"))]
+    items.append(Item(3, "human ceiling with interval", bool(hum) and not no_hum,
+                      "; ".join(hum + ([f"no human ceiling in {', '.join(no_hum)} — run: {VP_CMD} "
+                                        "--ceiling NAME=VALUE,LO,HI, or a set with annotator labels"]
+                                       if no_hum else [])) or no_vp))
 
     # 4. label-permutation null
     null = [(n, mode, (mb.get("a_imp_null") or {})) for n, mode, mb, _ in rows]
@@ -101,13 +116,16 @@ def checklist(runs: Sequence[Run], judge: str | None = None) -> list[Item]:
                       or f"no validity run{' of ' + judge if judge else ''} found — run: "
                          + VALIDITY_CMD.format(judge=judge or "SPEC")))
 
-    # 6. provenance field
-    prov = [f"{n}/{mode}: provenance-recoverable κ {mb['members'][m]['kappa']:.3f}"
-            for n, mode, mb, _ in rows for m in mb.get("members", {})
-            if m == "provenance_recoverable" and mb["members"][m].get("kappa") is not None]
-    items.append(Item(6, "provenance field released", bool(prov), "; ".join(prov) or (
-        f"no generative-condition field in {', '.join(sets)} (the provenance-recoverable member could not be "
-        "fitted)" if sets else no_vp)))
+    # 6. provenance field (every set)
+    prov: dict[str, str] = {}
+    for n, mode, mb, _ in rows:
+        k = (mb.get("members") or {}).get("provenance_recoverable", {}).get("kappa")
+        if k is not None:
+            prov.setdefault(n, f"{n}/{mode}: provenance-recoverable κ {k:.3f}")
+    no_prov = [n for n in sets if n not in prov]
+    items.append(Item(6, "provenance field released", bool(prov) and not no_prov, "; ".join(
+        list(prov.values()) + ([f"no generative-condition field in {', '.join(no_prov)} (the provenance-recoverable "
+                                "member could not be fitted)"] if no_prov else [])) or no_vp))
     return items
 
 

@@ -1,14 +1,22 @@
-"""Comparing two cards (one judge at two dates, or two judges): every quantity both cards carry with
-an interval, the difference B − A and an interval of the difference; a change is flagged when that
-interval excludes zero. Each row says how its interval was made:
+"""Comparing two cards (one judge at two dates, or two judges): every quantity both cards carry, the
+cards' own values A and B, the difference B − A and an interval of the difference; a change is
+flagged when that interval excludes zero. Each row says how its interval was made:
 
 * from the run folders' per-unit tables (``card.paired``): a bootstrap of the difference, **paired**
   when the two runs share units (the shared units resampled once, both quantities computed on the
-  same resample), unpaired when they share none;
+  same resample), unpaired when they share none. Validity quantities are read at **one common τ**:
+  the matched-invariance point of the pooled frontier, re-selected in every resample
+  (``paired.compare_validity``; construct-validity Prop. 3 and §4 read R only at matched S);
 * otherwise from the cards' stored intervals, **unpaired**: each interval's half-width is read as
   z·se (z the normal quantile of the level) and the difference's interval is
   (B − A) ± z·√(se_A² + se_B²). Where the runs share items and their errors are positively
-  correlated this is conservative (wider than a paired bootstrap).
+  correlated this is conservative. A validity quantity is compared this way only when both runs
+  chose the same τ; at two thresholds it is "not comparable".
+
+Two runs that share some units but fewer than ``MIN_SHARED`` (judgeaudit's own minimum) are "not
+comparable": a bootstrap over a handful of units has an interval of no width, not a measured change.
+The runs the cards read must still be the runs they read (same run id, unchanged input files; see
+``runinfo.changed_inputs``); otherwise the row says why it is not compared.
 """
 
 from __future__ import annotations
@@ -18,9 +26,13 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
+MIN_SHARED = 10
+"""judgeaudit's own minimum of shared units for a paired difference."""
+
 
 def quantities(card: dict[str, Any]) -> dict[str, tuple[float, tuple[float, float]]]:
-    """Every ``name → (value, interval)`` in a card that has both."""
+    """Every ``name → (value, interval)`` in a card that has both (each quantity once: the per-axis
+    R is ``validity.R_scope`` / ``validity.R_strength``)."""
     s, out = card["sections"], {}
 
     def put(name: str, e: dict[str, Any] | None) -> None:
@@ -32,7 +44,8 @@ def quantities(card: dict[str, Any]) -> dict[str, tuple[float, tuple[float, floa
             put(f"validity.{k}", e)
         for ax, a in s["validity"]["per_axis"].items():
             for k, e in a.items():
-                put(f"validity.{ax}.{k}", e)
+                if k != "R":
+                    put(f"validity.{ax}.{k}", e)
     if s["cap"].get("measured"):
         for name, sb in s["cap"]["sets"].items():
             put(f"cap.{name}.overall", sb["overall"])
@@ -47,50 +60,146 @@ def quantities(card: dict[str, Any]) -> dict[str, tuple[float, tuple[float, floa
     return out
 
 
+def card_value(card: dict[str, Any], q: str) -> float | None:
+    """The value card ``card`` itself prints for quantity ``q`` (None when it prints none)."""
+    s = card["sections"]
+    kind, _, rest = q.partition(".")
+    sec = s.get(kind) or {}
+    if not sec.get("measured"):
+        return None
+    if kind == "validity":
+        e = sec["metrics"].get(rest)
+        return None if e is None else e.get("value")
+    if kind == "cap":
+        for name, sb in sec["sets"].items():
+            if rest == f"{name}.overall":
+                return sb["overall"].get("value")
+            for c, e in sb["conditions"].items():
+                if rest == f"{name}.{c}":
+                    return e.get("value")
+                for k in ("strict", "consistency"):
+                    if rest == f"{name}.{c}.{k}":
+                        return (e.get(k) or {}).get("value")
+        return None
+    if kind == "world":
+        return sec.get("numbers", {}).get(f"arms.{rest}")
+    if kind == "loop":
+        return sec.get("numbers", {}).get(f"regulators.{rest}")
+    return None
+
+
 @dataclass(frozen=True)
 class Change:
     quantity: str
-    a: float
-    b: float
-    diff: float
-    ci: tuple[float, float]
+    a: float | None
+    b: float | None
+    diff: float | None
+    ci: tuple[float, float] | None
     how: str = "unpaired (stored intervals)"
 
     @property
+    def comparable(self) -> bool:
+        return self.ci is not None
+
+    @property
     def flagged(self) -> bool:
-        return self.ci[0] > 0 or self.ci[1] < 0
+        return self.ci is not None and (self.ci[0] > 0 or self.ci[1] < 0)
+
+
+def _own(card: dict[str, Any], q: str, fallback: float | None) -> float | None:
+    v = card_value(card, q)
+    return fallback if v is None else float(v)
 
 
 def diff_cards(a: dict[str, Any], b: dict[str, Any], level: float = 0.95, *, n_boot: int = 2000,
-               seed: int = 0) -> list[Change]:
-    """Every quantity shared by cards ``a`` and ``b``, with B − A and its interval (bootstrap of the
-    difference from the runs' per-unit tables where both runs keep them, paired over shared units)."""
-    from judgeaudit.card.paired import compare, section_units
+               seed: int = 0, min_shared: int = MIN_SHARED) -> list[Change]:
+    """Every quantity shared by cards ``a`` and ``b``, with the cards' own values, B − A and its interval
+    (bootstrap of the difference from the runs' per-unit tables where both runs keep them, paired over
+    shared units; validity at one common τ), or "not comparable" and why."""
+    from judgeaudit.card.paired import Frontier, compare, compare_validity, section_units
 
-    out = []
+    out: list[Change] = []
+    blocked: dict[str, str] = {}     # section → why its per-unit comparison was not made
     for kind in ("validity", "cap", "world", "loop"):
-        tb = section_units(b, kind)
-        for ua in section_units(a, kind):
+        ta, why_a = section_units(a, kind)
+        tb, why_b = section_units(b, kind)
+        if why_a or why_b:
+            blocked[kind] = "; ".join([f"A {w}" for w in why_a] + [f"B {w}" for w in why_b])
+        for ua in ta:
             for ub in tb:
-                out += [Change(q, c.a, c.b, c.diff, c.ci, c.how)
-                        for q, c in compare(ua, ub, n_boot=n_boot, seed=seed, level=level).items()]
+                if isinstance(ua, Frontier) != isinstance(ub, Frontier):
+                    continue
+                n_shared = len(set(ua.ids.astype(str)) & set(ub.ids.astype(str)))
+                if 0 < n_shared < min_shared:
+                    names = ([q for q in ua.stats if q in ub.stats] if not isinstance(ua, Frontier)
+                             else list(_validity_names()))
+                    note = (f"not comparable: {n_shared} shared {_unit(ua)}{'s' * (n_shared != 1)}, fewer than "
+                            f"{min_shared}")
+                    out += [Change(q, _own(a, q, None), _own(b, q, None), None, None, note) for q in names]
+                    blocked[kind] = note
+                    continue
+                got = (compare_validity(ua, ub, n_boot=n_boot, seed=seed, level=level)
+                       if isinstance(ua, Frontier) else compare(ua, ub, n_boot=n_boot, seed=seed, level=level))
+                out += [Change(q, _own(a, q, c.a), _own(b, q, c.b), c.diff, c.ci, c.how) for q, c in got.items()]
     z = NormalDist().inv_cdf(0.5 + level / 2)
     qa, qb = quantities(a), quantities(b)
     done = {c.quantity for c in out}
+    same_tau = _same_tau(a, b)
     for k in (qa.keys() & qb.keys()) - done:
         (va, ca), (vb, cb) = qa[k], qb[k]
+        kind = k.partition(".")[0]
+        if kind in blocked and blocked[kind].startswith("not comparable"):
+            out.append(Change(k, va, vb, None, None, blocked[kind]))
+            continue
+        if kind == "validity" and not same_tau:
+            why = f"; {blocked['validity']}" if "validity" in blocked else ""
+            out.append(Change(k, va, vb, None, None, "not comparable: the runs read it at two thresholds (τ "
+                              f"{_tau(a)} vs {_tau(b)}) and their per-unit tables cannot be read at one{why}"))
+            continue
         half = z * math.hypot((ca[1] - ca[0]) / (2 * z), (cb[1] - cb[0]) / (2 * z))
         d = vb - va
-        out.append(Change(k, va, vb, d, (d - half, d + half)))
+        how = "unpaired (stored intervals)" + (f"; {blocked[kind]}" if kind in blocked else "")
+        out.append(Change(k, va, vb, d, (d - half, d + half), how))
     return sorted(out, key=lambda c: c.quantity)
+
+
+def _validity_names() -> tuple[str, ...]:
+    from judgeaudit.card.paired import VALIDITY_STATS
+
+    return VALIDITY_STATS
+
+
+def _unit(u: Any) -> str:
+    return getattr(u, "unit", "base item")
+
+
+def _tau(card: dict[str, Any]) -> str:
+    v = card["sections"]["validity"]
+    return "—" if not v.get("measured") or v.get("tau") is None else f"{v['tau']:.3g}"
+
+
+def _same_tau(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    va, vb = a["sections"]["validity"], b["sections"]["validity"]
+    return bool(va.get("measured") and vb.get("measured") and va.get("tau") is not None
+                and va.get("tau") == vb.get("tau"))
+
+
+def _f(x: float | None, sign: bool = False) -> str:
+    return "—" if x is None else (f"{x:+.3f}" if sign else f"{x:.3f}")
 
 
 def diff_md(a: dict[str, Any], b: dict[str, Any], changes: list[Change]) -> str:
     lines = [f"# card diff: {a['judge']} ({a['generated_at']}) → {b['judge']} ({b['generated_at']})", "",
+             "A and B are the cards' own values; B − A and its interval are the comparison's (validity at one "
+             "common τ).", "",
              "| quantity | A | B | B − A | interval | flagged | interval from |", "|---|---|---|---|---|---|---|"]
-    lines += [f"| {c.quantity} | {c.a:.3f} | {c.b:.3f} | {c.diff:+.3f} | [{c.ci[0]:+.3f}, {c.ci[1]:+.3f}] | "
-              f"{'**changed**' if c.flagged else ''} | {c.how} |" for c in changes]
-    paired = sum(c.how.startswith("paired") for c in changes)
-    lines += ["", f"{sum(c.flagged for c in changes)} of {len(changes)} shared quantities changed (interval of the "
-              f"difference excludes zero); {paired} paired over shared units, {len(changes) - paired} unpaired."]
+    for c in changes:
+        ci = "—" if c.ci is None else f"[{c.ci[0]:+.3f}, {c.ci[1]:+.3f}]"
+        flag = "**changed**" if c.flagged else ("not comparable" if not c.comparable else "")
+        lines.append(f"| {c.quantity} | {_f(c.a)} | {_f(c.b)} | {_f(c.diff, True)} | {ci} | {flag} | {c.how} |")
+    ok = [c for c in changes if c.comparable]
+    paired = sum(c.how.startswith("paired") for c in ok)
+    lines += ["", f"{sum(c.flagged for c in ok)} of {len(ok)} compared quantities changed (interval of the "
+              f"difference excludes zero); {paired} paired over shared units, {len(ok) - paired} unpaired; "
+              f"{len(changes) - len(ok)} not comparable."]
     return "\n".join(lines) + "\n"

@@ -26,6 +26,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -57,12 +58,14 @@ class Compared:
     n_b: int
     n_shared: int
     unit: str
+    tau: float | None = None     # the common threshold both runs were read at (validity)
 
     @property
     def how(self) -> str:
+        at = "" if self.tau is None else f", at one common τ = {self.tau:.3g} (pooled frontier, re-selected per resample)"
         if self.paired:
-            return f"paired over {self.n_shared} shared {self.unit}s"
-        return f"unpaired ({self.n_a} vs {self.n_b} {self.unit}s, none shared)"
+            return f"paired over {self.n_shared} shared {self.unit}s{at}"
+        return f"unpaired ({self.n_a} vs {self.n_b} {self.unit}s, none shared){at}"
 
 
 def _ci(samples: np.ndarray, level: float) -> tuple[float, float]:
@@ -84,7 +87,8 @@ def _boot(f: Stat, w: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 def compare(a: Units, b: Units, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> dict[str, Compared]:
     """Every quantity both tables carry: B − A with its bootstrap interval, paired over the shared units
-    when there are any, else the two runs resampled independently."""
+    when there are any, else the two runs resampled independently (``card.diff`` declares too few shared
+    units not comparable before asking)."""
     names = [q for q in a.stats if q in b.stats]
     shared = np.intersect1d(a.ids.astype(str), b.ids.astype(str))
     out: dict[str, Compared] = {}
@@ -112,16 +116,53 @@ def _ratio(i: int, j: int) -> Stat:
     return lambda s: np.where(s[..., j] > 0, s[..., i] / np.where(s[..., j] > 0, s[..., j], 1), np.nan)
 
 
-VALIDITY_SUBSETS = ("control", "construct", "scope", "strength")
+VALIDITY_SUBSETS = ("control", "construct", "scope", "strength", "construct+", "construct-")
+"""The validity columns: flips on control and construct edits and on each axis, construct flips toward
+the label (R⁺) and the wrong way (the wrong-way rate), each a per-base mean under Eq. (6)."""
+VALIDITY_STATS = ("validity.S", "validity.R", "validity.R_scope", "validity.R_strength", "validity.gap",
+                  "validity.R_plus", "validity.wrong_way_rate")
 
 
-def validity_units(probes: pd.DataFrame, verdicts: pd.DataFrame, judge: str, tau: float, *,
-                   bar: float = 0.75) -> Units:
-    """Base items of a validity run for ``judge`` at threshold ``tau``: per subset (control edits,
-    construct edits, and the scope and strength axes) the base item's mean flip × has and has;
-    ``validity.S`` = 1 − control, ``validity.R``, ``validity.R_scope``, ``validity.R_strength`` and
-    ``validity.gap`` = R_scope − R_strength (``analyses.validity``'s Eq. (6) at τ)."""
-    from judgeaudit.analyses.validity import _design, _per_base, flips_at
+@dataclass(frozen=True)
+class Frontier:
+    """A validity run's base items at every threshold of a grid: ``grades`` maps each base item to its
+    (original, edited) grades and the probes' subset masks, so counts can be formed at any τ."""
+
+    ids: np.ndarray           # base item ids
+    base_index: np.ndarray    # (n_probes,) base item of each usable probe
+    base_grade: np.ndarray    # (n_probes,)
+    edit_grade: np.ndarray    # (n_probes,)
+    masks: np.ndarray         # (n_probes, 4): control, construct, scope, strength (usable probes only)
+    s_floor: float
+
+    @property
+    def grades(self) -> np.ndarray:
+        return np.unique(np.concatenate([self.base_grade, self.edit_grade]))
+
+    def counts(self, taus: np.ndarray) -> np.ndarray:
+        """``(n_base, 2·len(VALIDITY_SUBSETS), n_tau)``: per subset the base item's mean × has and has."""
+        from judgeaudit.analyses.validity import _membership, _per_base
+
+        taus = np.asarray(taus, dtype=float)
+        b = self.base_grade[:, None] >= taus[None, :]
+        e = self.edit_grade[:, None] >= taus[None, :]
+        moves = {"flip": b != e, "toward": e & ~b, "wrong": b & ~e}
+        cols = [(0, "flip"), (1, "flip"), (2, "flip"), (3, "flip"), (1, "toward"), (1, "wrong")]
+        n_b = len(self.ids)
+        member = _membership(self.base_index, n_b)
+        out = np.zeros((n_b, 2 * len(cols), len(taus)))
+        for k, (m, kind) in enumerate(cols):
+            mask = np.repeat(self.masks[:, m:m + 1], len(taus), 1)
+            means, has = _per_base(moves[kind].astype(float), mask, self.base_index, n_b, member)
+            out[:, 2 * k], out[:, 2 * k + 1] = means * has, has
+        return out
+
+
+def validity_frontier(probes: pd.DataFrame, verdicts: pd.DataFrame, judge: str, *, bar: float = 0.75,
+                      s_floor: float = 0.90) -> Frontier:
+    """The base items of a validity run for ``judge`` (epoch-0 usable grades, as ``analyses.validity``
+    reads them), ready to be counted at any threshold."""
+    from judgeaudit.analyses.validity import _design
 
     d = _design(probes, bar)
     rows = verdicts[(verdicts["judge_id"] == judge)]
@@ -136,35 +177,72 @@ def validity_units(probes: pd.DataFrame, verdicts: pd.DataFrame, judge: str, tau
     grade = dict(zip(rows["request_id"].astype(str), pd.to_numeric(rows["score"]).astype(float), strict=True))
     bs = np.array([grade.get(b, np.nan) for b in d.bases[d.base_index]], dtype=float)
     es = np.array([grade.get(p, np.nan) for p in d.probe_ids], dtype=float)
+    return design_frontier(d, bs, es, s_floor)
+
+
+def design_frontier(d: Any, base_grade: np.ndarray, edit_grade: np.ndarray, s_floor: float = 0.90) -> Frontier:
+    """The frontier of a probe design (``analyses.validity._design``) given every probe's original and
+    edited grade (NaN: unusable, left out)."""
+    bs, es = np.asarray(base_grade, dtype=float), np.asarray(edit_grade, dtype=float)
     arm = d.in_arm & ~np.isnan(bs) & ~np.isnan(es)
     cons = arm & ~d.is_control
     masks = np.column_stack([arm & d.is_control, cons, cons & (d.axis == "scope"), cons & (d.axis == "strength")])
-    f = flips_at(np.nan_to_num(bs), np.nan_to_num(es), np.array([tau]))[:, 0] & arm
-    means, has = _per_base(f.astype(float), masks, d.base_index, len(d.bases))
-    counts = np.column_stack([c for k in range(len(VALIDITY_SUBSETS)) for c in (means[:, k] * has[:, k], has[:, k])])
-    r = {name: _ratio(2 * k, 2 * k + 1) for k, name in enumerate(VALIDITY_SUBSETS)}
-    stats = {"validity.S": lambda x: 1.0 - r["control"](x), "validity.R": r["construct"],
-             "validity.R_scope": r["scope"], "validity.R_strength": r["strength"],
-             "validity.gap": lambda x: r["scope"](x) - r["strength"](x)}
-    return Units("base item", d.bases.astype(str), counts, stats)
+    return Frontier(d.bases.astype(str), d.base_index[arm], bs[arm], es[arm], masks[arm], s_floor)
 
 
-def _validity_from(folder: Path, judge: str) -> Units | None:
-    import json
+def _validity_stats(c: np.ndarray) -> dict[str, np.ndarray]:
+    """Eq. (6) statistics from summed counts ``(..., 2·k)`` (last axis the columns of ``Frontier.counts``)."""
+    r = {name: _ratio(2 * k, 2 * k + 1)(c) for k, name in enumerate(VALIDITY_SUBSETS)}
+    return {"validity.S": 1.0 - r["control"], "validity.R": r["construct"], "validity.R_scope": r["scope"],
+            "validity.R_strength": r["strength"], "validity.gap": r["scope"] - r["strength"],
+            "validity.R_plus": r["construct+"], "validity.wrong_way_rate": r["construct-"]}
 
-    from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
-    from judgeaudit.records import probes_frame
 
-    res = json.loads((folder / "result.json").read_text(encoding="utf-8"))
-    tau = ((res.get("judges") or {}).get(judge) or {}).get("tau")
-    ps = res.get("probe_set")
-    if tau is None or ps is None or not (folder / "verdicts.parquet").is_file():
-        return None
-    path = bundled_probes_path() if ps == BUNDLED else Path(ps)
-    if not path.is_file():
-        return None
-    return validity_units(probes_frame(read_probes(path)), pd.read_parquet(folder / "verdicts.parquet"), judge,
-                          float(tau), bar=float(res.get("bar", 0.75)))
+def _pooled_tau(sa: np.ndarray, sb: np.ndarray, taus: np.ndarray, s_floor: float) -> np.ndarray:
+    """Per resample (rows of ``(n_boot, 2·k, n_tau)`` summed counts of A and B), the index of the
+    matched-invariance τ on the pooled frontier (A's and B's counts summed): argmax R s.t. S ≥ floor
+    (``analyses.validity.matched_operating_points``); −1 where none is defined."""
+    from judgeaudit.analyses.validity import matched_operating_points
+
+    pooled = sa + sb
+    with np.errstate(invalid="ignore", divide="ignore"):
+        S = 1.0 - np.where(pooled[:, 1] > 0, pooled[:, 0] / np.where(pooled[:, 1] > 0, pooled[:, 1], 1), np.nan)
+        R = np.where(pooled[:, 3] > 0, pooled[:, 2] / np.where(pooled[:, 3] > 0, pooled[:, 3], 1), np.nan)
+    degenerate = np.zeros(len(taus), dtype=bool)
+    degenerate[0] = degenerate[-1] = True
+    idx, _ = matched_operating_points(S, R, taus, degenerate, s_floor)
+    return idx
+
+
+def compare_validity(a: Frontier, b: Frontier, *, n_boot: int = 2000, seed: int = 0,
+                     level: float = 0.95) -> dict[str, Compared]:
+    """S, R, R_scope, R_strength, the gap, R⁺ and the wrong-way rate of two validity runs **at one common
+    τ**: the matched-invariance point (S ≥ the floor, argmax R; ``analyses.validity``'s rule) of the pooled
+    frontier — both runs' counts summed at every threshold of the union of their grades — so R is read at
+    matched S (Prop. 3, §4). The pooled selection is symmetric in A and B, so under no change it does not
+    move the difference; τ is then held in the resamples (re-selecting it per resample mixes differences
+    at thresholds of unequal spread and left the same judge graded twice flagged in 0 of 200 simulations,
+    against 7% held). Paired over the shared base items (one multiplicity matrix for both runs), the
+    runs resampled independently when they share none; ``{}`` when no threshold is defined."""
+    shared = np.intersect1d(a.ids, b.ids)
+    taus = np.union1d(a.grades, b.grades)
+    if not len(taus):
+        return {}
+    taus = np.append(taus, taus[-1] + 1.0)
+    ca, cb = a.counts(taus), b.counts(taus)
+    if len(shared):
+        ca = ca[pd.Index(a.ids).get_indexer(shared)]
+        cb = cb[pd.Index(b.ids).get_indexer(shared)]
+    t0 = int(_pooled_tau(ca.sum(axis=0)[None], cb.sum(axis=0)[None], taus, min(a.s_floor, b.s_floor))[0])
+    if t0 < 0:
+        return {}
+    ua = Units("base item", shared if len(shared) else a.ids, ca[:, :, t0], {})
+    ub = Units("base item", shared if len(shared) else b.ids, cb[:, :, t0], {})
+    stats = {q: (lambda q_: lambda x: _validity_stats(x)[q_])(q) for q in VALIDITY_STATS}
+    got = compare(Units(ua.unit, ua.ids, ua.counts, stats), Units(ub.unit, ub.ids, ub.counts, stats),
+                  n_boot=n_boot, seed=seed, level=level)
+    return {q: Compared(c.a, c.b, c.diff, c.ci, c.paired, len(a.ids), len(b.ids), c.n_shared, c.unit,
+                        tau=float(taus[t0])) for q, c in got.items() if not (np.isnan(c.a) or np.isnan(c.b))}
 
 
 def loop_units(units: pd.DataFrame) -> Units:
@@ -217,27 +295,78 @@ def cap_units(units: pd.DataFrame, judge: str, set_name: str) -> Units:
     return Units("pair", ids, np.column_stack(cols) if cols else np.zeros((len(ids), 0)), stats)
 
 
-def section_units(card: dict, kind: str) -> list[Units]:
+def _run_folder(src: dict) -> tuple[Path | None, str | None]:
+    """The run folder a card section read, if it still holds the run the card read (same run id)."""
+    import json
+
+    f = Path(src["path"])
+    if not f.is_file():
+        return None, f"its run's result.json is no longer at {f}"
+    try:
+        res = json.loads(f.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        return None, f"cannot read {f} ({e})"
+    if src.get("run_id") and res.get("run_id") != src["run_id"]:
+        return None, f"{f} now holds another run ({res.get('run_id')}, not the card's {src['run_id']})"
+    return f.parent, None
+
+
+def _validity_from(folder: Path, judge: str) -> Frontier | str:
+    """The run's frontier for ``judge``, or why it cannot be read as the run read it: the probe file
+    must be the one the run hashed (``result.json`` ``inputs``); the bundled set is the package's."""
+    import json
+
+    from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
+    from judgeaudit.records import probes_frame
+    from judgeaudit.runinfo import changed_inputs
+
+    res = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+    ps = res.get("probe_set")
+    if ps is None or not (folder / "verdicts.parquet").is_file():
+        return f"the validity run in {folder} keeps no verdicts.parquet or probe set"
+    files = ((res.get("inputs") or {}).get("files") or {})
+    if ps == BUNDLED:
+        path = bundled_probes_path()
+    elif "probes" in files:
+        path = Path(files["probes"]["path"])
+    else:
+        return (f"the validity run in {folder} records no hash of its probe file {ps} (made before judgeaudit "
+                "recorded input hashes), so the file there now cannot be trusted to be the one graded")
+    if (why := changed_inputs(res, only=("probes",))):
+        return f"the validity run in {folder}: {why[0]}"
+    if not path.is_file():
+        return f"the probe file of the validity run in {folder} is no longer at {path}"
+    return validity_frontier(probes_frame(read_probes(path)), pd.read_parquet(folder / "verdicts.parquet"), judge,
+                             bar=float(res.get("bar", 0.75)), s_floor=float(res.get("s_floor", 0.90)))
+
+
+def section_units(card: dict, kind: str) -> tuple[list[Units | Frontier], list[str]]:
     """The per-unit tables of a card's ``kind`` section (one per set for CAP), read from its source run
-    folders (none when the section was not measured or its run keeps no per-unit table)."""
+    folders, and the reasons any could not be read (a moved, rerun or edited input). Empty when the
+    section was not measured or its run keeps no per-unit table."""
     s = card["sections"].get(kind) or {}
+    notes: list[str] = []
     if not s.get("measured"):
-        return []
+        return [], notes
     if kind == "cap":
-        out = []
+        out: list[Units | Frontier] = []
         for name, sb in s.get("sets", {}).items():
-            f = Path(sb["source"]["path"]).parent / "units.parquet"
-            if f.is_file():
-                out.append(cap_units(pd.read_parquet(f), card["judge"], name))
-        return out
+            folder, why = _run_folder(sb["source"])
+            if why:
+                notes.append(f"cap.{name}: {why}")
+            elif (folder / "units.parquet").is_file():
+                out.append(cap_units(pd.read_parquet(folder / "units.parquet"), card["judge"], name))
+        return out, notes
     if not s.get("source"):
-        return []
-    folder = Path(s["source"]["path"]).parent
+        return [], notes
+    folder, why = _run_folder(s["source"])
+    if why:
+        return [], [f"{kind}: {why}"]
     if kind == "validity":
         u = _validity_from(folder, card["judge"])
-        return [u] if u is not None else []
+        return ([u], notes) if isinstance(u, Frontier) else ([], [f"validity: {u}"])
     if kind == "loop" and (folder / "units.parquet").is_file():
-        return [loop_units(pd.read_parquet(folder / "units.parquet"))]
+        return [loop_units(pd.read_parquet(folder / "units.parquet"))], notes
     if kind == "world" and (folder / "decisions.parquet").is_file():
-        return [world_units(pd.read_parquet(folder / "decisions.parquet"), card["judge"])]
-    return []
+        return [world_units(pd.read_parquet(folder / "decisions.parquet"), card["judge"])], notes
+    return [], notes

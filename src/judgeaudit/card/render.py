@@ -1,93 +1,216 @@
-"""card.html: one self-contained page per judge, rendered from the card.json content."""
+"""card.html and card.md: one page per judge, rendered from the card.json content — verdict first, then
+the (S, R) plane with its reference corners, per-axis R, R⁺ and wrong-way rates, CAP per condition,
+validation power per set, the world arms, the loop's net per regulator, the checklist, the ledger and
+the provenance. Charts are small inline SVG (``card.svg``); every number is rounded to what its
+interval supports (``card.numbers``); the page has no script and no network."""
 
 from __future__ import annotations
 
+from html import escape as esc
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
+from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from judgeaudit.report.html import Section, esc, figure_html, table_html, write_page
+from judgeaudit.card import svg
+from judgeaudit.card.numbers import num, p_value, threshold, with_ci
 
 TITLES = {"validity": "Validity profile — (S, R) at matched invariance", "cap": "CAP profile",
           "vp": "Validation power of the ruler", "world": "World gap", "loop": "Loop safety",
           "checklist": "§6.1 checklist", "ledger": "Prediction ledger"}
+EXT = "<span class='ext'>(judgeaudit's own extension, not a paper quantity)</span>"
+_ENV = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
+                   autoescape=select_autoescape(default=True))
 
 
-def _ci(ci: Any) -> str:
-    return "—" if not ci or None in ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+def _table(head: list[str], body: list[list[str]], num_cols: tuple[int, ...] = ()) -> str:
+    """A small table of already-escaped cells."""
+    th = "".join(f"<th>{h}</th>" for h in head)
+    rows = "".join("<tr>" + "".join(f"<td class='num'>{c}</td>" if k in num_cols else f"<td>{c}</td>"
+                                    for k, c in enumerate(r)) + "</tr>" for r in body)
+    return f"<div class='scroll'><table><tr>{th}</tr>{rows}</table></div>"
 
 
 def _src(src: dict[str, Any]) -> str:
-    return (f"<p class='note'>Source: {esc(src['path'])} (run {esc(src.get('run_id') or 'unrecorded')}, "
-            f"{esc(src.get('created_at') or 'time unrecorded')})</p>")
+    who = f"{esc(src['judge'])} (family {esc(src.get('family') or 'unknown')}) · " if src.get("judge") else ""
+    changed = "".join(f"<br><strong>Input changed since the run: {esc(x)}</strong>" for x in src.get("inputs_changed") or [])
+    return (f"<p class='note'>Source: {who}run {esc(src.get('run_id') or 'unrecorded')}, "
+            f"{esc((src.get('created_at') or 'time unrecorded')[:19])}{changed}</p>")
 
 
-def _validity(s: dict[str, Any]) -> str:
-    n = s["n"]
-    rows = [{"metric": k, "value": v["value"], "interval": _ci(v["ci"])} for k, v in s["metrics"].items()]
-    for ax, a in s["per_axis"].items():
-        rows += [{"metric": f"{k} ({ax})", "value": a[k]["value"], "interval": _ci(a[k]["ci"])}
-                 for k in ("R_plus", "wrong_way_rate")]
-    head = (f"<p>Operating point at invariance floor S ≥ {s['s_floor']} (τ = {s['tau']}); interpretable: "
-            f"{esc(s['interpretable'])}. n = {n['base_items']} base items, {n['construct_edits']} construct edits, "
-            f"{n['control_edits']} control edits. Intervals: bootstrap over base items. Axis-gap permutation "
-            f"p = {s['gap_perm_p']}.</p>")
-    return head + table_html(pd.DataFrame(rows)) + _src(s["source"])
+def _validity(s: dict[str, Any], judge: str) -> str:
+    m, n = s["metrics"], s["n"]
+    plane = svg.plane(m["S"]["value"], m["S"]["ci"], m["R"]["value"], m["R"]["ci"], s.get("s_floor"), judge)
+    axes = []
+    for ax in ("scope", "strength"):
+        a = s["per_axis"][ax]
+        axes += [svg.Row(f"R {ax}", a["R"]["value"], a["R"]["ci"]),
+                 svg.Row(f"R⁺ {ax} ¹", a["R_plus"]["value"], a["R_plus"]["ci"]),
+                 svg.Row(f"wrong way {ax} ¹", a["wrong_way_rate"]["value"], a["wrong_way_rate"]["ci"])]
+    body = [[esc(k), esc(with_ci(m[key]["value"], m[key]["ci"], sign=key == "gap"))]
+            for k, key in (("S (invariance)", "S"), ("R (sensitivity)", "R"), ("R scope", "R_scope"),
+                           ("R strength", "R_strength"), ("gap (scope − strength)", "gap"), ("R⁺ ¹", "R_plus"),
+                           ("wrong-way rate ¹", "wrong_way_rate"), ("control flip rate", "control_flip_rate"))]
+    body.append(["gap permutation p", esc(p_value(s.get("gap_perm_p")))])
+    caveat = ("" if s.get("direction_source") == "human" else
+              "<p class='note'><strong>Directions are author-intended and not human-verified</strong>: every "
+              "construct edit is assumed to change the correct verdict and every control edit to keep it.</p>")
+    return (caveat + "<div class='grid'><div>" + plane + "</div><div>" + _table(["quantity", "value [95% interval]"],
+            body, (1,)) + "</div></div>" + svg.rows(axes, title="per-axis R, R⁺ and wrong-way rate")
+            + f"<p class='note'>Operating point τ = {esc(threshold(s.get('tau')))} (S ≥ {s.get('s_floor')}, argmax R); "
+            f"n = {n['base_items']} base items, {n['construct_edits']} construct edits, {n['control_edits']} control "
+            "edits; intervals: bootstrap over base items, τ re-selected in each resample. ¹ " + EXT + "</p>"
+            + _src(s["source"]))
 
 
-def _cap(s: dict[str, Any]) -> str:
-    import plotly.graph_objects as go
-
-    body = ""
+def _cap(s: dict[str, Any], judge: str) -> str:
+    out = ""
     for name, sb in s["sets"].items():
         ov = sb["overall"]
-        rows = [{"condition": c, "value": e["value"], "interval": _ci(e["ci"]), "n": e["n"], "coverage": e["coverage"],
-                 "strict": (e.get("strict") or {}).get("value"), "consistency": (e.get("consistency") or {}).get("value")}
+        rows = [svg.Row(f"{c} ({e.get('coverage') or '—'})", e["value"], e["ci"], note=f" n={e['n']}")
                 for c, e in sb["conditions"].items()]
-        fig = go.Figure(go.Scatterpolar(r=[r["value"] or 0 for r in rows], theta=[r["condition"] for r in rows],
-                                        fill="toself", name=name))
-        fig.update_layout(height=320, margin={"t": 20, "b": 20}, polar={"radialaxis": {"range": [0, 1]}})
-        body += (f"<h3>{esc(name)}</h3><p>overall {ov['value']} {_ci(ov['ci'])}, n = {ov['n']} pairs; intervals: "
-                 "bootstrap over base items.</p>" + table_html(pd.DataFrame(rows)) + figure_html(fig)
-                 + _src(sb["source"]))
-    return body
+        out += (f"<h3>{esc(name)}</h3><p>overall accuracy {esc(with_ci(ov['value'], ov['ci']))}, n = {ov['n']} "
+                "pairs</p>" + svg.rows(rows, title=f"CAP {name}") + _src(sb["source"]))
+    return out + ("<p class='note'>Per condition: accuracy with its bootstrap interval over base items; the "
+                  "coverage status (direct, approx, augmented) says how the set measures the condition.</p>")
 
 
-def _vp(s: dict[str, Any]) -> str:
-    df = pd.DataFrame([{k: (_ci(v) if k.endswith("_ci") else v) for k, v in r.items() if k != "source"}
-                       for r in s["rows"]])
-    return ("<p>Every label set in the runs given: the best impoverished predictor (a_imp, group-bootstrap "
-            "interval, permutation-null p), the human ceiling and VP.</p>" + table_html(df)
+def _vp(s: dict[str, Any], judge: str) -> str:
+    rows = []
+    for r in s["rows"]:
+        marks = {k: v for k, v in (("null p95", r.get("null_p95")), ("human ceiling", r.get("a_hum"))) if v is not None}
+        rows.append(svg.Row(f"{r['set']} ({r['mode']})", r["a_imp"], r["a_imp_ci"], marks=marks,
+                            note=f" {r.get('a_imp_member') or ''}"))
+    table = _table(["set", "labels", "n", "a_imp", "null p", "a_hum", "VP"], [
+        [esc(f"{r['set']} ({r['mode']})"), esc(r.get("label_origin") or "—"), str(r["n"]),
+         esc(with_ci(r["a_imp"], r["a_imp_ci"])), esc(p_value(r["null_p"])), esc(with_ci(r["a_hum"], r["a_hum_ci"])),
+         esc(num(r["vp"], sign=True))] for r in s["rows"]], (2, 3, 4, 5, 6))
+    return (svg.rows(rows, -0.1, 1.0, title="a_imp per label set") + table
+            + "<p class='note'>a_imp: the best impoverished predictor's chance-corrected agreement (dot, with its "
+              "interval); red ticks: its label-permutation null's 95% quantile and the human ceiling a_hum.</p>"
             + "".join(_src(x) for x in {r["source"]["path"]: r["source"] for r in s["rows"]}.values()))
 
 
-def _generic(s: dict[str, Any]) -> str:
-    df = pd.DataFrame([{"quantity": k, "value": v} for k, v in s["numbers"].items()])
-    return table_html(df) + _src(s["source"])
+def _world(s: dict[str, Any], judge: str) -> str:
+    arms = s.get("arms") or {}
+    if not arms:
+        return _numbers(s)
+    first = next(iter(arms))
+    out = ""
+    for metric in ("recall", "specificity"):
+        rows = [svg.Row(arm, a[metric]["value"], a[metric]["ci"],
+                        start=None if arm == first else (arms[first].get(metric) or {}).get("value"))
+                for arm, a in arms.items() if metric in a]
+        if rows:
+            out += f"<h3>{metric}</h3>" + svg.rows(rows, title=f"world {metric} per arm")
+    return out + (f"<p class='note'>Each arm's rate with its cluster-bootstrap interval; the grey bar runs from the "
+                  f"{esc(first)} arm's value (the world gap is the bar's length).</p>") + _src(s["source"])
 
 
-def _checklist(s: dict[str, Any]) -> str:
-    return "<ul>" + "".join(f"<li>{'✓' if i['ok'] else '✗'} {i['number']}. {esc(i['item'])} — {esc(i['evidence'])}</li>"
-                            for i in s["items"]) + "</ul>"
+def _loop(s: dict[str, Any], judge: str) -> str:
+    regs = {k: v for k, v in (s.get("regulators") or {}).items() if v.get("net") is not None}
+    if not regs:
+        return _numbers(s)
+    vals = [x for r in regs.values() for x in [r["net"], *(r["ci"] or [])] if x is not None]
+    lim = max(0.1, max(abs(v) for v in vals) * 1.2)
+    rows = [svg.Row(name, r["net"], r["ci"]) for name, r in regs.items()]
+    j2 = f"; second judge {esc(s['judge2'])}" if s.get("judge2") else ""
+    return (svg.rows(rows, -lim, lim, title="loop net per regulator")
+            + f"<p class='note'>net = (fixed − broken) / units, scored by the checker outside the loop; below 0 "
+              f"the loop harms{j2}.</p>" + _src(s["source"]))
 
 
-def _ledger(s: dict[str, Any]) -> str:
-    df = pd.DataFrame([{"unit": u["unit"], "bar as written": u["bar"], "verdict": u["verdict"],
-                        "direction": u["direction"] or "—", "observed": u["value"], "interval": _ci(u["ci"])}
-                       for u in s["units"]])
-    return f"<p>{esc(s['sentence'])}</p>" + table_html(df) + f"<p class='note'>Ledger: {esc(s['ledger'])}</p>"
+def _numbers(s: dict[str, Any]) -> str:
+    return _table(["quantity", "value"], [[esc(k), esc(f"{v:.4g}")] for k, v in s["numbers"].items()], (1,)) \
+        + _src(s["source"])
 
 
-RENDER = {"validity": _validity, "cap": _cap, "vp": _vp, "world": _generic, "loop": _generic,
+def _checklist(s: dict[str, Any], judge: str) -> str:
+    return _table(["", "item", "evidence"], [
+        [f"<span class='{'ok' if i['ok'] else 'no'}'>{'✓' if i['ok'] else '✗'}</span>", esc(f"{i['number']}. {i['item']}"),
+         esc(i["evidence"])] for i in s["items"]]) + ("<p class='note'>construct-validity.txt §6.1. An item over label "
+                                                      "sets is met only when every audited set meets it.</p>")
+
+
+def _ledger(s: dict[str, Any], judge: str) -> str:
+    return f"<p>{esc(s['sentence'])}</p>" + _table(["unit", "bar", "verdict", "direction", "observed"], [
+        [esc(u["unit"]), esc(u["bar"]), esc(u["verdict"]), esc(u["direction"] or "—"), esc(with_ci(u["value"], u["ci"]))]
+        for u in s["units"]], (4,)) + f"<p class='note'>Ledger: {esc(s['ledger'])}</p>"
+
+
+RENDER = {"validity": _validity, "cap": _cap, "vp": _vp, "world": _world, "loop": _loop,
           "checklist": _checklist, "ledger": _ledger}
 
 
-def write_card_html(card: dict[str, Any], path: str | Path) -> Path:
-    sections = [Section("Verdict", "<p>" + esc(" ".join(card["verdict"])) + "</p>",
-                        ["This paragraph is generated by fixed rules from the numbers below, not written by a model."])]
+def _provenance(card: dict[str, Any]) -> str:
+    rows, inputs = [], {}
     for key, s in card["sections"].items():
-        body = RENDER[key](s) if s.get("measured", True) else f"<p><em>{esc(s['not_measured'])}</em></p>"
-        sections.append(Section(TITLES[key], body))
-    return write_page(path, f"judgeaudit — validity card: {card['judge']}", sections,
-                      subtitle=f"Gathered {card['generated_at']} from {', '.join(card['from'])}")
+        if s.get("source"):
+            srcs = [s["source"]]
+        elif key == "cap":
+            srcs = [sb["source"] for sb in (s.get("sets") or {}).values()]
+        else:
+            srcs = [r["source"] for r in s.get("rows") or []]
+        for src in {x["path"]: x for x in srcs}.values():
+            rows.append([esc(key), esc(src.get("judge") or "—"), esc(src.get("family") or "—"),
+                         esc(src.get("run_id") or "—"), esc((src.get("created_at") or "—")[:19]), f"<code>{esc(src['path'])}</code>"])
+            for name, f in ((src.get("inputs") or {}).get("files") or {}).items():
+                sha = f["sha256"] if isinstance(f["sha256"], str) else f"{len(f['sha256'])} files"
+                inputs[f["path"]] = [esc(name), f"<code>{esc(f['path'])}</code>", esc(sha[:16])]
+            ver = src.get("inputs") or {}
+            if ver.get("judgeaudit"):
+                rows[-1][3] += esc(f" (judgeaudit {ver['judgeaudit']}, templates {ver.get('template_version')})")
+    out = _table(["section", "judge", "family", "run", "made", "result"], rows) if rows else \
+        "<p class='absent'>no run read</p>"
+    if inputs:
+        out += "<h3>Input files (SHA-256 at run time)</h3>" + _table(["input", "path", "sha256"], list(inputs.values()))
+    return out
+
+
+def card_html(card: dict[str, Any]) -> str:
+    from judgeaudit import __version__
+    from judgeaudit.card.build import spec_family
+
+    sections = []
+    for key, s in card["sections"].items():
+        measured = s.get("measured", True)
+        sections.append({"key": key, "title": TITLES[key], "body": RENDER[key](s, card["judge"]) if measured else "",
+                         "absent": s.get("not_measured", "")})
+    sections.append({"key": "provenance", "title": "Provenance", "body": _provenance(card), "absent": ""})
+    return _ENV.get_template("card.html").render(
+        judge=card["judge"], family=spec_family(card["judge"]), version=__version__,
+        generated=card["generated_at"][:19].replace("T", " ") + " UTC", verdict=card["verdict"], sections=sections)
+
+
+def write_card_html(card: dict[str, Any], path: str | Path) -> Path:
+    p = Path(path)
+    p.write_text(card_html(card), encoding="utf-8")
+    return p
+
+
+def card_md(card: dict[str, Any]) -> str:
+    """card.md: the verdict, the headline numbers with their intervals and the checklist, for a README."""
+    from judgeaudit.card.numbers import threshold, with_ci
+
+    s, lines = card["sections"], [f"## Validity card: `{card['judge']}`", ""]
+    lines += [" ".join(card["verdict"]), ""]
+    v = s["validity"]
+    if v.get("measured"):
+        m = v["metrics"]
+        lines += ["| quantity | value [95% interval] |", "|---|---|"]
+        for k, label in (("S", "S (invariance)"), ("R", "R (sensitivity)"), ("R_scope", "R scope"),
+                         ("R_strength", "R strength"), ("gap", "gap (scope − strength)"),
+                         ("R_plus", "R⁺ ¹"), ("wrong_way_rate", "wrong-way rate ¹")):
+            lines.append(f"| {label} | {with_ci(m[k]['value'], m[k]['ci'])} |")
+        lines += ["", f"At τ = {threshold(v.get('tau'))}; n = {v['n']['base_items']} base items. "
+                  "¹ judgeaudit's own extension, not a paper quantity.", ""]
+    lines += ["**§6.1 checklist**", ""]
+    lines += [f"- {'✓' if i['ok'] else '✗'} {i['number']}. {i['item']}" for i in s["checklist"]["items"]]
+    lines += ["", f"_Generated by judgeaudit from run folders on {card['generated_at'][:10]}; full card: card.html._"]
+    return "\n".join(lines) + "\n"
+
+
+def write_card_md(card: dict[str, Any], path: str | Path) -> Path:
+    p = Path(path)
+    p.write_text(card_md(card), encoding="utf-8")
+    return p

@@ -7,10 +7,12 @@ One unit per item, ``"answer"``. Rule:
 * **Containment**: the normalised right answer's words occur as a contiguous run of the
   normalised output's words (so ``"10"`` is not found in ``"100"``, ``"paris"`` is found in
   ``"it is paris france"``).
-* **NLI fallback** (optional): when containment fails and an ``nli`` callable is given, the unit
-  passes when ``nli(question, right_answer, output)`` says the output entails the right answer.
-  The callable is the hook for the structural judge's NLI backends; without one, containment
-  alone decides.
+* **NLI fallback** (optional; blind-spot §8, §9, §11): when containment fails and an ``nli``
+  callable is given, the unit passes when ``nli(question, right_answer, output)`` says the output
+  entails the right answer. The callable is the hook for the structural judge's NLI backends
+  (``judgeaudit.structural.answer_entailment``, asked about :func:`entailment_pair`); without one,
+  containment alone decides. The unit's ``detail`` names the route that decided it
+  (:data:`ROUTES`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ from judgeaudit.errors import InputError
 
 NLI = Callable[[str, str, str], bool]
 """``nli(question, right_answer, output) -> bool``: does the output entail the right answer?"""
+
+ROUTES = {"contains": "containment", "nli entails": "nli", "nli does not entail": "nli",
+          "does not contain": "containment"}
+"""A unit's ``detail`` → the route that decided it."""
 
 _PUNCT = str.maketrans("", "", string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -53,6 +59,12 @@ def contains_answer(output: str, right_answer: str) -> bool:
     have = normalize_answer(output).split()
     k = len(want)
     return any(have[i:i + k] == want for i in range(len(have) - k + 1))
+
+
+def entailment_pair(question: str, right_answer: str, output: str) -> tuple[str, str]:
+    """The (premise, hypothesis) the NLI fallback is asked about: the question with the output, and
+    the question with the right answer (judgeaudit's own pair; the paper does not give one)."""
+    return f"{question} {output}", f"{question} {right_answer}"
 
 
 def check_halueval_qa(item: HaluEvalQAItem, output: str, *, nli: NLI | None = None) -> CheckResult:

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from judgeaudit.analyses.cap import CapResult, cap_profile
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
+from judgeaudit.commands.common import RetriesOpt, RpmOpt, TimeoutOpt
 from judgeaudit.commands import register
 from judgeaudit.datasets._common import CoverageCell, judge_family, table_family
 from judgeaudit.errors import InputError
@@ -100,8 +101,11 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
     store_path = Path(store) if store else (Path(out) / "calls.sqlite" if out else Path("judgeaudit-calls.sqlite"))
     frames, coverage, tables, adapters = [], {}, {}, {}
     reconciled: list[pd.DataFrame] = []   # LLMBar's published statistics.json, file by file
+    n_published = 0   # verdicts of published judge outputs: answered before any run, at no recorded time
+    set_paths: dict[str, str] = {}
     for spec in set_specs:
         df, cov, adapter, path = load_cap_set(spec)
+        set_paths[f"set:{spec}"] = path
         adapters.update(dict.fromkeys(cov, adapter))
         clash = set(cov) & set(coverage)
         if clash:
@@ -123,6 +127,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         coverage.update(cov)
         if published:
             found = _restrict(pub.published_judges(path), set(df["pair_id"]))
+            n_published += sum(len(t) for t in found.values())
             for jid, t in found.items():
                 tables[jid] = pd.concat([tables[jid], t], ignore_index=True) if jid in tables else t
             if adapter == "llmbar":
@@ -182,11 +187,15 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
     if reconciled:
         result = dataclasses.replace(result, published_statistics=pd.concat(reconciled, ignore_index=True))
     if out is not None:
+        from judgeaudit.records import verdicts_frame
+        from judgeaudit.runinfo import answer_record
         from judgeaudit.runtime.failures import summarise
 
         calls = summarise(pd.concat(called, ignore_index=True)) if called else None
-        write_outputs(result, Path(out), live_failures=live_failures, calls=calls,
-                      extra=extra(result) if extra else None)
+        answers = answer_record(pd.concat(called, ignore_index=True) if called else verdicts_frame([]))
+        answers = {**answers, "calls": answers["calls"] + n_published, "replayed": answers["replayed"] + n_published}
+        write_outputs(result, Path(out), live_failures=live_failures, calls=calls, answers=answers,
+                      extra=extra(result) if extra else None, inputs=set_paths)
     return result
 
 
@@ -214,7 +223,8 @@ def benchmark_scores(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], adapt
 
 def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame | None = None,
                   title: str = "judgeaudit: conditional accuracy profiles", calls: Any = None,
-                  extra: list | None = None) -> None:
+                  extra: list | None = None, answers: dict[str, Any] | None = None,
+                  inputs: dict[str, str] | None = None) -> None:
     """OUT/result.json and OUT/report.html; ``calls`` (a ``runtime.failures.CallSummary`` of the live
     judges and the evaluator) adds ``calls`` to the result and a judge-calls section to the report;
     the result's ``published_statistics`` (LLMBar's statistics.json, file by file) adds a section;
@@ -238,7 +248,9 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
 
         sections.append(published_statistics_section(result.published_statistics))
     sections += extra or []
-    write_result(out / "result.json", d)
+    if answers is not None:   # when the verdicts were answered (judgeaudit.runinfo.answer_record)
+        d["answers"] = answers
+    write_result(out / "result.json", d, inputs=inputs)   # inputs: the set files' hashes
     if len(result.units):   # per base item, for a paired ``card diff``
         from judgeaudit.io import write_parquet
 
@@ -272,6 +284,9 @@ def run_cmd(
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    call_timeout: TimeoutOpt = None,
+    call_retries: RetriesOpt = None,
+    call_rpm: RpmOpt = None,
     ledger: register.LedgerOpt = None,
     strict_register: register.StrictOpt = False,
 ) -> None:

@@ -38,7 +38,8 @@ def verify(
 
         with CallStore(store, readonly=True) as cs:
             df = cs.frame(status="ok")
-    checks = verify_frame(df, lambda spec: make_nli(spec, api_base=api_base), atol=atol)
+    checks = verify_frame(df, lambda spec: make_nli(spec, api_base=api_base), atol=atol,
+                          path=verdicts if verdicts is not None else store)
     bad = [c for c in checks if not c.ok]
     for c in bad:
         console.print(f"REJECTED request {c.request_id} ({c.judge_id}) defect {c.defect} [{c.unit_id}, {c.type}]: "

@@ -1,4 +1,4 @@
-"""``judgeaudit check``: score outputs with the checkers outside the loop (IFEval, GSM8K).
+"""``judgeaudit check``: score outputs with the checkers outside the loop (IFEval, GSM8K, HaluEval QA).
 
 Each verb reads files, runs a pure checker per item and writes ``OUT/result.json`` plus a per-unit
 table (``OUT/units.jsonl`` and ``OUT/units.parquet``).
@@ -14,8 +14,12 @@ import typer
 from rich.console import Console
 
 from judgeaudit.errors import InputError
+from judgeaudit.validate import output_dir
 
-app = typer.Typer(help="Score outputs with the checkers outside the loop (IFEval, GSM8K).", no_args_is_help=True)
+WRITES = ("result.json", "units.jsonl", "units.parquet")
+
+app = typer.Typer(help="Score outputs with the checkers outside the loop (IFEval, GSM8K, HaluEval QA).",
+                  no_args_is_help=True)
 console = Console(stderr=True, soft_wrap=True)
 
 
@@ -46,14 +50,17 @@ def released_checker(pairs: list[Any], checked: dict[str, list[Any]]) -> dict[st
     return out
 
 
-def run_ifeval(prompts: Path, responses: Path, out: Path | None = None) -> dict[str, Any]:
-    """Check every prompt of ``prompts`` against its response in ``responses`` (strict and loose);
-    the result dict (also written to ``out``)."""
+def run_ifeval(prompts: Path, responses: Path, out: Path | None = None, *, join_by: str = "text") -> dict[str, Any]:
+    """Check every prompt of ``prompts`` against its response in ``responses`` (strict and loose),
+    joined by prompt text (``join_by="position"``: with the line-position fallback, each such key
+    listed); the result dict (also written to ``out``)."""
     from judgeaudit.checkers.ifeval import check_ifeval, score
     from judgeaudit.checkers.ifeval import text as tx
     from judgeaudit.checkers.ifeval.data import join, read_items, read_responses
 
-    pairs, fallbacks = join(read_items(prompts), read_responses(responses), responses_path=responses)
+    if out is not None:
+        output_dir(out, writes=WRITES, inputs=[prompts, responses])
+    pairs, fallbacks = join(read_items(prompts), read_responses(responses), by=join_by, responses_path=responses)
     strict = [check_ifeval(it, r, mode="strict") for it, r in pairs]
     loose = [check_ifeval(it, r, mode="loose") for it, r in pairs]
     scores = score(strict, loose)
@@ -72,10 +79,13 @@ def run_ifeval(prompts: Path, responses: Path, out: Path | None = None) -> dict[
         "task": "ifeval", "prompts_file": str(prompts), "responses_file": str(responses),
         **scores.to_dict(),
         "n_prompts": len(pairs), "n_instructions": len(rows),
+        "join": join_by,
         "joined_by_position": [f.to_dict() for f in fallbacks],
         "join_note": ("responses are joined to prompts by exact prompt text; a prompt whose text matches no "
-                      "response takes the response on the same line when that response's prompt matches no "
-                      "prompt (listed in joined_by_position)"),
+                      "response is an error listing every such key" if join_by == "text" else
+                      "responses are joined to prompts by exact prompt text; on request (--join position) a prompt "
+                      "whose text matches no response takes the response on the same line when that response's "
+                      "prompt matches no prompt (each listed in joined_by_position, with both texts)"),
         "letter_note": ("letter_frequency counts the character it is given; the released google-research checker "
                         "replaces a letter outside a-z with a random letter on every run, so on those instructions "
                         "its numbers are drawn at random: released_checker gives their exact distribution"),
@@ -116,6 +126,8 @@ def run_gsm8k(data: Path, out: Path | None = None) -> dict[str, Any]:
     from judgeaudit.datasets.gsm8k import CONDITIONS, SOLUTIONS_FILE, _read
 
     data = Path(data)
+    if out is not None:
+        output_dir(out, writes=WRITES, inputs=[data])
     test = data / "test.jsonl"
     if not test.is_file():
         raise InputError("GSM8K test.jsonl not found", path=data)
@@ -154,6 +166,46 @@ def run_gsm8k(data: Path, out: Path | None = None) -> dict[str, Any]:
     return result
 
 
+def run_halueval(data: Path, out: Path | None = None, *, strategy: str = "one-turn", nli: str | None = None,
+                 api_base: str | None = None) -> dict[str, Any]:
+    """Check HaluEval QA's own right and hallucinated answers of ``strategy``'s generation file
+    against the right answer: containment, then (``nli``) the entailment fallback; how many
+    answers of each kind pass, by the route that decided them."""
+    from judgeaudit.checkers.halueval_qa import ROUTES
+    from judgeaudit.commands.loop import checker_routes, halueval_checker
+    from judgeaudit.loop.tasks import load_task
+
+    if out is not None:
+        output_dir(out, writes=WRITES, inputs=[data])
+    fallback, checker = halueval_checker("halueval_qa", nli, api_base)
+    t = load_task("halueval_qa", data, nli=fallback, strategy=strategy)
+    rows = []
+    for it in t.items:
+        for role in ("right_answer", "hallucinated_answer"):
+            unit = t.check(it, it.extra[role]).units[0]
+            rows.append({"line": int(it.item_id), "answer": role.removesuffix("_answer"), "passed": unit.passed,
+                         "route": ROUTES[unit.detail], "detail": unit.detail})
+    by: dict[str, dict[str, Any]] = {}
+    for role in ("right", "hallucinated"):
+        mine = [r for r in rows if r["answer"] == role]
+        by[role] = {"total": len(mine), "passed": sum(r["passed"] for r in mine),
+                    "by_detail": dict(sorted(Counter(r["detail"] for r in mine).items()))}
+    result: dict[str, Any] = {
+        "task": "halueval_qa", "data": t.source, "strategy": strategy, "n_questions": len(t.items),
+        "excluded": t.excluded, "checker": checker, "answers": by,
+        "routes": {"containment": sum(r["route"] == "containment" for r in rows),
+                   "nli": sum(r["route"] == "nli" for r in rows)},
+        "note": ("a hallucinated answer that passes is a false pass of the checker (HaluEval's own wrong answers); "
+                 "the lexical NLI backend is a weak overlap baseline, not a measure of entailment quality"),
+    }
+    if fallback is not None:
+        result["nli"] = {**fallback.describe(), "unusable": fallback.counts["unusable"]}
+    result["checker_routes"] = checker_routes(t, fallback)
+    if out is not None:
+        _write(Path(out), result, rows)
+    return result
+
+
 def _frac(d: dict[str, Any]) -> str:
     return f"{d['value']:.4f} ({d['passed']}/{d['total']})"
 
@@ -163,9 +215,13 @@ def ifeval_cmd(
     prompts: Annotated[Path, typer.Option("--prompts", help="IFEval input_data.jsonl")],
     responses: Annotated[Path, typer.Option("--responses", help="JSONL of {prompt, response}")],
     out: Annotated[Path, typer.Option("--out", help="output folder")],
+    join_by: Annotated[str, typer.Option("--join", help="text: a prompt is joined to the response with its exact "
+                                                        "text (a prompt without one is an error listing every "
+                                                        "key); position: else to the response on its line, each "
+                                                        "such key listed")] = "text",
 ) -> None:
     """IFEval's four accuracies (prompt/instruction level, strict/loose) → OUT/result.json."""
-    r = run_ifeval(prompts, responses, out)
+    r = run_ifeval(prompts, responses, out, join_by=join_by)
     for k in ("prompt_level_strict", "instruction_level_strict", "prompt_level_loose", "instruction_level_loose"):
         console.print(f"{k}: {_frac(r[k])}")
     rel = r["released_checker"]
@@ -192,3 +248,29 @@ def gsm8k_cmd(
     a = r["agreement"]
     console.print(f"agreement with is_correct: {a['agree']}/{a['total']}; {len(r['disagreements'])} disagreements")
     console.print(f"→ {out}/result.json")
+
+
+@app.command("halueval")
+def halueval_cmd(
+    data: Annotated[Path, typer.Option("--data", help="a HaluEval folder or QA generation file")],
+    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    strategy: Annotated[str, typer.Option("--strategy", help="one-turn | multi-turn | final")] = "one-turn",
+    nli: Annotated[str | None, typer.Option("--nli", help="entailment fallback where containment fails: lexical | "
+                                                          "hf:PATH | api:MODEL | local [?tau_s=0.95&cache=PATH]; "
+                                                          "lexical is a weak baseline")] = None,
+    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    allow_failures: Annotated[bool, typer.Option("--allow-failures", help="exit 0 even when the NLI fallback gave "
+                                                                          "no usable reply")] = False,
+) -> None:
+    """HaluEval QA's own right and hallucinated answers checked against the right answer → OUT/result.json."""
+    from judgeaudit.commands.common import failed
+    from judgeaudit.commands.loop import nli_failed
+
+    r = run_halueval(data, out, strategy=strategy, nli=nli, api_base=api_base)
+    for role, x in r["answers"].items():
+        console.print(f"{role} answers passing: {x['passed']}/{x['total']} ("
+                      + ", ".join(f"{k} {v}" for k, v in x["by_detail"].items()) + ")", highlight=False)
+    console.print(f"routes: containment decided {r['routes']['containment']}, nli {r['routes']['nli']}",
+                  highlight=False)
+    console.print(f"→ {out}/result.json")
+    failed(nli_failed({"checker_routes": r["checker_routes"]}), allow_failures=allow_failures, echo=console)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated
 
@@ -16,7 +17,7 @@ from judgeaudit.errors import InputError
 from judgeaudit.judges import Judge, make_judge
 from judgeaudit.records import JudgeRequest, verdicts_frame
 from judgeaudit.runtime import backends
-from judgeaudit.runtime.executor import RetryPolicy, run
+from judgeaudit.runtime.executor import RetryPolicy, call_defaults, run
 from judgeaudit.runtime.failures import CallSummary, Recorder, recording
 from judgeaudit.runtime.store import CallStore
 
@@ -26,6 +27,16 @@ BackendOpt = Annotated[str, typer.Option(
     "--backend", help=f"where the work runs: {' | '.join(backends.BACKENDS)} (asyncio: this process, or --jobs "
     "local processes for vp audit; ray: Ray workers, pip install 'judgeaudit\\[ray]'); judge calls are stored by "
     "this process either way")]
+TimeoutOpt = Annotated[float | None, typer.Option(
+    "--timeout", help="per-call timeout, seconds (default 120; at most 3600)")]
+RetriesOpt = Annotated[int | None, typer.Option("--retries", help="retries of a failed call (default 5; at most 20)")]
+RpmOpt = Annotated[float | None, typer.Option("--rpm", help="requests per minute limit (default: none)")]
+ApiBaseOpt = Annotated[str | None, typer.Option("--api-base", help="OpenAI-compatible server for api: judges")]
+"""The call options every command that calls judges declares, as parameters ``call_timeout``, ``call_retries``,
+``call_rpm`` and ``api_base`` (``calls_checked`` applies them; ``call_context`` for a command without it)."""
+
+_API_BASE: ContextVar[str | None] = ContextVar("judgeaudit_api_base", default=None)
+
 RayAddressOpt = Annotated[str | None, typer.Option(
     "--ray-address", help="Ray cluster for --backend ray: HOST:PORT, ray://HOST:10001 or auto (default: "
     "RAY_ADDRESS, else a local instance)")]
@@ -39,6 +50,7 @@ def build_judges(specs: list[str | dict], *, api_base: str | None = None) -> lis
     """
     from judgeaudit.judges.replay import replay_judges
 
+    api_base = api_base or _API_BASE.get()   # a command's --api-base reaches judges built below it
     judges: list[Judge] = []
     for spec in specs:
         if isinstance(spec, dict):
@@ -82,7 +94,12 @@ def report_calls(summary: CallSummary, *, allow_failures: bool, echo: Console | 
     echo.print("judge calls:", highlight=False)
     for j in summary.judges:
         echo.print(f"  {j.line()}", highlight=False, markup=False)
-    line = summary.failure_line()
+    failed(summary.failure_line(), allow_failures=allow_failures, echo=echo)
+
+
+def failed(line: str | None, *, allow_failures: bool, echo: Console) -> None:
+    """A failure ``line`` (None: nothing failed) ends the command with exit 1 (``typer.Exit``), or is a
+    warning with ``allow_failures``."""
     if line is None:
         return
     if allow_failures:
@@ -101,14 +118,34 @@ def checked_calls(allow_failures: bool, *, echo: Console | None = None) -> Itera
     report_calls(rec.summary(), allow_failures=allow_failures, echo=echo)
 
 
+@contextmanager
+def call_context(*, api_base: str | None = None, timeout: float | None = None, retries: int | None = None,
+                 rpm: float | None = None) -> Iterator[None]:
+    """The call options of a command (``ApiBaseOpt``, ``TimeoutOpt``, ``RetriesOpt``, ``RpmOpt``), checked
+    against ``validate.OPTION_RULES`` before anything runs, for every judge built and call made inside."""
+    from judgeaudit.validate import check_options
+
+    check_options(timeout=timeout, retries=retries, rpm=rpm)
+    token = _API_BASE.set(api_base)
+    try:
+        with call_defaults(timeout=timeout, retries=retries, rpm=rpm):
+            yield
+    finally:
+        _API_BASE.reset(token)
+
+
 def calls_checked(command: Callable[..., object]) -> Callable[..., object]:
     """Decorate a typer command that calls judges and has an ``allow_failures`` option: its calls are
     summarised when it ends and it exits 1 when a judge produced no usable verdict (``checked_calls``).
-    With ``backend``/``ray_address`` options (``BackendOpt``, ``RayAddressOpt``) its calls run there."""
+    With ``backend``/``ray_address`` options (``BackendOpt``, ``RayAddressOpt``) its calls run there; its
+    ``call_timeout``/``call_retries``/``call_rpm`` options (``TimeoutOpt``, …) are checked before anything
+    runs and apply to every call it makes, and its ``api_base`` to every judge it builds."""
 
     @functools.wraps(command)
     def wrapper(*args: object, **kwargs: object) -> object:
-        with backends.use(kwargs.get("backend"), kwargs.get("ray_address")), \
+        with call_context(api_base=kwargs.get("api_base"), timeout=kwargs.get("call_timeout"),  # type: ignore
+                          retries=kwargs.get("call_retries"), rpm=kwargs.get("call_rpm")), \
+                backends.use(kwargs.get("backend"), kwargs.get("ray_address")), \
                 checked_calls(bool(kwargs.get("allow_failures"))):
             return command(*args, **kwargs)
 

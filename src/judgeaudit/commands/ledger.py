@@ -56,6 +56,14 @@ def add_cmd(
     from judgeaudit.ledger.model import Prediction
     from judgeaudit.ledger.store import read_ledger, write_ledger
 
+    for name, given in (("--id", [id]), ("--clause", clause), ("--run", [run or ""]), ("--fails", [fails or ""]),
+                        ("--text", [text])):
+        for v in given:
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise InputError(f"{name} is not valid UTF-8 (byte {v[e.start:e.end].encode('utf-8', 'surrogateescape')!r} "
+                                 f"at character {e.start + 1}); nothing was added", field=name) from None
     led = read_ledger(ledger)
     verify(led, ledger)
     if any(p.id == id for p in led.predictions):
@@ -74,7 +82,7 @@ def add_cmd(
 @app.command("commit")
 def commit_cmd(ledger: LedgerOpt) -> None:
     """Freeze every uncommitted prediction by SHA-256 (and the git HEAD, when in a repository)."""
-    from judgeaudit.ledger.commit import commit
+    from judgeaudit.ledger.commit import commit, head_path, record_head
     from judgeaudit.ledger.store import read_ledger, write_ledger
 
     led, entry = commit(read_ledger(ledger), path=ledger)
@@ -82,8 +90,14 @@ def commit_cmd(ledger: LedgerOpt) -> None:
         console.print("nothing to commit: every prediction is committed")
         return
     write_ledger(ledger, led)
-    console.print(f"committed {', '.join(entry.predictions)} at {entry.at} sha256 {entry.sha256}"
-                  + (f" (git {entry.git[:12]})" if entry.git else " (not in a git repository)"))
+    names = ", ".join(entry.predictions)
+    try:
+        rev = record_head(led, ledger, f"judgeaudit ledger: commit {names} (sha256 {entry.sha256[:12]})")
+    except InputError as e:   # committed and its head file written; only the git record is missing
+        console.print(f"warning: {e}", highlight=False, markup=False)
+        rev = None
+    console.print(f"committed {names} at {entry.at} sha256 {entry.sha256}; head → {head_path(ledger)}"
+                  + (f"; recorded in git commit {rev[:12]}" if rev else " (not in a git work tree)"))
 
 
 def _scores(ledger: Path, results: list[Path]):  # noqa: ANN202
@@ -105,10 +119,11 @@ def score_cmd(ledger: LedgerOpt, results: ResultsOpt,
 
     from judgeaudit.io import write_json
 
+    from judgeaudit.ledger.report import score_lines
+
     scores = _scores(ledger, results)
-    for s in scores:
-        obs = "" if s.value is None else f"  observed {s.value:.4g}" + (f" [{s.ci[0]:.4g}, {s.ci[1]:.4g}]" if s.ci else "")
-        print(f"{s.unit}\t{s.verdict}" + (f"; {s.direction}" if s.direction else "") + obs)
+    for line in score_lines(scores):
+        print(line)
     if out:
         write_json(out, [asdict(s) for s in scores])
         console.print(f"→ {out}")

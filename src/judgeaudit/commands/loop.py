@@ -14,12 +14,26 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
+from judgeaudit.commands.common import (
+    ALLOW_FAILURES_HELP,
+    DEFAULT_BACKEND,
+    BackendOpt,
+    RayAddressOpt,
+    RetriesOpt,
+    RpmOpt,
+    TimeoutOpt,
+    calls_checked,
+    failed,
+)
 from judgeaudit.errors import InputError
+from judgeaudit.validate import MAX_ROUNDS, MAX_VOTES
 
 app = typer.Typer(help="Close the loop: what acting on a judge's reports does, scored by a checker.",
                   no_args_is_help=True)
 console = Console(stderr=True, soft_wrap=True)
+
+VOTE_TEMPERATURE = 0.3
+"""The feedback judge's sampling temperature (blind-spot §3.4: three votes at temperature 0.3)."""
 
 WRITES = ("result.json", "report.html", "units.jsonl", "units.parquet", "complaints.jsonl", "outputs.jsonl")
 
@@ -37,27 +51,72 @@ def check_second_family(judge: Any, judge2: Any) -> None:
                          "second-family arms need another vendor", field="--judge2")
 
 
+NLI_HELP = ("HaluEval QA: where containment fails, an NLI backend decides entailment to the right answer "
+            "(the paper's fallback): lexical | hf:PATH | api:MODEL | local [?tau_s=0.95&cache=PATH]; lexical is a "
+            "weak baseline")
+
+
+def halueval_checker(task: str, nli: str | None, api_base: str | None) -> tuple[Any, str]:
+    """The HaluEval QA entailment fallback ``--nli`` names (None without it) and the checker's description."""
+    if nli is None:
+        return None, "HaluEval QA containment"
+    if task != "halueval_qa":
+        raise InputError("--nli is HaluEval QA's entailment fallback; the task is " + task, field="--nli")
+    from judgeaudit.structural.answer_entailment import make_fallback
+
+    fb = make_fallback(nli, api_base=api_base)
+    return fb, f"HaluEval QA containment, then entailment by {fb.spec} (P(entail) >= {fb.tau})"
+
+
+def checker_routes(t: Any, fallback: Any) -> dict[str, Any]:
+    """How many checks each route decided (HaluEval QA), and the fallback's rule."""
+    out: dict[str, Any] = {"checks": dict(t.routes)}
+    if fallback is not None:
+        out.update(fallback.describe(), nli_unusable=fallback.counts["unusable"])
+    return out
+
+
+def nli_failed(r: dict[str, Any]) -> str | None:
+    """One line when the NLI fallback was asked and every one of its replies was unusable."""
+    routes = r.get("checker_routes", {})
+    asked = sum(v for k, v in routes.get("checks", {}).items() if k.startswith("nli"))
+    if asked and routes.get("nli_unusable", 0) == asked:
+        return f"the NLI fallback {routes['nli']} gave no usable reply in {asked} check(s)"
+    return None
+
+
 def run_loop_command(*, task: str, data: Path, initial: str, responder: str | Any, judge: str | Any | None,
                      regulators: list[str], out: Path, rounds: int = 1, votes: int = 3,
                      max_items: int | None = None, judge2: str | Any | None = None, rewriter: str | Any | None = None,
                      store: Path | None = None, concurrency: int | None = None, api_base: str | None = None,
-                     bootstrap: int = 2000, seed: int = 0, progress: bool = True) -> dict[str, Any]:
-    """Run the loop and write its outputs; the result dict. Specs may be ready Judge objects."""
+                     bootstrap: int = 2000, seed: int = 0, temperature: float = VOTE_TEMPERATURE,
+                     progress: bool = True, nli: str | None = None) -> dict[str, Any]:
+    """Run the loop and write its outputs; the result dict. Specs may be ready Judge objects.
+
+    The feedback judges (``judge``, ``judge2``, and the rewriter when it defaults to the judge) given
+    as api/local specs sample their votes at ``temperature`` (the paper's 0.3, §3.4); the responder
+    keeps its backend's default. ``result['judge_calls']`` counts each judging arm's report votes
+    (failed calls, replies that did not parse, usable); ``result['calls']`` the same per judge id,
+    which the validity card reads. ``nli`` is HaluEval QA's entailment fallback spec."""
+    from judgeaudit.commands.world import _judge_specs
     from judgeaudit.io import write_jsonl, write_parquet
     from judgeaudit.judges import make_judge
     from judgeaudit.judges.base import Judge
     from judgeaudit.loop.accounting import summarise
-    from judgeaudit.loop.engine import initial_outputs, run_loop
+    from judgeaudit.loop.engine import NO_USABLE_REPORT, initial_outputs, planned_calls, run_loop
     from judgeaudit.loop.keywords import KEYWORDS
-    from judgeaudit.loop.regulators import get_regulator
+    from judgeaudit.loop.regulators import get_regulator, half_share
     from judgeaudit.loop.report import write_report
     from judgeaudit.loop.responders import make_responder
-    from judgeaudit.loop.tasks import load_task
+    from judgeaudit.loop.tasks import load_task, shipped_only
+    from judgeaudit.runfolder import output_set
     from judgeaudit.runinfo import write_result
+    from judgeaudit.runtime.failures import recording
     from judgeaudit.runtime.store import CallStore
     from judgeaudit.validate import check_options, output_dir, spec_inputs
 
-    check_options(rounds=rounds, votes=votes, max_items=max_items, concurrency=concurrency, bootstrap=bootstrap)
+    check_options(rounds=rounds, votes=votes, max_items=max_items, concurrency=concurrency, bootstrap=bootstrap,
+                  temperature=temperature)
     if not regulators:
         raise InputError("give at least one --regulator", field="--regulator")
     regs = [get_regulator(r) for r in regulators]
@@ -66,55 +125,115 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     specs = [s for s in (initial, responder, judge, judge2, rewriter) if isinstance(s, str)]
     output_dir(out, writes=WRITES, inputs=[data, store, *spec_inputs(specs),
                                            *[Path(s.removeprefix("replay:")) for s in specs
-                                             if s.startswith("replay:") and "?" not in s]])
+                                             if s.startswith("replay:") and "?" not in s]], kind="loop")
 
-    def build(spec: str | Any | None) -> Any:
+    def build(spec: str | Any | None, temp: float | None = None) -> Any:
         if spec is None or isinstance(spec, Judge):
             return spec
-        return make_judge(spec, api_base=api_base)
+        d = _judge_specs([spec], temp)[0] if temp is not None else spec
+        opts = {k: v for k, v in d.items() if k != "spec"} if isinstance(d, dict) else {}
+        return make_judge(spec, api_base=api_base, **opts)
 
-    j, j2 = build(judge), build(judge2)
+    j, j2 = build(judge, temperature), build(judge2, temperature)
     if any(r.judge == "second" for r in regs):
         if j2 is None or j is None:
             raise InputError("the second-family regulators need --judge and --judge2", field="--judge2")
         check_second_family(j, j2)
     resp = make_responder(responder, api_base=api_base) if isinstance(responder, str) else responder
-    t = load_task(task, data, max_items=max_items)
-    with CallStore(store or Path(out) / "calls.sqlite") as cs:
+    fallback, checker = halueval_checker(task, nli, api_base)
+    t = load_task(task, data, max_items=max_items, nli=fallback)
+    if isinstance(initial, str) and initial.split(":", 1)[0] == "shipped":
+        t = shipped_only(t)
+    plan = planned_calls(regs, len(t.items), rounds, votes)
+    if progress:
+        console.print(f"at most {plan['judge']} judge call(s) and {plan['revisions']} revision(s) "
+                      f"({len(regs)} arm(s) × {len(t.items)} item(s) × {rounds} round(s); {votes} vote(s))")
+    with recording() as rec, CallStore(store or Path(out) / "calls.sqlite") as cs:
         init = initial_outputs(t, initial if isinstance(initial, str) and (initial.startswith(("shipped", "replay:")))
                                else (make_responder(initial, api_base=api_base) if isinstance(initial, str)
                                      else initial), store=cs, concurrency=concurrency, progress=progress)
         lr = run_loop(t, init, regs, responder=resp, judge=j, judge2=j2, rewriter=build(rewriter), rounds=rounds,
                       votes=votes, store=cs, concurrency=concurrency, progress=progress)
-    stats = summarise(lr.units, lr.complaints, list(lr.regulators), rounds, n_boot=bootstrap, seed=seed)
+        _mark_unparsed(rec, lr.unparsed_calls)
+    stats = summarise(lr.units, lr.complaints, list(lr.regulators), rounds, n_boot=bootstrap, seed=seed,
+                      scalar=[r.name for r in regs if r.channel == "score"])
+    for name, c in lr.judge_calls.items():
+        stats["regulators"][name].update(judge_votes=c.calls, failed_calls=c.failed_calls,
+                                         parse_failures=c.parse_failures, usable_votes=c.usable)
+    for name in lr.unusable():
+        stats["regulators"][name]["status"] = NO_USABLE_REPORT
+    halves = [r.name for r in regs if r.world == "half" and r.calls_judge]
+    if halves:
+        share = half_share(t.name, t.items)
+        for name in halves:
+            stats["regulators"][name]["world_shown"] = share
     result: dict[str, Any] = {
         "task": task, "data": t.source, "n_items": len(t.items), "rounds": rounds, "votes": votes,
+        "temperature": temperature,
         "initial": initial if isinstance(initial, str) else getattr(initial, "id", str(initial)),
         "responder": getattr(resp, "id", str(responder)),
         "judge": getattr(j, "id", None), "judge2": getattr(j2, "id", None),
         "checker": "IFEval strict (loose reported beside)" if task == "ifeval" else
-                   ("GSM8K answer key" if task == "gsm8k" else "HaluEval QA containment"),
+                   ("GSM8K answer key" if task == "gsm8k" else checker),
+        **({"checker_routes": checker_routes(t, fallback)} if task == "halueval_qa" else {}),
+        **({"excluded": t.excluded} if task == "halueval_qa" or t.excluded else {}),
         "regulator_descriptions": {r.name: r.description or _describe(r) for r in regs},
         **stats,
         "judge_parse_failures": lr.judge_parse_failures,
         "judge_errors": lr.judge_errors,
+        "judge_calls": {r: c.to_dict() for r, c in lr.judge_calls.items()},
+        "no_usable_report": lr.unusable(),
+        "calls": _per_judge(lr.judge_calls.values()),
+        "planned_calls": plan,
         "responder_errors": int(lr.outputs["error"].notna().sum()),
         "n_rewrites": len(lr.rewrites),
         "keyword_table": {k: list(v) for k, v in KEYWORDS.items()},
         "notes": ("net = (fixed − broken)/N over units, final round against the initial outputs; intervals: "
                   f"{bootstrap} bootstrap resamples of responses; judge votes pooled per channel (free text: union; "
                   "typed ids: majority of parsed votes; score: median); a regulator that reports no defect takes "
-                  "no action; acted_on, false_alarm_rate and the break rates are round 1's (every round's are under "
-                  "rounds)"),
+                  "no action; fixed/broken/net: final round against the initial outputs, fixed_summed/"
+                  "broken_summed: each round against its own start, summed over the rounds; acted_on, precision, "
+                  "false_alarm_rate and the break rates pooled over every round (each round's are under rounds); "
+                  "a bare score names no constraint, so it has no rate (None); a regulator whose every report "
+                  "vote failed or did not parse is marked 'no usable report'"),
     }
-    o = Path(out)
-    o.mkdir(parents=True, exist_ok=True)
-    result = write_result(o / "result.json", result)
-    for name, df in (("units", lr.units), ("complaints", lr.complaints), ("outputs", lr.outputs)):
-        write_jsonl(o / f"{name}.jsonl", df)
-    write_parquet(o / "units.parquet", lr.units)
-    write_report(result, o)
+    with output_set(out, "loop") as o:   # one set: a kill leaves the earlier run or this one, never a mix
+        result = write_result(o / "result.json", result, inputs={"data": data})
+        for name, df in (("units", lr.units), ("complaints", lr.complaints), ("outputs", lr.outputs)):
+            write_jsonl(o / f"{name}.jsonl", df)
+        write_parquet(o / "units.parquet", lr.units)
+        write_report(result, o)
     return result
+
+
+def _mark_unparsed(rec: Any, keys: frozenset[str]) -> None:
+    """A report vote is a generate call the executor cannot read; mark those that did not parse as
+    parse failures in the run's call record, so the judge-calls summary counts them as it counts
+    every other form's."""
+    rec.verdicts[:] = [v.model_copy(update={"parse_ok": False}) if v.call_key in keys else v for v in rec.verdicts]
+
+
+def _per_judge(calls: Any) -> dict[str, dict[str, Any]]:
+    """Report-vote counts summed per judge id (``runtime.failures.JudgeCalls`` records)."""
+    from judgeaudit.runtime.failures import MAX_REASONS, JudgeCalls
+
+    out: dict[str, JudgeCalls] = {}
+    for c in calls:
+        o = out.get(c.judge_id)
+        out[c.judge_id] = c if o is None else JudgeCalls(
+            c.judge_id, o.calls + c.calls, o.failed_calls + c.failed_calls, o.parse_failures + c.parse_failures,
+            tuple(dict.fromkeys(o.reasons + c.reasons))[:MAX_REASONS])
+    return {k: v.to_dict() for k, v in out.items()}
+
+
+def print_routes(r: dict[str, Any], allow_failures: bool) -> None:
+    """The checks each HaluEval QA route decided; exit 1 when the NLI fallback failed outright (unless
+    ``--allow-failures``)."""
+    routes = r.get("checker_routes")
+    if routes:
+        console.print("checker routes: " + ", ".join(f"{k} {v}" for k, v in sorted(routes["checks"].items())),
+                      highlight=False)
+    failed(nli_failed(r), allow_failures=allow_failures, echo=console)
 
 
 def _describe(r: Any) -> str:
@@ -139,8 +258,11 @@ def run_cmd(
     judge2: Annotated[str | None, typer.Option("--judge2", help="second-family judge spec")] = None,
     rewriter: Annotated[str | None, typer.Option("--rewriter", help="constraints-hidden rewriter (default: judge)")]
     = None,
-    rounds: Annotated[int, typer.Option("--rounds")] = 1,
-    votes: Annotated[int, typer.Option("--votes", help="judge samples per report (paper: 3)")] = 3,
+    rounds: Annotated[int, typer.Option("--rounds", help=f"revision rounds, 1–{MAX_ROUNDS} (paper: 3)")] = 1,
+    votes: Annotated[int, typer.Option("--votes", help=f"judge samples per report, 1–{MAX_VOTES} (paper: 3)")] = 3,
+    temperature: Annotated[float, typer.Option("--temperature", help=(
+        "sampling temperature of the feedback judges' votes, api and local backends (paper: 0.3)"))]
+    = VOTE_TEMPERATURE,
     max_items: Annotated[int | None, typer.Option("--max-items", help="keep the first N items")] = None,
     bootstrap: Annotated[int, typer.Option("--bootstrap")] = 2000,
     seed: Annotated[int, typer.Option("--seed")] = 0,
@@ -150,28 +272,58 @@ def run_cmd(
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    nli: Annotated[str | None, typer.Option("--nli", help=NLI_HELP)] = None,
+    call_timeout: TimeoutOpt = None,
+    call_retries: RetriesOpt = None,
+    call_rpm: RpmOpt = None,
 ) -> None:
-    """Run the loop → OUT/result.json and OUT/report.html."""
+    """Run the loop → OUT/result.json and OUT/report.html; exits 1 when a judging arm had no usable
+    report (``--allow-failures``: exit 0)."""
+    from judgeaudit.commands.common import report_calls
+    from judgeaudit.loop.engine import NO_USABLE_REPORT
+    from judgeaudit.runtime.failures import active
+
     r = run_loop_command(task=task, data=data, initial=initial, responder=responder, judge=judge,
                          regulators=regulator, out=out, rounds=rounds, votes=votes, max_items=max_items,
                          judge2=judge2, rewriter=rewriter, store=store, concurrency=concurrency, api_base=api_base,
-                         bootstrap=bootstrap, seed=seed)
+                         bootstrap=bootstrap, seed=seed, temperature=temperature, nli=nli)
+    print_routes(r, allow_failures)
     b = r["before"]
     n_err = sum(r["judge_errors"].values()) + r["responder_errors"]
     if n_err:
-        console.print(f"[yellow]{n_err} failed call(s) (judge votes counted as unparsed, revisions left unchanged); "
+        console.print(f"[yellow]{n_err} failed call(s) (judge votes give no report, revisions left unchanged); "
                       "they are kept in the store and retried on the next run[/yellow]")
     console.print(f"before: pass rate {b['pass_rate']:.3f} over {b['n_units']} units")
     for name, x in r["regulators"].items():
+        votes_seen = (f"; report votes {x['judge_votes']}: {x['failed_calls']} failed, {x['parse_failures']} parse "
+                      f"failures, {x['usable_votes']} usable" if "judge_votes" in x else "")
+        if x.get("status") == NO_USABLE_REPORT:
+            console.print(f"{name}: {NO_USABLE_REPORT}{votes_seen}", markup=False)
+            continue
+        sums = (f" (summed over rounds: fixed {x['fixed_summed']}, broken {x['broken_summed']})"
+                if r["rounds"] > 1 else "")
         console.print(f"{name}: fixed {x['fixed']}, broken {x['broken']}, net {x['net']:+.3f} "
-                      f"[{x['net_ci'][0]:+.3f}, {x['net_ci'][1]:+.3f}], acted on {x['acted_on']}")
+                      f"[{x['net_ci'][0]:+.3f}, {x['net_ci'][1]:+.3f}], acted on {x['acted_on']}{sums}{votes_seen}",
+                      markup=False)
     console.print(f"→ {out}/result.json, {out}/report.html")
+    if r["no_usable_report"]:
+        line = (f"regulator(s) {', '.join(r['no_usable_report'])} had no usable report (every judge vote failed or "
+                "did not parse): their rows are no finding")
+        if allow_failures:
+            console.print(f"warning: {line}; kept going (--allow-failures)", markup=False)
+            return
+        console.print(f"error: {line}", markup=False)
+        rec = active()
+        if rec is not None:      # the judge-calls summary, which the exit would skip
+            report_calls(rec.summary(), allow_failures=False, echo=console)
+        raise typer.Exit(1)
 
 
 @app.command("worlds")
 @calls_checked
 def worlds_cmd(
-    set_: Annotated[str, typer.Option("--set", help="halueval:PATH (a HaluEval folder or QA file)")],
+    set_: Annotated[str, typer.Option("--set", help=(
+        "halueval:PATH[?part=qa&strategy=…] (a HaluEval folder or QA file; the grammar of world run's --set)"))],
     agent: Annotated[str, typer.Option("--agent", help="generating spec of the agent")],
     out: Annotated[Path, typer.Option("--out", help="output folder")],
     max_items: Annotated[int | None, typer.Option("--max-items", help="keep the first N items")] = None,
@@ -180,18 +332,44 @@ def worlds_cmd(
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    nli: Annotated[str | None, typer.Option("--nli", help=NLI_HELP)] = None,
+    allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
+    call_timeout: TimeoutOpt = None,
+    call_retries: RetriesOpt = None,
+    call_rpm: RpmOpt = None,
 ) -> None:
     """An agent answers HaluEval QA under the seven worlds W0–W6 → OUT/result.json, OUT/answers.jsonl."""
     r = run_worlds_command(set_=set_, agent=agent, out=out, max_items=max_items, store=store,
-                           concurrency=concurrency, api_base=api_base)
+                           concurrency=concurrency, api_base=api_base, nli=nli)
     for w, x in r["worlds"].items():
         console.print(f"{w} ({x['description']}): {x['accuracy']:.3f} ({x['correct']}/{x['n']})")
+    print_routes(r, allow_failures)
     console.print(f"→ {out}/result.json")
+
+
+def _halueval_qa_spec(set_: str) -> tuple[str, str | None]:
+    """``(path, strategy)`` of a HaluEval QA set spec in the grammar ``world run`` reads
+    (``datasets.registry.parse_spec``: ``halueval:PATH[?part=qa&strategy=…&name=…]``)."""
+    from judgeaudit.datasets.registry import parse_spec
+
+    try:
+        name, path, opts = parse_spec(set_, {"halueval": None})
+    except InputError:
+        name, path, opts = "", "", {}
+    if name != "halueval":
+        raise InputError("the seven worlds run on HaluEval QA: give --set halueval:PATH[?part=qa]", field="--set")
+    if opts.get("part", "qa") != "qa":
+        raise InputError(f"the seven worlds run on HaluEval QA, not part={opts['part']!r}: give ?part=qa",
+                         field="--set")
+    unknown = sorted(set(opts) - {"part", "strategy", "name"})
+    if unknown:
+        raise InputError(f"unsupported option(s) {unknown} in --set (read here: part, strategy, name)", field="--set")
+    return path, opts.get("strategy")
 
 
 def run_worlds_command(*, set_: str, agent: str | Any, out: Path, max_items: int | None = None,
                        store: Path | None = None, concurrency: int | None = None, api_base: str | None = None,
-                       progress: bool = True) -> dict[str, Any]:
+                       progress: bool = True, nli: str | None = None) -> dict[str, Any]:
     from judgeaudit.io import write_jsonl
     from judgeaudit.runinfo import write_result
     from judgeaudit.loop.responders import make_responder
@@ -200,12 +378,11 @@ def run_worlds_command(*, set_: str, agent: str | Any, out: Path, max_items: int
     from judgeaudit.runtime.store import CallStore
     from judgeaudit.validate import check_options, output_dir
 
-    name, _, path = set_.partition(":")
-    if name != "halueval" or not path:
-        raise InputError("the seven worlds run on HaluEval QA: give --set halueval:PATH", field="--set")
+    path, strategy = _halueval_qa_spec(set_)
     check_options(max_items=max_items, concurrency=concurrency)
     output_dir(out, writes=("result.json", "answers.jsonl"), inputs=[Path(path), store])
-    t = load_task("halueval_qa", path, max_items=max_items)
+    fallback, checker = halueval_checker("halueval_qa", nli, api_base)
+    t = load_task("halueval_qa", path, max_items=max_items, nli=fallback, **({"strategy": strategy} if strategy else {}))
     if len(t.items) < 5:
         raise InputError("the seven worlds need at least 5 items (W4 draws 3 distractors from the others)",
                          field="--max-items")
@@ -213,7 +390,8 @@ def run_worlds_command(*, set_: str, agent: str | Any, out: Path, max_items: int
     with CallStore(store or Path(out) / "calls.sqlite") as cs:
         rows = run_worlds(t, a, store=cs, concurrency=concurrency, progress=progress)
     result = {"task": "halueval_qa", "data": t.source, "agent": a.id, "n_items": len(t.items),
-              "checker": "HaluEval QA containment", "worlds": summarise_worlds(rows)}
+              "checker": checker, "worlds": summarise_worlds(rows), "checker_routes": checker_routes(t, fallback),
+              "excluded": t.excluded}
     Path(out).mkdir(parents=True, exist_ok=True)
     write_result(Path(out) / "result.json", result)
     write_jsonl(Path(out) / "answers.jsonl", rows)

@@ -42,7 +42,8 @@ def mark(led, ledger: Path, kind: str, result: dict[str, Any], out: Path) -> tup
 
     entries = register(led, kind, result, out.name)
     write_json(out / "register.json", {"ledger": str(ledger), "headlines": [
-        {"path": e.path, "value": e.value, "registered": e.registered, "by": list(e.units)} for e in entries]})
+        {"path": e.path, "value": e.value, "registered": e.registered, "by": list(e.units),
+         "own": e.own} for e in entries]})
     return entries, register_section(entries, str(ledger))
 
 

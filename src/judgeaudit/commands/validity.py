@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
+from judgeaudit.commands.common import RetriesOpt, RpmOpt, TimeoutOpt
 from judgeaudit.commands import register
 from judgeaudit.records import JudgeRequest
 
@@ -64,7 +65,7 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     payload = result.to_dict()
     payload["probe_set"] = "bundled" if bundled else str(path)
     payload["calls"] = summarise(verdicts).to_dict()
-    write_result(out / "result.json", payload)
+    write_result(out / "result.json", payload, verdicts, inputs={"probes": path})
     write_parquet(out / "verdicts.parquet", verdicts)
     return ValidityRun(probes, verdicts, result)
 
@@ -121,6 +122,9 @@ def run_cmd(
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    call_timeout: TimeoutOpt = None,
+    call_retries: RetriesOpt = None,
+    call_rpm: RpmOpt = None,
     ledger: register.LedgerOpt = None,
     strict_register: register.StrictOpt = False,
 ) -> None:

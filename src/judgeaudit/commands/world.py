@@ -18,7 +18,9 @@ import pandas as pd
 import typer
 from rich.console import Console
 
-from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
+from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, RetriesOpt,
+                                         RpmOpt, TimeoutOpt, calls_checked)
+from judgeaudit.runfolder import output_set
 
 app = typer.Typer(help="What a judge must be shown: blind vs informed arms, world variants, factorial.",
                   no_args_is_help=True)
@@ -35,8 +37,8 @@ class WorldResult:
 
 
 def load_set(set_spec: str, max_items: int | None) -> tuple[list, dict]:
-    """The world items of ``set_spec`` (the data adapters' ``load_world``), first ``max_items``, and the
-    set's provenance (files read, PROVENANCE.json, variant, counts excluded)."""
+    """The world items of ``set_spec`` (the data adapters' ``load_world``), the first ``max_items`` by whole
+    groups (``first_groups``), and the set's provenance (files read, PROVENANCE.json, variant, counts excluded)."""
     from judgeaudit.errors import InputError
 
     try:
@@ -45,9 +47,10 @@ def load_set(set_spec: str, max_items: int | None) -> tuple[list, dict]:
         if e.name != "judgeaudit.datasets.world":
             raise
         raise InputError("this install has no world set adapters (judgeaudit.datasets.world)", field="--set") from None
+    from judgeaudit.datasets.registry import first_groups
+
     ws = load_world(set_spec)
-    items = list(ws.items)
-    return (items[:max_items] if max_items else items), dict(ws.provenance)
+    return first_groups(list(ws.items), max_items), dict(ws.provenance)
 
 
 def load_items(set_spec: str, max_items: int | None) -> list:
@@ -73,7 +76,7 @@ def _check(out: Path, set_spec: str, judges: Sequence[str], store: Path | None, 
     from judgeaudit.validate import check_options, output_dir, set_inputs, spec_inputs
 
     check_options(**options)
-    output_dir(out, writes=WRITES, inputs=[*set_inputs([set_spec]), store, *spec_inputs(judges)])
+    output_dir(out, writes=WRITES, inputs=[*set_inputs([set_spec]), store, *spec_inputs(judges)], kind="world")
 
 
 SPLITS = ("all", "report", "dev")
@@ -102,8 +105,9 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
                   concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000, seed: int = 0,
                   temperature: float = 0.3, strict_threshold: float = 0.5, top_k: int = 5,
                   items: list | None = None, encoder=None, progress: bool = True,
-                  matcher_judge: str | None = None, covariates: Sequence[str] = ("world_chars",),
-                  permutations: int = 9999, alternative: str = "two-sided", split: str = "all") -> WorldResult:
+                  matcher_judge: str | None = None, second_matcher_judge: str | None = None,
+                  covariates: Sequence[str] = ("world_chars",),
+                  permutations: int = 9999, alternative: str = "greater", split: str = "all") -> WorldResult:
     """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``;
     ``split``: see :func:`split_items`)."""
     from judgeaudit.commands.common import build_judges
@@ -124,6 +128,12 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
 
     if form not in WORLD_FORMS:
         raise InputError(f"unknown form {form!r}; choose from {', '.join(WORLD_FORMS)}", field="--form")
+    if second_matcher_judge is not None and matcher_judge is None:
+        raise InputError("--second-matcher-judge re-matches the generous matcher's pairs; give --matcher-judge",
+                         field="--second-matcher-judge")
+    if matcher_judge is not None and form != "defects":
+        raise InputError("--matcher-judge matches free-text complaints; it needs --form defects",
+                         field="--matcher-judge")
     if len(set(arms)) != len(arms) or not arms:
         raise InputError(f"arms must be given once each; got {list(arms)}", field="--arm")
     for a in arms:
@@ -140,29 +150,33 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     judges = build_judges(_judge_specs(judge_specs, temperature), api_base=api_base)
     verdicts = judge_world(items, judges, arms, form=form, votes=votes, store_path=store or out / "calls.sqlite",
                            seed=seed, encoder=encoder, top_k=top_k, concurrency=concurrency, progress=progress)
-    generous = None
+    generous = second = None
     if matcher_judge is not None:
-        if form != "defects":
-            raise InputError("--matcher-judge matches free-text complaints; it needs --form defects",
-                             field="--matcher-judge")
         from judgeaudit.world.matching import judge_pairs
         from judgeaudit.world.run import matcher_queries
 
-        mj = build_judges([matcher_judge], api_base=api_base)[0]
-        generous = judge_pairs(mj, items, matcher_queries(items, verdicts, seed=seed), store_path=store or out / "calls.sqlite",
-                               concurrency=concurrency, progress=progress)
+        queries = matcher_queries(items, verdicts, seed=seed)
+        generous, second = (judge_pairs(build_judges([spec], api_base=api_base)[0], items, queries,
+                                        store_path=store or out / "calls.sqlite", concurrency=concurrency,
+                                        progress=progress) if spec else None
+                            for spec in (matcher_judge, second_matcher_judge))
     an = analyse(items, verdicts, form=form, arms=arms, n_boot=n_boot, seed=seed, strict_threshold=strict_threshold,
-                 generous=generous, covariates=covariates, n_perm=permutations, alternative=alternative)
+                 generous=generous, second=second, covariates=covariates, n_perm=permutations, alternative=alternative)
     result = {**an.result, "votes": votes, "temperature": temperature, "matcher_judge": matcher_judge,
               "matcher_undecided": getattr(generous, "undecided", None),
+              "matcher_pairs": None if generous is None else len(generous.answers),
+              "second_matcher_judge": second_matcher_judge,
+              "second_matcher_undecided": getattr(second, "undecided", None),
               "provenance": {**provenance(items, set_spec), "judges": [j.id for j in judges],
                              "set_provenance": set_prov},
               "split": split_record,
               "calibration": {j.id: j.calibration() for j in judges if callable(getattr(j, "calibration", None))},
               "calls": summarise(verdicts).to_dict()}
-    write_result(out / "result.json", result)
-    write_parquet(out / "verdicts.parquet", verdicts)
-    write_parquet(out / "decisions.parquet", an.decisions)   # per answer, for a paired card diff
+    with output_set(out, "world") as dest:
+        write_result(dest / "result.json", result, verdicts,
+                     inputs={f"data:{i}": f for i, f in enumerate((set_prov or {}).get("files") or [])})
+        write_parquet(dest / "verdicts.parquet", verdicts)
+        write_parquet(dest / "decisions.parquet", an.decisions)   # per answer, for a paired card diff
     return WorldResult(result, verdicts, an.decisions)
 
 
@@ -180,13 +194,14 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
         raise InputError("give one --judge, or two with the instrument factor (off = first, on = second)",
                          field="--judge")
     arms = sorted(set(factorial_arms(fs).values()))
-    run = run_world_cmd(set_spec, judge_specs, arms, out=out, votes=votes, form=form, max_items=max_items,
-                        store=store, concurrency=concurrency, api_base=api_base, n_boot=n_boot, seed=seed,
-                        temperature=temperature, items=items, progress=progress, split=split)
-    judges = run.result["provenance"]["judges"]
-    result = {**run.result, "factorial": factorial_table_from(run.result, fs, judges)}
-    result["shapley"] = result["factorial"]["shapley"]
-    write_result(out / "result.json", result)
+    with output_set(out, "world") as dest:
+        run = run_world_cmd(set_spec, judge_specs, arms, out=out, votes=votes, form=form, max_items=max_items,
+                            store=store, concurrency=concurrency, api_base=api_base, n_boot=n_boot, seed=seed,
+                            temperature=temperature, items=items, progress=progress, split=split)
+        judges = run.result["provenance"]["judges"]
+        result = {**run.result, "factorial": factorial_table_from(run.result, fs, judges)}
+        result["shapley"] = result["factorial"]["shapley"]
+        write_result(dest / "result.json", result, run.verdicts)
     return WorldResult(result, run.verdicts, run.decisions)
 
 
@@ -196,12 +211,38 @@ def factorial_table_from(result: dict, factors: list[str], judges: list[str]) ->
     return factorial_table(Analysis(pd.DataFrame(), result), factors, judges)
 
 
+def matcher_failed(result: dict, allow_failures: bool, *, echo: Console = console) -> None:
+    """A matcher judge that decided none of its pairs (every reply neither yes nor no, or failed) is a
+    failed judge: one line, exit 1, unless ``allow_failures`` (the metrics that needed it are None). One
+    that left some pairs undecided is named on a warning line (they are counted apart, never as "no")."""
+    failed = []
+    for key in ("matcher", "second_matcher"):
+        spec, und = result.get(f"{key}_judge"), result.get(f"{key}_undecided")
+        n = result.get("matcher_pairs")
+        if spec is None or not n or not und:
+            continue
+        if und < n:
+            echo.print(f"warning: matcher judge {spec} left {und} of its {n} pairs undecided (counted apart)",
+                       highlight=False, markup=False)
+        else:
+            failed.append(f"matcher judge {spec} decided none of its {n} pairs; its metrics are undefined")
+    if not failed:
+        return
+    line = "; ".join(failed)
+    if allow_failures:
+        echo.print(f"warning: {line}; kept going (--allow-failures)", highlight=False, markup=False)
+        return
+    echo.print(f"error: {line}", highlight=False, markup=False)
+    raise typer.Exit(1)
+
+
 def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> None:
     from judgeaudit.report.html import write_page
     from judgeaudit.report.world import world_markdown, world_sections
 
-    write_page(out / "report.html", "judgeaudit — what the judge must be shown", world_sections(run.result))
-    (out / "report.md").write_text(world_markdown(run.result))
+    with output_set(out, "world") as dest:
+        write_page(dest / "report.html", "judgeaudit — what the judge must be shown", world_sections(run.result))
+        (dest / "report.md").write_text(world_markdown(run.result))
     echo.print(f"→ {out}/result.json, {out}/verdicts.parquet, {out}/report.html, {out}/report.md")
 
 
@@ -233,24 +274,30 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             top_k: Annotated[int, typer.Option("--top-k", help="routed arm: world sentences per claim")] = 5,
             matcher_judge: Annotated[str | None, typer.Option(
                 "--matcher-judge", help="judge spec of the generous span matcher (form defects)")] = None,
+            second_matcher_judge: Annotated[str | None, typer.Option(
+                "--second-matcher-judge", help="a second matcher re-matching the same pairs (agreement, κ)")] = None,
             correlate: Annotated[list[str], typer.Option(
                 "--correlate", help="covariate for Spearman ρ of per-answer gains and false alarms (repeatable): "
                 "world_chars, output_chars, units or a numeric item meta key")] = ["world_chars"],  # noqa: B006
             permutations: Annotated[int, typer.Option("--permutations", help="Spearman permutations")] = 9999,
             alternative: Annotated[str, typer.Option(
-                "--alternative", help="Spearman p: two-sided | greater | less")] = "two-sided",
+                "--alternative", help="Spearman p: greater (the predicted direction, P17) | two-sided | less")] = (
+                "greater"),
             split: _Split = "all",
             allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
             backend: BackendOpt = DEFAULT_BACKEND,
             ray_address: RayAddressOpt = None,
+            call_timeout: TimeoutOpt = None, call_retries: RetriesOpt = None, call_rpm: RpmOpt = None,
             ) -> None:
-    """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html."""
-    r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
-                      concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
-                      temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
-                      matcher_judge=matcher_judge, covariates=correlate, permutations=permutations,
-                      alternative=alternative, split=split)
-    write_report(r, out)
+    """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html (as one set)."""
+    with output_set(out, "world"):
+        r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
+                          concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
+                          temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
+                          matcher_judge=matcher_judge, second_matcher_judge=second_matcher_judge,
+                          covariates=correlate, permutations=permutations, alternative=alternative, split=split)
+        write_report(r, out)
+    matcher_failed(r.result, allow_failures)
 
 
 @app.command("factorial")
@@ -265,9 +312,11 @@ def factorial_cmd(set_spec: _Set, judge: _Judge, out: _Out,
                   allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
                   backend: BackendOpt = DEFAULT_BACKEND,
                   ray_address: RayAddressOpt = None,
+                  call_timeout: TimeoutOpt = None, call_retries: RetriesOpt = None, call_rpm: RpmOpt = None,
                   ) -> None:
-    """Writes OUT/result.json (cells and Shapley values), OUT/verdicts.parquet and OUT/report.html."""
-    r = run_factorial_cmd(set_spec, judge, factors, out=out, votes=votes, form=form, max_items=max_items,
-                          store=store, concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
-                          temperature=temperature, split=split)
-    write_report(r, out)
+    """Writes OUT/result.json (cells and Shapley values), OUT/verdicts.parquet and OUT/report.html (as one set)."""
+    with output_set(out, "world"):
+        r = run_factorial_cmd(set_spec, judge, factors, out=out, votes=votes, form=form, max_items=max_items,
+                              store=store, concurrency=concurrency, api_base=api_base, n_boot=bootstrap,
+                              seed=seed, temperature=temperature, split=split)
+        write_report(r, out)

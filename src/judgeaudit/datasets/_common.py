@@ -166,15 +166,17 @@ def files_under(root: Path, suffixes: tuple[str, ...]) -> list[Path]:
 
 def first_record(path: Path) -> dict[str, Any] | None:
     """The first object of a JSON Lines file or of a JSON array file (None when the file is empty,
-    unreadable, or holds neither), to recognise a file by its schema without reading all of it."""
+    unreadable, or holds neither), to recognise a file by its schema without reading all of it.
+    Bytes that are not UTF-8 are replaced here, so the file is still recognised and its full read
+    names the byte and its line."""
     try:
-        with path.open(encoding="utf-8") as fh:
-            line = fh.readline()
-            while line and not line.strip():
-                line = fh.readline()
-    except (OSError, UnicodeDecodeError):
+        with path.open("rb") as fh:
+            raw = fh.readline()
+            while raw and not raw.strip():
+                raw = fh.readline()
+    except OSError:
         return None
-    text = line.strip()
+    text = raw.decode("utf-8", errors="replace").strip()
     if text.startswith("{"):
         try:
             obj = json.loads(text)
@@ -183,8 +185,8 @@ def first_record(path: Path) -> dict[str, Any] | None:
         return obj if isinstance(obj, dict) else None
     if text.startswith("["):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+        except (OSError, json.JSONDecodeError):
             return None
         return data[0] if isinstance(data, list) and data and isinstance(data[0], dict) else None
     return None

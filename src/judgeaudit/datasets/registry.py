@@ -25,7 +25,7 @@ GPT-4o and Claude pairs are separate sets in the JudgeBench paper), each named
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -162,14 +162,15 @@ def parse_spec(spec: str, known: Mapping[str, Any] | None = None) -> tuple[str, 
     return name, path, opts
 
 
-def trim_groups(df: pd.DataFrame, max_rows: int) -> pd.DataFrame:
-    """Deterministic trim: keep whole groups, ordered by the SHA-1 of the group key, until at most
-    ``max_rows`` rows (at least one group)."""
+def trim_groups(df: pd.DataFrame, max_rows: int, *, hashed: bool = True) -> pd.DataFrame:
+    """Deterministic trim: keep whole groups, ordered by the SHA-1 of the group key (``hashed=False``:
+    in order of first appearance), until at most ``max_rows`` rows (at least one group)."""
     if len(df) <= max_rows:
         return df
     key = df["group"].astype(str) if "group" in df.columns and df["group"].notna().all() else \
         pd.Series(range(len(df))).astype(str)
-    order = sorted(key.unique(), key=lambda g: hashlib.sha1(g.encode("utf-8")).hexdigest())
+    order = sorted(key.unique(), key=lambda g: hashlib.sha1(g.encode("utf-8")).hexdigest()) if hashed \
+        else list(key.unique())
     sizes = key.value_counts()
     kept, total = [], 0
     for g in order:
@@ -178,6 +179,17 @@ def trim_groups(df: pd.DataFrame, max_rows: int) -> pd.DataFrame:
         kept.append(g)
         total += sizes[g]
     return df.loc[key.isin(set(kept)).to_numpy()].reset_index(drop=True)
+
+
+def first_groups(items: Sequence[Any], max_items: int | None) -> list[Any]:
+    """The first ``max_items`` world items (``group``, else ``item_id``) by whole groups in order of
+    first appearance (:func:`trim_groups` in file order), so a HaluEval question's right and
+    hallucinated answers stay together. None keeps every item."""
+    if max_items is None or len(items) <= max_items:
+        return list(items)
+    frame = pd.DataFrame({"pos": range(len(items)), "group": [it.group or it.item_id for it in items]})
+    kept = set(trim_groups(frame, max_items, hashed=False)["pos"])
+    return [it for i, it in enumerate(items) if i in kept]
 
 
 def display_name(name: str, path: str, opts: dict[str, str]) -> str:

@@ -8,8 +8,9 @@ A world set spec uses the table sets' syntax (``NAME:PATH?key=value&…``, parse
   one group (``meta['variant']`` records which generated hallucination was used).
 * ``frank:PATH[?undetermined=exclude|keep]`` — world = article, reference summary, units = the
   summary's sentences with their exact labels where the summary-level annotation determines them.
-* ``ifeval:PATH[?responses=FILE&mode=strict|loose]`` — world = the instruction, units = its
-  constraints, output = a shipped response, labels by the IFEval checker.
+* ``ifeval:PATH[?responses=FILE&mode=strict|loose&join=text|position]`` — world = the instruction,
+  units = its constraints, output = a shipped response joined by prompt text (a prompt without one
+  is excluded; ``join=position`` joins it by line), labels by the IFEval checker.
 * ``gsm8k:PATH[?conditions=175b_verification,…]`` — world = the problem, output = a worked
   solution, label = correctness by the answer key (the GSM8K checker).
 * ``ragtruth:PATH[?split=train|test|all&quality=good|all&task=QA,Summary,Data2txt]`` — RAGTruth's
@@ -203,7 +204,9 @@ def load_world(spec: str) -> WorldSet:
     except TypeError as e:
         raise InputError(f"{name}: unsupported option(s) {sorted(opts)} ({e})", field="set") from None
     if not items:
-        raise InputError(f"{name}: no items found", path=path)
+        left_out = "; ".join(f"{k}: {v}" for k, v in prov.get("excluded", {}).items())
+        raise InputError(f"{name}: no items found" + (f" (every record was left out: {left_out})" if left_out else ""),
+                         path=path)
     seen: set[str] = set()
     for it in items:
         if it.item_id in seen:

@@ -41,12 +41,18 @@ HALUEVAL_WORLDS: dict[str, tuple[str, str | None, str]] = {
 }
 
 
+HALUEVAL_NO_WORLD = "the world ({field}) is missing or empty"
+HALUEVAL_EMPTY_ANSWER = "the right or the hallucinated answer is empty"
+
+
 def load_halueval(path: str | Path, *, part: str = "qa", strategy: str = "one-turn") -> AdapterResult:
     """HaluEval paired task ``part`` as world items: per record the right answer (clean) and the
     hallucinated answer (defective; its whole text is the gold span) as two outputs of one group.
 
     ``strategy`` picks the generation file (``one-turn`` by default, ``multi-turn``, or ``final``
-    for the released ``qa_data.json``); it is recorded in every item's ``meta['variant']``."""
+    for the released ``qa_data.json``); it is recorded in every item's ``meta['variant']``. A record
+    whose world is missing or empty, or with an empty answer, is left out (both its answers) and
+    counted under ``excluded``."""
     if part not in HALUEVAL_WORLDS:
         raise InputError(f"HaluEval world part must be one of {', '.join(HALUEVAL_WORLDS)}, got {part!r}",
                          field="part")
@@ -60,25 +66,32 @@ def load_halueval(path: str | Path, *, part: str = "qa", strategy: str = "one-tu
                          field="strategy")
     world_key, q_key, task = HALUEVAL_WORLDS[part]
     f = files[strategy]
+    counts: Counter[str] = Counter()
     items: list[WorldItem] = []
+    n_records = 0
     for line, obj in iter_jsonl(f):
+        n_records += 1
         for key in (p.prompt, p.right, p.hallucinated):
             require(obj, key, f, line)
         right, fake = str(obj[p.right]), str(obj[p.hallucinated])
-        for key, text in ((p.right, right), (p.hallucinated, fake)):
-            if not text.strip():
-                raise InputError("the answer is empty", path=f, line=line, field=key)
+        world = obj.get(world_key)
+        if not isinstance(world, str) or not world.strip():
+            counts[HALUEVAL_NO_WORLD.format(field=world_key)] += 1
+            continue
+        if not right.strip() or not fake.strip():
+            counts[HALUEVAL_EMPTY_ANSWER] += 1
+            continue
         group = f"halueval/{part}/{line}"
         for role, text, bad in (("right", right, False), ("hallucinated", fake, True)):
             items.append(make_item(
                 path=f, line=line, world_field=world_key,
-                item_id=f"{group}/{role}", task=task, output=text, world=obj.get(world_key),
+                item_id=f"{group}/{role}", task=task, output=text, world=world,
                 question=str(obj[q_key]) if q_key else None, reference=right, defective=bad,
                 spans=[Span(start=0, end=len(text), label="hallucination")] if bad else [],
                 group=group, source_set=f"halueval_{part}",
                 meta={"variant": strategy, "answer": role, "line": line}))
     return items, {"files": [str(f)], "name": f"halueval:{part}", "variant": strategy,
-                   "variants_found": list(files), "n_records": len(items) // 2, "excluded": {}}
+                   "variants_found": list(files), "n_records": n_records, "excluded": excluded(counts)}
 
 
 # ---- FRANK ---------------------------------------------------------------------------------------
@@ -87,6 +100,8 @@ FRANK_KINDS = ("RelE", "EntE", "CircE", "OutE", "GramE", "CorefE", "LinkE", "Oth
 """FRANK's fine-grained error categories (Pagnoni et al. 2021): predicate, entity, circumstance,
 out-of-article, grammatical, coreference, discourse link, other."""
 REFERENCE_KEYS = ("{system}_reference", "Gold", "reference")
+FRANK_NO_SUMMARY = "no summary record of the system with its article (the world)"
+FRANK_NO_ARTICLE = "the article (the world) is empty"
 UNDETERMINED = "sentence labels not determined by the summary-level annotation (0 < Factuality < 1, several sentences)"
 
 
@@ -155,7 +170,9 @@ def _summaries(folder: Path, exclude: Path) -> dict[tuple[str, str], dict[str, A
 
 
 def load_frank(path: str | Path, *, undetermined: str = "exclude") -> AdapterResult:
-    """FRANK summaries as world items with sentence units (see the module docstring for the rule)."""
+    """FRANK summaries as world items with sentence units (see the module docstring for the rule).
+    An annotation whose summary or article (the world) is not in the summary records, or is empty,
+    is left out and counted under ``excluded``."""
     if undetermined not in ("exclude", "keep"):
         raise InputError(f"undetermined must be exclude or keep, got {undetermined!r}", field="undetermined")
     root = Path(path)
@@ -174,9 +191,12 @@ def load_frank(path: str | Path, *, undetermined: str = "exclude") -> AdapterRes
                 raise InputError(f"record {i}: required field is missing", path=ann_path, field=key)
         h, m, fact = str(obj["hash"]), str(obj["model_name"]), float(obj["Factuality"])
         if (h, m) not in summaries:
-            raise InputError(f"record {i}: no summary of system {m} with its article {h} (the world) in the "
-                             "summary records", path=ann_path, field="model_name")
+            counts[FRANK_NO_SUMMARY] += 1
+            continue
         rec = summaries[(h, m)]
+        if not isinstance(rec["article"], str) or not rec["article"].strip():
+            counts[FRANK_NO_ARTICLE] += 1
+            continue
         art_path, text = rec["file"], rec["text"]
         files.add(str(art_path))
         sents = _sentences(rec["lines"])
@@ -257,17 +277,26 @@ def _ifeval_files(path: str | Path, responses: str | None) -> tuple[Path, Path]:
     return prompts, found[0]
 
 
-def load_ifeval(path: str | Path, *, responses: str | None = None, mode: str = "strict") -> AdapterResult:
+IFEVAL_NO_RESPONSE = "no response with the prompt's text (join=position joins by line)"
+
+
+def load_ifeval(path: str | Path, *, responses: str | None = None, mode: str = "strict",
+                join: str = "text") -> AdapterResult:
     """IFEval paired detection: per prompt, its response as the output, the instruction as the
     world and one unit per constraint (``kind`` = instruction id; ``defective`` = not followed by
-    the IFEval checker in ``mode``, strict by default)."""
+    the IFEval checker in ``mode``, strict by default). Responses are joined by prompt text; a
+    prompt without one is excluded (its key in ``missing_keys``) unless ``join=position`` joins it
+    to the response on its line (``checkers.ifeval.data.join``)."""
     from judgeaudit.checkers.ifeval import check_ifeval
-    from judgeaudit.checkers.ifeval.data import join, read_items, read_responses
+    from judgeaudit.checkers.ifeval.data import join as join_responses
+    from judgeaudit.checkers.ifeval.data import read_items, read_responses
 
     prompts, resp = _ifeval_files(path, responses)
     read = read_items(prompts)
     lines = {it.key: line for line, it in read}
-    pairs, fallbacks = join(read, read_responses(resp), responses_path=resp)
+    pairs, fallbacks = join_responses(read, read_responses(resp), by=join, skip_missing=True, responses_path=resp)
+    joined = {it.key for it, _ in pairs}
+    missing = [it.key for _, it in read if it.key not in joined]
     items: list[WorldItem] = []
     for it, response in pairs:
         result = check_ifeval(it, response, mode=mode)  # type: ignore[arg-type]
@@ -279,7 +308,8 @@ def load_ifeval(path: str | Path, *, responses: str | None = None, mode: str = "
             defective=not result.passed, units=units, group=str(it.key), source_set="ifeval",
             meta={"key": it.key, "checker_mode": mode, "responses_file": resp.name}))
     return items, {"files": [str(prompts), str(resp)], "checker": f"judgeaudit.checkers.ifeval ({mode})",
-                   "joined_by_position": [f.to_dict() for f in fallbacks], "excluded": {},
+                   "join": join, "joined_by_position": [f.to_dict() for f in fallbacks], "missing_keys": missing,
+                   "excluded": excluded({IFEVAL_NO_RESPONSE: len(missing)}),
                    "n_constraints": sum(len(it.units) for it in items),
                    "n_violated": sum(bool(u.defective) for it in items for u in it.units)}
 

@@ -10,7 +10,8 @@
   An output is defective when it has any label (the authors' ``is_halu = len(labels) > 0``); its
   spans are the labels' character offsets ``[start, end)`` with ``label_type``. By default only
   ``quality == "good"`` responses are kept, as the authors do (``quality=all`` keeps every one);
-  ``split=train|test`` and ``task=QA,Summary`` filter; each exclusion is counted.
+  ``split=train|test`` and ``task=QA,Summary`` filter; a response whose source (the world) is
+  missing or empty, or with a label of zero length, is left out; each exclusion is counted.
 * **LLM-AggreFact** shape: one claim per row with its grounding document and a label (1 =
   supported, 0 = unsupported), in JSONL, CSV/TSV or Parquet (a file or every such file in a
   folder). Columns ``doc`` (or ``document``), ``claim``, ``label`` and optionally ``dataset``;
@@ -36,6 +37,7 @@ from judgeaudit.world.items import Span, WorldItem
 
 RESPONSE_FIELDS = ("id", "source_id", "response", "labels")
 SOURCE_FIELDS = ("source_id", "task_type", "source_info")
+RAGTRUTH_EMPTY_LABEL = "a label of zero length (start = end) marks no text"
 RAGTRUTH_TASKS = {"QA": "rag", "Summary": "summarization", "Data2txt": "data2text"}
 """RAGTruth ``task_type`` → world item ``task`` (the arms pick placebo worlds within a task)."""
 
@@ -95,8 +97,8 @@ def load_ragtruth(path: str | Path, *, split: str = "all", quality: str = "good"
             continue
         sid = str(obj["source_id"])
         if sid not in sources:
-            raise InputError(f"no source {sid} (the world) in {src_path.name}", path=resp_path, line=line,
-                             field="source_id")
+            counts[f"no source (the world) in {src_path.name}"] += 1
+            continue
         src, src_line = sources[sid]
         task_type = str(src["task_type"])
         if tasks is not None and task_type not in tasks:
@@ -104,8 +106,8 @@ def load_ragtruth(path: str | Path, *, split: str = "all", quality: str = "good"
             continue
         world, question = _ragtruth_world(src["source_info"], task_type, src_path, src_line)
         if not isinstance(world, str) or not world.strip():
-            raise InputError(f"the world of source {sid} is missing or empty", path=src_path, line=src_line,
-                             field="source_info")
+            counts["the world (source_info) is missing or empty"] += 1
+            continue
         response, labels = obj["response"], obj["labels"]
         if not isinstance(response, str):
             raise InputError("must be a string", path=resp_path, line=line, field="response")
@@ -118,10 +120,15 @@ def load_ragtruth(path: str | Path, *, split: str = "all", quality: str = "good"
                                                     for k in ("start", "end")):
                 raise InputError("must be an object with integer start and end", path=resp_path, line=line,
                                  field=f"labels[{i}]")
+            if lab["start"] == lab["end"]:
+                break
             spans.append(Span(start=lab["start"], end=lab["end"], label=lab.get("label_type")))
             if "text" in lab and 0 <= lab["start"] <= lab["end"] <= len(response) \
                     and response[lab["start"]:lab["end"]] != lab["text"]:
                 mismatched += 1
+        if len(spans) < len(labels):
+            counts[RAGTRUTH_EMPTY_LABEL] += 1
+            continue
         items.append(make_item(
             path=resp_path, line=line, span_field="labels",
             item_id=f"ragtruth/{obj['id']}", task=RAGTRUTH_TASKS.get(task_type, task_type.lower()), output=response,

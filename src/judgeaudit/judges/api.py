@@ -34,7 +34,7 @@ from judgeaudit.judges import elicit
 from judgeaudit.judges.base import Judge, JudgeSpec, call_key, normalise_endpoint, register
 from judgeaudit.judges.openai_http import OpenAIHttp
 from judgeaudit.records import JudgeRequest, Verdict
-from judgeaudit.errors import InputError, TransientError
+from judgeaudit.errors import AuthError, InputError, TransientError
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the cost map at import
 _TRANSPORT_OPTIONS = ("api_base", "timeout", "max_concurrency", "transport")
@@ -60,13 +60,18 @@ def _retry_after(exc: Exception) -> float | None:
         return None
 
 
-def _classify(exc: Exception) -> Exception:
-    """Map LiteLLM/OpenAI exceptions to TransientError (retry) or leave them permanent."""
+def _classify(exc: Exception, key_var: str | None = None) -> Exception:
+    """Map LiteLLM/OpenAI exceptions to TransientError (retry), AuthError (401/403: stop; ``key_var`` is the
+    key's environment variable) or leave them permanent."""
     litellm = _litellm()
     transient = (litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError,
                  litellm.Timeout, litellm.APIConnectionError, litellm.APIError)
     permanent = (litellm.AuthenticationError, litellm.NotFoundError, litellm.BadRequestError,
                  litellm.PermissionDeniedError, litellm.ContextWindowExceededError)
+    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or \
+            getattr(exc, "status_code", None) in (401, 403):
+        var = key_var or "the provider's API key variable"
+        return AuthError(f"{type(exc).__name__}: {_short(exc)} (check the key in {var})", field=var)
     if isinstance(exc, permanent):
         return exc
     if isinstance(exc, transient) or isinstance(exc, (ValueError, KeyError)):
@@ -145,7 +150,7 @@ def _digit_distribution(entry: Any) -> tuple[list[float], float] | None:
 
 def _without_credentials(exc: Exception) -> Exception:
     """``exc`` with user-info and query strings cut from its message (it is stored as the error)."""
-    if isinstance(exc, TransientError):
+    if isinstance(exc, (TransientError, AuthError)):   # their messages are made from redacted text
         return exc
     clean = _redact(str(exc))
     if clean == str(exc):
@@ -184,10 +189,36 @@ class ApiJudge(Judge):
     def provider(self) -> str:
         return self.spec.endpoint or (self.spec.model or "").split("/")[0]
 
+    @cached_property
+    def key_variable(self) -> str | None:
+        """The environment variable holding this judge's key (LiteLLM's name for the provider's key)."""
+        try:
+            env = _litellm().validate_environment(model=self.spec.model)
+            return (env.get("missing_keys") or [None])[0] or \
+                f"{_litellm().get_llm_provider(self.spec.model)[1].upper()}_API_KEY"
+        except Exception:  # noqa: BLE001 - LiteLLM cannot place the model: its calls say so
+            return None
+
+    @cached_property
+    def missing_key(self) -> str | None:
+        """The variable to set when the judge calls a named provider's own server and no key for it is in
+        the environment (None: a key is set, or an ``api_base`` names a server that may need none)."""
+        if self.spec.options.get("api_base") or self.spec.endpoint:
+            return None
+        try:
+            env = _litellm().validate_environment(model=self.spec.model)
+        except Exception:  # noqa: BLE001 - LiteLLM cannot place the model: its calls say so
+            return None
+        missing = env.get("missing_keys") or []
+        return missing[0] if missing and not env.get("keys_in_environment") else None
+
     def render(self, request: JudgeRequest) -> str:
         return elicit.render(request)
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:
+        if self.missing_key is not None:
+            raise AuthError(f"{self.id}: no API key in the environment for {self.spec.model}; set "
+                            f"{self.missing_key}", field=self.missing_key)
         prompt = self.render(request)
         params = dict(self.spec.params)
         params.setdefault("temperature", 0.0)
@@ -234,7 +265,7 @@ class ApiJudge(Judge):
             choice = resp.choices[0]
             text = choice.message.content
         except Exception as e:  # noqa: BLE001 - classified below
-            raise _without_credentials(_classify(e)) from None
+            raise _without_credentials(_classify(e, self.key_variable)) from None
         usage = getattr(resp, "usage", None)
         try:
             cost = float(litellm.completion_cost(completion_response=resp))

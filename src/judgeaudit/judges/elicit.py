@@ -150,13 +150,51 @@ _GRADE = (r"\s*\**\s*([1-9])(?!\w|[.,]\d|\s*(?:[-\u2013\u2014]|to\b|or\b)\s*\d"
           r"|\s*(?:/|out\s+of\b)\s*(?!9(?!\d))\d)")
 _GRADE_RE = re.compile(_GRADE, re.IGNORECASE)
 _SCORE_LABEL_RE = re.compile(r"\bscore\**\s*[:=]", re.IGNORECASE)
+# A scale stated on the grade's line: "(out of 10)" or "(/10)" just after the grade, "(1-10)" just
+# after it, "on a 1-5 scale", "on a scale of 1 to 10", "a 10-point scale". Only 1-9 (or 9 points,
+# "out of 9") is our own scale; any other makes the grade one on another scale.
+_RANGE = r"(\d+)\s*(?:[-\u2013\u2014]|to\b)\s*(\d+)"
+_STATED_SCALE_RE = re.compile(
+    rf"{_RANGE}\s*(?:-?\s*points?\s+)?scale\b|\bscale\s+(?:of|from)\s+{_RANGE}|(\d+)\s*-?\s*points?\s+scale\b",
+    re.IGNORECASE)
+_AFTER_GRADE_SCALE_RE = re.compile(rf"\s*[(\[]\s*(?:(?:out\s+of|/)\s*(\d+)|{_RANGE})\s*[)\]]", re.IGNORECASE)
+# A list number: a digit followed by "." or ")" and more text on its line ("1. The claim ...").
+_LIST_NUMBER_RE = re.compile(r"[1-9][.)][ \t]+\S")
+
+
+def _other_scale(text: str, at: int) -> bool:
+    """Whether the line of the grade at offset ``at`` states a scale other than 1-9."""
+    start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+    line_tail = text[at + 1: len(text) if end < 0 else end]
+    stated = [tuple(int(g) for g in m.groups() if g is not None)
+              for m in _STATED_SCALE_RE.finditer(text[start: len(text) if end < 0 else end])]
+    m = _AFTER_GRADE_SCALE_RE.match(line_tail)
+    if m:
+        stated.append(tuple(int(g) for g in m.groups() if g is not None))
+    return any(s not in ((1, 9), (9,)) for s in stated)
+
+
+def _list_number(text: str, at: int) -> bool:
+    """Whether the digit at ``at`` opens a line as a list number ("1. The claim ...")."""
+    return not text[text.rfind("\n", 0, at) + 1: at].strip(" \t*") and bool(_LIST_NUMBER_RE.match(text, at))
+
+
+def _grade_problem(text: str, at: int) -> str | None:
+    """Why the digit read at ``at`` is not a grade on our scale (None: it is one)."""
+    if _other_scale(text, at):
+        return "a grade on another scale"
+    if _list_number(text, at):
+        return "a list number, not a score"
+    return None
 
 
 def parse_graded(text: str | None) -> ParseResult:
     """Strict graded parser: ``Score: N`` labels, or a reply that starts with a lone digit 1–9.
 
     Every ``Score:`` label must be followed by the same whole number 1–9; a decimal, a range, a
-    grade on another scale, a 0 or a 10, conflicting labels, or no grade at all is a parse failure.
+    grade on another scale (``8/10``, ``8 (out of 10)``, or a line that states another scale: ``4 on a
+    1-5 scale``), a list number (``1. The claim ...``), a 0 or a 10, conflicting labels, or no grade
+    at all is a parse failure.
     ``score_at`` is the offset of the digit read (the first label's, when there are several).
     """
     if not text or not text.strip():
@@ -166,12 +204,18 @@ def parse_graded(text: str | None) -> ParseResult:
         grades = [_GRADE_RE.match(text, label.end()) for label in labels]
         if not all(grades):
             return ParseResult(ok=False, error="a 'Score:' label not followed by a whole number 1-9")
+        problem = next((p for g in grades if (p := _grade_problem(text, g.start(1)))), None)
+        if problem:
+            return ParseResult(ok=False, error=problem)
         values = sorted({g.group(1) for g in grades})
         if len(values) > 1:
             return ParseResult(ok=False, error=f"conflicting scores {values}")
         return ParseResult(ok=True, score=float(values[0]), score_at=grades[0].start(1))
     m = _GRADE_RE.match(text)
     if m:
+        problem = _grade_problem(text, m.start(1))
+        if problem:
+            return ParseResult(ok=False, error=problem)
         return ParseResult(ok=True, score=float(m.group(1)), score_at=m.start(1))
     return ParseResult(ok=False, error="no whole number on the 1-9 scale found")
 

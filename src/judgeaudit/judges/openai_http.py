@@ -11,7 +11,8 @@ machine a bare httpx client reaches 0.04-0.05 of the ceiling at 128 in flight, a
 
 Failures are classified as the LiteLLM route classifies them: 429, 408, 409 and 5xx (with the
 server's Retry-After), timeouts, broken connections, truncated or malformed bodies and replies
-without a message are ``TransientError`` (the executor retries them); any other 4xx is permanent.
+without a message are ``TransientError`` (the executor retries them); 401/403 are ``AuthError`` (the run
+stops at once, naming the key's variable); any other 4xx is permanent.
 The key is read from the environment when a client is made, sent as a Bearer token and kept only
 in that client's headers; error messages carry the normalised endpoint, never the key.
 """
@@ -26,7 +27,7 @@ from typing import Any
 
 import aiohttp
 
-from judgeaudit.errors import TransientError
+from judgeaudit.errors import AuthError, TransientError
 
 _TRANSIENT_STATUS = frozenset({408, 409, 429})
 _PERMANENT_NAMES = {400: "BadRequestError", 401: "AuthenticationError", 403: "PermissionDeniedError",
@@ -126,6 +127,9 @@ class OpenAIHttp:
             message = f"HTTP {status} from {self.endpoint}: {_server_message(content)}"
             if status in _TRANSIENT_STATUS or status >= 500:
                 raise TransientError(message, retry_after=retry_after)
+            if status in (401, 403):
+                var = self.key_env[0] if self.key_env else "the provider's API key variable"
+                raise AuthError(f"{message} (check the key in {var})", field=var)
             raise _PERMANENT.get(status, HTTPStatusError)(message)
         try:
             answer = json.loads(content)

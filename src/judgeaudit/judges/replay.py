@@ -4,7 +4,10 @@ The file is JSONL, CSV or Parquet with one row per verdict. Columns (``?col=name
 renames one, e.g. ``replay:out.csv?request_id=id&score=grade&judge=gpt4``):
 
 * ``request_id`` (or ``item_id``) — required; matched against the requests' ids;
-* ``score`` (graded) and/or ``choice`` (pairwise: ``A``, ``B`` or ``tie``) — at least one;
+* the verdict, at least one of: ``score`` (graded, or the world ``score`` form's 1–5), ``choice``
+  (pairwise: ``A``, ``B`` or ``tie``), the world forms' ``label`` (true/false), ``unit_labels`` (a
+  list of true/false, one per unit), ``defect_ids`` (a list of ids), ``defects`` (a list of
+  ``{"span", "reason"}`` objects), or ``raw`` (the reply as the judge wrote it);
 * optional: ``judge_id`` (several judges in one file: pick one with ``?judge=ID``; the CLI expands
   a file into one judge per id), ``epoch`` (default 0), ``rationale``, ``raw``, ``parse_ok``,
   ``error`` (a call that failed: its verdict has this error and no usable value), ``model``,
@@ -12,6 +15,12 @@ renames one, e.g. ``replay:out.csv?request_id=id&score=grade&judge=gpt4``):
   ``judgeaudit.families``; a ``family=`` option overrides both).
 A request missing from the file gets a verdict with ``error='not in replay file'``, counted
 like any failed call.
+
+A world request (``world run``) reads its form's column through the world parser (the same schema
+as a judge's reply: ``unit_labels`` must have one entry per unit, ``defect_ids`` only allowed ids,
+``score`` a whole number 1–5); a row without that value reads ``raw`` with the world parser; a row
+with neither is a parse failure, whatever its ``parse_ok`` says, so a file with no usable world
+verdict fails the run. List cells in CSV are JSON text.
 
 ``replay:inspect:<log>`` reads an Inspect AI eval log instead (``judgeaudit.interop.inspect``).
 
@@ -22,21 +31,29 @@ and a (judge, request, epoch) given twice are errors naming the file, the line a
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
+import numpy as np
 import pandas as pd
 
 from judgeaudit.errors import InputError
 from judgeaudit.families import resolve
 from judgeaudit.io import read_table
 from judgeaudit.judges.base import Judge, JudgeSpec, register
-from judgeaudit.judges.elicit import SCALE
+from judgeaudit.judges.elicit import SCALE, ParseResult, is_world, parse_request, world_fields
 from judgeaudit.records import JudgeRequest, Verdict
 
-_COLUMNS = ("request_id", "score", "choice", "judge_id", "epoch", "rationale", "raw", "parse_ok", "error", "model",
-            "family")
+_COLUMNS = ("request_id", "score", "choice", "label", "unit_labels", "defect_ids", "defects", "judge_id", "epoch",
+            "rationale", "raw", "parse_ok", "error", "model", "family")
+#: the columns that hold a verdict (a file needs one)
+_VALUES = ("score", "choice", "label", "unit_labels", "defect_ids", "defects", "raw")
+#: world form -> the column of its verdict
+_WORLD_COLUMN = {"label": "label", "sentences": "unit_labels", "typed": "defect_ids", "score": "score",
+                 "defects": "defects"}
+_LISTS = ("unit_labels", "defect_ids", "defects")
 
 
 def parse_spec(argument: str) -> tuple[str, dict[str, str]]:
@@ -63,12 +80,19 @@ def normalise_replay_table(df: pd.DataFrame, path: str, mapping: dict[str, str] 
         df = df.rename(columns={"item_id": "request_id"})
     if "request_id" not in df.columns:
         raise InputError("replay file needs a 'request_id' (or 'item_id') column", path=path, field="request_id")
-    if "score" not in df.columns and "choice" not in df.columns:
-        raise InputError("replay file needs a 'score' or a 'choice' column", path=path, field="score")
+    if not any(c in df.columns for c in _VALUES):
+        raise InputError(f"replay file needs a verdict column: {', '.join(_VALUES)}", path=path, field="score")
     lines = df.attrs.get("lines") or list(range(1, len(df) + 1))
 
     def fail(row: int, msg: str, field: str) -> None:
         raise InputError(msg, path=path, line=lines[row], field=field)
+
+    if "label" in df.columns:
+        df["label"] = [_label(v, lambda v, row=row: fail(row, f"label must be true or false, got {v!r}", "label"))
+                       for row, v in enumerate(df["label"])]
+    for col in (c for c in _LISTS if c in df.columns):
+        df[col] = [_json_list(v, lambda v, row=row, col=col: fail(row, f"{col} must be a JSON list, got {v!r}", col))
+                   for row, v in enumerate(df[col])]
 
     if "choice" in df.columns:
         bad = ~df["choice"].isna() & ~df["choice"].isin(["A", "B", "tie"])
@@ -124,6 +148,41 @@ def _numbers(col: pd.Series, fail: Any, *, blank_text_is_missing: bool = True) -
     return num.astype(float)
 
 
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and v != v) or v is pd.NA or v is pd.NaT
+
+
+def _label(v: Any, fail: Any) -> bool | None:
+    """A label cell as a bool (``true``/``false`` text as CSV writes it); None when missing."""
+    if _missing(v) or (isinstance(v, str) and not v.strip()):
+        return None
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+        return v.strip().lower() == "true"
+    fail(v)
+    return None
+
+
+def _json_list(v: Any, fail: Any) -> list | None:
+    """A list cell as a list (JSON text as CSV writes it, a Parquet array); None when missing."""
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, list):
+        return v
+    if _missing(v) or (isinstance(v, str) and not v.strip()):
+        return None
+    if isinstance(v, str):
+        try:
+            out = json.loads(v)
+        except json.JSONDecodeError:
+            out = None
+        if isinstance(out, list):
+            return out
+    fail(v)
+    return None
+
+
 def _judge_ids(df: pd.DataFrame) -> list[str]:
     return sorted(df["judge_id"].dropna().astype(str).unique()) if "judge_id" in df.columns else []
 
@@ -133,7 +192,19 @@ def _judge_ids(df: pd.DataFrame) -> list[str]:
 def _cell(row: dict[str, Any], column: str) -> Any:
     """A row's value, None where the column is absent or the cell is missing (None/NaN)."""
     value = row.get(column)
-    return None if value is None or pd.isna(value) else value
+    return None if _missing(value) else value
+
+
+def _world_reply(request: JudgeRequest, value: Any) -> str:
+    """A world column's value as the reply a judge would have written for ``request``'s form, so that
+    the world parser checks it (``defects`` objects' ``span`` is the reply's ``quote``)."""
+    from judgeaudit.world.parse import _KEYS
+
+    if request.form == "score" and isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if request.form == "defects":
+        value = [{"quote": d.get("span"), **d} if isinstance(d, dict) and "quote" not in d else d for d in value]
+    return json.dumps({_KEYS[request.form]: value}, default=str)
 
 
 class ReplayJudge(Judge):
@@ -159,6 +230,8 @@ class ReplayJudge(Judge):
         row = self._rows.get((request.request_id, request.epoch))
         if row is None:
             return self._verdict(request, parse_ok=False, error="not in replay file", provider="replay")
+        if is_world(request):
+            return self._world_verdict(request, row)
         score = None if (v := _cell(row, "score")) is None else float(v)
         choice = None if (v := _cell(row, "choice")) is None else str(v)
         parse_ok = _cell(row, "parse_ok")
@@ -172,6 +245,27 @@ class ReplayJudge(Judge):
                              score_source="replay" if score is not None else None,
                              rationale=None if rationale is None else str(rationale),
                              raw=None if raw is None else str(raw), provider="replay")
+
+    def _world_verdict(self, request: JudgeRequest, row: dict[str, Any]) -> Verdict:
+        """A world request's verdict: its form's column through the world parser, else ``raw``."""
+        column = _WORLD_COLUMN[request.form]
+        value, raw, error = _cell(row, column), _cell(row, "raw"), _cell(row, "error")
+        if value is not None:
+            parsed = parse_request(request, _world_reply(request, value))
+        elif raw is not None:
+            parsed = parse_request(request, str(raw))
+        else:
+            parsed = ParseResult(ok=False, error=f"no {column!r} value and no 'raw' reply for the world "
+                                                 f"{request.form!r} form")
+        ok = parsed.ok and error is None and _cell(row, "parse_ok") is not False
+        fields = world_fields(request, parsed)
+        if request.form == "score" and value is not None:
+            fields["score_source"] = "replay" if parsed.ok else None
+        rationale = _cell(row, "rationale")
+        return self._verdict(request, parse_ok=ok, error=None if error is None else str(error),
+                             defects=parsed.defects, rationale=None if rationale is None else str(rationale),
+                             raw=None if raw is None else str(raw), provider="replay",
+                             meta={} if parsed.ok else {"parse_error": parsed.error}, **fields)
 
 
 def _judge_of(df: pd.DataFrame, path: str, wanted: str | None, spec_id: str, family: str | None) -> ReplayJudge:

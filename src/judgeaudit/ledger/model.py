@@ -20,8 +20,14 @@ are parsed from it, or given explicitly beside a bar written in prose. Comparato
 ``-1``: the point estimate has that sign).
 
 The **predicted sign** of a clause (used for *reversed* and for the direction) is its ``sign``
-field (``+``, ``-``, or ``none`` for a level rather than an effect); by default ``sign`` bars give
-it, ``>``/``>=`` a bar ≥ 0 means ``+`` and ``<``/``<=`` a bar ≤ 0 means ``-``; otherwise none.
+field (``+``, ``-``, or ``none`` for a level rather than an effect). Without it, a clause states an
+effect only when its bar says so: a ``sign`` bar; ``>``/``>=`` a bar of 0 or one written with an
+explicit plus (``">= +0.15"``, as Table 6 writes its gains); ``<``/``<=`` a bar of 0 or below
+(``"<= -0.15"``). Any other bar (``"S >= 0.90"``, ``"accuracy >= 0.75"``, ``between``, ``==``) states
+a **level**, which has no direction of effect: it takes the verdict's default wording of Table 6.
+
+A comparison at the bar itself holds within ``BAR_TOL`` (1e-12, the tolerance of the validity
+floor ``S ≥ s_floor``), so an exact hit stored as ``0.49999999999999994`` meets ``>= 0.5``.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from judgeaudit.errors import InputError
 Comparator = Literal["<", "<=", ">", ">=", "==", "between", "sign"]
 COMPARATORS: tuple[str, ...] = ("<", "<=", ">", ">=", "==", "between", "sign")
 
+BAR_TOL = 1e-12
+"""Slack of a comparison at its bar: the validity floor's (``judgeaudit.analyses.validity``)."""
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _SYMBOLS = {"≥": ">=", "≤": "<=", "−": "-", "⩾": ">=", "⩽": "<=", "＝": "="}
 
@@ -67,6 +75,23 @@ def parse_bar(text: str) -> tuple[str, float | tuple[float, float]]:
         return "sign", 1.0 if m.group(1).lower() in ("+", "positive") else -1.0
     raise InputError(f"bar {text!r} is not one of '< x', '<= x', '> x', '>= x', '== x', "
                      "'between lo and hi', 'sign +|-'; give 'comparator' and 'value' beside it", field="bar")
+
+
+def _signed_bar(text: str) -> bool:
+    """Whether a one-number bar is written with an explicit sign (``">= +0.15"``): an effect."""
+    return re.fullmatch(rf"(<=|>=|<|>|==|=)\s*[-+](?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", _normalise(text)) is not None
+
+
+OWN_METRICS = ("R_plus", "wrong_way_rate", "R_excess")
+"""Metrics judgeaudit reports that are its own extensions, not quantities of the papers: R⁺ (the
+construct flips toward the labelled direction), the wrong-way rate (the flips the other way;
+R = R⁺ + wrong-way rate) and R_excess (R − (1 − S))."""
+
+
+def is_own(metric: str) -> bool:
+    """Whether a metric path ends at one of ``OWN_METRICS`` (or its interval)."""
+    last = re.split(r"[./]", metric.rstrip("/"))[-1].removesuffix("_ci")
+    return last in OWN_METRICS
 
 
 class Condition(BaseModel):
@@ -109,15 +134,15 @@ class Condition(BaseModel):
             case "<":
                 return x < v
             case "<=":
-                return x <= v
+                return x <= v + BAR_TOL
             case ">":
                 return x > v
             case ">=":
-                return x >= v
+                return x >= v - BAR_TOL
             case "==":
-                return math.isclose(x, v, rel_tol=1e-9, abs_tol=1e-12)
+                return math.isclose(x, v, rel_tol=1e-9, abs_tol=BAR_TOL)
             case "between":
-                return v[0] <= x <= v[1]
+                return v[0] - BAR_TOL <= x <= v[1] + BAR_TOL
             case "sign":
                 return x * v > 0
         raise AssertionError(self.comparator)  # pragma: no cover
@@ -148,7 +173,7 @@ class Clause(Condition):
             return {"+": 1, "-": -1, "none": 0}[self.sign]
         if self.comparator == "sign":
             return int(self.value)
-        if self.comparator in (">", ">=") and self.value >= 0:
+        if self.comparator in (">", ">=") and (self.value == 0 or (self.value > 0 and _signed_bar(self.bar))):
             return 1
         if self.comparator in ("<", "<=") and self.value <= 0:
             return -1

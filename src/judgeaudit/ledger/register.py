@@ -2,7 +2,8 @@
 number of an analysis's ``result.json`` is *registered* when a committed clause of the ledger reads
 it (same metric path, a ``*`` path segment matching any key) and governs this run (no ``run``, or
 the run's analysis kind, or its output folder's name). ``--strict-register`` fails a run that
-reports a headline number the register does not hold.
+reports a headline number the register does not hold. R⁺ (``R_plus``) and the wrong-way rate are
+headline numbers of judgeaudit's own, not quantities of the papers, and are marked so.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgeaudit.ledger.commit import verify
-from judgeaudit.ledger.model import Ledger
+from judgeaudit.ledger.model import Ledger, is_own
 from judgeaudit.ledger.score import split_path
 
 # The headline numbers of each analysis, as paths under its per-judge / per-set blocks.
@@ -51,6 +52,11 @@ class RegisterEntry:
     @property
     def registered(self) -> bool:
         return bool(self.units)
+
+    @property
+    def own(self) -> bool:
+        """A judgeaudit extension (R⁺, wrong-way rate, R_excess), not a quantity of the papers."""
+        return is_own(self.path)
 
 
 def _matches(metric: str, path: str) -> bool:

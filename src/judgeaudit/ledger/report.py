@@ -38,7 +38,8 @@ class Tally:
 COUNTING_RULE = ("Counting rule: the unit is the committed clause — a prediction written with lettered parts "
                  "counts each part as one unit, and a FAILS clause written for the whole prediction applies to "
                  "each part. Verdicts are taken against the bar as written. Directions are counted over the "
-                 "units that ran.")
+                 "units that ran. A unit is scored by the first run made after its commit (its verdicts answered "
+                 "after it); later runs are listed, and a verdict that differs across them is flagged.")
 
 
 def tally(scores: Sequence[Score]) -> Tally:
@@ -58,6 +59,42 @@ def _fmt(s: Score) -> str:
     return f"{s.value:.3f}{ci}"
 
 
+OWN_NOTE = "judgeaudit's own metric, not a paper quantity"
+
+
+def _vd(verdict: str | None, direction: str | None) -> str:
+    return f"{verdict}; {direction}" if direction else str(verdict)
+
+
+def run_notes(s: Score) -> list[str]:
+    """One line per matching run of a unit whose runs need saying: more than one run, a pre-commit
+    result passed over, or a result without answer times."""
+    if len(s.runs) < 2 and not any(r.pre_commit for r in s.runs) and s.note is None:
+        return []
+    lines = []
+    for r in s.runs:
+        what = (f"not scored — pre-commit data: {r.pre_commit}" if r.pre_commit else
+                _vd(r.verdict, r.direction) + ("" if r.value is None else f" at {r.value:.4g}")
+                + ("" if r.answers_recorded else " (answer times not recorded: judged by created_at only)"))
+        lines.append(f"run {r.run_id} ({r.result}, created {r.created_at}): {what}"
+                     + (" ← governs" if r.run_id == s.run_id and r.result == s.result else ""))
+    if s.divergent:
+        lines.append(f"the verdict differs across its {len([r for r in s.scored_runs if r.verdict != 'not run'])} "
+                     "post-commit runs; the first post-commit run governs")
+    return lines
+
+
+def score_lines(scores: Sequence[Score]) -> list[str]:
+    """The ``ledger score`` table: one line per unit, then its runs where they need saying."""
+    out = []
+    for s in scores:
+        obs = "" if s.value is None else f"  observed {s.value:.4g}" + (f" [{s.ci[0]:.4g}, {s.ci[1]:.4g}]" if s.ci else "")
+        flags = ("  [verdict differs across runs]" if s.divergent else "") + (f"  [{OWN_NOTE}]" if s.own else "")
+        out.append(f"{s.unit}\t{_vd(s.verdict, s.direction)}{obs}{flags}")
+        out += [f"  {line}" for line in run_notes(s)]
+    return out
+
+
 def table6(scores: Sequence[Score]) -> str:
     """The Table 6 shape as Markdown: every unit with its bar as written, its verdict (and the
     direction after a semicolon where it differs from the verdict's default), and the observed value;
@@ -66,11 +103,19 @@ def table6(scores: Sequence[Score]) -> str:
     lines = ["| # | committed clause (bar as written) | verdict; direction | observed |", "|---|---|---|---|"]
     for s in scores:
         vd = s.verdict if s.direction in (None, default.get(s.verdict)) else f"{s.verdict}; {s.direction}"
-        lines.append(f"| {s.unit} | {s.bar} | {vd} | {_fmt(s)} |")
+        bar = s.bar + (f" ({OWN_NOTE})" if s.own else "")
+        lines.append(f"| {s.unit} | {bar} | {vd}{' (differs across runs)' if s.divergent else ''} | {_fmt(s)} |")
+    notes = [(s.unit, run_notes(s)) for s in scores]
+    if any(n for _, n in notes):
+        lines += ["", "Runs of each unit (every matching result; the first post-commit run governs):", ""]
+        lines += [f"- {unit}: {line}" for unit, n in notes for line in n]
     t = tally(scores)
     lines += ["", "| prediction | " + " | ".join(VERDICTS) + " |", "|---|" + "---|" * len(VERDICTS)]
     for pid, c in t.per_prediction.items():
         lines.append(f"| {pid} | " + " | ".join(str(c[v]) for v in VERDICTS) + " |")
     lines.append(f"| **total ({t.n_units} units)** | " + " | ".join(str(t.verdicts[v]) for v in VERDICTS) + " |")
-    lines += ["", t.sentence(), "", COUNTING_RULE]
+    lines += ["", t.sentence()]
+    if (n := sum(s.divergent for s in scores)):
+        lines.append(f"{n} unit(s) have verdicts that differ across their post-commit runs (flagged above).")
+    lines += ["", COUNTING_RULE]
     return "\n".join(lines) + "\n"

@@ -13,9 +13,26 @@ interval when there is one (excludes zero above → +, below → −, else null)
 estimate otherwise (zero → null). A clause with no predicted sign (a level, not an effect) takes
 its verdict's default: *as predicted* for met and not met, *opposite* for FAILS and reversed.
 
-A run created before the commit that froze a clause cannot score it: a clause pinned to such a run's
-id, or whose only matching results are older than its commit, raises ``InputError``; older results
-beside newer ones are passed over.
+A clause may be scored only by data made after its commit. A result is **pre-commit** for a clause
+when it was created before the commit, or when it records (under ``answers``, see
+``judgeaudit.runinfo.answer_record``) a verdict answered before the commit — a rerun answered from
+the call store keeps its first answer times — or a verdict read from a file (``replay:``, or the published judge
+outputs of ``cap --published``), whose answer time nobody recorded and which is therefore treated as
+pre-commit. A result that records no answer times
+(an analysis that calls no judge, or a result written before they were recorded) is judged by its
+``created_at`` alone, and its scores say so. A clause pinned to a pre-commit run's id, or whose
+every matching result is pre-commit, raises ``InputError``.
+
+**Every** post-commit result of a clause's run is scored (``Score.runs``, oldest first, with the
+pre-commit ones listed and not scored). The unit's verdict is that of the **first** post-commit run
+— the run the prediction governed; a later rerun (another ``--s-floor``, say) cannot replace it —
+and ``Score.divergent`` flags a unit whose verdict differs across its runs. A clause that names its
+run by id is scored by that run only.
+
+A metric path present with a null value is a run that happened and reported no number: *not met*,
+direction null (Table 6 keeps *not run* for clauses committed and never run). A FAILS condition
+whose metric path is absent from a result that holds the clause's own metric raises ``InputError``
+(a FAILS that reads nothing can never trigger).
 """
 
 from __future__ import annotations
@@ -28,7 +45,7 @@ from typing import Any
 
 from judgeaudit.errors import InputError
 from judgeaudit.ledger.commit import verify
-from judgeaudit.ledger.model import Clause, Ledger
+from judgeaudit.ledger.model import Clause, Ledger, is_own
 from judgeaudit.runinfo import read_result, result_kind
 
 VERDICTS = ("met", "not met", "FAILS", "reversed", "not run")
@@ -49,6 +66,40 @@ class RunResult:
         """Whether this result is (one of) the run(s) ``run`` names: its run id, its folder's name,
         or its analysis kind; ``None`` names any run."""
         return run is None or run in (self.run_id, self.path.parent.name, self.kind)
+
+    @property
+    def answer_times(self) -> dict[str, Any] | None:
+        """The ``answers`` record of the result (see ``judgeaudit.runinfo.answer_record``), or None."""
+        a = self.data.get("answers")
+        return a if isinstance(a, dict) else None
+
+    def pre_commit(self, at: datetime) -> str | None:
+        """Why this result cannot score a clause committed at ``at`` (None: it can)."""
+        if self.created_at < at:
+            return f"created at {self.created_at.isoformat()}"
+        a = self.answer_times
+        if a is None:
+            return None
+        if a.get("replayed"):
+            return (f"fed {a['replayed']} of its {a.get('calls')} verdicts from a file (replay: or published judge "
+                    "outputs), whose answer times are not recorded (treated as pre-commit)")
+        if a.get("untimed"):
+            return f"fed {a['untimed']} of its {a.get('calls')} verdicts without a recorded answer time"
+        if a.get("earliest") and _when(a["earliest"], self.path, "answers.earliest") < at:
+            return (f"answered from {a['earliest']} (earliest of its {a.get('calls')} verdicts) to {a.get('latest')} "
+                    "— served from the call store")
+        return None
+
+
+def _when(text: str, path: Path | str | None, field: str) -> datetime:
+    """A zoned ISO 8601 time, or ``InputError`` naming the file and field."""
+    try:
+        t = datetime.fromisoformat(str(text))
+    except ValueError:
+        raise InputError(f"{text!r} is not an ISO 8601 time", path=path, field=field) from None
+    if t.tzinfo is None:
+        raise InputError(f"{text!r} has no time zone", path=path, field=field)
+    return t
 
 
 def load_results(paths: Iterable[str | Path]) -> list[RunResult]:
@@ -84,6 +135,17 @@ def _step(node: Any, key: str) -> Any:
     raise KeyError(key)
 
 
+def present(data: dict[str, Any], path: str) -> bool:
+    """Whether the metric ``path`` exists in ``data`` (its value may be null)."""
+    node: Any = data
+    try:
+        for k in split_path(path):
+            node = _step(node, k)
+    except (KeyError, IndexError, ValueError):
+        return False
+    return True
+
+
 def resolve(data: dict[str, Any], path: str) -> tuple[float | None, tuple[float, float] | None]:
     """``(value, interval)`` at the metric ``path``; value None when the path is absent or null.
     The interval is the ``ci`` sibling (see ``judgeaudit.ledger.model``)."""
@@ -108,8 +170,25 @@ def resolve(data: dict[str, Any], path: str) -> tuple[float | None, tuple[float,
 
 
 @dataclass(frozen=True)
+class RunScore:
+    """A unit's verdict against one matching result; ``pre_commit`` says why a result was not
+    scored (its verdict is then None)."""
+
+    run_id: str
+    result: str
+    created_at: str
+    verdict: str | None
+    direction: str | None
+    value: float | None = None
+    ci: tuple[float, float] | None = None
+    pre_commit: str | None = None
+    answers_recorded: bool = True
+
+
+@dataclass(frozen=True)
 class Score:
-    """The verdict of one unit."""
+    """The verdict of one unit: that of its first post-commit run (``run_id``, ``result``), with every
+    matching run in ``runs``."""
 
     prediction: str
     unit: str
@@ -120,6 +199,18 @@ class Score:
     ci: tuple[float, float] | None = None
     run_id: str | None = None
     result: str | None = None
+    runs: tuple[RunScore, ...] = ()
+    note: str | None = None
+    own: bool = False   # the metric is a judgeaudit extension, not a paper quantity
+
+    @property
+    def scored_runs(self) -> tuple[RunScore, ...]:
+        return tuple(r for r in self.runs if r.pre_commit is None)
+
+    @property
+    def divergent(self) -> bool:
+        """Whether the verdict differs across the post-commit runs that hold this unit's metric."""
+        return len({(r.verdict, r.direction) for r in self.scored_runs if r.verdict != "not run"}) > 1
 
 
 def _observed_sign(value: float, ci: tuple[float, float] | None) -> int:
@@ -148,37 +239,69 @@ def judge_unit(clause: Clause, value: float | None, ci: tuple[float, float] | No
     return verdict, "as predicted" if obs == s else "null" if obs == 0 else "opposite"
 
 
+def _field(why: str | None) -> str:
+    return "created_at" if (why or "").startswith("created") else "answers"
+
+
+def _score_one(c: Clause, unit: str, r: RunResult) -> RunScore:
+    value, ci = resolve(r.data, c.metric)
+    base = {"run_id": r.run_id, "result": str(r.path), "created_at": r.created_at.isoformat(),
+            "answers_recorded": r.answer_times is not None}
+    if value is None and not present(r.data, c.metric):
+        return RunScore(**base, verdict="not run", direction=None)
+    fails_value = None
+    if c.fails is not None:
+        fm = c.fails.metric or c.metric
+        if not present(r.data, fm):
+            raise InputError(f"{unit}: its FAILS condition reads {fm!r}, which this result does not hold; a FAILS "
+                             "clause that reads nothing can never trigger", path=r.path, field=fm)
+        fails_value = resolve(r.data, fm)[0]
+    if value is None:   # the run happened and reported no number: short of its bar, no direction
+        failed = c.fails is not None and fails_value is not None and c.fails.holds(fails_value)
+        return RunScore(**base, verdict="FAILS" if failed else "not met", direction="null")
+    verdict, direction = judge_unit(c, value, ci, fails_value)
+    return RunScore(**base, verdict=verdict, direction=direction, value=value, ci=ci)
+
+
 def score(ledger: Ledger, results: list[RunResult], *, path: str | Path | None = None) -> list[Score]:
-    """Score every committed unit against ``results`` (the newest result of the run each clause
-    governs). Uncommitted predictions are not scored. ``InputError`` when the ledger was tampered
-    with, or when the only result of a clause's run predates its commit."""
+    """Score every committed unit against ``results``: every post-commit result of the run each
+    clause governs (see the module docstring), the unit taking its first one's verdict.
+    Uncommitted predictions are not scored. ``InputError`` when the ledger was tampered with, or
+    when every result of a clause's run (or the one it pins) is pre-commit."""
     verify(ledger, path)
     committed = ledger.committed_at()
     scores = []
     for p in ledger.predictions:
         if p.id not in committed:
             continue
-        at = datetime.fromisoformat(committed[p.id].at)
+        at = _when(committed[p.id].at, path, "commits.at")
         for unit, c in p.units():
-            runs = [r for r in results if r.answers(c.run)]
+            runs = sorted((r for r in results if r.answers(c.run)), key=lambda r: r.created_at)
             pinned = [r for r in runs if r.run_id == c.run]
-            stale = [r for r in (pinned or runs) if r.created_at < at]
+            runs = pinned or runs
+            why = [r.pre_commit(at) for r in runs]
+            stale = [(r, w) for r, w in zip(runs, why, strict=True) if w]
             if pinned and stale:
-                raise InputError(f"{unit}: run {c.run} was created at {stale[0].created_at.isoformat()}, before "
-                                 f"the clause was committed at {committed[p.id].at}; a run made before its "
-                                 "prediction cannot score it", path=stale[0].path, field="created_at")
-            fresh = sorted((r for r in runs if r.created_at >= at), key=lambda r: r.created_at)
-            if not fresh and stale:
-                raise InputError(f"{unit}: every result of run {c.run or '(any)'} was created before the clause "
-                                 f"was committed at {committed[p.id].at} (newest "
-                                 f"{max(r.created_at for r in stale).isoformat()}); a run made before its "
-                                 "prediction cannot score it", path=stale[-1].path, field="created_at")
-            hit = next((r for r in reversed(fresh) if resolve(r.data, c.metric)[0] is not None), None)
-            if hit is None:
-                scores.append(Score(p.id, unit, c.bar, "not run", None))
+                r, w = stale[0]
+                raise InputError(f"{unit}: run {c.run} was {w}, before the clause was committed at "
+                                 f"{committed[p.id].at}; a run made before its prediction cannot score it",
+                                 path=r.path, field=_field(w))
+            if runs and len(stale) == len(runs):
+                r, w = stale[-1]
+                raise InputError(f"{unit}: every result of run {c.run or '(any)'} was created before the clause was "
+                                 f"committed at {committed[p.id].at}, or answered before it (newest: was {w}); a "
+                                 "run made before its prediction cannot score it", path=r.path, field=_field(w))
+            rows = tuple(RunScore(r.run_id, str(r.path), r.created_at.isoformat(), None, None, pre_commit=w,
+                                  answers_recorded=r.answer_times is not None) if w else _score_one(c, unit, r)
+                         for r, w in zip(runs, why, strict=True))
+            fresh = [s for s in rows if s.pre_commit is None]
+            ran = [s for s in fresh if s.verdict != "not run"]
+            first = (ran or fresh or [None])[0]
+            if first is None:
+                scores.append(Score(p.id, unit, c.bar, "not run", None, runs=rows, own=is_own(c.metric)))
                 continue
-            value, ci = resolve(hit.data, c.metric)
-            fails_value = resolve(hit.data, c.fails.metric or c.metric)[0] if c.fails else None
-            verdict, direction = judge_unit(c, value, ci, fails_value)
-            scores.append(Score(p.id, unit, c.bar, verdict, direction, value, ci, hit.run_id, str(hit.path)))
+            note = None if first.answers_recorded else \
+                "this result records no answer times: judged by its created_at only"
+            scores.append(Score(p.id, unit, c.bar, first.verdict, first.direction, first.value, first.ci,
+                                first.run_id, first.result, rows, note, is_own(c.metric)))
     return scores

@@ -66,9 +66,16 @@ def read_ledger(path: str | Path) -> Ledger:
     if not p.exists():
         return Ledger()
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        raw = p.read_bytes()
+    except OSError as e:
         raise InputError(f"cannot read the ledger ({e})", path=p) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
+        raise InputError(f"byte {raw[e.start:e.start + 1]!r} at column {col} is not UTF-8 (a ledger is UTF-8 text)",
+                         path=p, line=line) from None
     return parse_ledger(text, p)
 
 

@@ -2,12 +2,16 @@
 
 Unit = a constraint (IFEval) or the answer (GSM8K, HaluEval QA). Against the initial outputs:
 ``fixed`` = fail → pass, ``broken`` = pass → fail, ``net = (fixed − broken)/N`` (the pass-rate
-change). Also: responses acted on; false alarms on satisfied constraints (share of units passing at
-the round's start that the report flagged); break rate on flagged-but-followed vs unflagged units
+change); over several rounds also fixed and broken summed over the rounds (each round against its
+own start, Fig. 16b; their difference over N is the same net). Also, pooled over every round (one
+definition for one round or many): responses acted on (counted once per round); false alarms on
+satisfied constraints (share of units passing at the round's start that the report flagged);
+break rate on flagged-but-followed vs unflagged units
 (units passing at the round's start in responses the regulator acted on); report precision (share
 of complaints that name a unit failing at the round's start; a free-text complaint the keyword
-table maps to no constraint names none). Intervals: percentile bootstrap, 2,000 resamples of
-responses (a response's units kept together), the same resamples for every arm so arm differences
+table maps to no constraint names none). A bare 1–5 score (C0) names no unit: none of these rates
+is defined for it (§8.2), so it reports None for each. Intervals: percentile bootstrap, 2,000
+resamples of responses (a response's units kept together), the same resamples for every arm so arm differences
 are paired. Spearman ρ of report precision vs net across regulators, with an exact one-sided
 (greater) permutation p when the arms are few (≤ 8), else 10,000 random permutations.
 """
@@ -15,6 +19,7 @@ are paired. Spearman ρ of report precision vs net across regulators, with an ex
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,23 +50,43 @@ def _rate(num: int, den: int) -> float:
     return num / den if den else float("nan")
 
 
-def round_summary(units: pd.DataFrame, complaints: pd.DataFrame) -> dict[str, float | int]:
-    """One regulator-round's accounting (``units``/``complaints``: that round's rows)."""
-    t = transitions(units["pass_initial"], units["pass_end"])
-    step = transitions(units["pass_start"], units["pass_end"])
+RATES = ("precision", "false_alarm_rate", "break_rate_flagged", "break_rate_unflagged")
+"""The rates a report's named units define; a scalar channel (the 1–5 score, C0) names no unit, so
+it has none of them (§8.2: "A scalar names no constraint, so no rate is defined for it")."""
+
+
+def report_rates(units: pd.DataFrame, complaints: pd.DataFrame, *,
+                 scalar: bool = False) -> dict[str, float | int | None]:
+    """The report's rates over the rows given, pooled (Σ numerators / Σ denominators) over every
+    round in them: acted-on responses (one per response and round), complaints, precision, false
+    alarms on units satisfied at the round's start, and the break rates of units satisfied at the
+    round's start in responses acted on, flagged vs unflagged. ``scalar``: every rate None."""
     sat = units[units["pass_start"]]
     followed = sat[sat["acted"]]
     fl, unfl = followed[followed["flagged"]], followed[~followed["flagged"]]
-    return {
-        "pass_rate": float(units["pass_end"].mean()), "loose_pass_rate": float(units["loose_end"].mean()),
-        "fixed": t.fixed, "broken": t.broken, "net": t.net,
-        "fixed_this_round": step.fixed, "broken_this_round": step.broken, "net_this_round": step.net,
-        "acted_on": int(units.loc[units["acted"], "item_id"].nunique()),
+    out: dict[str, float | int | None] = {
+        "acted_on": len(units.loc[units["acted"], ["item_id", "round"]].drop_duplicates()),
         "n_complaints": len(complaints), "precision": _rate(int(complaints["correct"].sum()), len(complaints)),
         "false_alarm_rate": _rate(int(sat["flagged"].sum()), len(sat)),
         "break_rate_flagged": _rate(int((~fl["pass_end"]).sum()), len(fl)),
         "break_rate_unflagged": _rate(int((~unfl["pass_end"]).sum()), len(unfl)),
         "n_flagged_followed": len(fl), "n_unflagged_followed": len(unfl),
+    }
+    if scalar:
+        out.update({k: None for k in RATES}, n_flagged_followed=None, n_unflagged_followed=None)
+    return out
+
+
+def round_summary(units: pd.DataFrame, complaints: pd.DataFrame, *,
+                  scalar: bool = False) -> dict[str, float | int | None]:
+    """One regulator-round's accounting (``units``/``complaints``: that round's rows)."""
+    t = transitions(units["pass_initial"], units["pass_end"])
+    step = transitions(units["pass_start"], units["pass_end"])
+    return {
+        "pass_rate": float(units["pass_end"].mean()), "loose_pass_rate": float(units["loose_end"].mean()),
+        "fixed": t.fixed, "broken": t.broken, "net": t.net,
+        "fixed_this_round": step.fixed, "broken_this_round": step.broken, "net_this_round": step.net,
+        **report_rates(units, complaints, scalar=scalar),
     }
 
 
@@ -105,9 +130,12 @@ def spearman_permutation(x: list[float], y: list[float], *, n_perm: int = 10000,
 
 
 def summarise(units: pd.DataFrame, complaints: pd.DataFrame, regulators: list[str], rounds: int, *,
-              n_boot: int = 2000, seed: int = 0) -> dict[str, object]:
-    """The result's numbers: ``before``, per regulator (final round vs initial, per-round rows,
-    net CI), paired differences between every two arms, and the precision–net Spearman."""
+              n_boot: int = 2000, seed: int = 0, scalar: Iterable[str] = ()) -> dict[str, object]:
+    """The result's numbers: ``before``, per regulator (final round vs initial; fixed and broken
+    summed over the rounds, Fig. 16b; the report's rates pooled over the same rounds; per-round
+    rows; net CI), paired differences between every two arms, and the precision–net Spearman over
+    the arms that have a precision. ``scalar``: the arms whose report is a bare score (no rates)."""
+    scalar = set(scalar)
     first = units[(units["regulator"] == regulators[0]) & (units["round"] == 1)]
     before = {"pass_rate": float(first["pass_initial"].mean()), "loose_pass_rate": float(first["loose_initial"].mean()),
               "n_units": len(first), "n_responses": int(first["item_id"].nunique())}
@@ -118,18 +146,20 @@ def summarise(units: pd.DataFrame, complaints: pd.DataFrame, regulators: list[st
         for k in range(1, rounds + 1):
             u = units[(units["regulator"] == r) & (units["round"] == k)]
             c = complaints[(complaints["regulator"] == r) & (complaints["round"] == k)]
-            per_round.append({"round": k, **round_summary(u, c)})
+            per_round.append({"round": k, **round_summary(u, c, scalar=r in scalar)})
         last = per_round[-1]
-        allc = complaints[complaints["regulator"] == r]
+        pooled = report_rates(units[(units["regulator"] == r) & (units["round"] <= rounds)],
+                              complaints[(complaints["regulator"] == r) & (complaints["round"] <= rounds)],
+                              scalar=r in scalar)
         regs[r] = {"fixed": last["fixed"], "broken": last["broken"], "net": last["net"], "net_ci": ci(boot[r]),
-                   "acted_on": per_round[0]["acted_on"], "pass_rate": last["pass_rate"],
-                   "precision": _rate(int(allc["correct"].sum()), len(allc)),
-                   "false_alarm_rate": per_round[0]["false_alarm_rate"],
-                   "break_rate_flagged": per_round[0]["break_rate_flagged"],
-                   "break_rate_unflagged": per_round[0]["break_rate_unflagged"], "rounds": per_round}
+                   "fixed_summed": sum(x["fixed_this_round"] for x in per_round),
+                   "broken_summed": sum(x["broken_this_round"] for x in per_round),
+                   "pass_rate": last["pass_rate"], **{k: pooled[k] for k in ("acted_on", *RATES)},
+                   "rounds": per_round}
     diffs = {f"{a} - {b}": {"net": regs[a]["net"] - regs[b]["net"], "ci": ci(boot[a] - boot[b])}
              for a, b in itertools.combinations(regulators, 2)}
-    with_p = [r for r in regulators if regs[r]["precision"] == regs[r]["precision"]]
+    with_p = [r for r in regulators if regs[r]["precision"] is not None
+              and regs[r]["precision"] == regs[r]["precision"]]
     sp = spearman_permutation([regs[r]["precision"] for r in with_p], [regs[r]["net"] for r in with_p])
     return {"before": before, "regulators": regs, "differences": diffs,
             "precision_vs_net": {**sp, "regulators": with_p}, "n_boot": n_boot}

@@ -21,11 +21,43 @@ from judgeaudit.loop import prompts as P
 from judgeaudit.loop import regulators as R
 from judgeaudit.loop.tasks import LoopItem, Task
 from judgeaudit.records import JudgeRequest
+from judgeaudit.runtime.failures import MAX_REASONS, JudgeCalls, _reason
 
 UNIT_COLUMNS = ("regulator", "round", "item_id", "unit", "pass_initial", "pass_start", "pass_end",
                 "loose_initial", "loose_end", "flagged", "acted")
 COMPLAINT_COLUMNS = ("regulator", "round", "item_id", "text", "severity", "units", "correct")
 OUTPUT_COLUMNS = ("regulator", "round", "item_id", "output", "acted", "error")
+NO_USABLE_REPORT = "no usable report"
+"""A judging arm's status when every report vote failed or did not parse: its numbers are no finding."""
+
+
+class VoteTally:
+    """One regulator's report votes: asked, failed calls, replies that did not parse (a completed
+    call only), and the first distinct reasons; ``calls()`` is the ``runtime.failures`` record."""
+
+    def __init__(self, judge_id: str):
+        self.judge_id = judge_id
+        self.n = self.failed = self.unparsed = 0
+        self.reasons: dict[str, None] = {}
+        self.unparsed_keys: set[str] = set()
+
+    def add(self, verdicts: Sequence[Any], parsed: list[Any]) -> list[Any]:
+        """Count one output's votes (``parsed[k]`` None: vote ``k`` gave no report); ``parsed``."""
+        for v, p in zip(verdicts, parsed, strict=True):
+            self.n += 1
+            if v.error is not None:
+                self.failed += 1
+            elif p is None:
+                self.unparsed += 1
+                self.unparsed_keys.add(v.call_key)
+            else:
+                continue
+            if len(self.reasons) < MAX_REASONS:
+                self.reasons.setdefault(_reason(v))
+        return parsed
+
+    def calls(self) -> JudgeCalls:
+        return JudgeCalls(self.judge_id, self.n, self.failed, self.unparsed, tuple(self.reasons))
 
 
 @dataclass(frozen=True)
@@ -39,8 +71,25 @@ class LoopRun:
     complaints: pd.DataFrame
     outputs: pd.DataFrame
     rewrites: dict[str, str]
-    judge_parse_failures: dict[str, int]
-    judge_errors: dict[str, int]
+    judge_calls: dict[str, JudgeCalls]
+    """Per regulator that calls a judge: its report votes (``usable`` = votes that gave a report)."""
+
+    @property
+    def judge_parse_failures(self) -> dict[str, int]:
+        """Per regulator: replies that completed but did not parse (failed calls are ``judge_errors``)."""
+        return {r: c.parse_failures for r, c in self.judge_calls.items()}
+
+    @property
+    def judge_errors(self) -> dict[str, int]:
+        return {r: c.failed_calls for r, c in self.judge_calls.items()}
+
+    unparsed_calls: frozenset[str] = frozenset()
+    """Call keys of the report votes that completed but did not parse (``runtime.failures`` counts
+    them as parse failures once the command marks them, ``commands.loop``)."""
+
+    def unusable(self) -> list[str]:
+        """Regulators whose judge was asked and gave no usable report (every vote failed or did not parse)."""
+        return [r for r, c in self.judge_calls.items() if c.calls and not c.usable]
 
 
 class _Checker:
@@ -80,9 +129,10 @@ def _world(reg: R.Regulator, task: str, item: LoopItem, rewrites: dict[str, str]
 
 def _judge_reports(reg: R.Regulator, task: Task, items: Sequence[LoopItem], cur: dict[str, str], rnd: int,
                    judge: Judge, votes: int, rewrites: dict[str, str], run: Any,
-                   failures: dict[str, int], errors: dict[str, int]) -> dict[str, R.Report]:
+                   tally: VoteTally) -> dict[str, R.Report]:
     """Each output's pooled report. A failed call (kept in the store, retried on the next run) and an
-    unparseable reply are both a vote that did not parse; ``errors``/``failures`` count them."""
+    unparseable reply are both a vote that did not parse; ``tally`` counts them apart, as every
+    other form's calls are counted (``runtime.failures``)."""
     channels = ["free", "typed"] if reg.agree else [reg.channel]
     asked: dict[str, list[Any]] = {}
     for ch in channels:
@@ -96,31 +146,36 @@ def _judge_reports(reg: R.Regulator, task: Task, items: Sequence[LoopItem], cur:
         asked[ch] = run(judge, reqs, f"{reg.name} round {rnd}: {ch} reports")
     out: dict[str, R.Report] = {}
     for i, it in enumerate(items):
-        raws = {ch: [v.raw if v.error is None else None for v in vs[i * votes:(i + 1) * votes]]
-                for ch, vs in asked.items()}
-        errors[reg.name] += sum(v.error is not None for vs in asked.values() for v in vs[i * votes:(i + 1) * votes])
+        vs = {ch: got[i * votes:(i + 1) * votes] for ch, got in asked.items()}
+        raws = {ch: [v.raw if v.error is None else None for v in got] for ch, got in vs.items()}
         if "free" in raws:
-            parsed = [P.parse_free(x) for x in raws["free"]]
-            failures[reg.name] += sum(p is None for p in parsed)
+            parsed = tally.add(vs["free"], [P.parse_free(x) for x in raws["free"]])
             cs = R.pool_free(parsed, it.units)
             n_ok = sum(p is not None for p in parsed)
             if reg.agree:
-                tparsed = [P.parse_typed(x, R.typed_ids(it.units)) for x in raws["typed"]]
-                failures[reg.name] += sum(p is None for p in tparsed)
+                tparsed = tally.add(vs["typed"], [P.parse_typed(x, R.typed_ids(it.units)) for x in raws["typed"]])
                 cs = R.agree(cs, R.units_of_ids(R.pool_typed(tparsed), it.units), it.units)
             out[it.item_id] = R.complaints_report(R.throttle(cs, reg.throttle), n_ok)
         elif "typed" in raws:
             allowed = R.typed_ids(it.units)
-            parsed = [P.parse_typed(x, allowed) for x in raws["typed"]]
-            failures[reg.name] += sum(p is None for p in parsed)
+            parsed = tally.add(vs["typed"], [P.parse_typed(x, allowed) for x in raws["typed"]])
             ids = R.pool_typed(parsed)
             cs = [R.Complaint(f"violated: {i}", 1, R.units_of_ids([i], it.units)) for i in ids]
             out[it.item_id] = R.complaints_report(R.throttle(cs, reg.throttle), sum(p is not None for p in parsed))
         else:
-            parsed_s = [P.parse_score(x) for x in raws["score"]]
-            failures[reg.name] += sum(p is None for p in parsed_s)
+            parsed_s = tally.add(vs["score"], [P.parse_score(x) for x in raws["score"]])
             out[it.item_id] = R.score_report(R.pool_score(parsed_s), sum(p is not None for p in parsed_s), it.units)
     return out
+
+
+def planned_calls(regulators: Sequence[R.Regulator], n_items: int, rounds: int, votes: int) -> dict[str, int]:
+    """The most calls a run can make (known before the first one): judge votes (each judging arm's
+    channels × votes × items × rounds, plus one rewrite per item for the constraints-hidden arm) and
+    revisions (items × rounds per arm: an upper bound, since an arm that reports no defect on an
+    output asks for no revision). Byte-identical requests shared by arms are counted once per arm."""
+    judge = sum((2 if r.agree else 1) * (r.votes or votes) * n_items * rounds for r in regulators if r.calls_judge)
+    judge += n_items if any(r.world == "hidden" and r.calls_judge for r in regulators) else 0
+    return {"judge": judge, "revisions": len(regulators) * n_items * rounds}
 
 
 def rewrite_requests(task: Task, rewriter: Judge, run: Any) -> dict[str, str]:
@@ -190,8 +245,8 @@ def run_loop(task: Task, initial: dict[str, str], regulators: Sequence[R.Regulat
     unit_rows: list[dict[str, Any]] = []
     comp_rows: list[dict[str, Any]] = []
     out_rows: list[dict[str, Any]] = []
-    failures = {r.name: 0 for r in regulators}
-    judge_errors = {r.name: 0 for r in regulators}
+    tallies = {r.name: VoteTally(getattr(judge2 if r.judge == "second" else judge, "id", "")) for r in regulators
+               if r.calls_judge}
     init_pass = {it.item_id: check(it, initial[it.item_id]) for it in task.items}
     init_loose = {it.item_id: check(it, initial[it.item_id], "loose") for it in task.items}
     for reg in regulators:
@@ -206,7 +261,7 @@ def run_loop(task: Task, initial: dict[str, str], regulators: Sequence[R.Regulat
                                                             it.unit_text, it.units) for it in task.items}
             else:
                 reports = _judge_reports(reg, task, task.items, cur, rnd, j, reg.votes or votes, rewrites, run,
-                                         failures, judge_errors)
+                                         tallies[reg.name])
             acted = [it for it in task.items if reports[it.item_id].acted]
             reqs = [JudgeRequest(form="generate", request_id=f"{reg.name}|r{rnd}|{it.item_id}|revise",
                                  prompt=P.responder_prompt(task.name, it.request, it.world, cur[it.item_id],
@@ -241,4 +296,6 @@ def run_loop(task: Task, initial: dict[str, str], regulators: Sequence[R.Regulat
     return LoopRun(task.name, tuple(r.name for r in regulators), rounds,
                    pd.DataFrame(unit_rows, columns=list(UNIT_COLUMNS)),
                    pd.DataFrame(comp_rows, columns=list(COMPLAINT_COLUMNS)),
-                   pd.DataFrame(out_rows, columns=list(OUTPUT_COLUMNS)), rewrites, failures, judge_errors)
+                   pd.DataFrame(out_rows, columns=list(OUTPUT_COLUMNS)), rewrites,
+                   {r: t.calls() for r, t in tallies.items()},
+                   frozenset().union(*(t.unparsed_keys for t in tallies.values())))

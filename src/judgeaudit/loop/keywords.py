@@ -2,13 +2,18 @@
 automatic keyword table"). It is part of every result (``result.json['keyword_table']``).
 
 A complaint maps to each of its response's constraints whose type has a keyword occurring in the
-complaint (lower-cased, as a substring). On a one-unit task (GSM8K, HaluEval QA) every complaint
+complaint as words (lower-cased): a keyword matches where it is neither preceded nor followed by a
+letter or digit (a keyword's edge that is punctuation, "[" or "<<", needs no boundary), an
+inflectional ending (``INFLECTIONS``: "commas", "capitalized", "highlighted") allowed after it, so "no" matches "no" but not "not", "know" or "none" (judgeaudit's own rule; the
+paper names the table, not its matching). On a one-unit task (GSM8K, HaluEval QA) every complaint
 maps to ``answer``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from functools import cache
 
 KEYWORDS: dict[str, tuple[str, ...]] = {
     "keywords:existence": ("keyword", "include the word", "mention", "missing the word"),
@@ -39,6 +44,23 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 
 
+INFLECTIONS = ("s", "es", "d", "ed", "ing", "ized", "ised", "ization", "isation")
+"""Endings a keyword may carry and still match (plurals, participles, -ize/-ise forms)."""
+
+
+@cache
+def _pattern(keyword: str) -> re.Pattern[str]:
+    word = re.compile(r"[^\W_]")
+    head = r"(?<![^\W_])" if word.match(keyword[0]) else ""
+    tail = rf"(?:{'|'.join(INFLECTIONS)})?(?![^\W_])" if word.match(keyword[-1]) else ""
+    return re.compile(head + re.escape(keyword) + tail)
+
+
+def matches(keyword: str, text: str) -> bool:
+    """Whether ``keyword`` occurs in lower-cased ``text`` as words (see the module docstring)."""
+    return _pattern(keyword).search(text) is not None
+
+
 def instruction_of(unit: str) -> str:
     """The instruction type of an IFEval unit id (``"0:punctuation:no_comma"`` → ``punctuation:no_comma``)."""
     return unit.split(":", 1)[1] if ":" in unit and unit.split(":", 1)[0].isdigit() else unit
@@ -50,4 +72,4 @@ def map_complaint(text: str, units: Iterable[str]) -> tuple[str, ...]:
     if units == ("answer",):
         return units
     low = text.lower()
-    return tuple(u for u in units if any(k in low for k in KEYWORDS.get(instruction_of(u), ())))
+    return tuple(u for u in units if any(matches(k, low) for k in KEYWORDS.get(instruction_of(u), ())))

@@ -19,8 +19,11 @@ from __future__ import annotations
 import hashlib
 import re
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
+
+import numpy as np
 
 from judgeaudit.errors import InputError
 from judgeaudit.loop.keywords import instruction_of, map_complaint
@@ -107,19 +110,38 @@ _SENT = re.compile(r"(?<=[.!?])\s*(?=[A-Z0-9\"'])")
 
 
 def _seeded_half(n: int, key: str) -> list[int]:
-    """A deterministic random half (⌈n/2⌉ of n, in order), seeded by ``key``."""
-    order = sorted(range(n), key=lambda i: hashlib.sha256(f"{key}\x00{i}".encode()).hexdigest())
-    return sorted(order[:max(1, (n + 1) // 2)])
+    """A seeded random half of ``range(n)``, in order: ``max(1, ⌊n/2⌋)`` indices drawn without
+    replacement by numpy's generator seeded by the SHA-256 of ``key`` (a half world is never empty;
+    empty is V0). Its realised share is reported (``half_share``): above 1/2, since a one-constraint
+    response shows its constraint (the paper: "63% of the constraints as realised"; the rounding is
+    judgeaudit's, the paper does not state it)."""
+    if n == 0:
+        return []
+    rng = np.random.default_rng(int(hashlib.sha256(key.encode()).hexdigest()[:16], 16))
+    return sorted(int(i) for i in rng.choice(n, size=max(1, n // 2), replace=False))
+
+
+def _half_parts(task: str, world: str, unit_text: dict[str, str]) -> list[str]:
+    """What V_half draws from: IFEval's constraints (their descriptions), else the world's sentences."""
+    if task == "ifeval":
+        return list(unit_text.values())
+    return [s for s in _SENT.split(world) if s.strip()]
 
 
 def half_world(task: str, item_id: str, world: str, unit_text: dict[str, str]) -> str:
     """V_half: IFEval shows a random half of the constraints, listed (the paper's "different
     representation"); GSM8K and HaluEval a random half of the world's sentences."""
-    if task == "ifeval":
-        units = list(unit_text)
-        return "Constraints:\n" + "\n".join(f"- {unit_text[units[i]]}" for i in _seeded_half(len(units), item_id))
-    parts = [s for s in _SENT.split(world) if s.strip()]
-    return " ".join(parts[i] for i in _seeded_half(len(parts), item_id))
+    parts = _half_parts(task, world, unit_text)
+    shown = [parts[i] for i in _seeded_half(len(parts), item_id)]
+    return "Constraints:\n" + "\n".join(f"- {p}" for p in shown) if task == "ifeval" else " ".join(shown)
+
+
+def half_share(task: str, items: Sequence[Any]) -> dict[str, float | int]:
+    """The realised share of V_half over ``items`` (``LoopItem``s): constraints (IFEval) or world
+    sentences shown, of all, pooled over the items."""
+    n = [len(_half_parts(task, it.world, it.unit_text)) for it in items]
+    k = [len(_seeded_half(m, it.item_id)) for m, it in zip(n, items, strict=True)]
+    return {"shown": sum(k), "of": sum(n), "share": sum(k) / sum(n) if sum(n) else float("nan")}
 
 
 # --- pooling votes into a report ----------------------------------------------------------------------------

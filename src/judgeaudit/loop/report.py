@@ -8,17 +8,41 @@ from typing import Any
 
 import pandas as pd
 
+from judgeaudit.loop.engine import NO_USABLE_REPORT as NO_REPORT
 from judgeaudit.report.html import Section, esc, figure_html, table_html, write_page
 
 
+NO_RATE = "none (a score names no constraint)"
+
+
+def _usable(r: dict[str, Any]) -> bool:
+    return r.get("status") != NO_REPORT
+
+
 def summary_frame(result: dict[str, Any]) -> pd.DataFrame:
+    """One row per regulator: fixed/broken/net (final round vs initial), summed over rounds, the
+    rates, and the report votes (failed calls, parse failures, usable). An arm without a usable
+    report shows no numbers; a scalar arm's rates read ``NO_RATE``."""
     rows = []
+    multi = result.get("rounds", 1) > 1
     for name, r in result["regulators"].items():
-        rows.append({"regulator": name, "fixed": r["fixed"], "broken": r["broken"], "net": r["net"],
-                     "net 95% lo": r["net_ci"][0], "net 95% hi": r["net_ci"][1], "acted on": r["acted_on"],
-                     "pass rate": r["pass_rate"], "precision": r["precision"],
-                     "false alarms on satisfied": r["false_alarm_rate"],
-                     "break rate flagged": r["break_rate_flagged"], "break rate unflagged": r["break_rate_unflagged"]})
+        row: dict[str, Any] = {"regulator": name}
+        if _usable(r):
+            row.update({"fixed": r["fixed"], "broken": r["broken"], "net": r["net"], "net 95% lo": r["net_ci"][0],
+                        "net 95% hi": r["net_ci"][1]})
+            if multi:
+                row.update({"fixed, summed over rounds": r["fixed_summed"],
+                            "broken, summed over rounds": r["broken_summed"]})
+            row.update({"acted on": r["acted_on"], "pass rate": r["pass_rate"]})
+            row.update({label: (NO_RATE if r[k] is None else r[k]) for label, k in (
+                ("precision", "precision"), ("false alarms on satisfied", "false_alarm_rate"),
+                ("break rate flagged", "break_rate_flagged"), ("break rate unflagged", "break_rate_unflagged"))})
+        else:
+            row["fixed"] = NO_REPORT
+        if "judge_votes" in r:
+            row.update({"report votes": r["judge_votes"], "failed calls": r["failed_calls"],
+                        "parse failures": r["parse_failures"], "usable votes": r["usable_votes"]})
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -28,7 +52,7 @@ def rounds_frame(result: dict[str, Any]) -> pd.DataFrame:
     rows = [{"regulator": "(initial)", "round": 0, "pass rate": b["pass_rate"], "loose pass rate": b["loose_pass_rate"],
              "net": 0.0, "fixed this round": "—", "broken this round": "—", "acted on": "—"}]
     for name, r in result["regulators"].items():
-        for x in r["rounds"]:
+        for x in r["rounds"] if _usable(r) else ():
             rows.append({"regulator": name, "round": x["round"], "pass rate": x["pass_rate"],
                          "loose pass rate": x["loose_pass_rate"], "net": x["net"],
                          "fixed this round": x["fixed_this_round"], "broken this round": x["broken_this_round"],
@@ -39,8 +63,8 @@ def rounds_frame(result: dict[str, Any]) -> pd.DataFrame:
 def _figures(result: dict[str, Any]) -> tuple[str, str]:
     import plotly.graph_objects as go
 
-    names = list(result["regulators"])
     regs = result["regulators"]
+    names = [n for n in regs if _usable(regs[n])]
     nets = [regs[n]["net"] for n in names]
     fig = go.Figure(go.Bar(x=names, y=nets, error_y={"type": "data", "symmetric": False,
                                                      "array": [regs[n]["net_ci"][1] - regs[n]["net"] for n in names],
@@ -63,8 +87,9 @@ def loop_sections(result: dict[str, Any]) -> list[Section]:
     """The loop report's sections: net per regulator, pass rate by round, arm differences, keywords."""
     b = result["before"]
     f1, f2 = _figures(result)
+    bad = {n for n, r in result["regulators"].items() if not _usable(r)}
     diffs = pd.DataFrame([{"arms": k, "net difference": v["net"], "95% lo": v["ci"][0], "95% hi": v["ci"][1]}
-                          for k, v in result["differences"].items()])
+                          for k, v in result["differences"].items() if not bad & set(k.split(" - "))])
     sp = result["precision_vs_net"]
     kw = pd.DataFrame([{"constraint type": k, "keywords": ", ".join(v)} for k, v in result["keyword_table"].items()])
     sections = [
@@ -72,7 +97,10 @@ def loop_sections(result: dict[str, Any]) -> list[Section]:
                 f"<p>Task <b>{esc(result['task'])}</b>: {b['n_responses']} responses, {b['n_units']} units, "
                 f"pass rate before {b['pass_rate']:.3f}. {result['rounds']} round(s), {result['votes']} vote(s) per "
                 f"report.</p>" + f1 + table_html(summary_frame(result)),
-                banners=[f"{n}: {d}" for n, d in result["regulator_descriptions"].items()]),
+                banners=[f"!{n}: {NO_REPORT} — every one of its {r.get('judge_votes', 0)} judge votes failed "
+                         f"({r.get('failed_calls', 0)}) or did not parse ({r.get('parse_failures', 0)}); its "
+                         "fixed/broken/net are no finding" for n, r in result["regulators"].items() if not _usable(r)]
+                + [f"{n}: {d}" for n, d in result["regulator_descriptions"].items()]),
         Section("Pass rate by round", f2 + table_html(rounds_frame(result))),
         Section("Arm differences", table_html(diffs) + f"<p>Spearman ρ of report precision vs net across "
                 f"{sp.get('n', 0)} regulators: {sp.get('rho', float('nan')):.3f}, one-sided permutation p = "

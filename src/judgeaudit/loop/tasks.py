@@ -5,14 +5,18 @@ checker that scores an output outside the loop.
   instruction; checker = the released IFEval rules, strict (loose is reported beside it).
 * ``gsm8k``: unit = ``answer``; world = the problem; checker = the answer key after ``####``.
 * ``halueval_qa``: unit = ``answer``; world = the knowledge; the question is shown to every arm
-  (the deployed case, §3.3); checker = containment of the right answer.
+  (the deployed case, §3.3); checker = containment of the right answer, then (with ``nli``, the
+  paper's fallback, §11) entailment to it; ``Task.routes`` counts the checks each route decided.
+  Records are read by the world adapter (``datasets.world_corpora.load_halueval``): one whose
+  knowledge or an answer is empty is left out and counted in ``Task.excluded``.
 
 ``--max-items N`` keeps the first N items in file order (deterministic).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,10 +60,16 @@ class Task:
     source: str
 
     nli: Any = None
+    excluded: dict[str, int] = field(default_factory=dict)
+    routes: Counter[str] = field(default_factory=Counter, compare=False)
 
     def check(self, item: LoopItem, output: str, *, mode: str = "strict") -> CheckResult:
-        """Per-unit pass/fail of ``output`` (IFEval: ``mode`` strict or loose)."""
-        return check(self.name, item, output, mode=mode, nli=self.nli)
+        """Per-unit pass/fail of ``output`` (IFEval: ``mode`` strict or loose); HaluEval QA's
+        checks are counted by the route that decided them (``routes``: unit detail → count)."""
+        res = check(self.name, item, output, mode=mode, nli=self.nli)
+        if self.name == "halueval_qa":
+            self.routes.update(u.detail for u in res.units)
+        return res
 
 
 def check(task: str, item: LoopItem, output: str, *, mode: str = "strict", nli: Any = None) -> CheckResult:
@@ -80,7 +90,8 @@ def _ifeval_unit_text(iid: str, args: dict[str, Any]) -> str:
 
 def load_ifeval(path: str | Path) -> Task:
     """``input_data.jsonl`` (or a folder holding it); shipped = the GPT-4 responses beside it, when
-    present (joined by prompt text, else by line: see ``checkers.ifeval.data``)."""
+    present, joined by exact prompt text (a prompt edited after its response was written, key 2785 in
+    Google's files, has no shipped output: ``shipped_only`` leaves it out and counts it)."""
     from judgeaudit.checkers.ifeval.data import join, read_items, read_responses
     from judgeaudit.checkers.ifeval.evaluate import unit_id
 
@@ -92,7 +103,7 @@ def load_ifeval(path: str | Path) -> Task:
     shipped: dict[int, str] = {}
     resp = sorted(prompts.parent.glob("input_response_data_*.jsonl"))
     if resp:
-        pairs, _ = join(items, read_responses(resp[0]), responses_path=resp[0])
+        pairs, _ = join(items, read_responses(resp[0]), by="text", skip_missing=True, responses_path=resp[0])
         shipped = {it.key: r for it, r in pairs}
     out = []
     for _, it in items:
@@ -133,27 +144,41 @@ def load_gsm8k(path: str | Path, *, condition: str = GSM8K_SHIPPED) -> Task:
 
 
 def load_halueval_qa(path: str | Path, *, strategy: str = "one-turn") -> Task:
-    """HaluEval QA items (knowledge, question, right answer, hallucinated answer) from any HaluEval
-    folder or file (files found by their fields, ``datasets.halueval.pair_files``)."""
+    """HaluEval QA items (knowledge, question, right answer, hallucinated answer) of the generation
+    file of ``strategy`` (``one-turn`` by default, ``multi-turn``, ``final``) in any HaluEval folder
+    or file (files found by their fields, ``datasets.halueval.pair_files``); a strategy not found is
+    an error naming the ones found, never another file."""
     from judgeaudit.checkers.halueval_qa import HaluEvalQAItem
-    from judgeaudit.datasets._common import require
-    from judgeaudit.datasets.halueval import pair_files
-    from judgeaudit.io import iter_jsonl
+    from judgeaudit.datasets.world_corpora import load_halueval
 
-    files = pair_files(path, "qa")
-    if not files:
-        raise InputError("no HaluEval QA file (knowledge, question, right_answer, hallucinated_answer)", path=path)
-    f = files.get(strategy) or next(iter(files.values()))
+    items, prov = load_halueval(path, part="qa", strategy=strategy)
+    if not items:
+        raise InputError("no usable HaluEval QA record (every record was left out: "
+                         + "; ".join(f"{k}: {v}" for k, v in prov["excluded"].items()) + ")", path=prov["files"][0])
     out = []
-    for line, obj in iter_jsonl(f):
-        k, q, r, h = (str(require(obj, n, f, line)) for n in ("knowledge", "question", "right_answer",
-                                                               "hallucinated_answer"))
-        out.append(LoopItem(str(line), q, k, q, ("answer",), {"answer": "the answer"},
-                            HaluEvalQAItem(str(line), q, r), None, {"hallucinated_answer": h, "right_answer": r}))
-    return Task("halueval_qa", tuple(out), str(f))
+    for right, fake in zip(items[::2], items[1::2], strict=True):
+        line, q, r = str(right.meta["line"]), str(right.question), right.output
+        out.append(LoopItem(line, q, str(right.world), q, ("answer",), {"answer": "the answer"},
+                            HaluEvalQAItem(line, q, r), None, {"hallucinated_answer": fake.output, "right_answer": r}))
+    return Task("halueval_qa", tuple(out), prov["files"][0], excluded=dict(prov["excluded"]))
 
 
 _LOADERS = {"ifeval": load_ifeval, "gsm8k": load_gsm8k, "halueval_qa": load_halueval_qa}
+
+
+NO_SHIPPED = "no shipped output with this prompt text (the prompt was edited after its response was written)"
+
+
+def shipped_only(t: Task) -> Task:
+    """``t`` without the items that have no shipped output, counted in ``excluded`` (``--initial shipped``);
+    an error when none has one."""
+    keep = tuple(it for it in t.items if it.shipped is not None)
+    if not keep:
+        raise InputError(f"no shipped output for any item of {t.name}; shipped outputs exist for IFEval (GPT-4) "
+                         "and GSM8K (GPT-3)", field="--initial")
+    if len(keep) == len(t.items):
+        return t
+    return replace(t, items=keep, excluded={**t.excluded, NO_SHIPPED: len(t.items) - len(keep)})
 
 
 def load_task(name: str, data: str | Path, *, max_items: int | None = None, nli: Any = None, **kw: Any) -> Task:
@@ -162,4 +187,4 @@ def load_task(name: str, data: str | Path, *, max_items: int | None = None, nli:
     if name not in _LOADERS:
         raise InputError(f"unknown task {name!r} (known: {', '.join(TASKS)})", field="--task")
     t = _LOADERS[name](data, **kw)
-    return Task(t.name, t.items[:max_items] if max_items is not None else t.items, t.source, nli)
+    return Task(t.name, t.items[:max_items] if max_items is not None else t.items, t.source, nli, t.excluded)

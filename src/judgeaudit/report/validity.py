@@ -15,6 +15,8 @@ from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, CONTROL_SLOTS, axis_of
 from judgeaudit.report.html import Section, esc, figure_html, table_html
 
 NOT_VERIFIED = "directions are author-intended and not human-verified"
+EXTENSION_NOTE = ("R⁺, the wrong-way rate and R_excess (R − (1 − S), cross-fitted τ) are judgeaudit's own "
+                  "extensions, not paper quantities: construct-validity.txt defines S and R (Def. 3, Eq. 6) only.")
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
            "#7f7f7f", "#bcbd22")
 
@@ -251,11 +253,12 @@ def validity_sections(result: ValidityResult) -> list[Section]:
                      "overreaching is flagged, its original not); wrong way: flips the other way; R = R⁺ + "
                      "wrong way. pts: grade values carrying ≥ 1% of the judge's grades; regrade: share of "
                      "re-graded requests whose grade is reproduced exactly (App. D); regrade (verdict at τ): "
-                     "share whose binary verdict at τ matches the first grade.</p>",
+                     f"share whose binary verdict at τ matches the first grade. {EXTENSION_NOTE}</p>",
                      [b for b in banners if "uninterpretable" in b or "single point" in b or "wrong way" in b])
     included = result.to_dict()["cross_judge_judges"]
     direction = Section("Direction of construct flips",
-                        table_html(direction_table(result)) + "<p class='note'>Definition 3's R counts a flip "
+                        table_html(direction_table(result)) + f"<p class='note'>{EXTENSION_NOTE} "
+                        "Definition 3's R counts a flip "
                         "in either direction. A higher grade means more overreach, so a flip toward the "
                         "labelled direction is one where the edit the annotators (or, without labels, the "
                         "design) call overreaching crosses τ upward while its original does not. R − (1 − S): "

@@ -14,7 +14,28 @@ def _ci(ci: list | None) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
 
 
-def _p(m: dict) -> str:
+DASH_NOTE = ("— marks a value that is not defined: its denominator is empty (e.g. no defective unit, no "
+             "complaint), the matcher decided none of its units, the rate does not apply to the unit (a marked "
+             "segment is defective by definition: no specificity), a rank correlation's quantity is constant, "
+             "or (McNemar on precision) there is no paired 2×2 table, since the flagged units differ between "
+             "the arms.")
+
+
+def _note(df: pd.DataFrame) -> str:
+    """The footnote explaining "—", when the table shows one."""
+    dash = df.map(lambda v: isinstance(v, str) and v == "—").to_numpy().any()
+    return f"<p><small>{esc(DASH_NOTE)}</small></p>" if dash else ""
+
+
+def _tab(df: pd.DataFrame) -> str:
+    """``table_html`` with every undefined cell (None, NaN) written "—" and the footnote saying why."""
+    shown = df.astype(object).where(df.notna(), "—")
+    return table_html(shown) + _note(shown)
+
+
+def _p(m: dict | None) -> str:
+    if m is None or m.get("p") is None:
+        return "—"
     if m["p"] > 0:
         return f"{m['p']:.3g}"
     return f"10^{m['log10_p']:.1f}" if m.get("log10_p") is not None else "< 1e-300"
@@ -25,7 +46,7 @@ def arm_table(result: dict) -> pd.DataFrame:
     for judge, j in result["judges"].items():
         for arm, a in j["arms"].items():
             ci = a.get("ci", {})
-            rows.append({"judge": judge, "arm": arm, "n": a["n"], "defective": a["n_defective"],
+            rows.append({"judge": judge, "arm": arm, "unit": a.get("unit"), "n": a["n"], "defective": a["n_defective"],
                          "clean": a["n_clean"], "recall": a.get("recall"), "recall CI": _ci(ci.get("recall")),
                          "specificity": a.get("specificity"), "specificity CI": _ci(ci.get("specificity")),
                          "balanced acc.": a.get("balanced_accuracy"),
@@ -58,11 +79,13 @@ def calibration_table(result: dict) -> pd.DataFrame:
     rows = []
     for judge, c in (result.get("calibration") or {}).items():
         p, d, dev = c["parameters"], c["defaults"], c["dev_result"]
-        rows.append({"judge": judge, "tau_s": p["tau_s"], "tau_c": p["tau_c"], "top_k": p["top_k"],
+        rows.append({"judge": judge, "weak backend": c.get("weak_backend"), "tau_s": p["tau_s"], "tau_c": p["tau_c"],
+                     "top_k": p["top_k"],
                      "defaults": f"tau_s={d['tau_s']}, tau_c={d['tau_c']}", "at defaults": c["at_defaults"],
                      "chosen on": f"{c['dev_split']['corpus']}, {dev.get('n_groups')} groups "
                                   f"({c['dev_split']['share']:.0%} hash split, seed {c['dev_split']['seed']}), "
-                                  f"{c['dev_split']['backend']} backend",
+                                  f"{c['dev_split']['backend']} backend"
+                                  + (" (weak)" if c["dev_split"].get("weak_backend") else ""),
                      "dev balanced acc.": dev.get("balanced_accuracy"),
                      "dev range over grid": dev.get("grid_range")})
     return pd.DataFrame(rows)
@@ -76,11 +99,46 @@ def sensitivity_table(result: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _mc(p: dict, key: str):
+    m = p.get("mcnemar")
+    return None if m is None else m.get(key)
+
+
 def paired_table(result: dict) -> pd.DataFrame:
-    return pd.DataFrame([{"judge": p["judge"], "a": p["a"], "b": p["b"], "metric": p["metric"], "n": p["n"],
+    """One row per paired gain: its unit (answer, sentence, segment) and matcher, the gain with its
+    bootstrap interval, and McNemar on the 2×2 table of the metric's own stratum with b and c named."""
+    return pd.DataFrame([{"judge": p["judge"], "a": p["a"], "b": p["b"], "unit": p.get("unit"),
+                          "matcher": p.get("matcher") or "none", "metric": p["metric"], "n": p["n"],
                           "a value": p["a_value"], "b value": p["b_value"], "gain b−a": p["gain"],
-                          "CI": _ci(p["ci"]), "McNemar b": p["mcnemar"]["b"], "McNemar c": p["mcnemar"]["c"],
-                          "McNemar p": _p(p["mcnemar"])} for p in result["paired"]])
+                          "CI": _ci(p["ci"]), "McNemar on": _mc(p, "stratum") and
+                          f"{_mc(p, 'stratum')} units ({_mc(p, 'units')})",
+                          "McNemar b": _mc(p, "b") if _mc(p, "b") is None else f"{_mc(p, 'b')} ({_mc(p, 'b_is')})",
+                          "McNemar c": _mc(p, "c") if _mc(p, "c") is None else f"{_mc(p, 'c')} ({_mc(p, 'c_is')})",
+                          "McNemar p": _p(p.get("mcnemar"))} for p in result["paired"]])
+
+
+def key_findings(result: dict) -> list[str]:
+    """One sentence per judge and arm pair: the headline paired gain with its interval and test — the
+    balanced accuracy of the form's own unit (no matcher), and for free-text reports the segment recall
+    and the sentence-level balanced accuracy (FRANK's route, §3.6) under each matcher."""
+    out = []
+    for p in result["paired"]:
+        head = (p["metric"] == "balanced_accuracy" and p.get("unit") != "segment") or \
+            (p.get("unit") == "segment" and p["metric"] == "recall")
+        if not head or p["gain"] is None:
+            continue
+        m = p.get("mcnemar") or {}
+        on = "all units" if m.get("stratum") == "all" else f"the {m.get('stratum')} units"
+        test = (f"McNemar p = {_p(m)} on {on} (b = {m['b']}, c = {m['c']})"
+                if m.get("stratum") else "no paired test")
+        ci = _ci(p["ci"])
+        sure = ("interval excludes 0" if ci != "—" and (p["ci"][0] > 0 or p["ci"][1] < 0)
+                else "interval includes 0: not distinguishable from no change")
+        how = "no matcher" if p.get("matcher") is None else f"{p['matcher']} matcher"
+        out.append(f"{esc(p['judge'])}: {esc(p['metric'].replace('_', ' '))} per {esc(p.get('unit') or 'unit')} "
+                   f"{esc(p['a'])} {p['a_value']:.3f} → {esc(p['b'])} {p['b_value']:.3f}, gain {p['gain']:+.3f} "
+                   f"{ci} ({sure}); {test}; {how}.")
+    return out
 
 
 def paired_figure(result: dict, metric: str = "balanced_accuracy"):
@@ -106,17 +164,46 @@ def span_table(result: dict) -> pd.DataFrame:
             sp = a.get("spans")
             if not sp:
                 continue
+            cs = sp.get("char_specificity") or {}
             row = {"judge": judge, "arm": arm, "strict recall": sp["strict"]["recall"],
                    "strict precision": sp["strict"]["precision"],
                    "strict false-match (permuted)": sp["permuted_audit_strict"]["false_match_rate"],
                    "char P": sp["char_overlap"]["precision"], "char R": sp["char_overlap"]["recall"],
-                   "char F1": sp["char_overlap"]["f1"], "unlocated quotes": sp["char_overlap"]["unlocated_quotes"]}
+                   "char F1": sp["char_overlap"]["f1"],
+                   "char specificity (error-free)": cs.get("specificity"), "its CI": _ci(cs.get("ci")),
+                   "error-free answers": cs.get("answers"), "unlocated quotes": sp["char_overlap"]["unlocated_quotes"]}
             if "generous" in sp:
-                row.update({"generous recall": sp["generous"]["recall"],
-                            "generous precision": sp["generous"]["precision"],
+                g = sp["generous"]
+                row.update({"generous recall": g["recall"], "generous precision": g["precision"],
+                            "generous undecided (segments/complaints)":
+                                f"{g.get('undecided_segments', 0)}/{g.get('undecided_complaints', 0)}",
                             "generous false-match (permuted)": sp["permuted_audit_generous"]["false_match_rate"],
                             "matchers differ (pairs)": f"{sp['disagreement']['differ']}/{sp['disagreement']['pairs']}"})
+            if "second_matcher_agreement" in sp:
+                ag = sp["second_matcher_agreement"]
+                row.update({"second matcher agrees": ag["agreement"], "Cohen's κ": ag["kappa"],
+                            "credited (generous / second)": f"{_f(ag['first_credits'])} / {_f(ag['second_credits'])}"})
             rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _f(v) -> str:
+    return "—" if v is None else f"{v:.3f}"
+
+
+def matched_table(result: dict) -> pd.DataFrame:
+    """Per judge, arm, unit (marked segment, sentence) and matcher: the rates through the matcher."""
+    rows = []
+    for judge, j in result["judges"].items():
+        for arm, a in j["arms"].items():
+            for key, r in (a.get("matched") or {}).items():
+                unit, mname = key.split(":")
+                ci = r.get("ci", {})
+                rows.append({"judge": judge, "arm": arm, "unit": unit, "matcher": mname, "n": r["n"],
+                             "undecided": r["undecided"], "recall": r.get("recall"), "recall CI": _ci(ci.get("recall")),
+                             "specificity": r.get("specificity"), "balanced acc.": r.get("balanced_accuracy"),
+                             "bal. acc. CI": _ci(ci.get("balanced_accuracy")),
+                             "complaints / clean unit": r.get("false_alarms_per_clean")})
     return pd.DataFrame(rows)
 
 
@@ -134,7 +221,7 @@ def spearman_table(result: dict) -> pd.DataFrame:
 def _table_section(secs: list[Section], title: str, table: pd.DataFrame, banner: str) -> None:
     """Append a section holding ``table`` under one banner, unless the table is empty."""
     if not table.empty:
-        secs.append(Section(title, table_html(table), banners=[banner]))
+        secs.append(Section(title, _tab(table), banners=[banner]))
 
 
 def world_sections(result: dict) -> list[Section]:
@@ -150,8 +237,14 @@ def world_sections(result: dict) -> list[Section]:
     if set_prov.get("excluded"):
         intro += ("<p>Left out by the set's adapter: "
                   + "; ".join(f"{esc(k)}: {v}" for k, v in set_prov["excluded"].items()) + ".</p>")
-    secs = [Section("Arms", intro + table_html(arm_table(result)),
-                    banners=[f"Scored: {scored}. These numbers do not depend on a matcher."])]
+    secs = []
+    keys = key_findings(result)
+    if keys:
+        secs.append(Section("Key finding", "<ul>" + "".join(f"<li>{k}</li>" for k in keys) + "</ul>", banners=[
+            "Paired gains on the same answers, percentile bootstrap over answers; McNemar exact on the 2×2 table "
+            "of the metric's own stratum. Details below."]))
+    secs.append(Section("Arms", intro + _tab(arm_table(result)),
+                        banners=[f"Scored: {scored}. These numbers do not depend on a matcher."]))
     cal = calibration_table(result)
     if not cal.empty:
         split = result.get("split") or {}
@@ -168,10 +261,12 @@ def world_sections(result: dict) -> list[Section]:
                    "category the corpus does not place are counted apart. Intervals (bootstrap over answers, "
                    "Wilson) are in result.json.")
     if result["paired"]:
-        body = figure_html(paired_figure(result)) + table_html(paired_table(result))
+        body = figure_html(paired_figure(result)) + _tab(paired_table(result))
         secs.append(Section("Paired gains against the first arm", body, banners=[
             "Same answers in both arms; gains with a bootstrap over answers (never segments); McNemar exact on "
-            "the paired 2×2 table of correct/incorrect units (b = wrong in a, right in b). No matcher."]))
+            "the paired 2×2 table of the metric's own stratum: recall on the defective units, specificity and "
+            "false alarms on the clean units, balanced accuracy on correctness over all units (b = wrong in a, "
+            "right in b). Rows with matcher none need no matcher; segment and sentence rows depend on it."]))
     _table_section(secs, "Rank correlations over answers", spearman_table(result),
                    "Spearman ρ (mid-ranks) between a per-answer quantity and a covariate: the answer's gain (share "
                    "of its units the second arm gets right minus the first's) or its false alarms (complaints on an "
@@ -180,11 +275,19 @@ def world_sections(result: dict) -> list[Section]:
                    "No matcher.")
     spans = span_table(result)
     if not spans.empty:
-        secs.append(Section("Complaints against marked segments", table_html(spans), banners=[
+        secs.append(Section("Complaints against marked segments", _tab(spans), banners=[
             "!These numbers depend on the matcher: strict = normalised quote overlap (threshold "
             f"{next(a['spans']['strict_threshold'] for j in result['judges'].values() for a in j['arms'].values() if a.get('spans'))}"
             "); generous = the matcher given; the permuted control pairs complaints with another answer's "
-            "segment. Character P/R/F1 follow the RAGTruth character-overlap protocol (micro)."]))
+            "segment. Scored over every answer, error-free ones included. Character P/R/F1 follow the RAGTruth "
+            "character-overlap protocol (micro); character specificity = share of the error-free answers' "
+            "characters no located quote covers (pooled over characters, bootstrap over answers)."]))
+    _table_section(secs, "Segments and sentences through the matcher", matched_table(result),
+                   "!These numbers depend on the matcher. Segment: a marked segment is found when a complaint on its "
+                   "answer is credited against it (the paper's unit of the paired tests). Sentence: a labelled "
+                   "sentence is flagged when a complaint is credited against its text, then scored against its "
+                   "label (§3.6). Undecided units (the matcher answered neither yes nor no) are left out and "
+                   "counted. Bootstrap over answers.")
     fac = result.get("factorial")
     if fac:
         import plotly.graph_objects as go
@@ -194,7 +297,8 @@ def world_sections(result: dict) -> list[Section]:
         for m, phi in fac["shapley"].items():
             fig.add_trace(go.Bar(name=m.replace("_", " "), x=list(phi), y=list(phi.values())))
         fig.update_layout(barmode="group", yaxis_title="Shapley value", height=360)
-        secs.append(Section("Factorial", table_html(cells) + figure_html(fig), banners=[
+        # the Shapley values are the factorial's finding: right after the key finding, before the tables
+        secs.insert(1 if keys else 0, Section("Factorial", figure_html(fig) + _tab(cells), banners=[
             f"2^{len(fac['factors'])} cells on the same answers; exact Shapley values (§6 weights) of each factor, "
             "per metric; Σφ = v(all) − v(none). Scored as the arms table (no matcher)."]))
     return secs

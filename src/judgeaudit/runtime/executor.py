@@ -4,12 +4,17 @@
 * bounded concurrency per provider, optional requests-per-minute limit;
 * retries transient failures with exponential backoff and full jitter, honouring ``Retry-After``;
 * a per-call timeout;
-* writes each verdict to the store the moment it completes, so Ctrl-C or a crash loses nothing;
+* writes each verdict to the store the moment it completes, so a crash loses only the calls in flight;
+* leases each call in the store before sending it (``CallStore.claim``), so a concurrent run sharing the
+  store waits for that answer instead of buying it again;
+* an authentication failure (``AuthError``) stops the run at once, without retries;
 * a cost/time estimate before the first call (``runtime.estimate``), then a rich progress bar with
-  rate, ETA and cost so far on a terminal, or a progress line every ``progress_every`` seconds when
-  stderr is not a terminal (a log file, CI);
-* on Ctrl-C, one line saying how many of the run's calls are stored and where, before the interrupt
-  propagates (the CLI exits 130);
+  rate, ETA, cost so far, calls in flight and retries on a terminal, or a progress line every
+  ``progress_every`` seconds when stderr is not a terminal (a log file, CI), whether or not a call completed;
+* on the first Ctrl-C, no new call is sent and the calls in flight get ``INTERRUPT_GRACE`` seconds to be
+  answered and stored (a second Ctrl-C aborts); then one line saying how many of the run's calls are
+  stored and where, before the interrupt propagates (the CLI exits 130);
+* ``call_defaults`` carries a command's ``--timeout``/``--retries``/``--rpm`` to every run made inside it;
 * hands every run's verdicts to ``runtime.failures`` (the per-judge failure summary of a command);
 * calls run on the selected backend (``runtime.backends``: this process, or Ray actors), the answers
   coming back here to be stored: the store has one writer whatever the backend.
@@ -21,14 +26,18 @@ import asyncio
 import os
 import random
 import time
-from dataclasses import dataclass
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.text import Text
 
-from judgeaudit.errors import TransientError
+from judgeaudit.errors import AuthError, TransientError
 from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest, Verdict
 from judgeaudit.runtime import backends, failures
@@ -37,6 +46,34 @@ from judgeaudit.runtime.store import CallStore
 
 PROGRESS_EVERY = 30.0
 """Seconds between progress lines when stderr is not a terminal (``JUDGEAUDIT_PROGRESS_EVERY`` overrides)."""
+
+INTERRUPT_GRACE = 15.0
+"""Seconds the first Ctrl-C waits for the calls in flight to be answered and stored (no new call is sent
+meanwhile; a second Ctrl-C aborts at once). ``JUDGEAUDIT_INTERRUPT_GRACE`` overrides."""
+
+LEASE_SECONDS = 30.0
+"""A call's lease in the store: renewed every third of it while the run lives, so a killed run's calls are
+free again within this time."""
+
+LEASE_POLL = 0.5
+"""Seconds between looks at a call another run holds."""
+
+
+@dataclass
+class _RunState:
+    """What one ``arun`` shares with its calls: the store and lease owner, the stop flag of the first
+    Ctrl-C, and the counts the progress lines show."""
+
+    store: CallStore | None
+    owner: str
+    stopping: bool = False
+    in_flight: int = 0
+    retries: int = 0
+    waiting: int = 0
+    reused: set[str] = field(default_factory=set)
+
+
+_RUN: ContextVar[_RunState | None] = ContextVar("judgeaudit_run_state", default=None)
 
 
 @dataclass(frozen=True)
@@ -50,6 +87,36 @@ class RetryPolicy:
         """Full-jitter exponential backoff, never shorter than the server's Retry-After."""
         backoff = random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
         return max(backoff, retry_after or 0.0)
+
+
+@dataclass(frozen=True)
+class CallDefaults:
+    """The call options a command was given (``--timeout``, ``--retries``, ``--rpm``), for the runs made inside
+    ``call_defaults`` that were not given their own policy or rate."""
+
+    timeout: float | None = None
+    retries: int | None = None
+    rpm: float | None = None
+
+    def policy(self) -> RetryPolicy:
+        base = RetryPolicy()
+        return RetryPolicy(max_retries=base.max_retries if self.retries is None else self.retries,
+                           base_delay=base.base_delay, max_delay=base.max_delay,
+                           timeout=base.timeout if self.timeout is None else self.timeout)
+
+
+_DEFAULTS: ContextVar[CallDefaults] = ContextVar("judgeaudit_call_defaults", default=CallDefaults())
+
+
+@contextmanager
+def call_defaults(*, timeout: float | None = None, retries: int | None = None,
+                  rpm: float | None = None) -> Iterator[CallDefaults]:
+    """Run the judge calls made inside with these options (None: the defaults)."""
+    token = _DEFAULTS.set(CallDefaults(timeout=timeout, retries=retries, rpm=rpm))
+    try:
+        yield _DEFAULTS.get()
+    finally:
+        _DEFAULTS.reset(token)
 
 
 class RateLimiter:
@@ -79,6 +146,17 @@ class _CostColumn(ProgressColumn):
         return Text(f"${self.tracker['cost']:.4f}", style="green")
 
 
+class _FlightColumn(ProgressColumn):
+    def __init__(self, state: _RunState):
+        super().__init__()
+        self.state = state
+
+    def render(self, task) -> Text:  # noqa: ANN001
+        s = self.state
+        return Text(f"{s.in_flight} in flight, {s.retries} retries" + (f", {s.waiting} held elsewhere"
+                                                                        if s.waiting else ""), style="magenta")
+
+
 class _RateColumn(ProgressColumn):
     def render(self, task) -> Text:  # noqa: ANN001
         speed = task.finished_speed or task.speed
@@ -102,19 +180,54 @@ def _semaphore(provider: str, limit: int) -> asyncio.Semaphore:
     return _PROVIDER_SEMAPHORES[key]
 
 
+async def _claim(state: _RunState | None, key: str, sem: asyncio.Semaphore) -> Verdict | None:
+    """Hold ``sem`` and the call's lease in the store (the stored verdict instead, when another run answered
+    it meanwhile). While another live run holds the lease, wait outside ``sem``. After the first Ctrl-C no
+    call is started (``CancelledError``)."""
+    while True:
+        await sem.acquire()
+        if state is not None and state.stopping:
+            sem.release()
+            raise asyncio.CancelledError
+        if state is None or state.store is None:
+            return None
+        got = state.store.claim(key, state.owner, LEASE_SECONDS)
+        if got == "mine":
+            return None
+        if got == "done" and (v := state.store.completed([key]).get(key)) is not None:
+            sem.release()
+            state.reused.add(key)
+            return v
+        sem.release()
+        state.waiting += 1
+        try:
+            await asyncio.sleep(LEASE_POLL * random.uniform(0.5, 1.5))
+        finally:
+            state.waiting -= 1
+
+
 async def _call_with_retries(judge: Judge, request: JudgeRequest, key: str, policy: RetryPolicy,
                              limiter: RateLimiter, sem: asyncio.Semaphore) -> Verdict:
+    state = _RUN.get()
     last_error = "unknown error"
     for attempt in range(policy.max_retries + 1):
         retry_after: float | None = None
-        async with sem:
+        if (stored := await _claim(state, key, sem)) is not None:
+            return stored
+        try:
             await limiter.wait()
             started = time.perf_counter()
+            if state is not None:
+                state.in_flight += 1
             try:
                 verdict = await asyncio.wait_for(judge.judge_one(request), timeout=policy.timeout)
                 if verdict.latency_s is None:
                     verdict = verdict.model_copy(update={"latency_s": time.perf_counter() - started})
                 return verdict
+            except AuthError:   # no retry, and the run stops: every call fails the same way
+                if state is not None:
+                    state.stopping = True
+                raise
             except TransientError as e:
                 last_error, retry_after = str(e), e.retry_after
             except TimeoutError:
@@ -123,7 +236,14 @@ async def _call_with_retries(judge: Judge, request: JudgeRequest, key: str, poli
                 raise
             except Exception as e:  # a permanent failure: record it, do not retry
                 return _error_verdict(judge, request, key, f"{type(e).__name__}: {e}")
+            finally:
+                if state is not None:
+                    state.in_flight -= 1
+        finally:
+            sem.release()
         if attempt < policy.max_retries:
+            if state is not None:
+                state.retries += 1
             await asyncio.sleep(policy.delay(attempt, retry_after))
     return _error_verdict(judge, request, key, f"gave up after {policy.max_retries + 1} attempts: {last_error}")
 
@@ -141,11 +261,24 @@ def _progress_every(value: float | None) -> float:
         return PROGRESS_EVERY
 
 
-def _progress_line(name: str, done: int, total: int, failed: int, elapsed: float) -> str:
+def _progress_line(name: str, done: int, total: int, failed: int, elapsed: float,
+                   state: _RunState | None = None) -> str:
     rate = done / elapsed if elapsed > 0 else 0.0
     eta = duration((total - done) / rate) if rate > 0 else "unknown"
-    return (f"{name}: {done}/{total} calls ({100 * done // max(total, 1)}%), {rate:.2f} calls/s, ETA {eta}, "
+    line = (f"{name}: {done}/{total} calls ({100 * done // max(total, 1)}%), {rate:.2f} calls/s, ETA {eta}, "
             f"{failed} failed")
+    if state is not None:
+        line += f", {state.in_flight} in flight, {state.retries} retries"
+        if state.waiting:
+            line += f", {state.waiting} held by another run"
+    return line
+
+
+def _interrupt_grace() -> float:
+    try:
+        return max(0.0, float(os.environ.get("JUDGEAUDIT_INTERRUPT_GRACE", INTERRUPT_GRACE)))
+    except ValueError:
+        return INTERRUPT_GRACE
 
 
 def _interrupted_line(judge: Judge, keys: list[str], store: CallStore | None) -> str:
@@ -168,7 +301,9 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
     With ``progress``, an estimate line comes first and, off a terminal, a progress line at most
     every ``progress_every`` seconds (on a completed call; 0: after every call).
     """
-    policy = policy or RetryPolicy()
+    defaults = _DEFAULTS.get()
+    policy = policy or defaults.policy()
+    rpm = defaults.rpm if rpm is None else rpm
     keys = [judge.key(r) for r in requests]
     cached = store.completed(keys) if (store is not None and judge.cacheable) else {}
     results: dict[str, Verdict] = dict(cached)
@@ -189,43 +324,81 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
                       f"estimate: {est.describe()}", highlight=False, soft_wrap=True, markup=False)
     every = _progress_every(progress_every)
     counts = {"done": 0, "failed": 0, "last": time.perf_counter()}
+    state = _RunState(store=store if (store is not None and judge.cacheable) else None, owner=uuid.uuid4().hex)
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                    _RateColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                   _CostColumn(tracker), console=console, disable=not live, transient=False)
+                   _CostColumn(tracker), _FlightColumn(state), console=console, disable=not live,
+                   transient=False)
     started = time.perf_counter()
+
+    def print_progress(now: float) -> None:
+        counts["last"] = now
+        console.print(_progress_line(name, int(counts["done"]), len(todo), int(counts["failed"]),
+                                     now - started, state), highlight=False, soft_wrap=True, markup=False)
 
     async def one(k: str, r: JudgeRequest) -> None:
         v = await call(k, r)
-        if store is not None and judge.cacheable:
-            store.put(v)
+        if k not in state.reused:   # a call another run answered meanwhile is neither stored again nor paid here
+            if state.store is not None:
+                state.store.put(v)
+            tracker["cost"] += v.cost_usd or 0.0
         results[k] = v
-        tracker["cost"] += v.cost_usd or 0.0
         bar.advance(task)
         counts["done"] += 1
         counts["failed"] += v.error is not None
         now = time.perf_counter()
         if progress and not live and now - counts["last"] >= every:
-            counts["last"] = now
-            console.print(_progress_line(name, int(counts["done"]), len(todo), int(counts["failed"]),
-                                         now - started), highlight=False, soft_wrap=True, markup=False)
+            print_progress(now)
+
+    async def ticker() -> None:
+        """Renews this run's leases and, off a terminal, prints a progress line every ``every`` seconds
+        even when no call completes (calls in flight, retries)."""
+        while True:
+            await asyncio.sleep(max(0.05, min(LEASE_SECONDS / 3, every if every > 0 else LEASE_SECONDS / 3)))
+            if state.store is not None:
+                state.store.renew(state.owner, LEASE_SECONDS)
+            now = time.perf_counter()
+            if progress and not live and every > 0 and now - counts["last"] >= every:
+                print_progress(now)
 
     call = backends.current().open(judge, limit=limit, rpm=rpm, policy=policy) if todo else None
+    token = _RUN.set(state)
     with bar:
         task = bar.add_task(name, total=len(todo))
         tasks = [asyncio.create_task(one(k, r)) for k, r in todo.items()]
+        tick = asyncio.create_task(ticker()) if tasks else None
         try:
-            await asyncio.gather(*tasks)
+            if tasks:
+                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+                for t in done:
+                    if not t.cancelled() and t.exception() is not None:
+                        raise t.exception()
         except BaseException as exc:
+            state.stopping = True   # no new call is sent
+            interrupted = isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt))
+            pending = [t for t in tasks if not t.done()]
+            if interrupted and pending and state.in_flight:
+                grace = _interrupt_grace()
+                bar.stop()
+                console.print(f"interrupted: sending no new calls; waiting up to {grace:g} s for the "
+                              f"{state.in_flight} in flight to be answered and stored (Ctrl-C again aborts)",
+                              highlight=False, soft_wrap=True, markup=False)
+                await asyncio.wait(pending, timeout=grace)
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+            if interrupted:
                 bar.stop()
                 line = _interrupted_line(judge, keys, store)
                 console.print(line, highlight=False, soft_wrap=True, markup=False)
                 reported_interrupts.append(line)
             raise
         finally:
+            _RUN.reset(token)
+            if tick is not None:
+                tick.cancel()
+            if state.store is not None:
+                state.store.release(state.owner)
             if call is not None:
                 call.close()
     if progress and not live:   # no live bar (not a terminal): one line per run instead

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -35,7 +36,14 @@ CREATE TABLE IF NOT EXISTS calls (
     updated    TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS calls_judge ON calls (judge_id);
+CREATE TABLE IF NOT EXISTS leases (
+    call_key   TEXT PRIMARY KEY,
+    owner      TEXT NOT NULL,
+    expires    REAL NOT NULL
+);
 """
+# ``leases`` came after ``calls``: CREATE … IF NOT EXISTS adds it to an older store when it is opened for
+# writing (a read-only open leaves the file as it is and never needs it).
 
 
 class CallStore:
@@ -122,10 +130,44 @@ class CallStore:
         """The completed (status ok) verdicts among ``keys``."""
         return {k: v for k, (s, v, _) in self.get_many(keys).items() if s == "ok"}
 
+    def claim(self, key: str, owner: str, seconds: float) -> str:
+        """Take the lease on call ``key`` for ``owner`` before it is sent: ``"mine"`` (taken, or already
+        ``owner``'s), ``"done"`` (the call is stored as completed: nothing to send) or ``"busy"`` (another
+        live run holds it; its lease expires ``seconds`` after that run last renewed it)."""
+        now = time.time()
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._conn.execute("SELECT status FROM calls WHERE call_key = ?", (key,)).fetchone()
+                if row is not None and row[0] == "ok" and key not in self._bad_keys:
+                    return "done"
+                held = self._conn.execute("SELECT owner, expires FROM leases WHERE call_key = ?", (key,)).fetchone()
+                if held is not None and held[0] != owner and held[1] > now:
+                    return "busy"
+                self._conn.execute("INSERT OR REPLACE INTO leases (call_key, owner, expires) VALUES (?, ?, ?)",
+                                   (key, owner, now + seconds))
+                return "mine"
+            finally:
+                self._conn.commit()
+
+    def renew(self, owner: str, seconds: float) -> None:
+        """Extend every lease ``owner`` holds by ``seconds`` from now."""
+        with self._lock:
+            self._conn.execute("UPDATE leases SET expires = ? WHERE owner = ?", (time.time() + seconds, owner))
+            self._conn.commit()
+
+    def release(self, owner: str) -> None:
+        """Drop every lease ``owner`` still holds (calls it did not finish are free for another run)."""
+        with self._lock:
+            self._conn.execute("DELETE FROM leases WHERE owner = ?", (owner,))
+            self._conn.commit()
+
     def put(self, verdict: Verdict) -> None:
-        """Insert or update one call and commit at once. An ok row is never overwritten by an error."""
+        """Insert or update one call and commit at once (its lease, if any, is dropped in the same
+        transaction). An ok row is never overwritten by an error."""
         status = "ok" if verdict.error is None else "error"
         with self._lock:
+            self._conn.execute("DELETE FROM leases WHERE call_key = ?", (verdict.call_key,))
             self._conn.execute(
                 """INSERT INTO calls (call_key, judge_id, request_id, epoch, status, attempts, cost_usd, verdict, updated)
                    VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)
@@ -195,6 +237,29 @@ class CallStore:
             raise InputError("export format must be .parquet or .jsonl", path=p)
         return p
 
+    EXPORT_COLUMNS = ("call_key", "status", "attempts")
+    """Columns every export has and no run's verdict table does: how ``is_export`` knows one."""
+
     def __len__(self) -> int:
         with self._lock:
             return self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+
+
+def is_export(path: str | Path) -> bool:
+    """Whether ``path`` is an earlier ``store export`` (a table with ``CallStore.EXPORT_COLUMNS``), which an
+    export may replace; any other file (a run's ``verdicts.parquet``, a user's file) it must not."""
+    import json
+
+    p = Path(path)
+    try:
+        if p.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            names = set(pq.read_schema(p).names)
+        else:
+            with p.open(encoding="utf-8") as fh:
+                first = json.loads(fh.readline() or "{}")
+            names = set(first) if isinstance(first, dict) else set()
+    except Exception:  # noqa: BLE001 - unreadable or another format: not an export
+        return False
+    return set(CallStore.EXPORT_COLUMNS) <= names

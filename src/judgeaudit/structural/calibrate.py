@@ -63,12 +63,13 @@ def halueval_qa_items(root: str | Path, strategy: str = "one-turn") -> pd.DataFr
                          for it in items], columns=["group", "output", "world", "defective"])
 
 
-def calibration_record(params: GraphParams) -> dict[str, Any]:
-    """The thresholds a structural judge ran with, the documented defaults, whether they are the
-    defaults, the development split they were chosen on and their sensitivity there."""
+def calibration_record(params: GraphParams, weak_backend: bool) -> dict[str, Any]:
+    """The thresholds a structural judge ran with, whether its backend is weak, the documented
+    defaults, whether they are the defaults, the development split they were chosen on (with its
+    backend's weakness) and their sensitivity there."""
     d = GraphParams()
     used = {"tau_s": params.tau_s, "tau_c": params.tau_c, "top_k": params.top_k, "specificity": params.specificity}
-    return {"parameters": used, "defaults": {"tau_s": d.tau_s, "tau_c": d.tau_c},
+    return {"parameters": used, "weak_backend": weak_backend, "defaults": {"tau_s": d.tau_s, "tau_c": d.tau_c},
             "at_defaults": (params.tau_s, params.tau_c) == (d.tau_s, d.tau_c),
             "dev_split": dict(DEV_SPLIT), "dev_result": DEV_RESULT}
 

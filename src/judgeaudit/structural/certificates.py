@@ -18,7 +18,8 @@ A certificate is a dict: ``type``, ``backend`` (the NLI spec), ``thresholds`` (`
 threshold, ``specificity``).
 
 :func:`verify_certificate` asks the backend the named pairs again and confirms (a) the recorded
-probabilities within ``atol`` and (b) the pattern under the recorded thresholds. It checks what the
+probabilities within ``atol`` and (b) the pattern under the recorded thresholds. A pair without
+probabilities (recorded as null, or NaN when asked again) never verifies. It checks what the
 certificate names; it does not re-derive the routing, which needs the world.
 """
 
@@ -111,6 +112,12 @@ def _check_pattern(cert: dict[str, Any], probs: np.ndarray) -> str | None:
     return None
 
 
+def _first_unknown(probs: np.ndarray) -> int | None:
+    """The first row of ``probs`` that is not three finite numbers (None: every row is)."""
+    unknown = np.nonzero(~np.isfinite(probs).all(axis=1))[0]
+    return int(unknown[0]) if len(unknown) else None
+
+
 def verify_certificate(cert: dict[str, Any], backend: Any, *, atol: float = 1e-6) -> str | None:
     """None when ``cert`` holds under ``backend`` (same spec), else why it does not."""
     if cert.get("backend") != backend.spec:
@@ -122,8 +129,12 @@ def verify_certificate(cert: dict[str, Any], backend: Any, *, atol: float = 1e-6
             return "the certified node is not in any named pair"
     except (KeyError, TypeError, ValueError) as e:
         return f"malformed certificate ({type(e).__name__}: {e})"
+    if (j := _first_unknown(recorded)) is not None:
+        return f"pair {j} records no probability ({recorded[j].tolist()}): a failed NLI call certifies nothing"
     fresh = backend.predict(pairs) if pairs else np.zeros((0, 3))
-    bad = ~np.isclose(fresh, recorded, atol=atol, rtol=0, equal_nan=True)
+    if (j := _first_unknown(fresh)) is not None:
+        return f"pair {j} has no probability when asked again ({fresh[j].tolist()}): the NLI call failed"
+    bad = ~np.isclose(fresh, recorded, atol=atol, rtol=0)
     if bad.any():
         j = int(np.nonzero(bad.any(axis=1))[0][0])
         return (f"pair {j} ({cert['pairs'][j]['premise']['kind']} {cert['pairs'][j]['premise']['index']} → "

@@ -20,7 +20,8 @@ Edges (the paper leaves them unspecified; each threshold is a named parameter of
 
 Defaults ``tau_s = 0.95``, ``tau_c = 0.8`` were chosen on a recorded development split
 (``DEV_SPLIT``: HaluEval QA questions whose seeded hash falls in the first 20% — 91 of 500, both
-answers of a question together — with the lexical backend, the only one runnable offline here;
+answers of a question together — with the lexical backend, the only one runnable offline here, a weak
+bag-of-words baseline (``DEV_SPLIT["weak_backend"]``: the defaults are its thresholds, not a strong NLI model's);
 ``benchmarks/structural_calibrate.py``, grid ``tau_s`` 0.05–1.0 by 0.05 × ``tau_c`` 0.1–1.0 by 0.1):
 balanced accuracy 0.890 there (ties go to the point nearest (0.5, 0.5)); 0.874 at ``tau_s = 0.9,
 tau_c = 0.5``, 0.709 at ``tau_s = 0.5``; ``DEV_RESULT`` keeps the sensitivity lines through the
@@ -46,7 +47,8 @@ NodeRef = tuple[str, int]   # (kind, index)
 
 DEV_SPLIT = {"corpus": "halueval qa (generation/qa one-turn)", "source_set": "halueval_qa",
              "unit": "question (group halueval/qa/<line>; both answers kept together)", "share": 0.2,
-             "seed": 20261130, "rule": "sha256('<seed>:<group>')[:16] / 16**16 < share", "backend": "lexical"}
+             "seed": 20261130, "rule": "sha256('<seed>:<group>')[:16] / 16**16 < share", "backend": "lexical",
+             "weak_backend": True}
 DEV_RESULT: dict = {
     "n_groups": 91, "n_answers": 182, "metric": "balanced_accuracy (item flagged = any defect)",
     "grid": {"tau_s": [0.05, 1.0, 20], "tau_c": [0.1, 1.0, 10]}, "chosen": {"tau_s": 0.95, "tau_c": 0.8},

@@ -10,6 +10,9 @@ The request's ``text`` is the output, ``evidence`` the world. Forms:
 * ``defects``: ``Verdict.defects`` — one :class:`~judgeaudit.records.Defect` per defect, each with
   its certificate (same schema as LLM defect reports: ``span`` is the claim, ``reason`` why).
 
+A pair the NLI backend gives no probability for (an unreadable ``api:`` reply is a row of NaN) makes
+the verdict a failed call (``error`` set, no label or defects), never an unsupported claim.
+
 For ``label`` and ``defects`` the request's ``units`` are requirements (IFEval constraint texts):
 each becomes a requirement node, and an uncovered one is a defect. All forms carry the defects
 (with certificates) so every verdict can be verified; ``meta`` names the NLI backend and whether it
@@ -28,6 +31,8 @@ import json
 import threading
 from typing import Any
 from urllib.parse import parse_qsl
+
+import numpy as np
 
 from judgeaudit.errors import InputError
 from judgeaudit.judges.base import Judge, JudgeSpec, register
@@ -58,7 +63,7 @@ class StructuralJudge(Judge):
         """The thresholds used, the defaults, the development split and the sensitivity there."""
         from judgeaudit.structural.calibrate import calibration_record
 
-        return calibration_record(self.params)
+        return calibration_record(self.params, self.backend.weak)
 
     def render(self, request: JudgeRequest) -> str:
         return json.dumps({"form": request.form, "output": request.text, "world": request.evidence,
@@ -75,6 +80,13 @@ class StructuralJudge(Judge):
             claims, requirements = request.text or "", units
         with self._lock:
             g = build_graph(request.evidence, claims, self.backend, self.params, requirements, self.encoder)
+        missing = [pair for pair, probs in g.probs.items() if not np.isfinite(probs).all()]
+        if missing:   # an NLI reply that gave no probability: the verdict is a failed call, never "unsupported"
+            (pk, pi), (hk, hi) = missing[0]
+            return self._verdict(request, parse_ok=False, provider=self.provider,
+                                 error=f"NLI backend {self.backend.spec} gave no probability for {len(missing)} of "
+                                       f"{len(g.probs)} pairs (first: {pk} {pi} → {hk} {hi})",
+                                 meta={"nli_backend": self.backend.spec, "weak_backend": self.backend.weak})
         found = defects(g)
         fields: dict[str, Any] = {"defects": found, "parse_ok": True, "provider": self.provider, "cost_usd": 0.0,
                                   "raw": f"{len(g.claims)} claims, {len(g.evidence)} evidence sentences, "
@@ -138,6 +150,7 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
     nli_spec, params, bopts = parse_structural(argument, opts)
     cache = bopts.pop("cache")
     backend = make_nli(nli_spec, **bopts)
+    backend.load()   # a model that cannot load fails here, before any request (a blind arm asks no pair)
     if cache:
         backend = CachedNLI(backend, NLIPairCache(cache))
     spec = JudgeSpec(id=spec_id, backend="structural", model=backend.spec, family=family,
@@ -152,6 +165,7 @@ def structural_judge(backend: NLIBackend, *, id: str | None = None, encoder: Enc
                      **params: Any) -> StructuralJudge:
     """A structural judge over an NLI backend object (e.g. a scripted one in tests)."""
     p = GraphParams(**params)
+    backend.load()
     spec = JudgeSpec(id=id or f"structural:{backend.spec}", backend="structural", model=backend.spec,
                      params={"tau_s": p.tau_s, "tau_c": p.tau_c, "top_k": p.top_k, "specificity": p.specificity},
                      template_version=TEMPLATE_VERSION)

@@ -3,14 +3,18 @@
 One small interface (:class:`NLIBackend`) and a registry by spec string (:func:`make_nli`):
 
 * ``lexical`` — a deterministic overlap/number/negation baseline (:class:`LexicalNLI`). An
-  impoverished reference instrument: it has no notion of paraphrase and is never the default for a
-  claim of quality.
+  impoverished reference instrument: bag-of-words coverage, with no notion of word order ("Bob hired
+  Alice" supports "Alice hired Bob") or paraphrase, so it is weak (``weak = True``) and is never the
+  default for a claim of quality.
 * ``hf:<path>`` — any local sequence-classification NLI checkpoint through transformers
   (:class:`HFNLI`); the label order is read from ``config.id2label`` (names matched
-  case-insensitively by prefix: ``entail…``, ``neutral``, ``contradict…``).
+  case-insensitively by prefix: ``entail…``, ``neutral``, ``contradict…``). ``load()`` reads the
+  model (the structural judge does so when it is built: a model that cannot load fails the run
+  before any request, even one that would ask no pair).
 * ``api:<model>`` — an LLM through LiteLLM asked for the three-way label (:class:`ApiNLI`): the
   log-probabilities of the label's first token when the provider returns them, else the parsed
-  label as a one-hot row; a reply naming no label is a row of NaN (no edge fires on it).
+  label as a one-hot row; a reply naming no label is a row of NaN (a failed call: the structural
+  verdict that needs it fails, and the pair cache does not keep it).
 * ``local`` — the embedded Gemma prompted for the three-way label (:class:`LocalNLI`): the
   next-token distribution over the three label words. Weak (a 270M model), reported as such
   (``weak = True``).
@@ -50,6 +54,10 @@ class NLIBackend:
     spec: str = ""
     weak: bool = False
     batch_size: int = 16
+
+    def load(self) -> None:
+        """Load what the backend needs (a model) now, raising ``InputError`` when it cannot; the
+        structural judge calls it when it is built, before any request (default: nothing to load)."""
 
     def predict(self, pairs: Sequence[Pair]) -> np.ndarray:
         pairs = list(pairs)
@@ -108,6 +116,7 @@ def lexical_probs(premise: str, hypothesis: str) -> tuple[float, float, float]:
 
 class LexicalNLI(NLIBackend):
     spec = "lexical"
+    weak = True
     batch_size = 1024
 
     def _predict_batch(self, pairs: list[Pair]) -> np.ndarray:
@@ -162,6 +171,10 @@ class HFNLI(NLIBackend):
                 self.threads = torch.get_num_threads()
             self._loaded = (tok, model, label_order(model.config.id2label))
         return self._loaded
+
+    def load(self) -> None:
+        with self._lock:
+            self._load()
 
     def _predict_batch(self, pairs: list[Pair]) -> np.ndarray:
         import torch
@@ -397,7 +410,8 @@ class NLIPairCache:
 
 class CachedNLI(NLIBackend):
     """``backend`` with its pairs read from and written to ``cache``; only missing pairs are computed
-    (in ``backend``'s batches). Same spec as the backend it wraps."""
+    (in ``backend``'s batches), and a row of NaN (no probability) is not kept. Same spec as the
+    backend it wraps."""
 
     def __init__(self, backend: NLIBackend, cache: NLIPairCache):
         self.backend = backend
@@ -405,6 +419,9 @@ class CachedNLI(NLIBackend):
         self.spec = backend.spec
         self.weak = backend.weak
         self.batch_size = backend.batch_size
+
+    def load(self) -> None:
+        self.backend.load()
 
     def predict(self, pairs: Sequence[Pair]) -> np.ndarray:
         pairs = list(pairs)
@@ -415,7 +432,8 @@ class CachedNLI(NLIBackend):
         todo = sorted({p for i, p in enumerate(pairs) if i not in hit})
         if todo:
             got = self.backend.predict(todo)
-            self.cache.put(self.spec, todo, got)
+            known = np.isfinite(got).all(axis=1)    # a row without probabilities is asked again next time
+            self.cache.put(self.spec, [p for p, k in zip(todo, known, strict=True) if k], got[known])
             where = dict(zip(todo, got, strict=True))
             for i, p in enumerate(pairs):
                 if i not in hit:

@@ -5,6 +5,11 @@ The blocks an arm sets are the question, the world (``evidence``), the reference
 (``criterion``; None = the template's default rubric) and an optional procedure step. Everything
 else in the prompt is the template's and identical across arms (``world.templates``).
 
+On IFEval the paper's paired blind arm "receives the constraint taxonomy in place of the instruction"
+(§3.3): that is ``taxonomy`` (the output and a rubric naming the set's constraint types, no
+instruction), paired with ``informed+typed`` (the same rubric and the instruction); ``blind`` and
+``informed`` are the untyped pair (no rubric beyond the template's).
+
 Defaults that the paper leaves open (recorded here, parameters of ``ArmContext``):
 * the blind arm shows the question on the tasks where the deployed judge sees it
   (``QUESTION_IN_BLIND``: HaluEval QA and dialogue, §3.3 table); ``blind+question`` always shows it,

@@ -12,7 +12,8 @@ The paper correlates, over answers, two per-answer quantities with a property of
 The property is a covariate: ``world_chars`` (the world's length), ``output_chars``, ``units``
 (judged units), or any numeric key of the items' ``meta`` (a user's own annotation, e.g. answer
 variety). Each pair is tested with ``stats.tests.spearman_test`` (exact for n ≤ 8, else Monte
-Carlo with the +1 rule); answers without the covariate are left out and counted.
+Carlo with the +1 rule), by default one-sided in the predicted direction (ρ > 0; the paper reports
+P17(a)'s ρ = −0.096 with p = 0.97, a one-sided p); answers without the covariate are left out and counted.
 """
 
 from __future__ import annotations
@@ -84,9 +85,10 @@ def _row(values: pd.Series, cov: pd.Series, **kw) -> dict:
 
 
 def correlations(dec: pd.DataFrame, covariates: pd.DataFrame, judges: Sequence[str], arms: Sequence[str], *,
-                 n_perm: int = 9999, seed: int = 0, alternative: str = "two-sided") -> list[dict]:
+                 n_perm: int = 9999, seed: int = 0, alternative: str = "greater") -> list[dict]:
     """Spearman rows: per judge, the gain of every arm over the first and the false alarms of every arm,
-    against every covariate."""
+    against every covariate. ``alternative`` defaults to the direction the paper predicts for both
+    quantities (P17(a), P17(b), P19(c), P22(b): ρ > 0), one-sided."""
     rows = []
     for judge in judges:
         for cov in covariates:

@@ -3,8 +3,8 @@ whether a claimed defect identifies the segment"; model and prompt unspecified).
 
 Every (complaint, marked segment) pair to be decided is asked once, as a ``generate`` request
 through the call store; the reply is read as yes when its first word is "yes" (case-insensitive),
-no when it is "no", and an undecided reply counts as no match (and is counted in
-``JudgeMatcher.undecided``).
+no when it is "no"; any other reply (or a failed call) leaves the pair *undecided*: the matcher
+returns None, which the scorers count apart and never read as "no match" (``JudgeMatcher.undecided``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from judgeaudit.records import JudgeRequest
 from judgeaudit.world.items import WorldItem
 from judgeaudit.world.scoring import segments
+from judgeaudit.world.segments import sentence_units
 
 PROMPT = (
     "An output was marked as having an error in one segment. A reviewer made a complaint about the output.\n"
@@ -32,12 +33,13 @@ def _key(item_id: str, complaint: dict, segment: str) -> str:
 
 
 def pair_requests(items: list[WorldItem], complaints: list[tuple[str, dict]]) -> list[JudgeRequest]:
-    """One request per distinct (item, complaint, segment) among ``complaints`` (item id, complaint)."""
+    """One request per distinct (item, complaint, segment) among ``complaints`` (item id, complaint); the
+    segments are the item's marked segments and its labelled sentences (the sentence-level route)."""
     by_id = {it.item_id: it for it in items}
     out: dict[str, JudgeRequest] = {}
     for item_id, c in complaints:
         it = by_id[item_id]
-        for seg in segments(it):
+        for seg in dict.fromkeys([*segments(it), *(u.text for u in sentence_units(it))]):
             k = _key(item_id, c, seg)
             if k not in out:
                 out[k] = JudgeRequest(request_id=k, form="generate", prompt=PROMPT.format(
@@ -61,8 +63,8 @@ class JudgeMatcher:
     def undecided(self) -> int:
         return sum(v is None for v in self.answers.values())
 
-    def __call__(self, complaint: dict, segment: str, item: WorldItem) -> bool:
-        return bool(self.answers.get(_key(item.item_id, complaint, segment)))
+    def __call__(self, complaint: dict, segment: str, item: WorldItem) -> bool | None:
+        return self.answers.get(_key(item.item_id, complaint, segment))
 
 
 def judge_pairs(judge, items: list[WorldItem], complaints: list[tuple[str, dict]], *, store_path,

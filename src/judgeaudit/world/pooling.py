@@ -1,7 +1,8 @@
 """Pooling the K votes of one (judge, arm, item) into one report (blind-spot §3.4).
 
 * free-text defects: the **union** (a defect raised in any vote counts), deduplicated by
-  normalised quote;
+  (normalised quote, normalised reason): two complaints about one quote for different reasons stay
+  two complaints, and complaints with an empty quote are never merged with each other;
 * labels (item label, each unit label, each typed id): the **majority of the votes that parsed**;
   a tie (equal numbers of true and false among the parsed votes) is reported (``ties``) and
   resolved by ``TIE_RULE``: a tie counts as *defective* (the judge raised the defect in half of its
@@ -81,12 +82,17 @@ def pool_votes(rows: pd.DataFrame, *, form: str = "label", tie: str = TIE_RULE) 
     defects = None
     ds = [list(x) for x in ok["defects"] if x is not None and not (np.isscalar(x) and pd.isna(x))]
     if form == "defects" and n:
-        seen: dict[str, dict] = {}
+        seen: dict[tuple[str, str], dict] = {}
+        unquoted: list[dict] = []
         for vote in ds:
             for d in vote:
                 d = dict(d)
-                seen.setdefault(norm(d.get("span") or ""), d)
-        defects = list(seen.values())
+                quote = norm(d.get("span") or "")
+                if quote:
+                    seen.setdefault((quote, norm(d.get("reason") or "")), d)
+                else:
+                    unquoted.append(d)
+        defects = list(seen.values()) + unquoted
         label = bool(defects)
     return Pooled(parsed_votes=n, votes=len(rows), label=label, unit_labels=unit_labels, defect_ids=defect_ids,
                   score=score, defects=defects, ties=ties)

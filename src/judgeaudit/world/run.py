@@ -24,12 +24,15 @@ from judgeaudit.world.correlate import DEFAULT_COVARIATES, correlations, covaria
 from judgeaudit.world.items import WorldItem
 from judgeaudit.world.pooling import TIE_RULE, pool_votes
 from judgeaudit.world.requests import SEP, build_requests, kinds, taxonomy_of
+from judgeaudit.world.segments import segment_rows, sentence_rows, sentence_units
 from judgeaudit.world.scoring import (
     SCORE_CLEAN,
     STRICT_THRESHOLD,
     Matcher,
+    agreement,
     audit_pairs,
     char_overlap,
+    char_specificity,
     decisions,
     decisions_frame,
     disagreement,
@@ -46,8 +49,8 @@ SCORED_HOW = {
     "typed": "typed ids compared directly with the violated requirement types, one unit per (answer, type id) "
              "(no matcher); bootstrap over answers",
     "score": f"1-5 score, median of votes; flagged when below {SCORE_CLEAN:g} (no matcher)",
-    "defects": "answer flagged when the union of its votes' defects is non-empty (no matcher); "
-               "span recall/precision depend on the matcher",
+    "defects": "answer-level: an answer is flagged when the union of its votes' defects is non-empty (no "
+               "matcher); the per-segment and per-sentence scores depend on the matcher",
 }
 
 
@@ -75,8 +78,9 @@ def _pool_all(items: list[WorldItem], verdicts: pd.DataFrame, form: str, tie: st
 def matcher_queries(items: list[WorldItem], verdicts: pd.DataFrame, *, seed: int = 0,
                     tie: str = TIE_RULE) -> list[tuple[str, dict]]:
     """(item id, complaint) pairs a matcher will be asked about by ``analyse``: every pooled complaint on
-    an item with marked segments, and the permuted control's complaints against another item."""
-    spanned = [it for it in items if it.spans]
+    an item with marked segments or labelled sentences, and the permuted control's complaints against
+    another item."""
+    spanned = [it for it in items if it.spans or sentence_units(it)]
     _, comp = _pool_all(items, verdicts, "defects", tie)
     out = []
     for judge, arm in dict.fromkeys((j, a) for j, a, _ in comp):
@@ -111,34 +115,71 @@ def recall_by_kind(df: pd.DataFrame, n_boot: int, seed: int) -> tuple[dict, dict
     return out, {"n": int(len(none)), "found": int(none["flagged"].sum())}
 
 
-def _arm_summary(df: pd.DataFrame, n_boot: int, seed: int) -> dict:
+def rates(df: pd.DataFrame, n_boot: int, seed: int, metrics: Sequence[str] = METRICS) -> dict:
+    """``metrics`` over the decided rows of ``df`` (``flagged`` not None) with bootstrap intervals over
+    answers (``ci``) and Wilson intervals for recall and specificity; ``undecided`` rows are counted."""
     scored = df[df["flagged"].notna()]
     out = {"n": int(len(scored)), "n_defective": int(scored["gold"].sum()),
-           "n_clean": int((~scored["gold"].astype(bool)).sum()), "no_verdict": int(df["flagged"].isna().sum()),
-           "answers": int(df["item_id"].nunique()), "ties": int(df.drop_duplicates("item_id")["ties"].sum()),
-           "parse_failures": int((df.drop_duplicates("item_id")["votes"]
-                                  - df.drop_duplicates("item_id")["parsed_votes"]).sum())}
+           "n_clean": int((~scored["gold"].astype(bool)).sum()), "undecided": int(df["flagged"].isna().sum())}
     if scored.empty:
-        return {**out, **{m: None for m in METRICS}, "ci": {}}
+        return {**out, **{m: None for m in metrics}, "ci": {}}
     scored = scored.assign(flagged=scored["flagged"].astype(bool), gold=scored["gold"].astype(bool))
     _, counts = _counts(scored)
     ci = {}
-    for m in METRICS:
+    for m in metrics:
         v, lo, hi = boot_metric(counts, m, n_boot=n_boot, seed=seed)
         out[m] = None if np.isnan(v) else v
         ci[m] = [lo, hi]
     tot = counts.sum(axis=0)
     ci["recall_wilson"] = list(wilson_interval(int(tot[0]), int(tot[0] + tot[1])))
-    ci["specificity_wilson"] = list(wilson_interval(int(tot[2]), int(tot[2] + tot[3])))
+    if "specificity" in metrics:
+        ci["specificity_wilson"] = list(wilson_interval(int(tot[2]), int(tot[2] + tot[3])))
     out["ci"] = ci
+    return out
+
+
+def _arm_summary(df: pd.DataFrame, n_boot: int, seed: int) -> dict:
+    first = df.drop_duplicates("item_id")
+    r = rates(df, n_boot, seed)
+    out = {**{k: r.pop(k) for k in ("n", "n_defective", "n_clean")}, "no_verdict": r.pop("undecided"),
+           "answers": int(df["item_id"].nunique()), "ties": int(first["ties"].sum()),
+           "parse_failures": int((first["votes"] - first["parsed_votes"]).sum()), **r}
+    if not out["n"]:
+        return out
+    scored = df[df["flagged"].notna()]
+    scored = scored.assign(flagged=scored["flagged"].astype(bool), gold=scored["gold"].astype(bool))
     by_kind, unplaced = recall_by_kind(scored, n_boot, seed)
     if by_kind:
         out["recall_by_kind"], out["kind_unplaced"] = by_kind, unplaced
     return out
 
 
-def paired_rows(dec: pd.DataFrame, judge: str, a: str, b: str, n_boot: int, seed: int) -> list[dict]:
-    """Gains b − a on the units both arms scored, bootstrap over answers, McNemar on correctness."""
+STRATUM = {"recall": "defective", "specificity": "clean", "false_alarms_per_clean": "clean",
+           "balanced_accuracy": "all"}
+"""The units whose paired 2×2 table tests each metric (blind-spot §4: recall on the defective units, §5:
+false alarms on the error-free units); balanced accuracy, an average of the two, is tested on
+correctness over all units (judgeaudit's own choice); precision, whose units (the flagged ones) differ
+between the arms, has no paired table."""
+
+
+def stratum_mcnemar(gold: np.ndarray, fa: np.ndarray, fb: np.ndarray, stratum: str | None) -> dict | None:
+    """Exact McNemar on the stratum's paired 2×2 table, ``b`` = units arm a got wrong and arm b right,
+    ``c`` = the reverse, with what each means (``b_is``, ``c_is``); None without a stratum."""
+    if stratum is None:
+        return None
+    sel = {"defective": gold, "clean": ~gold, "all": np.ones_like(gold)}[stratum]
+    mc = mcnemar_paired((fa == gold)[sel], (fb == gold)[sel])
+    what = {"defective": ("defective units a missed and b found", "defective units a found and b missed"),
+            "clean": ("clean units a flagged and b left unflagged", "clean units a left unflagged and b flagged"),
+            "all": ("units a got wrong and b right", "units a got right and b wrong")}[stratum]
+    return {**mc, "stratum": stratum, "units": int(sel.sum()), "b_is": what[0], "c_is": what[1]}
+
+
+def paired_rows(dec: pd.DataFrame, judge: str, a: str, b: str, n_boot: int, seed: int,
+                metrics: Sequence[str] = METRICS, **tags) -> list[dict]:
+    """Gains b − a on the units both arms scored, bootstrap over answers, and per metric McNemar on the
+    paired 2×2 table of its own stratum (``STRATUM``); ``tags`` (e.g. ``unit``, ``matcher``) are added
+    to every row."""
     da = dec[(dec["judge"] == judge) & (dec["arm"] == a) & dec["flagged"].notna()]
     db = dec[(dec["judge"] == judge) & (dec["arm"] == b) & dec["flagged"].notna()]
     m = da.merge(db, on=["item_id", "unit", "group", "gold"], suffixes=("_a", "_b"))
@@ -148,52 +189,111 @@ def paired_rows(dec: pd.DataFrame, judge: str, a: str, b: str, n_boot: int, seed
     fa, fb = m["flagged_a"].to_numpy(bool), m["flagged_b"].to_numpy(bool)
     _, ca = cluster_counts(gold, fa, m["group"].to_numpy(), m["complaints_a"].to_numpy(float))
     _, cb = cluster_counts(gold, fb, m["group"].to_numpy(), m["complaints_b"].to_numpy(float))
-    mc = mcnemar_paired(fa == gold, fb == gold)
     rows = []
-    for name in METRICS:
+    for name in metrics:
         g, lo, hi = paired_gain(ca, cb, name, n_boot=n_boot, seed=seed)
-        rows.append({"judge": judge, "a": a, "b": b, "metric": name, "n": int(len(m)),
+        rows.append({"judge": judge, "a": a, "b": b, "metric": name, **tags, "n": int(len(m)),
                      "a_value": float(metric(ca.sum(0), name)), "b_value": float(metric(cb.sum(0), name)),
-                     "gain": g, "ci": [lo, hi], "mcnemar": mc})
+                     "gain": g, "ci": [lo, hi], "mcnemar": stratum_mcnemar(gold, fa, fb, STRATUM.get(name))})
     return rows
+
+
+def _matched_frame(rows: list[dict], judge: str, arm: str) -> pd.DataFrame:
+    return pd.DataFrame([{"judge": judge, "arm": arm, **r} for r in rows],
+                        columns=["judge", "arm", "item_id", "group", "unit", "gold", "flagged", "complaints",
+                                 "kinds"])
+
+
+def matched_levels(items: list[WorldItem], complaints: dict, judge: str, arms: Sequence[str],
+                   matchers: dict[str, Matcher]) -> dict[tuple[str, str], pd.DataFrame]:
+    """Per (unit, matcher), the decision rows of every arm of ``judge``: ``segment`` (marked segments
+    found) and ``sentence`` (labelled sentences flagged through the matcher)."""
+    out = {}
+    for unit, build in (("segment", segment_rows), ("sentence", sentence_rows)):
+        for mname, mt in matchers.items():
+            df = pd.concat([_matched_frame(build(items, {i: complaints.get((judge, arm, i), []) for i in
+                                                         (it.item_id for it in items)}, mt), judge, arm)
+                            for arm in arms], ignore_index=True)
+            if not df.empty:
+                out[(unit, mname)] = df
+    return out
+
+
+LEVEL_METRICS = {"segment": ("recall",), "sentence": METRICS}
+
+
+UNIT_OF_FORM = {"label": "answer", "score": "answer", "defects": "answer", "sentences": "sentence",
+                "typed": "type id"}
+
+
+def _level_summary(df: pd.DataFrame, unit: str, n_boot: int, seed: int) -> dict:
+    out = rates(df, n_boot, seed, LEVEL_METRICS[unit])
+    if out["undecided"] and not out["n"]:
+        out["undefined"] = f"the matcher decided none of the {out['undecided']} {unit}s"
+    return out
+
+
+def _span_block(items: list[WorldItem], comp: dict, strict: Matcher, generous: Matcher | None,
+                second: Matcher | None, strict_threshold: float, n_boot: int, seed: int) -> dict:
+    """Span scores over every answer (error-free ones included, as RAGTruth scores them)."""
+    spans = {"strict": span_scores(items, comp, strict).to_dict(), "strict_threshold": strict_threshold,
+             "permuted_audit_strict": matcher_audit(items, comp, strict, seed),
+             "char_overlap": char_overlap(items, comp),
+             "char_specificity": char_specificity(items, comp, n_boot=n_boot, seed=seed),
+             "scored": "depends on the matcher (character overlap and specificity: on the quotes as located)"}
+    if generous is not None:
+        spans["generous"] = span_scores(items, comp, generous).to_dict()
+        spans["disagreement"] = disagreement(items, comp, strict, generous)
+        spans["permuted_audit_generous"] = matcher_audit(items, comp, generous, seed)
+        spans["agreement_strict_generous"] = agreement(items, comp, generous, strict)
+    if generous is not None and second is not None:
+        spans["second"] = span_scores(items, comp, second).to_dict()
+        spans["second_matcher_agreement"] = agreement(items, comp, generous, second)
+    return spans
 
 
 def analyse(items: list[WorldItem], verdicts: pd.DataFrame, *, form: str, arms: Sequence[str],
             n_boot: int = 2000, seed: int = 0, tie: str = TIE_RULE, generous: Matcher | None = None,
-            strict_threshold: float = STRICT_THRESHOLD, covariates: Sequence[str] = DEFAULT_COVARIATES,
-            n_perm: int = 9999, alternative: str = "two-sided") -> Analysis:
+            second: Matcher | None = None, strict_threshold: float = STRICT_THRESHOLD,
+            covariates: Sequence[str] = DEFAULT_COVARIATES,
+            n_perm: int = 9999, alternative: str = "greater") -> Analysis:
     """Per judge and arm: the detection rates with intervals; paired gains of every arm against the
-    first; for the defects form the span scores under each matcher, their disagreement and audit;
-    Spearman ρ (permutation p) of per-answer gains and false alarms with each covariate."""
+    first; for the defects form the span scores under each matcher over every answer, their
+    disagreement and audit, character specificity on the error-free answers, and per matcher the
+    segment-level recall and the sentence-level rates with their paired gains (``second``: a second
+    matcher re-matching the generous matcher's pairs, agreement and κ); Spearman ρ
+    (permutation p, one-sided in the predicted direction by default) of per-answer gains and false
+    alarms with each covariate."""
     cov = covariate_table(items, covariates)
     dec, complaints = _pool_all(items, verdicts, form, tie)
     judges: dict[str, dict] = {}
     paired: list[dict] = []
     by_id = {it.item_id: it for it in items}
-    spanned = [it for it in items if it.spans]
+    matched = form == "defects" and any(it.spans or sentence_units(it) for it in items)
+    strict = strict_matcher(strict_threshold)
+    matchers = {"strict": strict, **({"generous": generous} if generous is not None else {})}
     for judge in dict.fromkeys(verdicts["judge_id"]):
+        levels = matched_levels(items, complaints, judge, arms, matchers) if matched else {}
         arms_out = {}
         for arm in arms:
             sub = dec[(dec["judge"] == judge) & (dec["arm"] == arm)]
             summary = _arm_summary(sub, n_boot, seed)
             summary["scored"] = SCORED_HOW[form]
-            if form == "defects" and spanned:
+            summary["unit"] = UNIT_OF_FORM[form]
+            if matched:
                 comp = {i: complaints.get((judge, arm, i), []) for i in by_id}
-                strict = strict_matcher(strict_threshold)
-                spans = {"strict": span_scores(spanned, comp, strict).to_dict(),
-                         "strict_threshold": strict_threshold,
-                         "permuted_audit_strict": matcher_audit(spanned, comp, strict, seed),
-                         "char_overlap": char_overlap(spanned, comp),
-                         "scored": "depends on the matcher"}
-                if generous is not None:
-                    spans["generous"] = span_scores(spanned, comp, generous).to_dict()
-                    spans["disagreement"] = disagreement(spanned, comp, strict, generous)
-                    spans["permuted_audit_generous"] = matcher_audit(spanned, comp, generous, seed)
-                summary["spans"] = spans
+                if any(it.spans for it in items):
+                    summary["spans"] = _span_block(items, comp, strict, generous, second, strict_threshold,
+                                                     n_boot, seed)
+                summary["matched"] = {f"{unit}:{mname}": _level_summary(df[df["arm"] == arm], unit, n_boot, seed)
+                                      for (unit, mname), df in levels.items()}
             arms_out[arm] = summary
         judges[judge] = {"arms": arms_out}
         for b in arms[1:]:
-            paired += paired_rows(dec, judge, arms[0], b, n_boot, seed)
+            paired += paired_rows(dec, judge, arms[0], b, n_boot, seed, unit=UNIT_OF_FORM[form], matcher=None)
+            for (unit, mname), df in levels.items():
+                paired += paired_rows(df, judge, arms[0], b, n_boot, seed, LEVEL_METRICS[unit], unit=unit,
+                                      matcher=mname)
     spearman = correlations(dec, cov, list(judges), list(arms), n_perm=n_perm, seed=seed, alternative=alternative)
     result = {"form": form, "arms": list(arms), "tie_rule": tie, "n_boot": n_boot, "seed": seed,
               "judges": judges, "paired": paired, "spearman": spearman}

@@ -1,13 +1,16 @@
 """Reading IFEval prompt and response files and joining them (the I/O side of the checker).
 
-The released evaluator joins a response to its prompt by the exact prompt text. One prompt of
-``input_data.jsonl`` (key 2785) was edited upstream ("Fix an eval prompt", 2024-06-11: "at least
-one placeholder" became "at least 3 placeholders") after Google's GPT-4 responses were written, so
-its text no longer matches the response file's. :func:`join` therefore joins by text first and
-then, for a prompt left without a response, takes the response on the *same line* of the response
-file when that response's own prompt text matched no prompt (the response file lists the prompts
-in ``input_data.jsonl`` order). Every such fallback is returned and recorded in the result, with
-both texts; anything still unmatched is an error.
+The released evaluator joins a response to its prompt by the exact prompt text, and Google's
+evaluation rejects a prompt without a response before scoring, listing every missing key. One
+prompt of ``input_data.jsonl`` (key 2785) was edited upstream ("Fix an eval prompt", 2024-06-11:
+"at least one placeholder" became "at least 3 placeholders") after Google's GPT-4 responses were
+written, so its text no longer matches the response file's. :func:`join` therefore joins by text
+only (``by="text"``, the default) and names every prompt left without a response; a stale
+response is never scored against an edited prompt. Only when asked (``by="position"``) does a
+prompt left without a response take the response on the *same line* of the response file, when
+that response's own prompt text matched no prompt (the response file lists the prompts in
+``input_data.jsonl`` order); every such fallback is returned with both texts. A prompt text given
+twice in a response file is refused (:func:`read_responses`), naming both lines.
 """
 
 from __future__ import annotations
@@ -60,40 +63,61 @@ def read_items(path: str | Path) -> list[tuple[int, IFEvalItem]]:
     return out
 
 
+JOINS = ("text", "position")
+"""How :func:`join` pairs responses with prompts: by exact text only, or with the line-position fallback."""
+
+
 def read_responses(path: str | Path) -> list[Response]:
-    """The ``{prompt, response}`` lines of a response file."""
+    """The ``{prompt, response}`` lines of a response file; ``InputError`` naming both lines when a
+    prompt text is given twice (which response would be scored is otherwise a matter of order)."""
     out = []
+    seen: dict[str, int] = {}
     for line, obj in iter_jsonl(path):
         for name in ("prompt", "response"):
             if name not in obj:
                 raise InputError("required field is missing", path=path, line=line, field=name)
             if not isinstance(obj[name], str):
                 raise InputError(f"must be a string, got {obj[name]!r}", path=path, line=line, field=name)
+        if obj["prompt"] in seen:
+            raise InputError(f"a second response to the prompt of line {seen[obj['prompt']]} (one response "
+                             "per prompt)", path=path, line=line, field="prompt")
+        seen[obj["prompt"]] = line
         out.append(Response(line, obj["prompt"], obj["response"]))
     if not out:
         raise InputError("no responses found", path=path)
     return out
 
 
-def join(items: list[tuple[int, IFEvalItem]], responses: list[Response], *,
-         responses_path: str | Path | None = None) -> tuple[list[tuple[IFEvalItem, str]], list[PositionJoin]]:
-    """Each item with its response: by exact prompt text, else by line position (see module doc).
+def join(items: list[tuple[int, IFEvalItem]], responses: list[Response], *, by: str = "text",
+         skip_missing: bool = False, responses_path: str | Path | None = None,
+         ) -> tuple[list[tuple[IFEvalItem, str]], list[PositionJoin]]:
+    """Each item with its response: by exact prompt text, else (``by="position"``) by line position
+    (see module doc).
 
-    Returns the joined pairs in prompt-file order and the position joins made. A prompt text given
-    twice in the response file keeps its last response (as the released evaluator's dict does).
+    Returns the joined pairs in prompt-file order and the position joins made. A prompt left
+    without a response is an ``InputError`` listing every such key, unless ``skip_missing`` (then
+    it is left out of the pairs; the caller counts it).
     """
+    if by not in JOINS:
+        raise InputError(f"join must be one of {', '.join(JOINS)}, got {by!r}", field="join")
     by_text = {r.prompt: r for r in responses}
     prompts = {it.prompt for _, it in items}
-    orphans = {i: r for i, r in enumerate(responses) if r.prompt not in prompts}
+    orphans = {i: r for i, r in enumerate(responses) if r.prompt not in prompts} if by == "position" else {}
     pairs: list[tuple[IFEvalItem, str]] = []
     fallbacks: list[PositionJoin] = []
+    missing: list[int] = []
     for pos, (_line, it) in enumerate(items):
         r = by_text.get(it.prompt)
         if r is None:
             r = orphans.pop(pos, None)
             if r is None:
-                raise InputError(f"no response for prompt key {it.key} (neither by text nor on line {pos + 1})",
-                                 path=responses_path, field="prompt")
+                missing.append(it.key)
+                continue
             fallbacks.append(PositionJoin(it.key, r.line, it.prompt, r.prompt))
         pairs.append((it, r.response))
+    if missing and not skip_missing:
+        how = "neither by text nor by line position" if by == "position" else \
+            "by prompt text (a response whose prompt differs is not scored; --join position joins by line)"
+        raise InputError(f"no response for prompt key{'s' if len(missing) > 1 else ''} "
+                         f"{', '.join(map(str, missing))} ({how})", path=responses_path, field="prompt")
     return pairs, fallbacks
