@@ -45,6 +45,19 @@ for _name, _module in _GROUPS.items():
             raise
 
 
+@app.callback()
+def _page_options(
+    plotly: Annotated[str, typer.Option("--plotly", envvar="JUDGEAUDIT_PLOTLY",
+                                        help="how every report.html carries plotly.js: inline (default; the page "
+                                             "works offline) or cdn (a small page that loads plotly.js from the "
+                                             "plotly CDN)")] = "inline",
+) -> None:
+    """Audit LLM-as-a-judge instruments: is the judge valid, not just reliable?"""
+    from judgeaudit.report.html import set_plotly_mode
+
+    set_plotly_mode(plotly)
+
+
 @judges_app.command("list")
 def judges_list() -> None:
     """List the judge backends and their spec syntax."""

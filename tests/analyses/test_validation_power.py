@@ -603,3 +603,33 @@ def test_member_table_reports_bh_and_the_smallest_attainable_p():
     row = frame[(frame["label set"] == "pairs1") & (frame["mode"] == "paired") & (frame["member"] == "length_only")]
     assert m["p_value_bh"] == pytest.approx(float(row["p (BH)"].iloc[0]))
     assert d["a_imp_null"]["p_value_min"] == pytest.approx(0.2)
+
+
+def test_transfer_is_admitted_by_label_origin_as_in_section_5_4():
+    """§5.4: a transfer is defined only where the two label spaces share two categories. In paired
+    mode every set's labels are the sides A/B, so "share ≥ 2 labels" admitted every ordered pair
+    (6 of 6 here); a category is a label value under its origin (a pair role, a human vote, the
+    author's gold), so only the two pair-role sets admit each other (2 of 6), and each refusal says
+    why. Tables without a declared origin are still compared by their label values."""
+    sets = {"rb": _pairs(n=60, seed=1), "rmb": _pairs(n=60, seed=2), "mt": _pairs(n=60, seed=3)}
+    meta = {"rb": {"label_origin": "pair role"}, "rmb": {"label_origin": "pair_role"},
+            "mt": {"label_origin": "human_vote"}}
+    res = vp.audit_validation_power(sets, modes=("paired",), n_permutations=0, n_boot=10, set_meta=meta)
+    by = {(t.source, t.target): t for t in res.transfer}
+    assert len(by) == 6
+    assert sorted(k for k, t in by.items() if t.admitted) == [("rb", "rmb"), ("rmb", "rb")]
+    assert by[("rb", "rmb")].n == 60 and set(by[("rb", "rmb")].members) == set(vp.FAMILY)
+    for k in (("rb", "mt"), ("mt", "rb"), ("rmb", "mt"), ("mt", "rmb")):
+        assert not by[k].admitted and by[k].members == {}
+        assert by[k].reason.startswith("label origins differ (")
+    assert "human vote" in by[("rb", "mt")].reason and "pair role" in by[("rb", "mt")].reason
+    # one set declares an origin, the other does not: the categories cannot be matched
+    one = vp.audit_validation_power(sets, modes=("paired",), n_permutations=0, n_boot=10,
+                                    set_meta={"rb": {"label_origin": "pair role"}})
+    t = next(t for t in one.transfer if (t.source, t.target) == ("rb", "rmb"))
+    assert not t.admitted and "declared for one set only" in t.reason
+    # the report counts them as §5.4 does and lists every refusal's reason
+    from judgeaudit.report.validation_power import transfer_frame, transfer_sentence
+
+    assert transfer_sentence(res) == "paired mode: 2 of 6 ordered set pairs admitted."
+    assert transfer_frame(res)["admitted"].str.startswith("no (label origins differ").sum() == 4

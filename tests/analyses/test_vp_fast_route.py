@@ -281,7 +281,7 @@ def test_transfer_scores_equal_between_routes(data_dir):
     on trimmed shared sets of both modes and label spaces."""
     from judgeaudit.analyses.validation_power import audit_validation_power
 
-    names = ["llmbar:Natural", "judgebench", "halueval:qa", "gsm8k:pairs", "frank", "halueval:general"]
+    names = ["llmbar:Natural", "judgebench:gpt-4o-2024-05-13", "halueval:qa", "gsm8k:pairs", "frank", "halueval:general"]
     specs = _specs(data_dir)
     tables = {n: load_set(specs[n]) for n in names}
     kw = {"modes": ("item", "paired"), "n_permutations": 0, "n_boot": 10, "members": ["length_only"]}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from judgeaudit.commands import datasets as datasets_cmd
@@ -60,3 +61,25 @@ def test_datasets_list_shows_the_registry():
     assert res.exit_code == 0
     for name in ("judgebench", "llmbar", "rm_bench", "mt_bench", "halueval", "frank", "jsonl", "hf"):
         assert name in res.output
+
+
+@pytest.mark.data
+def test_vp_audit_of_an_llmbar_folder_audits_each_set_and_pools_on_request(data_dir, tmp_path):
+    """The README's `vp audit --set llmbar:ROOT` audits the 6 sets found there as 6 rows of Table 7
+    (it audited one pooled set of 773 pairs, mixing author and human-majority labels); the report
+    says which rows are one set of a folder and which are a pool asked for with ?pool=true."""
+    root = data_dir / "llmbar"
+    out = tmp_path / "out"
+    res = vp_cmd.run_audit([f"llmbar:{root}?max_rows=40"], mode="paired", permutations=0, n_boot=10,
+                           transfer=False, out=out)
+    assert res.set_names == ["llmbar:Natural", "llmbar:Adversarial/Neighbor", "llmbar:Adversarial/GPTInst",
+                             "llmbar:Adversarial/GPTOut", "llmbar:MT-Bench", "llmbar:LLMEval2"]
+    d = json.loads((out / "result.json").read_text())
+    assert d["sets"]["llmbar:MT-Bench"]["meta"]["label_origin"] == "human_majority"
+    assert d["sets"]["llmbar:Natural"]["meta"]["label_origin"] == "author_gold"
+    html = (out / "report.html").read_text()
+    assert "llmbar:Natural (one subset of llmbar:" in html and "audited as its own set" in html
+    pooled = vp_cmd.run_audit([f"llmbar:{root}?pool=true&max_rows=120"], mode="paired", permutations=0,
+                              n_boot=10, transfer=False, out=tmp_path / "pooled")
+    assert pooled.set_names == ["llmbar"]
+    assert "llmbar (pooled on request over subset Natural, " in (tmp_path / "pooled" / "report.html").read_text()

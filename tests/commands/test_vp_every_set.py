@@ -76,7 +76,8 @@ def test_vp_audit_on_every_public_set(data_dir):
     assert d["gsm8k:items"]["meta"]["trimmed"]["from_rows"] == 4 * 1319
 
     # the untrimmed sets' sizes (pairs after dropping ties; items)
-    assert res.get("halueval:qa", "paired").n == 500 and res.get("judgebench", "paired").n == 620
+    assert res.get("halueval:qa", "paired").n == 500 and res.get("judgebench:gpt-4o-2024-05-13", "paired").n == 350
+    assert res.get("judgebench:claude-3-5-sonnet-20240620", "paired").n == 270
     assert res.get("gsm8k:pairs", "paired").n == 731 and res.get("frank", "item").n == 2246
     assert res.get("mt_bench", "paired").n == 73 - 35  # 35 GPT-4 ties dropped
 

@@ -215,3 +215,52 @@ def test_cap_run_on_a_clone_with_a_new_adversarial_set(tmp_path):
     assert res.value("llmbar", "GPT-4/CoT", "C5", "reference") == pytest.approx(1 / 2)
     assert res.value("llmbar", "GPT-4/CoT", "C7", "strict") == pytest.approx(2 / 6)
     assert res.value("llmbar_faireval", "GPT-4/CoT", "C7", "strict") == pytest.approx(2 / 3)
+
+
+def test_published_statistics_reconciled_in_both_failure_views(tmp_path):
+    """A result.json with an unparsed winner: LLMBar's statistics.json counts it wrong (every item in
+    n); CAP's default leaves the item out. `cap run --published` shows the published counts beside
+    both recomputations, file by file, and says which view reproduces each file."""
+    root = tmp_path / "clone"
+    folder = _write_set(root / "Dataset" / "LLMBar" / "Natural", [1, 2, 1], evaluators=("GPT-4/CoT", "X/Y"))
+    res_file = folder / "evaluators" / "GPT-4" / "CoT" / "result.json"
+    items = json.loads(res_file.read_text())
+    items[2]["results"][-1]["swap = True"]["winner"] = None     # unparsed in the second order
+    res_file.write_text(json.dumps(items))
+    # LLMBar's numbers: output 1 chosen in both orders on labels 1, 2, 1 (the last second order unparsed)
+    (res_file.parent / "statistics.json").write_text(json.dumps({
+        "correct_False": "2 / 3 = 66.7%", "correct_True": "1 / 3 = 33.3%", "correct_both": "1 / 3 = 33.3%",
+        "equal": "2 / 3 = 66.7%"}))
+    (folder / "evaluators" / "X" / "Y" / "statistics.json").write_text(json.dumps({
+        "correct_False": "2 / 3", "correct_True": "2 / 3", "correct_both": "2 / 3", "equal": "3 / 3"}))
+    pairs = llmbar.load_pairs(root)
+    t = llmbar.reconcile_statistics(root, pairs).set_index("judge_id")
+    cot = t.loc["GPT-4/CoT"]
+    assert cot["published"] == "2/3, 1/3, 1/3, 2/3"
+    assert cot["failures wrong (LLMBar's rule)"] == "2/3, 1/3, 1/3, 2/3"
+    assert cot["failures excluded (CAP default)"] == "1/2, 1/2, 1/2, 2/2"
+    assert cot["reproduced_by"] == "failures wrong" and cot["items with an unparsed winner"] == 1
+    assert t.loc["X/Y", "reproduced_by"] == "failures wrong and failures excluded"
+    res = cap_cmd.run_cap([f"llmbar:{root}"], published=True, n_boot=10, seed=0, out=tmp_path / "out")
+    d = json.loads((tmp_path / "out" / "result.json").read_text())
+    assert [r["reproduced_by"] for r in d["published_statistics"]] == ["failures wrong",
+                                                                        "failures wrong and failures excluded"]
+    assert len(res.published_statistics) == 2
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "2 of 2 files reproduced with unparsed winners counted wrong" in html
+    assert "1 of 2 with them excluded" in html
+
+
+@pytest.mark.data
+def test_every_shipped_llmbar_file_reconciles_with_its_statistics_json(tmp_path):
+    """The shared LLMBar copy ships 84 result.json files, each beside its statistics.json: with unparsed
+    winners counted wrong (LLMBar's rule) every one is reproduced; with them excluded (CAP's default,
+    the only view shown before) 55 are, and the other 29 are exactly the files with unparsed winners."""
+    root = full("llmbar")
+    res = cap_cmd.run_cap([f"llmbar:{root}"], published=True, n_boot=2, seed=0)
+    t = res.published_statistics
+    assert len(t) == 84 and (t["published"] != "—").all()
+    assert t["reproduced_by"].str.contains("failures wrong").all()
+    excl = t["reproduced_by"].str.contains("failures excluded")
+    assert excl.sum() == 55
+    assert (~excl == (t["items with an unparsed winner"] > 0)).all()

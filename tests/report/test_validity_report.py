@@ -92,5 +92,7 @@ def test_direction_table_and_regrade_columns_show_the_result_numbers():
                for b in secs[2].banners)
     table = judge_table(res).set_index("judge")
     assert {"R⁺ (toward label)", "wrong way", "regrade", "regrade (verdict at τ)"} <= set(table.columns)
-    assert "labels permuted across the construct arm" in secs[0].body
+    # every base item carries every slot: the gap's null is permuted within base items, and says why
+    assert "labels permuted within base items in the construct arm" in secs[0].body
+    assert "chosen by the design: 24 of 24 base items in the construct arm carry edits on both axes" in secs[0].body
     assert "τ re-selected in every resample" in secs[0].body

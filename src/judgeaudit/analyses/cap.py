@@ -161,6 +161,9 @@ class CapResult:
         n_boot, seed, failures: estimator settings.
         benchmark_scores: the benchmarks' own headline scores (set, judge_id, rule, value, n), shown
             beside CAP's overall values.
+        published_statistics: per shipped judge-output file, the benchmark's own published counts
+            beside their recomputation with failures counted wrong and excluded
+            (``datasets.llmbar.reconcile_statistics``); empty when the sets ship none.
     """
 
     cells: pd.DataFrame
@@ -182,6 +185,7 @@ class CapResult:
                                 compare=False)
     """Per resampling unit (base item) the numerator and denominator of every bootstrapped cell: a cell
     is Σ num / Σ den over its set's units (for a paired comparison of two runs)."""
+    published_statistics: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
         return self.cells.copy()
@@ -254,6 +258,8 @@ class CapResult:
             "spearman": _records(self.spearman),
             "stress": _records(self.stress),
             "l1": _records(self.l1),
+            **({"published_statistics": _records(self.published_statistics)}
+               if len(self.published_statistics) else {}),
         }
 
 

@@ -27,7 +27,9 @@ subject to S ≥ the floor. Intervals resample base items (App. A.2), one counts
 every judge and every statistic, so all intervals are paired, and the operating point is chosen
 again in every resample. ``R_excess`` (R − (1 − S)) reads each half of the base items at the τ
 chosen on the other half, so that the choice of τ cannot make a judge with no sensitivity look
-sensitive. The scope − strength gap's null permutes axis labels across the construct arm (§5.2).
+sensitive. The scope − strength gap's null permutes axis labels (§5.2) within base items where the
+design gives base items edits on both axes, across the construct arm where a base item carries one
+construct edit (``choose_gap_null``; the run records which).
 """
 
 from __future__ import annotations
@@ -331,6 +333,7 @@ class ValidityResult:
     notes: tuple[str, ...] = field(default_factory=tuple)
     gap_null: str = "construct_arm"
     tau_in_bootstrap: str = "reselect"
+    gap_null_reason: str = ""
 
     def judge(self, judge_id: str) -> JudgeProfile:
         for j in self.judges:
@@ -354,6 +357,7 @@ class ValidityResult:
             "seed": self.seed,
             "bootstrap_unit": "base_id",
             "gap_null": self.gap_null,
+            "gap_null_reason": self.gap_null_reason,
             "tau_in_bootstrap": self.tau_in_bootstrap,
             "cross_judge_judges": [j.judge_id for j in self.judges if _in_cross_judge_means(j)],
             "slots": {k: dict(v) for k, v in self.slots.items()},
@@ -870,7 +874,7 @@ def _gap_permutation_p(f: np.ndarray, sel: np.ndarray, d: _Design, observed: flo
     construct-arm probes are shuffled across the arm with grades (hence flips at τ) held fixed, and
     the gap recomputed by Eq. (6) under each shuffle. ``within_base`` restricts the shuffle to
     each base item's own probes; with one construct edit per base item (the paper's design) that
-    null cannot move, so it is never the default."""
+    null cannot move (``choose_gap_null`` picks between the two by the design)."""
     idx = np.flatnonzero(sel)
     if len(idx) < 2:
         return None
@@ -908,13 +912,38 @@ def _length_table(d: _Design) -> dict[str, Any]:
             "per_axis": {a: summary(d.in_arm & (d.axis == a)) for a in AXES}}
 
 
-GAP_NULLS = ("construct_arm", "within_base")
+GAP_NULLS = ("auto", "construct_arm", "within_base")
+#: ``auto`` permutes within base items when at least this share of the construct arm's base items
+#: carry edits on both axes (judgeaudit's own rule; the paper's design, one construct edit per base
+#: item, has none and the bundled set, every slot on every base, has all).
+WITHIN_BASE_SHARE = 0.5
+
+
+def choose_gap_null(d: _Design) -> tuple[str, str]:
+    """The gap null the design supports, with the reason. Within a base item the axis label is
+    exchangeable under the null whatever the design, and that shuffle keeps every base item's own
+    scope/strength split, so on a design whose base items carry several construct edits it has its
+    nominal size (the across-arm shuffle unbalances the split and is conservative there, with less
+    power); with one construct edit per base item it cannot move, and the across-arm shuffle is the
+    test (§5.2)."""
+    arm = d.in_arm & ~d.is_control & np.isin(d.axis, CONSTRUCT_AXES)
+    bases = np.unique(d.base_index[arm])
+    if not len(bases):
+        return "construct_arm", "no construct-arm probes on the scope or strength axis"
+    scope = np.unique(d.base_index[arm & (d.axis == "scope")])
+    strength = np.unique(d.base_index[arm & (d.axis == "strength")])
+    both = len(np.intersect1d(scope, strength))
+    share = both / len(bases)
+    which = "within_base" if share >= WITHIN_BASE_SHARE else "construct_arm"
+    return which, (f"{both} of {len(bases)} base items in the construct arm carry edits on both axes "
+                   f"({'≥' if which == 'within_base' else '<'} {WITHIN_BASE_SHARE:.0%}): axis labels permuted "
+                   + ("within each base item" if which == "within_base" else "across the construct arm"))
 TAU_IN_BOOTSTRAP = ("reselect", "fixed")
 
 
 def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: float = 0.90,
                      bar: float = 0.75, n_boot: int = 2000, n_perm: int = 2000, level: float = 0.95,
-                     seed: int = 0, gap_null: str = "construct_arm",
+                     seed: int = 0, gap_null: str = "auto",
                      tau_in_bootstrap: str = "reselect") -> ValidityResult:
     """The (S, R) validity profile of every judge in a verdict table (construct-validity.txt §2,
     §4.2, §5.1–5.2, App. A–D).
@@ -929,9 +958,10 @@ def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: f
         n_perm: axis-label permutations for the gap's null (0: no p-value).
         level: interval coverage.
         seed: seed of the counts matrix and of the permutations.
-        gap_null: ``"construct_arm"`` (§5.2: axis labels permuted across the construct arm) or
+        gap_null: ``"auto"`` (default: chosen by the design, ``choose_gap_null``),
+            ``"construct_arm"`` (§5.2: axis labels permuted across the construct arm) or
             ``"within_base"`` (only within each base item: degenerate with one construct edit per
-            base item).
+            base item). The result records the null used and why (``gap_null_reason``).
         tau_in_bootstrap: ``"reselect"`` (the operating point is chosen again in every resample, so
             the intervals are those of the whole procedure) or ``"fixed"`` (τ held at the point
             estimate's value: ignores the selection, kept for comparison).
@@ -949,6 +979,10 @@ def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: f
     if tau_in_bootstrap not in TAU_IN_BOOTSTRAP:
         raise ValueError(f"tau_in_bootstrap must be one of {TAU_IN_BOOTSTRAP}, not {tau_in_bootstrap!r}")
     d = _design(probes, bar)
+    if gap_null == "auto":
+        gap_null, gap_null_reason = choose_gap_null(d)
+    else:
+        gap_null_reason = "requested"
     n_b = len(d.bases)
     counts = bootstrap_counts(n_b, n_boot, seed).astype(float) if n_boot > 0 else np.zeros((0, n_b))
     judges = []
@@ -963,5 +997,6 @@ def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: f
     return ValidityResult(s_floor=s_floor, bar=bar, level=level, n_boot=n_boot, n_perm=n_perm, seed=seed,
                           n_base=n_b, n_probes=len(d.probe_ids), direction_source=d.direction_source,
                           judges=tuple(judges), slots=d.slots, axes=d.axes, length=length,
-                          notes=tuple(d.notes), gap_null=gap_null, tau_in_bootstrap=tau_in_bootstrap)
+                          notes=tuple(d.notes), gap_null=gap_null, tau_in_bootstrap=tau_in_bootstrap,
+                          gap_null_reason=gap_null_reason)
 

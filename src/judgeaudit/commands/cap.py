@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -99,6 +100,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         raise InputError("give at least one --set SPEC", field="set")
     store_path = Path(store) if store else (Path(out) / "calls.sqlite" if out else Path("judgeaudit-calls.sqlite"))
     frames, coverage, tables, adapters = [], {}, {}, {}
+    reconciled: list[pd.DataFrame] = []   # LLMBar's published statistics.json, file by file
     n_published = 0   # verdicts of published judge outputs: answered before any run, at no recorded time
     set_paths: dict[str, str] = {}
     for spec in set_specs:
@@ -128,6 +130,10 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
             n_published += sum(len(t) for t in found.values())
             for jid, t in found.items():
                 tables[jid] = pd.concat([tables[jid], t], ignore_index=True) if jid in tables else t
+            if adapter == "llmbar":
+                from judgeaudit.datasets import llmbar
+
+                reconciled.append(llmbar.reconcile_statistics(path, df, judges=set(found)))
     pairs = pd.concat(frames, ignore_index=True)
     live_failures = None
     called: list[pd.DataFrame] = []   # every live verdict table, for the per-judge call summary
@@ -178,6 +184,8 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
     result = cap_profile(pairs, tables, coverage, rationale_labels=labels, evaluator=evaluator,
                          stress=stress_pairs, n_boot=n_boot, seed=seed, failures=failures,  # type: ignore[arg-type]
                          benchmark_scores=benchmark_scores(pairs, tables, adapters))
+    if reconciled:
+        result = dataclasses.replace(result, published_statistics=pd.concat(reconciled, ignore_index=True))
     if out is not None:
         from judgeaudit.records import verdicts_frame
         from judgeaudit.runinfo import answer_record
@@ -219,6 +227,7 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
                   inputs: dict[str, str] | None = None) -> None:
     """OUT/result.json and OUT/report.html; ``calls`` (a ``runtime.failures.CallSummary`` of the live
     judges and the evaluator) adds ``calls`` to the result and a judge-calls section to the report;
+    the result's ``published_statistics`` (LLMBar's statistics.json, file by file) adds a section;
     ``extra`` sections go at the end of the report."""
     from judgeaudit.report.cap import cap_sections
     from judgeaudit.report.html import write_page
@@ -234,6 +243,10 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
 
         d["calls"] = calls.to_dict()
         sections.append(calls_section(calls))
+    if len(result.published_statistics):
+        from judgeaudit.report.cap import published_statistics_section
+
+        sections.append(published_statistics_section(result.published_statistics))
     sections += extra or []
     if answers is not None:   # when the verdicts were answered (judgeaudit.runinfo.answer_record)
         d["answers"] = answers
@@ -306,6 +319,11 @@ def run_cmd(
     if len(bst):
         console.print("[bold]benchmark's own score beside CAP overall / strict (failures excluded | wrong)[/bold]")
         console.print(bst.drop(columns=["rule"]).to_string(index=False), highlight=False, soft_wrap=True)
+    ps = result.published_statistics
+    if len(ps):
+        from judgeaudit.report.cap import published_statistics_sentence
+
+        console.print(published_statistics_sentence(ps), highlight=False, soft_wrap=True)
     console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
     if led is not None:
         register.enforce(entries, strict_register)

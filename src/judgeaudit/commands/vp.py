@@ -53,7 +53,7 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
     in Ray tasks (``ray_address``: a cluster) instead of ``jobs`` local processes: the same result."""
     from judgeaudit.runtime import backends
 
-    from judgeaudit.datasets.registry import load_set
+    from judgeaudit.datasets.registry import load_sets
     from judgeaudit.runinfo import write_result
 
     if mode not in ("item", "paired", "both"):
@@ -68,15 +68,15 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
     modes = ("item", "paired") if mode == "both" else (mode,)
     tables, meta = {}, {}
     for spec in specs:
-        df = load_set(spec)
-        m = dict(df.attrs.get("judgeaudit", {}))
-        name = m.get("name", spec)
-        k = 2
-        while name in tables:
-            name = f"{m.get('name', spec)}#{k}"
-            k += 1
-        tables[name] = df
-        meta[name] = m
+        for df in load_sets(spec):
+            m = dict(df.attrs.get("judgeaudit", {}))
+            name = m.get("name", spec)
+            k = 2
+            while name in tables:
+                name = f"{m.get('name', spec)}#{k}"
+                k += 1
+            tables[name] = df
+            meta[name] = m
     ceil: dict[tuple[str, str], tuple[float, float, float]] = {}
     for c in ceilings or []:
         name, cm, val = parse_ceiling(c)
@@ -89,13 +89,13 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
                                     map_sets=map_sets)
     if out is not None:
         from judgeaudit.report.html import write_page
-        from judgeaudit.report.validation_power import vp_sections
+        from judgeaudit.report.validation_power import audited_sets_line, vp_sections
 
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         write_result(out / "result.json", result.to_dict())
         write_page(out / "report.html", "judgeaudit — validation power", vp_sections(result),
-                   subtitle="Label sets audited: " + ", ".join(tables))
+                   subtitle=audited_sets_line(result))
     return result
 
 
@@ -161,9 +161,9 @@ def audit(
     console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
     if led is not None:
         from judgeaudit.report.html import write_page
-        from judgeaudit.report.validation_power import vp_sections
+        from judgeaudit.report.validation_power import audited_sets_line, vp_sections
 
         entries, section = register.mark(led, ledger, "vp", result.to_dict(), out)
         write_page(out / "report.html", "judgeaudit — validation power", [*vp_sections(result), section],
-                   subtitle="Label sets audited: " + ", ".join(result.set_names))
+                   subtitle=audited_sets_line(result))
         register.enforce(entries, strict_register)

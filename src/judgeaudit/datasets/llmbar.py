@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -370,15 +370,61 @@ def published_statistics(path: str | Path) -> dict[str, tuple[int, int]]:
     return out
 
 
-def llmbar_statistics(table: pd.DataFrame, pairs: pd.DataFrame) -> dict[str, tuple[int, int]]:
+STATISTICS = ("correct_False", "correct_True", "correct_both", "equal")
+"""The counts of a ``statistics.json`` that ``llmbar_statistics`` reproduces."""
+
+
+def llmbar_statistics(table: pd.DataFrame, pairs: pd.DataFrame, *,
+                      failures: str = "wrong") -> dict[str, tuple[int, int]]:
     """LLMBar's own per-file statistics from a two-order table: per-order accuracy
-    (``correct_False``/``correct_True``, a null winner counts as wrong), both-correct
-    (``correct_both``) and positional agreement (``equal``, the two winners identical, a pair of
-    nulls included), each as ``(k, n)``."""
+    (``correct_False``/``correct_True``), both-correct (``correct_both``) and positional agreement
+    (``equal``, the two winners identical), each as ``(k, n)``.
+
+    ``failures="wrong"`` is LLMBar's rule (every item counted; a null winner is wrong, and a pair of
+    nulls counts as equal); ``"exclude"`` is CAP's default (conditional-accuracy-profiles.txt
+    App. L): items with an unparsed winner in either order are left out of ``n``."""
+    if failures not in ("wrong", "exclude"):
+        raise InputError(f"failures must be wrong or exclude, got {failures!r}", field="failures")
     df = table.merge(pairs[["pair_id", "label"]], on="pair_id", how="inner")
+    if failures == "exclude":
+        df = df[df["choice_ab"].notna() & df["choice_ba"].notna()]
     n = len(df)
     ab = df["choice_ab"] == df["label"]
     ba = df["choice_ba"] == df["label"]
     same = (df["choice_ab"] == df["choice_ba"]) | (df["choice_ab"].isna() & df["choice_ba"].isna())
     return {"correct_False": (int(ab.sum()), n), "correct_True": (int(ba.sum()), n),
             "correct_both": (int((ab & ba).sum()), n), "equal": (int(same.sum()), n)}
+
+
+def _counts(st: Mapping[str, tuple[int, int]]) -> str:
+    return ", ".join(f"{st[k][0]}/{st[k][1]}" if k in st else "—" for k in STATISTICS)
+
+
+def reconcile_statistics(root: str | Path, pairs: pd.DataFrame,
+                         judges: Collection[str] | None = None) -> pd.DataFrame:
+    """Every shipped ``result.json`` of the loaded subsets (``pairs``; of ``judges`` only, when
+    given) beside its folder's published ``statistics.json``: the counts recomputed with unparsed
+    winners counted wrong (LLMBar's rule) and excluded (CAP's default), and which view reproduces
+    the published counts — so each file reconciles with its published numbers. One row per file;
+    a file without ``statistics.json`` has no published counts (``reproduced_by`` ``—``)."""
+    rows = []
+    loaded = set(pairs["subset"].astype(str))
+    for (subset, jid), f in result_files(root).items():
+        if subset not in loaded or (judges is not None and jid not in judges):
+            continue
+        sub = pairs[pairs["subset"].astype(str) == subset]
+        t = load_result(f, subset, jid)
+        st_file = f.parent / "statistics.json"
+        pub = published_statistics(st_file) if st_file.is_file() else {}
+        wrong, excl = llmbar_statistics(t, sub, failures="wrong"), llmbar_statistics(t, sub, failures="exclude")
+        views = [name for name, st in (("failures wrong", wrong), ("failures excluded", excl))
+                 if pub and all(pub.get(k) == st[k] for k in STATISTICS)]
+        rows.append({"subset": subset, "judge_id": jid, "items": wrong["equal"][1],
+                     "items with an unparsed winner": int((t["choice_ab"].isna() | t["choice_ba"].isna()).sum()),
+                     "published": _counts(pub) if pub else "—",
+                     "failures wrong (LLMBar's rule)": _counts(wrong),
+                     "failures excluded (CAP default)": _counts(excl),
+                     "reproduced_by": " and ".join(views) if views else ("none" if pub else "—")})
+    return pd.DataFrame(rows, columns=["subset", "judge_id", "items", "items with an unparsed winner", "published",
+                                       "failures wrong (LLMBar's rule)", "failures excluded (CAP default)",
+                                       "reproduced_by"])

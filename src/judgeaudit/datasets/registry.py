@@ -14,6 +14,12 @@ A spec is ``NAME:PATH[?key=value&…]``:
 Options every spec accepts: ``name=`` (display name) and ``max_rows=N`` (a deterministic trim:
 whole groups are kept in order of a hash of the group key until ``N`` rows; recorded in the
 table's ``attrs['judgeaudit']['trimmed']``).
+
+``load_sets`` reads a spec as the label sets it holds: an LLMBar folder is one set per subset
+found (``Natural``, ``Adversarial/Neighbor``, ``MT-Bench``, …: LLMBar's author labels and the
+human-majority Processed sets are different rulers), JudgeBench one set per response model (the
+GPT-4o and Claude pairs are separate sets in the JudgeBench paper), each named
+``adapter:value``; ``?pool=true`` keeps them as one pooled set. ``load_set`` always gives one table.
 """
 
 from __future__ import annotations
@@ -132,7 +138,10 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
             ("item", "paired"), "user", "user"),
 )}
 
-COMMON_OPTIONS = ("name", "max_rows")
+COMMON_OPTIONS = ("name", "max_rows", "pool")
+
+#: The column that divides an adapter's table into the label sets it holds (``load_sets``).
+SET_COLUMN: dict[str, str] = {"llmbar": "subset", "judgebench": "response_model"}
 
 
 def parse_spec(spec: str, known: Mapping[str, Any] | None = None) -> tuple[str, str, dict[str, str]]:
@@ -196,9 +205,15 @@ def display_name(name: str, path: str, opts: dict[str, str]) -> str:
     return f"{name}:{extra}" if extra else name
 
 
-def load_set(spec: str) -> pd.DataFrame:
-    """Load the set a spec names; ``df.attrs['judgeaudit']`` records the spec, display name,
-    adapter, label origin and any trimming."""
+def _pooled(opts: Mapping[str, str]) -> bool:
+    v = str(opts.get("pool", "false")).strip().lower()
+    if v not in ("true", "false", "1", "0", "yes", "no"):
+        raise InputError(f"pool must be true or false, got {opts['pool']!r}", field="pool")
+    return v in ("true", "1", "yes")
+
+
+def _read(spec: str) -> tuple[str, pd.DataFrame, dict[str, Any], dict[str, str]]:
+    """``(adapter name, table, meta, common options)`` of a spec, not yet trimmed."""
     name, path, opts = parse_spec(spec)
     adapter = ADAPTERS[name]
     common = {k: opts.pop(k) for k in COMMON_OPTIONS if k in opts}
@@ -208,6 +223,12 @@ def load_set(spec: str) -> pd.DataFrame:
         raise InputError(f"{name}: unsupported option(s) {sorted(opts)} ({e})", field="set") from None
     meta: dict[str, Any] = {"spec": spec, "adapter": name, "name": display_name(name, path, {**opts, **common}),
                             "label_origin": adapter.label_origin}
+    return name, df, meta, common
+
+
+def _finish(df: pd.DataFrame, meta: dict[str, Any], common: Mapping[str, str]) -> pd.DataFrame:
+    """The table with its label origin, any trimming (``max_rows``) and ``meta`` in its attrs."""
+    meta = dict(meta)
     if "label_source" in df.columns and df["label_source"].notna().any():
         meta["label_origin"] = ", ".join(sorted(df["label_source"].dropna().astype(str).unique()))
     if "max_rows" in common:
@@ -222,6 +243,36 @@ def load_set(spec: str) -> pd.DataFrame:
                                "the group key until max_rows"}
     df.attrs = {**df.attrs, "judgeaudit": meta}
     return df
+
+
+def load_set(spec: str) -> pd.DataFrame:
+    """Load the set a spec names as one table; ``df.attrs['judgeaudit']`` records the spec, display
+    name, adapter, label origin and any trimming."""
+    _, df, meta, common = _read(spec)
+    return _finish(df, meta, common)
+
+
+def load_sets(spec: str) -> list[pd.DataFrame]:
+    """The label sets a spec holds, each its own table (``SET_COLUMN``: one per LLMBar subset,
+    one per JudgeBench response model, in the order found; ``max_rows`` trims each), or the one
+    pooled table with ``?pool=true`` (and for every other adapter). ``attrs['judgeaudit']``
+    records ``pooled`` (and ``split_by``, the column, when the spec's table held several sets)."""
+    adapter, df, meta, common = _read(spec)
+    col = SET_COLUMN.get(adapter)
+    if col is None or col not in df.columns:
+        return [_finish(df, meta, common)]
+    values = list(dict.fromkeys(df[col].astype(str)))
+    if _pooled(common) or len(values) < 2:
+        pooled = len(values) > 1
+        return [_finish(df, {**meta, "pooled": pooled, **({"pooled_over": {col: values}} if pooled else {})},
+                        common)]
+    stem = common.get("name") or adapter
+    parts = []
+    for v in values:
+        part = df.loc[(df[col].astype(str) == v).to_numpy()].reset_index(drop=True)
+        part.attrs = dict(df.attrs)
+        parts.append(_finish(part, {**meta, "name": f"{stem}:{v}", "pooled": False, "split_by": col}, common))
+    return parts
 
 
 def list_adapters() -> pd.DataFrame:

@@ -126,23 +126,69 @@ def benchmark_score_table(result: CapResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def published_statistics_sentence(table: pd.DataFrame) -> str:
+    """How many shipped judge-output files each failure view reproduces (``reconcile_statistics``)."""
+    with_pub = table[table["published"] != "—"]
+    n = len(with_pub)
+    by = with_pub["reproduced_by"].astype(str)
+    wrong = int(by.str.contains("failures wrong").sum())
+    excl = int(by.str.contains("failures excluded").sum())
+    unparsed = int((with_pub["items with an unparsed winner"] > 0).sum())
+    none = int((by == "none").sum())
+    s = (f"LLMBar statistics.json: {wrong} of {n} files reproduced with unparsed winners counted wrong (LLMBar's "
+         f"rule), {excl} of {n} with them excluded (CAP's default); {unparsed} file(s) have unparsed winners")
+    if none:
+        s += f"; {none} file(s) reproduced by neither view"
+    if len(table) > n:
+        s += f"; {len(table) - n} output file(s) ship no statistics.json"
+    return s + "."
+
+
+def published_statistics_section(table: pd.DataFrame) -> Section:
+    """The file-by-file reconciliation of the benchmark's published statistics.json."""
+    return Section("The benchmark's published statistics, file by file",
+                   f"<p>{esc(published_statistics_sentence(table))}</p><p class='note'>Counts k/n of "
+                   "correct_False, correct_True, correct_both and equal (positional agreement), as the published "
+                   "statistics.json gives them, beside the same counts recomputed from the file's result.json with "
+                   "unparsed winners counted wrong (LLMBar's rule: every item in n) and excluded (CAP's default, "
+                   "Appendix L: an item with an unparsed winner in either order leaves n).</p>"
+                   + table_html(table.rename(columns={"judge_id": "judge", "reproduced_by": "reproduced by"})))
+
+
+#: Fewer measurable conditions than this and a radar has no area (two axes draw a line, one a dot):
+#: the profile is drawn as grouped bars instead.
+RADAR_MIN_AXES = 3
+
+
 def radar_figure(result: CapResult, set_name: str) -> Any:
-    """Fig. 3: one polygon per judge over the measurable main-table conditions of the set."""
+    """Fig. 3: one polygon per judge over the measurable main-table conditions of the set; grouped
+    bars (one group per condition, one bar per judge) where fewer than ``RADAR_MIN_AXES`` are
+    measurable."""
     import plotly.graph_objects as go
 
     c = result.cells[(result.cells["set"] == set_name) & (result.cells["metric"] == "value")
                      & result.cells["condition"].isin(CONDITION_CODES)
                      & result.cells["coverage"].isin(MAIN_STATUSES)]
     conds = [code for code in CONDITION_CODES if c.loc[c["condition"] == code, "value"].notna().any()]
+    labels = [f"{code} {CONDITION_BY_CODE[code].name}" for code in conds]
+    radar = len(conds) >= RADAR_MIN_AXES
     fig = go.Figure()
     for judge, g in c.groupby("judge_id", sort=False):
         by = g.set_index("condition")["value"]
         vals = [100 * by.get(code) if by.get(code) is not None and not pd.isna(by.get(code)) else None
                 for code in conds]
-        labels = [f"{code} {CONDITION_BY_CODE[code].name}" for code in conds]
-        fig.add_trace(go.Scatterpolar(r=vals + vals[:1], theta=labels + labels[:1], name=judge, mode="lines+markers"))
-    fig.update_layout(polar={"radialaxis": {"range": [0, 100]}}, height=520,
-                      title=f"CAP profiles on {set_name} (%, raw)", legend={"font": {"size": 10}})
+        if radar:
+            fig.add_trace(go.Scatterpolar(r=vals + vals[:1], theta=labels + labels[:1], name=judge,
+                                          mode="lines+markers"))
+        else:
+            fig.add_trace(go.Bar(x=labels, y=vals, name=judge))
+    layout: dict[str, Any] = {"height": 520, "title": f"CAP profiles on {set_name} (%, raw)",
+                              "legend": {"font": {"size": 10}}}
+    if radar:
+        layout["polar"] = {"radialaxis": {"range": [0, 100]}}
+    else:
+        layout.update(barmode="group", yaxis={"range": [0, 100], "title": "accuracy (%)"})
+    fig.update_layout(**layout)
     return fig
 
 

@@ -1,7 +1,10 @@
-"""The page shell every report uses: sections of HTML, plotly figures inlined, no network.
+"""The page shell every report uses: sections of HTML, plotly figures, no network by default.
 
 An analysis's renderer returns a ``Section`` (title, HTML body, banners); ``render_page`` puts
-sections into one self-contained file with plotly.js embedded once.
+sections into one file with plotly.js embedded once (``inline``, the default: the page works
+offline) or referenced from the plotly CDN (``cdn``: a page of kilobytes that needs the network
+to draw its figures). The mode is set once for a process (``set_plotly_mode``; the CLI's
+``--plotly`` option), so every command's report honours it.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 from jinja2 import Environment, select_autoescape
@@ -25,11 +28,12 @@ h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-to
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}
 th,td{border:1px solid #ddd;padding:.3em .6em;text-align:right}th{background:#f5f5f5}
 td:first-child,th:first-child{text-align:left}
+.table-wrap{max-width:100%;overflow-x:auto}
 .banner{background:#fff4e5;border-left:4px solid #f0a020;padding:.6em 1em;margin:1em 0}
 .banner.bad{background:#fdecea;border-color:#d9534f}
 .note{color:#555;font-size:.9em}
 </style>
-{% if plotly %}<script>{{ plotly_js|safe }}</script>{% endif %}
+{% if plotly_src %}<script src="{{ plotly_src }}" charset="utf-8"></script>{% elif plotly %}<script>{{ plotly_js|safe }}</script>{% endif %}
 </head><body>
 <h1>{{ title }}</h1>
 {% if subtitle %}<p class="note">{{ subtitle }}</p>{% endif %}
@@ -41,6 +45,33 @@ td:first-child,th:first-child{text-align:left}
 {% endfor %}
 </body></html>
 """)
+
+
+PlotlyMode = Literal["inline", "cdn"]
+PLOTLY_MODES: tuple[str, ...] = ("inline", "cdn")
+_plotly_mode: list[str] = ["inline"]
+
+
+def set_plotly_mode(mode: str) -> None:
+    """How every page written from now on carries plotly.js: ``inline`` (embedded; offline) or
+    ``cdn`` (a ``<script src>`` to the plotly CDN at the installed plotly's version)."""
+    from judgeaudit.errors import InputError
+
+    if mode not in PLOTLY_MODES:
+        raise InputError(f"--plotly must be one of {', '.join(PLOTLY_MODES)}, got {mode!r}", field="plotly")
+    _plotly_mode[0] = mode
+
+
+def plotly_mode() -> str:
+    """The mode pages are written in (``set_plotly_mode``)."""
+    return _plotly_mode[0]
+
+
+def plotly_cdn_url() -> str:
+    """The CDN address of the plotly.js the installed plotly embeds (same version)."""
+    from plotly.offline import get_plotlyjs_version
+
+    return f"https://cdn.plot.ly/plotly-{get_plotlyjs_version()}.min.js"
 
 
 @dataclass
@@ -65,14 +96,16 @@ def esc(text: Any) -> str:
 
 
 def table_html(df: pd.DataFrame, *, float_format: str = "{:.3f}", index: bool = False) -> str:
-    """An escaped HTML table of a DataFrame, floats formatted."""
+    """An escaped HTML table of a DataFrame, floats formatted, in a container that scrolls
+    sideways when the table is wider than the page (a wide table is never cut off)."""
     def fmt(v: Any) -> str:
         if isinstance(v, float):
             return "—" if pd.isna(v) else float_format.format(v)
         return "—" if v is None else str(v)
 
-    return df.to_html(index=index, escape=True, formatters={c: fmt for c in df.columns}, border=0,
-                      na_rep="—")
+    table = df.to_html(index=index, escape=True, formatters={c: fmt for c in df.columns}, border=0,
+                       na_rep="—")
+    return f'<div class="table-wrap">{table}</div>'
 
 
 def figure_html(fig: Any) -> str:
@@ -86,11 +119,15 @@ def _plotly_js() -> str:
     return get_plotlyjs()
 
 
-def render_page(title: str, sections: list[Section], *, subtitle: str | None = None) -> str:
-    """The full self-contained HTML page."""
+def render_page(title: str, sections: list[Section], *, subtitle: str | None = None,
+                plotly: PlotlyMode | None = None) -> str:
+    """The full HTML page; plotly.js inlined or from the CDN (``plotly``, default ``plotly_mode()``)."""
+    mode = plotly or plotly_mode()
     needs_plotly = any("plotly" in s.body for s in sections)
+    cdn = needs_plotly and mode == "cdn"
     return _PAGE.render(title=title, subtitle=subtitle, sections=sections, plotly=needs_plotly,
-                        plotly_js=_plotly_js() if needs_plotly else "")
+                        plotly_src=plotly_cdn_url() if cdn else "",
+                        plotly_js=_plotly_js() if needs_plotly and not cdn else "")
 
 
 def write_page(path: str | Path, title: str, sections: list[Section], *, subtitle: str | None = None) -> Path:

@@ -90,6 +90,16 @@ def transfer_frame(result: ValidationPowerResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def transfer_sentence(result: ValidationPowerResult) -> str:
+    """§5.4's count, per mode, from the run: "Of 20 ordered set pairs, 2 admit the question"."""
+    parts = []
+    for mode in ("item", "paired"):
+        ts = [t for t in result.transfer if t.mode == mode]
+        if ts:
+            parts.append(f"{mode} mode: {sum(t.admitted for t in ts)} of {len(ts)} ordered set pairs admitted")
+    return ("; ".join(parts) + ".") if parts else ""
+
+
 def vp_figure(result: ValidationPowerResult) -> Any:
     """Bars per set and mode: a_imp (with its interval), the best member's null p95, and a_hum."""
     import plotly.graph_objects as go
@@ -111,8 +121,11 @@ def vp_figure(result: ValidationPowerResult) -> Any:
                 error_y={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo})
     fig.add_bar(name="null p95 (max over members, label permutation)", x=xs, y=null)
     fig.add_bar(name="a_hum (human ceiling)", x=xs, y=hum)
-    fig.update_layout(barmode="group", yaxis_title="Cohen's κ", height=420, margin={"t": 30},
-                      legend={"orientation": "h"})
+    # the legend sits above the plot: a horizontal legend's default place is below the x axis,
+    # on top of the (long, tilted) set labels
+    fig.update_layout(barmode="group", yaxis_title="Cohen's κ", height=460, margin={"t": 70},
+                      legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"},
+                      xaxis={"automargin": True, "tickangle": -30})
     return fig
 
 
@@ -200,7 +213,26 @@ def vp_sections(result: ValidationPowerResult) -> list[Section]:
     out = [t7, ceil, mem, rules]
     if result.transfer:
         out.append(Section("Validation power: transfer between sets",
-                           "<p>Each member fit on the source set and scored on the target (same mode); a pair is "
-                           "admitted only where the two label spaces share at least two categories.</p>"
+                           f"<p>{esc(transfer_sentence(result))} Each member is fit on the source set and scored "
+                           "on the target (same mode); a pair is admitted only where the two label spaces share at "
+                           "least two categories, a category being a label value under its label origin (in paired "
+                           "mode every set's labels are the sides A/B, which mean different things under different "
+                           "origins; §5.4). Each refusal gives its reason.</p>"
                            + table_html(transfer_frame(result))))
     return out
+
+
+def audited_sets_line(result: ValidationPowerResult) -> str:
+    """The report's subtitle: the sets audited, and for each one drawn from a spec that holds several
+    sets whether it is one of them (audited on its own) or their pool (``?pool=true``)."""
+    parts = []
+    for name in result.set_names:
+        m = result.set_meta.get(name, {})
+        if m.get("split_by"):
+            parts.append(f"{name} (one {m['split_by']} of {m.get('spec', name)}, audited as its own set)")
+        elif m.get("pooled"):
+            over = "; ".join(f"{k} {', '.join(v)}" for k, v in m.get("pooled_over", {}).items())
+            parts.append(f"{name} (pooled on request over {over})")
+        else:
+            parts.append(name)
+    return "Label sets audited: " + ", ".join(parts)

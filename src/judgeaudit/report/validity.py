@@ -231,6 +231,8 @@ def validity_sections(result: ValidityResult) -> list[Section]:
                 if result.tau_in_bootstrap == "reselect" else "τ held at its point-estimate value")
     null = ("across the construct arm" if result.gap_null == "construct_arm" else "within base items in the "
             "construct arm (degenerate when a base item carries one construct edit)")
+    if result.gap_null_reason and result.gap_null_reason != "requested":
+        null += f", chosen by the design: {result.gap_null_reason}"
     note = (f"<p class='note'>{result.n_base} base items, {result.n_probes} probes; operating point: the "
             f"threshold with the highest R subject to S ≥ {result.s_floor}; intervals: {result.level:.0%} "
             f"percentile bootstrap over base items ({result.n_boot} resamples, {reselect}); gap null: axis "

@@ -184,12 +184,14 @@ def _limited(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
 
 
 def _transfer_chunk(sources: Sequence[tuple[str, Prepared]], targets: Sequence[tuple[str, Prepared]], *,
-                    route: str) -> list[TransferScore]:
-    """Every source of one mode scored on every other set of that mode (``transfer_scores``):
-    target by target, so each target's features are computed once, and each source's members
-    are fit once (the cache)."""
+                    route: str, origins: Mapping[str, str | None] | None = None) -> list[TransferScore]:
+    """Every source of one mode scored on every other set of that mode (``transfer_scores``;
+    ``origins``: each set's declared label origin): target by target, so each target's features
+    are computed once, and each source's members are fit once (the cache)."""
     cache: dict[Any, Any] = {}
-    return [transfer_scores(source, target, source_name=sn, target_name=tn, cache=cache, route=route)
+    origins = origins or {}
+    return [transfer_scores(source, target, source_name=sn, target_name=tn, cache=cache, route=route,
+                            source_origin=origins.get(sn), target_origin=origins.get(tn))
             for tn, target in targets for sn, source in sources if sn != tn]
 
 
@@ -247,8 +249,10 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
         seed: side-order randomisation, KFold shuffling, permutations and bootstraps.
         n_boot: group-bootstrap resamples for the a_imp and a_hum intervals.
         ceilings: user-supplied human ceilings ``(set, mode) → (a_hum, lo, hi)``.
-        transfer: also fit each member on one set and score it on every other (same mode).
-        set_meta: free-form per-set metadata carried into the result (label origin, trimming).
+        transfer: also fit each member on one set and score it on every other (same mode), where
+            the two label spaces share two categories (``transfer.admission``).
+        set_meta: free-form per-set metadata carried into the result (label origin, trimming);
+            ``label_origin`` also decides transfer admission.
         members: restrict the family (tests/benchmarks only); default the whole frozen family.
         route: ``"fast"`` (default) or ``"reference"``; the same out-of-fold predictions.
         n_jobs: worker processes for the (set, mode) audits and the transfer sources (results do
@@ -272,7 +276,9 @@ def _audit_validation_power(sets: Mapping[str, pd.DataFrame], *, modes: Sequence
     if transfer:
         # the sources of each mode in chunks, one per worker; reported source by source
         chunks = _transfer_chunks(prepared, n_chunks=1 if map_sets is None and n_jobs == 1 else max(n_jobs, 2))
-        scored = _run_jobs(_transfer_chunk, chunks, {"route": route}, n_jobs=n_jobs, map_sets=map_sets,
+        origins = {name: (set_meta or {}).get(name, {}).get("label_origin") for name in sets}
+        scored = _run_jobs(_transfer_chunk, chunks, {"route": route, "origins": origins}, n_jobs=n_jobs,
+                           map_sets=map_sets,
                            cost=lambda job: sum(p.n for _, p in job[0]))
         by_pair = {(t.source, t.target, t.mode): t for scores in scored for t in scores}
         transfers = [by_pair[(sn, tn, sm)] for (sn, sm) in prepared for (tn, tm) in prepared

@@ -1,5 +1,14 @@
 """Transfer (construct-validity.txt App. E, last sentence; §5.4 [48]): each frozen member fit on one
-label set and scored on another in the same mode, where the two label spaces share ≥ 2 categories."""
+label set and scored on another in the same mode, where the two label spaces share ≥ 2 categories.
+
+A category of a label space is a label value *under its origin* (§5.4: "label spaces that do not
+share two categories, so a predictor fitted on one cannot be scored on the other even in
+principle"): in paired mode every set's labels are the sides ``A``/``B``, but "A is the side the
+pair was built to prefer", "A is the side human annotators voted for" and "A is the objectively
+correct response" are different categories, so sets of different label origins share none.
+Admission therefore needs the same declared label origin and ≥ 2 shared label values; a set with
+no declared origin (a bare table) is compared by its label values alone. Every refusal says why
+(``admission``)."""
 
 from __future__ import annotations
 
@@ -187,16 +196,43 @@ def _fit_on_source(source: Prepared, shared: tuple[str, ...],
     return out
 
 
+def _origin(origin: str | None) -> str | None:
+    """A declared label origin in one spelling (case, ``_`` vs space); None when undeclared (the
+    table adapters' ``user``)."""
+    if origin is None or not str(origin).strip() or str(origin).strip().lower() == "user":
+        return None
+    return " ".join(str(origin).replace("_", " ").lower().split())
+
+
+def admission(source: Prepared, target: Prepared, source_origin: str | None = None,
+              target_origin: str | None = None) -> tuple[tuple[str, ...], str | None]:
+    """``(shared label values, reason for refusal or None)`` of a transfer from ``source`` to
+    ``target`` (module docstring: same declared label origin, ≥ 2 shared label values)."""
+    ls, lt = set(np.unique(source.y)), set(np.unique(target.y))
+    shared = tuple(sorted(ls & lt))
+    so, to = _origin(source_origin), _origin(target_origin)
+    if so is not None and to is not None and so != to:
+        return (), (f"label origins differ ({so} vs {to}): their {'/'.join(shared) or 'labels'} are different "
+                    "categories, so a predictor fitted on one cannot be scored on the other")
+    if (so is None) != (to is None):
+        return (), f"label origin declared for one set only ({so or to}): the categories cannot be matched"
+    if len(shared) < 2:
+        return shared, (f"label spaces share fewer than two categories ({', '.join(map(str, sorted(ls)))} vs "
+                        f"{', '.join(map(str, sorted(lt)))})")
+    return shared, None
+
+
 def transfer_scores(source: Prepared, target: Prepared, *, source_name: str, target_name: str,
-                    cache: dict[Any, Any] | None = None, route: str = "fast") -> TransferScore:
+                    cache: dict[Any, Any] | None = None, route: str = "fast", source_origin: str | None = None,
+                    target_origin: str | None = None) -> TransferScore:
     """Fit each frozen member on all of ``source`` and score it on ``target`` (same mode;
     App. E's last sentence). Admitted only where the two label spaces share at least two
-    categories; scored on the target rows whose label is shared. ``cache`` reuses a source's
-    fitted members across targets and (fast route) the last target's features across sources."""
-    shared = tuple(sorted(set(np.unique(source.y)) & set(np.unique(target.y))))
-    if len(shared) < 2:
-        return TransferScore(source_name, target_name, source.mode, False, shared,
-                             reason="label spaces share fewer than two categories")
+    categories (``admission``: the same declared label origin and two shared label values);
+    scored on the target rows whose label is shared. ``cache`` reuses a source's fitted members
+    across targets and (fast route) the last target's features across sources."""
+    shared, refused = admission(source, target, source_origin, target_origin)
+    if refused is not None:
+        return TransferScore(source_name, target_name, source.mode, False, shared, reason=refused)
     key = (source_name, source.mode, shared)
     if cache is not None and key in cache:
         fitted = cache[key]
