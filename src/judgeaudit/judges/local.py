@@ -36,7 +36,10 @@ from judgeaudit.records import JudgeRequest, Verdict
 
 MODEL_NAME = "gemma-3-270m-q4_k_m"
 DEFAULT_CTX = 8192
-EVAL_CHUNK = 64  # tokens per forward pass; chunk boundaries sit at fixed absolute positions
+SEGMENT_MAX = 128  # longest forward pass; a longer line is cut in pieces of this length from its start
+_CANONICAL = "_judgeaudit_canonical"
+"""Attribute of a loaded model: how many leading tokens of its KV cache were evaluated by the
+segmentation of ``_next_token_logits`` (a generation evaluates its prompt its own way)."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -123,6 +126,36 @@ def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
         return _MODELS[key]
 
 
+_NEWLINE_TOKENS: dict[int, bool] = {}
+
+
+def segment_bounds(llm: Any, tokens: list[int]) -> list[int]:
+    """End positions of the evaluation segments of ``tokens`` (the last is ``len(tokens)``): after
+    every token whose text ends in a newline, and every ``SEGMENT_MAX`` tokens within a line. Each
+    boundary depends on the tokens before it only."""
+    bounds, seg_start = [], 0
+    for i, t in enumerate(tokens):
+        if t not in _NEWLINE_TOKENS:
+            _NEWLINE_TOKENS[t] = llm.detokenize([t]).endswith(b"\n")
+        if _NEWLINE_TOKENS[t] or i + 1 - seg_start == SEGMENT_MAX:
+            bounds.append(i + 1)
+            seg_start = i + 1
+    if not bounds or bounds[-1] != len(tokens):
+        bounds.append(len(tokens))
+    return bounds
+
+
+def _decode(llm: Any, tokens: list[int], *, logits: bool) -> None:
+    """One forward pass of ``tokens`` after the model's current ones, logits for the last only if
+    asked (``Llama.eval`` always asks, and the 262k-row output layer costs as much as the body)."""
+    n_past = llm.n_tokens
+    llm._batch.set_batch(batch=tokens, n_past=n_past, logits_all=False)
+    llm._batch.batch.logits[len(tokens) - 1] = logits
+    llm._ctx.decode(llm._batch)
+    llm.input_ids[n_past:n_past + len(tokens)] = tokens
+    llm.n_tokens = n_past + len(tokens)
+
+
 class LocalJudge(Judge):
     """Gemma 3 270M through llama-cpp-python; one call at a time (it holds the CPU)."""
 
@@ -155,11 +188,16 @@ class LocalJudge(Judge):
     def _next_token_logits(self, prompt: str, fresh: bool = False) -> np.ndarray:
         """Logits of the token after ``prompt``.
 
-        The prompt is evaluated in fixed chunks of ``EVAL_CHUNK`` tokens at absolute positions, and
-        the KV cache is reused only up to a chunk boundary it shares with the prompt. Every chunk is
-        then computed from the same inputs with the same batch shape whatever was evaluated before,
-        so the grade depends on the prompt alone (ggml's kernels differ by batch size, and reusing
-        a prefix of arbitrary length moved grades by up to 0.006). ``fresh``: reuse nothing.
+        The prompt is evaluated line by line: each segment ends at a token ending in a newline (a
+        segment longer than ``SEGMENT_MAX`` is cut in fixed pieces from its start), each is one
+        forward pass, and only the last asks for logits. The segmentation is a function of the
+        prompt's tokens alone, and the KV cache is reused only up to a segment boundary it shares
+        with the prompt, computed by this same segmentation: every segment is then computed from the
+        same inputs with the same batch shape whatever was evaluated before, so the grade depends on
+        the prompt alone (ggml's kernels differ by batch size, and reusing a prefix of arbitrary
+        length moved grades by up to 0.006). The shared few-shot prefix and an item's evidence line
+        are evaluated once and reused; a call evaluates its own claim and ``Score:`` lines.
+        ``fresh``: reuse nothing.
         """
         import llama_cpp
 
@@ -167,17 +205,22 @@ class LocalJudge(Judge):
         tokens = llm.tokenize(prompt.encode(), add_bos=True, special=False)
         if len(tokens) >= llm.n_ctx():
             raise ValueError(f"prompt of {len(tokens)} tokens exceeds the context ({llm.n_ctx()})")
-        cached = [] if fresh else list(llm.input_ids[: llm.n_tokens])
+        bounds = segment_bounds(llm, tokens)
+        canonical = 0 if fresh else min(int(getattr(llm, _CANONICAL, 0)), llm.n_tokens)
         lcp = 0
-        for a, b in zip(cached, tokens, strict=False):
+        for a, b in zip(llm.input_ids[:canonical].tolist(), tokens, strict=False):
             if a != b:
                 break
             lcp += 1
-        # reuse whole chunks only, and always evaluate the chunk holding the last token
-        start = min(lcp, len(tokens) - 1) // EVAL_CHUNK * EVAL_CHUNK
+        # reuse whole segments only, and always evaluate the segment holding the last token
+        start = max([b for b in bounds if b <= min(lcp, len(tokens) - 1)], default=0)
+        setattr(llm, _CANONICAL, start)
+        llm._ctx.kv_cache_seq_rm(-1, start, -1)
         llm.n_tokens = start
-        for i in range(start, len(tokens), EVAL_CHUNK):
-            llm.eval(tokens[i:i + EVAL_CHUNK])
+        ends = [b for b in bounds if b > start]
+        for seg_start, seg_end in zip([start, *ends[:-1]], ends, strict=True):
+            _decode(llm, tokens[seg_start:seg_end], logits=seg_end == len(tokens))
+        setattr(llm, _CANONICAL, len(tokens))
         ptr = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
         return np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).astype(np.float64)
 
@@ -235,6 +278,7 @@ class LocalJudge(Judge):
 
     def _generate(self, request: JudgeRequest, key: str) -> dict[str, Any]:
         params = self.spec.params
+        setattr(self.llm, _CANONICAL, 0)  # the completion evaluates its prompt its own way
         out = self.llm.create_completion(self.render(request), max_tokens=int(params.get("max_tokens", 256)),
                                          temperature=float(params.get("temperature", 0.0)),
                                          seed=int(key[:8], 16))
