@@ -24,6 +24,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -156,6 +157,59 @@ def _decode(llm: Any, tokens: list[int], *, logits: bool) -> None:
     llm.n_tokens = n_past + len(tokens)
 
 
+@dataclass(frozen=True)
+class Rates:
+    """This machine's speed for the loaded model, from a short timed warm-up (``warmup_rates``)."""
+
+    per_token: float
+    """seconds per prompt token evaluated in a batch (a line)"""
+    per_logits: float
+    """seconds of a one-token forward pass with logits: a call's last pass, and each generated token"""
+
+
+@dataclass(frozen=True)
+class Work:
+    """What one call asks of the model: prompt tokens evaluated (after the reused lines), generated tokens."""
+
+    kind: str
+    evaluated: int
+    generated: int
+
+
+def call_seconds(work: Work, rates: Rates) -> float:
+    """The time of one call from its work and the machine's rates (judgeaudit's own cost model:
+    a call with nothing to evaluate is answered from the prompt cache and costs nothing)."""
+    if work.evaluated == 0 and work.generated == 0:
+        return 0.0
+    return work.evaluated * rates.per_token + (1 + work.generated) * rates.per_logits
+
+
+_RATES: dict[int, Rates] = {}
+
+
+def warmup_rates(llm: Any, repeats: int = 2) -> Rates:
+    """Time a 32-token line and a one-token pass with logits on ``llm`` (once per loaded model)."""
+    if id(llm) in _RATES:
+        return _RATES[id(llm)]
+    tokens = llm.tokenize(b"The warm-up line of the local judge's timing, evaluated once here. " * 4,
+                          add_bos=True, special=False)[:33]
+    setattr(llm, _CANONICAL, 0)
+    batch, single = [], []
+    for _ in range(repeats):
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        llm.n_tokens = 0
+        t = time.perf_counter()
+        _decode(llm, tokens[:32], logits=False)
+        batch.append((time.perf_counter() - t) / 32)
+        t = time.perf_counter()
+        _decode(llm, tokens[32:33], logits=True)
+        single.append(time.perf_counter() - t)
+    llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+    llm.n_tokens = 0
+    _RATES[id(llm)] = Rates(per_token=min(batch), per_logits=min(single))
+    return _RATES[id(llm)]
+
+
 class LocalJudge(Judge):
     """Gemma 3 270M through llama-cpp-python; one call at a time (it holds the CPU)."""
 
@@ -223,6 +277,55 @@ class LocalJudge(Judge):
         setattr(llm, _CANONICAL, len(tokens))
         ptr = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
         return np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).astype(np.float64)
+
+    def planned_work(self, requests: list[JudgeRequest]) -> list[Work]:
+        """The work of each call of ``requests`` run in this order, with the lines each reuses from the
+        one before (as ``_next_token_logits`` reuses them) and the prompt cache's answers."""
+        llm, work, seen = self.llm, [], set(_DIST_CACHE)
+        prev: list[int] = []        # the tokens in the KV cache
+        canonical = 0               # how many of them the line segmentation evaluated
+        max_tokens = int(self.spec.params.get("max_tokens", 256))
+        for r in requests:
+            text = self.render(r)
+            fresh = bool(r.meta.get("regrade"))
+            kind = "graded (regrade)" if fresh and r.form == "graded" else r.form
+            if r.form == "graded":
+                text += " "
+                if not fresh and text in seen:
+                    work.append(Work(kind, 0, 0))
+                    continue
+                seen.add(text)
+            elif r.form == "pairwise":
+                text += " (omitted)\nVerdict: "
+            elif r.form == "label" and elicit.is_world(r):
+                text += '\n{"defective":'
+            tokens = llm.tokenize(text.encode(), add_bos=True, special=False)
+            generating = kind not in ("graded", "graded (regrade)", "pairwise") and not (
+                r.form == "label" and elicit.is_world(r))
+            lcp = 0
+            for a, b in zip([] if fresh else prev[:len(prev) if generating else canonical], tokens, strict=False):
+                if a != b:
+                    break
+                lcp += 1
+            if generating:   # llama-cpp-python's completion reuses any shared prefix
+                start = min(lcp, len(tokens) - 1)
+                canonical = 0
+            else:
+                start = max([b for b in segment_bounds(llm, tokens) if b <= min(lcp, len(tokens) - 1)], default=0)
+                canonical = len(tokens)
+            work.append(Work(kind, len(tokens) - start, max_tokens if generating else 0))
+            prev = tokens
+        return work
+
+    def planned_seconds(self, requests: list[JudgeRequest]) -> dict[str, tuple[int, float]]:
+        """Calls and seconds by request kind for ``requests``, from ``planned_work`` and this machine's
+        warm-up rates (generations at their ``max_tokens`` bound, so an upper estimate for them)."""
+        rates = warmup_rates(self.llm)
+        out: dict[str, tuple[int, float]] = {}
+        for w in self.planned_work(requests):
+            n, sec = out.get(w.kind, (0, 0.0))
+            out[w.kind] = (n + 1, sec + call_seconds(w, rates))
+        return out
 
     def _distribution(self, logits: np.ndarray, ids: list[int]) -> tuple[np.ndarray, float]:
         z = logits - logits.max()
@@ -302,6 +405,8 @@ class LocalJudge(Judge):
             else:
                 fields = self._generate(request, key)
         fields.update(latency_s=time.perf_counter() - started, provider="llama.cpp", cost_usd=0.0)
+        if request.meta.get("regrade"):
+            fields["meta"] = {**fields.get("meta", {}), "regrade": True}
         return self._verdict(request, call_key=key, **fields)
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:
