@@ -241,6 +241,8 @@ _EXPERIMENT_RUNNERS = {"validity": _run_validity_experiment, "world": _run_world
 def demo_cmd(
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("demo-out"),
     bootstrap: Annotated[int, typer.Option("--bootstrap")] = 2000,
+    full: Annotated[bool, typer.Option("--full", help="the default runs at their full sizes (the demo is cut "
+                                                      "to run in minutes otherwise)")] = False,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
@@ -253,7 +255,7 @@ def demo_cmd(
     check_options(bootstrap=bootstrap)
     output_dir(out, writes=("report.html",))
 
-    run_demo(out, n_boot=bootstrap)
+    run_demo(out, n_boot=bootstrap, full=full)
 
 
 def main() -> None:

@@ -24,6 +24,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,10 @@ from judgeaudit.records import JudgeRequest, Verdict
 
 MODEL_NAME = "gemma-3-270m-q4_k_m"
 DEFAULT_CTX = 8192
-EVAL_CHUNK = 64  # tokens per forward pass; chunk boundaries sit at fixed absolute positions
+SEGMENT_MAX = 128  # longest forward pass; a longer line is cut in pieces of this length from its start
+_CANONICAL = "_judgeaudit_canonical"
+"""Attribute of a loaded model: how many leading tokens of its KV cache were evaluated by the
+segmentation of ``_next_token_logits`` (a generation evaluates its prompt its own way)."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -123,6 +127,89 @@ def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
         return _MODELS[key]
 
 
+_NEWLINE_TOKENS: dict[int, bool] = {}
+
+
+def segment_bounds(llm: Any, tokens: list[int]) -> list[int]:
+    """End positions of the evaluation segments of ``tokens`` (the last is ``len(tokens)``): after
+    every token whose text ends in a newline, and every ``SEGMENT_MAX`` tokens within a line. Each
+    boundary depends on the tokens before it only."""
+    bounds, seg_start = [], 0
+    for i, t in enumerate(tokens):
+        if t not in _NEWLINE_TOKENS:
+            _NEWLINE_TOKENS[t] = llm.detokenize([t]).endswith(b"\n")
+        if _NEWLINE_TOKENS[t] or i + 1 - seg_start == SEGMENT_MAX:
+            bounds.append(i + 1)
+            seg_start = i + 1
+    if not bounds or bounds[-1] != len(tokens):
+        bounds.append(len(tokens))
+    return bounds
+
+
+def _decode(llm: Any, tokens: list[int], *, logits: bool) -> None:
+    """One forward pass of ``tokens`` after the model's current ones, logits for the last only if
+    asked (``Llama.eval`` always asks, and the 262k-row output layer costs as much as the body)."""
+    n_past = llm.n_tokens
+    llm._batch.set_batch(batch=tokens, n_past=n_past, logits_all=False)
+    llm._batch.batch.logits[len(tokens) - 1] = logits
+    llm._ctx.decode(llm._batch)
+    llm.input_ids[n_past:n_past + len(tokens)] = tokens
+    llm.n_tokens = n_past + len(tokens)
+
+
+@dataclass(frozen=True)
+class Rates:
+    """This machine's speed for the loaded model, from a short timed warm-up (``warmup_rates``)."""
+
+    per_token: float
+    """seconds per prompt token evaluated in a batch (a line)"""
+    per_logits: float
+    """seconds of a one-token forward pass with logits: a call's last pass, and each generated token"""
+
+
+@dataclass(frozen=True)
+class Work:
+    """What one call asks of the model: prompt tokens evaluated (after the reused lines), generated tokens."""
+
+    kind: str
+    evaluated: int
+    generated: int
+
+
+def call_seconds(work: Work, rates: Rates) -> float:
+    """The time of one call from its work and the machine's rates (judgeaudit's own cost model:
+    a call with nothing to evaluate is answered from the prompt cache and costs nothing)."""
+    if work.evaluated == 0 and work.generated == 0:
+        return 0.0
+    return work.evaluated * rates.per_token + (1 + work.generated) * rates.per_logits
+
+
+_RATES: dict[int, Rates] = {}
+
+
+def warmup_rates(llm: Any, repeats: int = 2) -> Rates:
+    """Time a 32-token line and a one-token pass with logits on ``llm`` (once per loaded model)."""
+    if id(llm) in _RATES:
+        return _RATES[id(llm)]
+    tokens = llm.tokenize(b"The warm-up line of the local judge's timing, evaluated once here. " * 4,
+                          add_bos=True, special=False)[:33]
+    setattr(llm, _CANONICAL, 0)
+    batch, single = [], []
+    for _ in range(repeats):
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        llm.n_tokens = 0
+        t = time.perf_counter()
+        _decode(llm, tokens[:32], logits=False)
+        batch.append((time.perf_counter() - t) / 32)
+        t = time.perf_counter()
+        _decode(llm, tokens[32:33], logits=True)
+        single.append(time.perf_counter() - t)
+    llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+    llm.n_tokens = 0
+    _RATES[id(llm)] = Rates(per_token=min(batch), per_logits=min(single))
+    return _RATES[id(llm)]
+
+
 class LocalJudge(Judge):
     """Gemma 3 270M through llama-cpp-python; one call at a time (it holds the CPU)."""
 
@@ -155,11 +242,16 @@ class LocalJudge(Judge):
     def _next_token_logits(self, prompt: str, fresh: bool = False) -> np.ndarray:
         """Logits of the token after ``prompt``.
 
-        The prompt is evaluated in fixed chunks of ``EVAL_CHUNK`` tokens at absolute positions, and
-        the KV cache is reused only up to a chunk boundary it shares with the prompt. Every chunk is
-        then computed from the same inputs with the same batch shape whatever was evaluated before,
-        so the grade depends on the prompt alone (ggml's kernels differ by batch size, and reusing
-        a prefix of arbitrary length moved grades by up to 0.006). ``fresh``: reuse nothing.
+        The prompt is evaluated line by line: each segment ends at a token ending in a newline (a
+        segment longer than ``SEGMENT_MAX`` is cut in fixed pieces from its start), each is one
+        forward pass, and only the last asks for logits. The segmentation is a function of the
+        prompt's tokens alone, and the KV cache is reused only up to a segment boundary it shares
+        with the prompt, computed by this same segmentation: every segment is then computed from the
+        same inputs with the same batch shape whatever was evaluated before, so the grade depends on
+        the prompt alone (ggml's kernels differ by batch size, and reusing a prefix of arbitrary
+        length moved grades by up to 0.006). The shared few-shot prefix and an item's evidence line
+        are evaluated once and reused; a call evaluates its own claim and ``Score:`` lines.
+        ``fresh``: reuse nothing.
         """
         import llama_cpp
 
@@ -167,19 +259,73 @@ class LocalJudge(Judge):
         tokens = llm.tokenize(prompt.encode(), add_bos=True, special=False)
         if len(tokens) >= llm.n_ctx():
             raise ValueError(f"prompt of {len(tokens)} tokens exceeds the context ({llm.n_ctx()})")
-        cached = [] if fresh else list(llm.input_ids[: llm.n_tokens])
+        bounds = segment_bounds(llm, tokens)
+        canonical = 0 if fresh else min(int(getattr(llm, _CANONICAL, 0)), llm.n_tokens)
         lcp = 0
-        for a, b in zip(cached, tokens, strict=False):
+        for a, b in zip(llm.input_ids[:canonical].tolist(), tokens, strict=False):
             if a != b:
                 break
             lcp += 1
-        # reuse whole chunks only, and always evaluate the chunk holding the last token
-        start = min(lcp, len(tokens) - 1) // EVAL_CHUNK * EVAL_CHUNK
+        # reuse whole segments only, and always evaluate the segment holding the last token
+        start = max([b for b in bounds if b <= min(lcp, len(tokens) - 1)], default=0)
+        setattr(llm, _CANONICAL, start)
+        llm._ctx.kv_cache_seq_rm(-1, start, -1)
         llm.n_tokens = start
-        for i in range(start, len(tokens), EVAL_CHUNK):
-            llm.eval(tokens[i:i + EVAL_CHUNK])
+        ends = [b for b in bounds if b > start]
+        for seg_start, seg_end in zip([start, *ends[:-1]], ends, strict=True):
+            _decode(llm, tokens[seg_start:seg_end], logits=seg_end == len(tokens))
+        setattr(llm, _CANONICAL, len(tokens))
         ptr = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
         return np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).astype(np.float64)
+
+    def planned_work(self, requests: list[JudgeRequest]) -> list[Work]:
+        """The work of each call of ``requests`` run in this order, with the lines each reuses from the
+        one before (as ``_next_token_logits`` reuses them) and the prompt cache's answers."""
+        llm, work, seen = self.llm, [], set(_DIST_CACHE)
+        prev: list[int] = []        # the tokens in the KV cache
+        canonical = 0               # how many of them the line segmentation evaluated
+        max_tokens = int(self.spec.params.get("max_tokens", 256))
+        for r in requests:
+            text = self.render(r)
+            fresh = bool(r.meta.get("regrade"))
+            kind = "graded (regrade)" if fresh and r.form == "graded" else r.form
+            if r.form == "graded":
+                text += " "
+                if not fresh and text in seen:
+                    work.append(Work(kind, 0, 0))
+                    continue
+                seen.add(text)
+            elif r.form == "pairwise":
+                text += " (omitted)\nVerdict: "
+            elif r.form == "label" and elicit.is_world(r):
+                text += '\n{"defective":'
+            tokens = llm.tokenize(text.encode(), add_bos=True, special=False)
+            generating = kind not in ("graded", "graded (regrade)", "pairwise") and not (
+                r.form == "label" and elicit.is_world(r))
+            lcp = 0
+            for a, b in zip([] if fresh else prev[:len(prev) if generating else canonical], tokens, strict=False):
+                if a != b:
+                    break
+                lcp += 1
+            if generating:   # llama-cpp-python's completion reuses any shared prefix
+                start = min(lcp, len(tokens) - 1)
+                canonical = 0
+            else:
+                start = max([b for b in segment_bounds(llm, tokens) if b <= min(lcp, len(tokens) - 1)], default=0)
+                canonical = len(tokens)
+            work.append(Work(kind, len(tokens) - start, max_tokens if generating else 0))
+            prev = tokens
+        return work
+
+    def planned_seconds(self, requests: list[JudgeRequest]) -> dict[str, tuple[int, float]]:
+        """Calls and seconds by request kind for ``requests``, from ``planned_work`` and this machine's
+        warm-up rates (generations at their ``max_tokens`` bound, so an upper estimate for them)."""
+        rates = warmup_rates(self.llm)
+        out: dict[str, tuple[int, float]] = {}
+        for w in self.planned_work(requests):
+            n, sec = out.get(w.kind, (0, 0.0))
+            out[w.kind] = (n + 1, sec + call_seconds(w, rates))
+        return out
 
     def _distribution(self, logits: np.ndarray, ids: list[int]) -> tuple[np.ndarray, float]:
         z = logits - logits.max()
@@ -235,6 +381,7 @@ class LocalJudge(Judge):
 
     def _generate(self, request: JudgeRequest, key: str) -> dict[str, Any]:
         params = self.spec.params
+        setattr(self.llm, _CANONICAL, 0)  # the completion evaluates its prompt its own way
         out = self.llm.create_completion(self.render(request), max_tokens=int(params.get("max_tokens", 256)),
                                          temperature=float(params.get("temperature", 0.0)),
                                          seed=int(key[:8], 16))
@@ -258,6 +405,8 @@ class LocalJudge(Judge):
             else:
                 fields = self._generate(request, key)
         fields.update(latency_s=time.perf_counter() - started, provider="llama.cpp", cost_usd=0.0)
+        if request.meta.get("regrade"):
+            fields["meta"] = {**fields.get("meta", {}), "regrade": True}
         return self._verdict(request, call_key=key, **fields)
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:

@@ -1,8 +1,11 @@
 """What a run will take before it starts: calls to make against calls already stored, time and money.
 
-* time per call: the mean latency of the judge's own calls already in the store when there are at
-  least ``MEASURED_MIN`` of them (measured), else a documented per-backend constant
-  (``SECONDS_PER_CALL``); unknown for hosted models until their first calls are stored. A
+* time, per request kind (``request_kind``: the verdict form, a regrade apart — a graded read is not a
+  generation, and a regrade evaluates its whole prompt): the mean latency of the judge's own stored
+  calls of that kind when there are at least ``MEASURED_MIN`` of them (measured); else, for a judge
+  that can plan its calls on this machine (the local judge's ``planned_seconds``: the tokens each call
+  evaluates and generates, timed by a short warm-up), that plan; else a documented per-backend
+  constant (``SECONDS_PER_CALL``); unknown for hosted models until their first calls are stored. A
   composite judge costs its members' calls (``vote:K`` K times its inner judge, an ensemble the
   sum of its members). Calls running concurrently divide the wall time.
 * money: an ``api`` judge is priced with the LiteLLM cost map when it knows the model — prompt
@@ -76,6 +79,33 @@ def _parts(judge: Judge) -> list[Judge]:
     return [judge]
 
 
+def request_kind(request: JudgeRequest | Verdict) -> str:
+    """The kind a call's time is estimated by: its form, a graded regrade apart."""
+    regrade = request.form == "graded" and bool(request.meta.get("regrade"))
+    return "graded (regrade)" if regrade else str(request.form)
+
+
+def _planned(judge: Judge, todo: list[JudgeRequest]) -> dict[str, tuple[int, float]] | None:
+    """Calls and seconds by kind planned by the judge itself (``planned_seconds``), None if it cannot."""
+    plan = getattr(judge, "planned_seconds", None)
+    if plan is not None:
+        return plan(todo)
+    inner = getattr(judge, "inner", None)
+    if inner is not None:   # K calls of each request, one after another
+        return _planned(inner, [r for r in todo for _ in range(int(getattr(judge, "k", 1)))])
+    members = getattr(judge, "members", None)
+    if not members:
+        return None
+    total: dict[str, tuple[int, float]] = {}
+    for m in members:
+        part = _planned(m, todo)
+        if part is None:
+            return None
+        for kind, (_, sec) in part.items():
+            total[kind] = (sum(request_kind(r) == kind for r in todo), total.get(kind, (0, 0.0))[1] + sec)
+    return total
+
+
 def _constant_seconds(judge: Judge) -> float | None:
     per = [SECONDS_PER_CALL.get(p.spec.backend) for p in _parts(judge)]
     return None if any(x is None for x in per) else float(sum(per))  # type: ignore[arg-type]
@@ -113,14 +143,33 @@ def _cost(judge: Judge, todo: list[JudgeRequest]) -> tuple[float | None, str]:
 def estimate(judge: Judge, todo: list[JudgeRequest], *, cached: dict[str, Verdict],
              concurrency: int = 1) -> Estimate:
     """The estimate for calling ``judge`` on ``todo`` with ``cached`` (its calls found in the store)."""
-    lat = [v.latency_s for v in cached.values() if v.latency_s is not None and v.error is None]
     conc = max(1, min(concurrency, len(todo) or 1))
-    if len(lat) >= MEASURED_MIN:
-        per: float | None = sum(lat) / len(lat)
-        basis = f"{per:.2g} s per call, measured on {len(lat)} stored calls"
-    else:
-        per = _constant_seconds(judge)
-        basis = "unknown until calls are measured" if per is None else f"{per:.2g} s per call, documented rate"
-    seconds = None if per is None else len(todo) * per / conc
+    lat: dict[str, list[float]] = {}
+    for v in cached.values():
+        if v.latency_s is not None and v.error is None:
+            lat.setdefault(request_kind(v), []).append(v.latency_s)
+    kinds: dict[str, list[JudgeRequest]] = {}
+    for r in todo:
+        kinds.setdefault(request_kind(r), []).append(r)
+    plan = None
+    if any(len(lat.get(k, [])) < MEASURED_MIN for k in kinds):
+        plan = _planned(judge, todo)
+    seconds: float | None = 0.0
+    parts = []
+    for kind, reqs in kinds.items():
+        got = lat.get(kind, [])
+        if len(got) >= MEASURED_MIN:
+            per: float | None = sum(got) / len(got)
+            parts.append(f"{kind}: {len(reqs)} × {per:.2g} s, measured on {len(got)} stored calls")
+        elif plan is not None and kind in plan:
+            per = plan[kind][1] / max(1, len(reqs))
+            parts.append(f"{kind}: {len(reqs)} × {per:.2g} s, planned from a timed warm-up here")
+        else:
+            per = _constant_seconds(judge)
+            parts.append(f"{kind}: unknown until calls are measured" if per is None
+                         else f"{kind}: {len(reqs)} × {per:.2g} s, documented rate")
+        seconds = None if per is None or seconds is None else seconds + len(reqs) * per
+    if seconds is not None:
+        seconds /= conc
     cost, cost_basis = _cost(judge, todo)
-    return Estimate(len(todo), len(cached), seconds, cost, basis, cost_basis)
+    return Estimate(len(todo), len(cached), seconds, cost, "; ".join(parts), cost_basis)
