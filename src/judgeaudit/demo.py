@@ -157,7 +157,8 @@ def run_demo(out: Path, *, n_boot: int = 2000, full: bool = False) -> Path:
     from judgeaudit.commands.card import card
 
     runs = [out / name for name in ("validity", "validation_power", "world", "loop") if (out / name).is_dir()]
-    card(EMBEDDED, runs, out / "card")
-    console.print(f"validity card of the embedded judge → {out / 'card' / 'card.html'}")
+    first = DEMO_JUDGES[0]   # the embedded judge, unless the demo's judges were swapped
+    card(first["spec"] if isinstance(first, dict) else first, runs, out / "card")
+    console.print(f"validity card of the demo's first judge → {out / 'card' / 'card.html'}")
     console.print(f"demo finished in {time.perf_counter() - started:.0f} s → {path}")
     return path

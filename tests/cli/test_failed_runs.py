@@ -197,9 +197,9 @@ def test_demo_with_a_judge_that_produces_nothing(tmp_path, fake_server, monkeypa
     monkeypatch.setattr(demo, "DEMO_JUDGES", [{"spec": JUDGE, "api_base": srv.base_url}, "reference:constant"])
     # the world and loop steps need a generating judge: the refused one above is the case here
     monkeypatch.setattr(demo, "_world", lambda out, n_boot: [])
-    monkeypatch.setattr(demo, "_loop", lambda out: [])
+    monkeypatch.setattr(demo, "_loop", lambda out, slices: [])
     r = CliRunner().invoke(app, ["demo", "--out", str(tmp_path), "--bootstrap", "20"])
     assert r.exit_code == 1, r.output
-    assert f"judge '{JUDGE}' produced no usable verdict: 672 of 672 calls failed" in r.output
+    assert f"judge '{JUDGE}' produced no usable verdict: 324 of 324 calls failed" in r.output
     assert (tmp_path / "report.html").is_file()
-    assert json.loads((tmp_path / "validity" / "result.json").read_text())["calls"][JUDGE]["failed_calls"] == 672
+    assert json.loads((tmp_path / "validity" / "result.json").read_text())["calls"][JUDGE]["failed_calls"] == 324
