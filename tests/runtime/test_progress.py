@@ -10,7 +10,7 @@ import pytest
 
 from judgeaudit.judges import make_judge
 from judgeaudit.records import JudgeRequest, Verdict
-from judgeaudit.runtime.estimate import LOCAL_SECONDS_PER_CALL, MEASURED_MIN, estimate
+from judgeaudit.runtime.estimate import MEASURED_MIN, estimate
 from judgeaudit.runtime.executor import RetryPolicy, run
 from judgeaudit.runtime.store import CallStore
 
@@ -33,8 +33,8 @@ def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path, fake_server, cap
         verdicts = run(judge, _requests(10), store=store, concurrency=1, policy=policy, progress_every=0)
     err = capsys.readouterr().err.splitlines()
     assert MEASURED_MIN > 4                     # four stored calls do not yet measure a rate
-    assert err[0] == "fake: 10 requests, 4 in the store, 6 to call; estimate: time unknown until calls are " \
-                     "measured, cost unknown (model not in the LiteLLM cost map)"
+    assert err[0] == "fake: 10 requests, 4 in the store, 6 to call; estimate: time graded: unknown until calls " \
+                     "are measured, cost unknown (model not in the LiteLLM cost map)"
     progress = [LINE.match(line) for line in err if LINE.match(line)]
     # one line per completed call (interval 0), in order: done/total and the failures so far
     assert [(int(m[1]), int(m[2]), int(m[3])) for m in progress] == \
@@ -52,14 +52,19 @@ def test_no_progress_lines_with_a_long_interval(tmp_path, fake_server, capsys, m
     assert len(err) == 2 and not any(LINE.match(line) for line in err)   # the estimate and the closing line
 
 
-def test_local_estimate_from_the_constant_and_from_measured_calls():
-    local = make_judge("local")                 # the model is loaded lazily: nothing runs here
+def test_local_estimate_from_its_plan_and_from_measured_calls():
+    local = make_judge("local")
     reqs = _requests(7)
+    # no stored calls: the local judge's own plan (the tokens each call evaluates, timed by a warm-up here)
     e = estimate(local, reqs, cached={})
-    assert (e.calls, e.cached) == (7, 0)
-    assert e.seconds == pytest.approx(7 * LOCAL_SECONDS_PER_CALL) and e.cost_usd == 0.0
+    assert (e.calls, e.cached) == (7, 0) and e.cost_usd == 0.0
+    planned = local.planned_seconds(reqs)
+    assert planned["graded"][0] == 7 and e.seconds == pytest.approx(planned["graded"][1])
+    assert "planned from a timed warm-up" in e.describe()
+    # vote:3 asks each request three times in a row: the plan of those calls, the repeats from the prompt cache
     voted = estimate(make_judge("vote:3:local"), reqs, cached={})
-    assert voted.seconds == pytest.approx(3 * 7 * LOCAL_SECONDS_PER_CALL)
+    thrice = local.planned_seconds([r for r in reqs for _ in range(3)])
+    assert voted.seconds == pytest.approx(sum(sec for _, sec in thrice.values()))
     # the judge's own stored calls measure its rate: mean latency 2.0 s over MEASURED_MIN calls
     lat = [1.0, 2.0, 3.0] + [2.0] * (MEASURED_MIN - 3)
     cached = {f"k{i}": Verdict(call_key=f"k{i}", request_id=f"c{i}", judge_id="local", latency_s=x, parse_ok=True)
