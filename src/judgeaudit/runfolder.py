@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -28,7 +27,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from judgeaudit.errors import InputError
-from judgeaudit.runinfo import result_kind, utc_now
+from judgeaudit.runinfo import file_sha256, result_kind, utc_now
 
 MANIFEST = "judgeaudit-run.json"
 STAGING = ".judgeaudit-staging"
@@ -77,14 +76,6 @@ def claim(out: str | Path, kind: str, writes: Iterable[str], *, field: str = "--
     what = f"a {legacy} run (result.json)" if legacy else f"{', '.join(present)}, not written by a {kind} run"
     raise InputError(f"holds {what}; {kind} writes only into a new folder or its own earlier run — choose "
                      "another folder", path=p, field=field)
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -140,7 +131,7 @@ def _commit(out: Path, stage: Path, kind: str) -> None:
     old = read_manifest(out) or {}
     # files of the earlier manifest this set does not rewrite stay listed (a report written after its result)
     kept = {n: h for n, h in old.get("files", {}).items() if n not in files and (out / n).is_file()}
-    man = {"kind": kind, "created_at": utc_now(), "files": {**kept, **{n: _sha256(stage / n) for n in files}}}
+    man = {"kind": kind, "created_at": utc_now(), "files": {**kept, **{n: file_sha256(stage / n) for n in files}}}
     try:
         man["run_id"] = json.loads((stage / "result.json").read_text(encoding="utf-8")).get("run_id")
     except (OSError, ValueError, AttributeError):
@@ -182,4 +173,4 @@ def is_complete(out: str | Path) -> bool:
     man = read_manifest(p)
     if man is None or (p / STAGING).exists():
         return False
-    return all((p / n).is_file() and _sha256(p / n) == h for n, h in man["files"].items())
+    return all((p / n).is_file() and file_sha256(p / n) == h for n, h in man["files"].items())

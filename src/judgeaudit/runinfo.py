@@ -65,6 +65,11 @@ def file_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
+def tree_sha256(folder: Path) -> dict[str, str]:
+    """The SHA-256 of every file under ``folder``, by its path relative to it."""
+    return {str(f.relative_to(folder)): file_sha256(f) for f in sorted(folder.rglob("*")) if f.is_file()}
+
+
 def input_record(files: Mapping[str, str | Path | None] | None = None) -> dict[str, Any]:
     """The ``inputs`` block of a result: versions, and each existing input file's absolute path and
     SHA-256 (a folder: every file under it, by relative path). The elicitation template version is
@@ -84,8 +89,7 @@ def input_record(files: Mapping[str, str | Path | None] | None = None) -> dict[s
         if p.is_file():
             rec["files"][name] = {"path": str(p), "sha256": file_sha256(p)}
         elif p.is_dir():
-            rec["files"][name] = {"path": str(p), "sha256": {str(f.relative_to(p)): file_sha256(f)
-                                                             for f in sorted(p.rglob("*")) if f.is_file()}}
+            rec["files"][name] = {"path": str(p), "sha256": tree_sha256(p)}
     return rec
 
 
@@ -97,8 +101,7 @@ def changed_inputs(result: dict[str, Any], only: Sequence[str] | None = None) ->
             continue
         p = Path(f["path"])
         if isinstance(f["sha256"], dict):
-            now = {str(g.relative_to(p)): file_sha256(g) for g in sorted(p.rglob("*")) if g.is_file()} \
-                if p.is_dir() else None
+            now = tree_sha256(p) if p.is_dir() else None
         else:
             now = file_sha256(p) if p.is_file() else None
         if now is None:
