@@ -1,0 +1,107 @@
+"""The scope − strength gap's null (construct-validity.txt §5.2): axis labels permuted within base
+items or across the construct arm, chosen by the design (``choose_gap_null``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from judgeaudit.analyses.validity.design import _Design
+from judgeaudit.analyses.validity.rates import _ci_of, _num
+from judgeaudit.probes.taxonomy import CONSTRUCT_AXES
+from judgeaudit.stats.resample import permutation_p, permute_within_groups
+
+GAP_NULLS = ("auto", "construct_arm", "within_base")
+#: ``auto`` permutes within base items when at least this share of the construct arm's base items
+#: carry edits on both axes (judgeaudit's own rule; the paper's design, one construct edit per base
+#: item, has none and the bundled set, every slot on every base, has all).
+WITHIN_BASE_SHARE = 0.5
+
+
+def choose_gap_null(d: _Design) -> tuple[str, str]:
+    """The gap null the design supports, with the reason. Within a base item the axis label is
+    exchangeable under the null whatever the design, and that shuffle keeps every base item's own
+    scope/strength split, so on a design whose base items carry several construct edits it has its
+    nominal size (the across-arm shuffle unbalances the split and is conservative there, with less
+    power); with one construct edit per base item it cannot move, and the across-arm shuffle is the
+    test (§5.2)."""
+    arm = d.in_arm & ~d.is_control & np.isin(d.axis, CONSTRUCT_AXES)
+    bases = np.unique(d.base_index[arm])
+    if not len(bases):
+        return "construct_arm", "no construct-arm probes on the scope or strength axis"
+    scope = np.unique(d.base_index[arm & (d.axis == "scope")])
+    strength = np.unique(d.base_index[arm & (d.axis == "strength")])
+    both = len(np.intersect1d(scope, strength))
+    share = both / len(bases)
+    which = "within_base" if share >= WITHIN_BASE_SHARE else "construct_arm"
+    return which, (f"{both} of {len(bases)} base items in the construct arm carry edits on both axes "
+                   f"({'≥' if which == 'within_base' else '<'} {WITHIN_BASE_SHARE:.0%}): axis labels permuted "
+                   + ("within each base item" if which == "within_base" else "across the construct arm"))
+
+
+def _gap_permutation_p(f: np.ndarray, sel: np.ndarray, d: _Design, observed: float, n_perm: int,
+                       seed: int, *, within_base: bool = False) -> float | None:
+    """Axis-label permutation null of the scope − strength gap (§5.2): the axis labels of the
+    construct-arm probes are shuffled across the arm with grades (hence flips at τ) held fixed, and
+    the gap recomputed by Eq. (6) under each shuffle. ``within_base`` restricts the shuffle to
+    each base item's own probes; with one construct edit per base item (the paper's design) that
+    null cannot move (``choose_gap_null`` picks between the two by the design)."""
+    idx = np.flatnonzero(sel)
+    if len(idx) < 2:
+        return None
+    is_scope = (d.axis[idx] == "scope")
+    groups = d.base_index[idx] if within_base else np.zeros(len(idx), dtype=int)
+    perm = permute_within_groups(is_scope, groups, n_perm, seed)  # (n_perm, n_c) bool
+    uniq, g = np.unique(d.base_index[idx], return_inverse=True)
+    member = np.zeros((len(idx), len(uniq)))
+    member[np.arange(len(idx)), g] = 1.0
+    fl = f[idx].astype(float)
+    P = perm.astype(float)
+    Q = 1.0 - P
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sc = (P * fl) @ member / (P @ member)
+        st = (Q * fl) @ member / (Q @ member)
+    null = np.nanmean(sc, axis=1) - np.nanmean(st, axis=1)
+    return permutation_p(observed, null, "two-sided")
+
+
+def axis_gap(f: np.ndarray, cons: np.ndarray, d: _Design, est: Mapping[str, float], cis: Mapping[str, Any],
+             boot: np.ndarray, col: Mapping[str, int], subsets: Mapping[str, np.ndarray], *, level: float,
+             n_perm: int, seed: int, gap_null: str) -> tuple[dict[str, Any], bool]:
+    """R on each measurable axis and the scope − strength gap at the operating point (§5.2): its
+    paired bootstrap interval, its permutation p-value under ``gap_null`` and, with human labels, the
+    gap on unanimously labelled probes.
+
+    Args:
+        f: ``(n_probes,)`` flips at τ; ``cons``: the usable construct-arm probes.
+        est, cis: point estimates and intervals of every subset column; ``boot`` its resamples and
+            ``col`` the column of each subset.
+
+    Returns:
+        ``(stats, gap_ok)``: the entries of the judge's stats, and whether the gap is reported.
+    """
+    out: dict[str, Any] = {}
+    scope_ax, strength_ax = d.axes["scope"]["measurable"], d.axes["strength"]["measurable"]
+    if scope_ax:
+        out["R_scope"] = _num(est["scope"])
+        out["R_scope_ci"] = cis["scope"]
+    if strength_ax:
+        out["R_strength"] = _num(est["strength"])
+        out["R_strength_ci"] = cis["strength"]
+    gap_ok = bool(scope_ax and strength_ax and out["R_scope"] is not None and out["R_strength"] is not None)
+    if gap_ok:
+        gap = est["scope"] - est["strength"]
+        out["gap"] = _num(gap)
+        out["gap_ci"] = _ci_of(boot[:, col["scope"]] - boot[:, col["strength"]], level)
+        if n_perm > 0:
+            out["gap_perm_p"] = _gap_permutation_p(f, cons & np.isin(d.axis, CONSTRUCT_AXES), d,
+                                                   gap, n_perm, seed, within_base=gap_null == "within_base")
+        if d.direction_source == "human":
+            gu = est["scope_unan"] - est["strength_unan"]
+            out["gap_unanimous"] = {"gap": _num(gu),
+                                    "ci": _ci_of(boot[:, col["scope_unan"]] - boot[:, col["strength_unan"]], level),
+                                    "n": int((subsets["scope_unan"] | subsets["strength_unan"]).sum())}
+    return out, gap_ok

@@ -1,0 +1,53 @@
+"""The §5.2 length checks (construct-validity.txt §5.2, Table 6): how much the edits change a text's
+length per slot and axis, and whether a judge's grades or its axis gap follow length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from judgeaudit.analyses.validity.design import SLOT_ORDER, _Design
+from judgeaudit.analyses.validity.rates import _num
+from judgeaudit.probes.taxonomy import AXES
+
+
+def _length_table(d: _Design) -> dict[str, Any]:
+    """Median |Δlength| (fraction of the original's length) per slot and axis over the probes that
+    enter the arms (§5.2, Table 6), with the signed median and the share lengthened."""
+    def summary(m: np.ndarray) -> dict[str, Any]:
+        x = d.d_len[m & ~np.isnan(d.d_len)]
+        if not len(x):
+            return {"n": 0, "median_abs_dlen": None, "median_dlen": None, "share_longer": None}
+        return {"n": int(len(x)), "median_abs_dlen": float(np.median(np.abs(x))),
+                "median_dlen": float(np.median(x)), "share_longer": float(np.mean(x > 0))}
+
+    return {"unit": "characters, as a fraction of the original's length",
+            "per_slot": {s: summary(d.in_arm & (d.slot == s)) for s in SLOT_ORDER},
+            "per_axis": {a: summary(d.in_arm & (d.axis == a)) for a in AXES}}
+
+
+def judge_length_checks(d: _Design, grade: Mapping[str, float], est: Mapping[str, float],
+                        subsets: Mapping[str, np.ndarray], gap_ok: bool) -> dict[str, Any]:
+    """One judge's §5.2 length checks: the Spearman correlation of its grades with the graded text's
+    length (in characters), and the scope − strength gap on lengthening and on shortening edits."""
+    base_ids = d.bases[d.base_index]
+    texts_len = {**{b: float(L) for b, L in zip(base_ids, d.base_len, strict=True)},
+                 **{p: float(L) for p, L in zip(d.probe_ids, d.edit_len, strict=True)}}
+    pairs = [(texts_len[k], v) for k, v in grade.items() if k in texts_len]
+    rho = None
+    if len(pairs) >= 3:
+        from scipy.stats import spearmanr
+
+        x, y = np.array(pairs).T
+        if np.ptp(x) > 0 and np.ptp(y) > 0:
+            rho = _num(spearmanr(x, y).statistic)
+    return {
+        "spearman_grade_length": rho, "n_graded": len(pairs), "length_unit": "characters",
+        "gap_lengthened": _num(est["scope_longer"] - est["strength_longer"]) if gap_ok else None,
+        "n_lengthened": int((subsets["scope_longer"] | subsets["strength_longer"]).sum()),
+        "gap_shortened": _num(est["scope_shorter"] - est["strength_shorter"]) if gap_ok else None,
+        "n_shortened": int((subsets["scope_shorter"] | subsets["strength_shorter"]).sum()),
+    }

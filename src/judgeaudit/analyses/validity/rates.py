@@ -1,0 +1,145 @@
+"""Flip rates by Eq. (6) and their base-item bootstrap (construct-validity.txt Def. 3, Eq. (6), App. A.2).
+
+A probe flips at τ when the binary verdict ``score ≥ τ`` of its original and its edited text differ.
+A rate is the mean over base items of the mean over each base item's probes; its resamples reuse one
+base-item multiplicity matrix, so every interval drawn from it is paired with every other.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from judgeaudit.stats.resample import percentile_ci
+
+_EPS = 1e-12
+
+
+def _num(x: Any) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+def _ci(lo: Any, hi: Any) -> list[float | None] | None:
+    lo, hi = _num(lo), _num(hi)
+    return None if lo is None or hi is None else [lo, hi]
+
+
+def flips_at(base_scores: np.ndarray, edit_scores: np.ndarray, taus: np.ndarray) -> np.ndarray:
+    """``(n_probes, n_tau)`` boolean: does the binary verdict ``score ≥ τ`` differ between the
+    original and the edited text (Def. 3, Remark 1)?"""
+    taus = np.atleast_1d(np.asarray(taus, dtype=float))
+    b = np.asarray(base_scores, dtype=float)[:, None] >= taus[None, :]
+    e = np.asarray(edit_scores, dtype=float)[:, None] >= taus[None, :]
+    return b != e
+
+
+def _per_base(values: np.ndarray, masks: np.ndarray, base_index: np.ndarray,
+              n_base: int, member: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per-base means of ``values`` over each subset.
+
+    Args:
+        values: ``(n_probes,)`` or ``(n_probes, k)`` values (one column per subset or threshold).
+        masks: ``(n_probes, k)`` membership of each probe in each subset.
+        base_index: ``(n_probes,)`` base item of each probe, in ``0..n_base-1``.
+        member: the ``(n_base, n_probes)`` membership matrix of ``base_index``, when the caller
+            already has it.
+
+    Returns:
+        ``(means, has)``: ``(n_base, k)`` per-base mean (0 where the base has no member) and
+        ``(n_base, k)`` float indicator of bases with at least one member.
+    """
+    values = np.asarray(values, dtype=float)
+    masks = np.asarray(masks, dtype=float)
+    if values.ndim == 1:
+        values = np.broadcast_to(values[:, None], masks.shape)
+    if member is None:
+        member = _membership(base_index, n_base)
+    sums = member @ (values * masks)
+    counts = member @ masks
+    has = (counts > 0).astype(float)
+    means = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
+    return means, has
+
+
+def _membership(base_index: np.ndarray, n_base: int) -> np.ndarray:
+    """``(n_base, n_probes)`` 0/1 matrix: probe j belongs to base item i."""
+    member = np.zeros((n_base, len(base_index)))
+    member[base_index, np.arange(len(base_index))] = 1.0
+    return member
+
+
+def base_weighted_mean(values: np.ndarray, base_index: np.ndarray, n_base: int,
+                       mask: np.ndarray | None = None) -> float:
+    """Eq. (6): the mean over base items of the mean over each base item's interventions.
+
+    Base items without a member in ``mask`` do not enter the outer mean. NaN when none has one.
+    """
+    values = np.asarray(values, dtype=float)
+    mask = np.ones(len(values), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    means, has = _per_base(values, mask[:, None], np.asarray(base_index), n_base)
+    n = has[:, 0].sum()
+    return float(means[:, 0].sum() / n) if n else float("nan")
+
+
+def _estimates(means: np.ndarray, has: np.ndarray) -> np.ndarray:
+    """Point estimates of Eq. (6), one per column (NaN for an empty subset)."""
+    n = has.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, (means * has).sum(axis=0) / np.where(n > 0, n, 1), np.nan)
+
+
+def _boot_estimates(counts: np.ndarray, means: np.ndarray, has: np.ndarray) -> np.ndarray:
+    """``(n_boot, k)`` Eq. (6) in every resample: ``counts`` is the base-item multiplicity matrix."""
+    # One product of the counts matrix with [numerators | denominators]; einsum avoids the BLAS
+    # thread start-up that dominates at small sizes (one column per subset), BLAS wins at many
+    # columns (one per threshold, when τ is re-selected in every resample).
+    stacked = np.hstack([means * has, has])
+    both = np.einsum("bn,nk->bk", counts, stacked) if stacked.shape[1] <= 64 else counts @ stacked
+    k = has.shape[1]
+    num, den = both[:, :k], both[:, k:]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def _column_cis(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval of every column of ``boot``: one quantile call for the columns without
+    NaN resamples, ``stats.resample.percentile_ci`` (NaN-aware) for the rest."""
+    lo = np.full(boot.shape[1], np.nan)
+    hi = np.full(boot.shape[1], np.nan)
+    nan_cols = np.isnan(boot).any(axis=0)
+    clean = ~nan_cols
+    if clean.any():
+        alpha = (1.0 - level) / 2.0
+        lo[clean], hi[clean] = np.quantile(boot[:, clean], [alpha, 1.0 - alpha], axis=0)
+    partial = nan_cols & ~np.isnan(boot).all(axis=0)
+    if partial.any():
+        lo[partial], hi[partial] = percentile_ci(boot[:, partial], level, axis=0)
+    return lo, hi
+
+
+def _ci_of(samples: np.ndarray, level: float) -> list[float | None] | None:
+    """Percentile interval of one statistic's resamples; None when it has none defined."""
+    if not len(samples) or np.isnan(samples).all():
+        return None
+    lo, hi = percentile_ci(samples, level)
+    return _ci(lo, hi)
+
+
+def _eta_squared(values: Sequence[float], groups: Sequence[str]) -> float | None:
+    """η²: share of the variance of ``values`` explained by ``groups`` (between / total SS)."""
+    v = np.asarray(values, dtype=float)
+    g = np.asarray(groups)
+    if len(v) < 2 or len(set(g)) < 2:
+        return None
+    grand = v.mean()
+    total = float(((v - grand) ** 2).sum())
+    if total <= _EPS:
+        return None
+    between = sum(float((g == k).sum()) * (float(v[g == k].mean()) - grand) ** 2 for k in set(g))
+    return between / total
