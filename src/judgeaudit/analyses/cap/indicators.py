@@ -1,0 +1,86 @@
+"""Per-row verdict indicators of a pairwise judge (conditional-accuracy-profiles.txt §3.3, App. D, H,
+L): each item's correctness under both orderings, their agreement, the failure kind of each, and the
+strict / consistency indicators of a pair of presentation variants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from judgeaudit.analyses.cap.conditions import FailurePolicy
+from judgeaudit.errors import InputError
+
+
+def _prep_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
+    missing = [c for c in ("pair_id", "label", "source_set") if c not in pairs.columns]
+    if missing:
+        raise InputError(f"pairs table lacks column(s) {', '.join(missing)}", field=missing[0])
+    df = pairs.copy()
+    if "base_id" not in df.columns:
+        df["base_id"] = df["pair_id"]
+    df["base_id"] = df["base_id"].fillna(df["pair_id"])
+    if "variant" not in df.columns:
+        df["variant"] = "original"
+    df["variant"] = df["variant"].fillna("original")
+    if "augmented" not in df.columns:
+        df["augmented"] = False
+    df["augmented"] = df["augmented"].fillna(False).astype(bool)
+    if "subset" not in df.columns:
+        df["subset"] = None
+    return df
+
+
+def _join_judge(rows: pd.DataFrame, table: pd.DataFrame, policy: FailurePolicy) -> pd.DataFrame:
+    """Row-aligned verdict indicators of one judge on one set's rows."""
+    t = table.drop_duplicates("pair_id").set_index("pair_id")
+    j = rows[["pair_id", "label"]].join(t, on="pair_id")
+    out = pd.DataFrame(index=rows.index)
+    out["scope"] = j["judge_id"].notna().to_numpy() & rows["label"].isin(["A", "B"]).to_numpy()
+    for o in ("ab", "ba"):
+        choice = j[f"choice_{o}"]
+        fail = j[f"failure_{o}"]
+        ok = choice.notna() & fail.isna()
+        scope = out["scope"].to_numpy()
+        out[f"ok_{o}"] = ok.to_numpy() & scope
+        # a missing choice without a recorded failure kind is a parse failure
+        kind = np.where(fail.notna().to_numpy(), fail.astype(object).to_numpy(), "parse")
+        out[f"fail_{o}"] = np.where(scope & ~ok.to_numpy(), kind, None)
+        out[f"choice_{o}"] = choice.where(ok, None)
+        out[f"corr_{o}"] = (choice == j["label"]).to_numpy() & ok.to_numpy()
+    out["same"] = (out["choice_ab"] == out["choice_ba"]).to_numpy() & out["ok_ab"] & out["ok_ba"]
+    if policy == "exclude":
+        out["valid"] = out["ok_ab"] & out["ok_ba"]
+    else:
+        out["valid"] = out["scope"]
+    return out
+
+
+def _paired(rows: pd.DataFrame, ind: pd.DataFrame, v1: str, v2: str,
+            units: pd.Index) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.Series]:
+    """Unit-level strict/consistency indicators for variant pairs (x1, x2) of one base item:
+    per ordering o, strict_o = [v_o(x1) = v_o(x2) = a*], cons_o = [v_o(x1) = v_o(x2)]; the unit
+    value is the mean over the two orderings (both orderings of both variants required)."""
+    sel1 = rows["variant"] == v1
+    sel2 = rows["variant"] == v2
+    a = ind[sel1].assign(base_id=rows.loc[sel1, "base_id"]).drop_duplicates("base_id").set_index("base_id")
+    b = ind[sel2].assign(base_id=rows.loc[sel2, "base_id"]).drop_duplicates("base_id").set_index("base_id")
+    common = a.index.intersection(b.index)
+    a, b = a.loc[common], b.loc[common]
+    valid = (a["valid"] & b["valid"]).to_numpy()
+    strict = 0.5 * ((a["corr_ab"].to_numpy() & b["corr_ab"].to_numpy()).astype(float)
+                    + (a["corr_ba"].to_numpy() & b["corr_ba"].to_numpy()).astype(float))
+    cons = 0.5 * ((a["choice_ab"].to_numpy() == b["choice_ab"].to_numpy()) & a["ok_ab"].to_numpy()
+                  & b["ok_ab"].to_numpy()).astype(float) \
+        + 0.5 * ((a["choice_ba"].to_numpy() == b["choice_ba"].to_numpy()) & a["ok_ba"].to_numpy()
+                 & b["ok_ba"].to_numpy()).astype(float)
+    pos = units.get_indexer(common)
+    n_u = len(units)
+    den_u = np.zeros(n_u)
+    s_u = np.zeros(n_u)
+    c_u = np.zeros(n_u)
+    den_u[pos] = valid
+    s_u[pos] = strict
+    c_u[pos] = cons
+    scope = pd.Series((a["scope"] & b["scope"]).to_numpy(), index=common)
+    return s_u, c_u, den_u, scope
