@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-from judgeaudit.world.items import Span, Unit, WorldItem
+from judgeaudit.records import Span, Unit, WorldItem
 
 
 def tiny_items() -> list[WorldItem]:

@@ -103,7 +103,7 @@ def test_model_params_patch_is_scoped():
 
 
 def test_world_label_read_off_the_true_false_distribution(judge):
-    from judgeaudit.world.items import WorldItem
+    from judgeaudit.records import WorldItem
     from judgeaudit.world.requests import build_request
     from judgeaudit.world.run import context_for
 

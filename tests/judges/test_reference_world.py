@@ -8,9 +8,8 @@ import pytest
 
 from judgeaudit.judges import make_judge
 from judgeaudit.judges.reference import GOLD_KEY, gold_meta
-from judgeaudit.records import JudgeRequest
+from judgeaudit.records import JudgeRequest, Span, Unit, WorldItem
 from judgeaudit.stats.tests import mcnemar_exact
-from judgeaudit.world.items import Span, Unit, WorldItem
 
 
 def _request(item: WorldItem, *, informed: bool, form: str = "label", with_units: bool = False) -> JudgeRequest:

@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 from world_fixtures import ScriptedJudge, tiny_items
 
+from judgeaudit.analyses.world.correlate import answer_false_alarms, answer_gains, correlations, covariate_table
+from judgeaudit.analyses.world.scoring import decisions_frame
 from judgeaudit.commands.world import run_world_cmd, write_report
 from judgeaudit.errors import InputError
 from judgeaudit.stats.tests import spearman_test
-from judgeaudit.world.correlate import answer_false_alarms, answer_gains, correlations, covariate_table
-from judgeaudit.world.scoring import decisions_frame
 
 HINT = [1, 5, 2, 6, 3, 7, 4, 8]   # tiny items in order q0-right, q0-wrong, q1-right, …: the wrong answers rank 5–8
 

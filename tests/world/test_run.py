@@ -108,7 +108,7 @@ def test_typed_form_scores_one_unit_per_constraint(tmp_path):
     # IFEval has responses with two constraints of one type, one violated and one kept (834 constraints would
     # collapse to 817 units if merged by type): every constraint is its own unit. A typed report can only name
     # the type, so the oracle naming exactly the violated types flags the kept constraint of that type too.
-    from judgeaudit.world.items import Unit, WorldItem
+    from judgeaudit.records import Unit, WorldItem
 
     units = [Unit(unit_id="r.0", text="use 'cat' twice", defective=True, kind="keywords:frequency"),
              Unit(unit_id="r.1", text="use 'dog' once", defective=False, kind="keywords:frequency"),
@@ -132,8 +132,8 @@ def test_typed_form_has_one_unit_per_ifeval_constraint(data_dir):
     # the shipped IFEval responses joined to their prompts by text carry 832 labelled constraints (prompt 2785,
     # edited upstream, has no response and is left out); merged by type id they were fewer units
     from judgeaudit.datasets.world import load_world_set
-    from judgeaudit.world.pooling import Pooled
-    from judgeaudit.world.scoring import decisions
+    from judgeaudit.analyses.world.pooling import Pooled
+    from judgeaudit.analyses.world.scoring import decisions
 
     items = load_world_set(f"ifeval:{data_dir / 'ifeval'}")
     none = Pooled(parsed_votes=1, votes=1, label=False, unit_labels=None, defect_ids=[], score=None, defects=None,

@@ -4,9 +4,8 @@ import pandas as pd
 import pytest
 from world_fixtures import summary_item, tiny_items
 
-from judgeaudit.world.items import Span, WorldItem
-from judgeaudit.world.pooling import majority, pool_votes
-from judgeaudit.world.scoring import (
+from judgeaudit.analyses.world.pooling import majority, pool_votes
+from judgeaudit.analyses.world.scoring import (
     STRICT_THRESHOLD,
     char_overlap,
     disagreement,
@@ -16,6 +15,7 @@ from judgeaudit.world.scoring import (
     strict_match,
     strict_matcher,
 )
+from judgeaudit.records import Span, WorldItem
 
 
 def _rows(**cols):
@@ -69,7 +69,7 @@ def test_strict_matcher_drops_stop_words_and_punctuation():
     assert strict_match("the mayor's", "the mayor")
     assert strict_match("he did not go", "not")                 # negations are kept: FRANK's negation errors
     assert strict_match("Its symbol is Co", "Co")               # a stop-word-only segment: every token counts
-    from judgeaudit.world.scoring import content_tokens
+    from judgeaudit.analyses.world.scoring import content_tokens
     assert content_tokens("The vote -- was unanimous!") == ["vote", "unanimous"]
 
 
@@ -118,8 +118,8 @@ def test_ragtruth_character_overlap_micro_and_macro():
 
 
 def test_unit_and_typed_decisions():
-    from judgeaudit.world.pooling import Pooled
-    from judgeaudit.world.scoring import decisions
+    from judgeaudit.analyses.world.pooling import Pooled
+    from judgeaudit.analyses.world.scoring import decisions
     s = summary_item()
     p = Pooled(parsed_votes=3, votes=3, label=True, unit_labels=[True, True], defect_ids=["entity"], score=None,
                defects=None, ties=0)
@@ -127,7 +127,7 @@ def test_unit_and_typed_decisions():
     assert [(r["gold"], r["flagged"]) for r in decisions(s, p, "typed")] == [(False, True), (True, False)]
     # a unit whose kind names two types is still one unit, flagged when either type is named; two constraints
     # of one type stay two units
-    from judgeaudit.world.items import Unit
+    from judgeaudit.records import Unit
     from judgeaudit.world.requests import taxonomy_of
     two = s.model_copy(update={"units": [s.units[0], Unit(unit_id="u", text="t", defective=True, kind="a, contradiction"),
                                          Unit(unit_id="v", text="w", defective=False, kind="a")]})
@@ -140,7 +140,7 @@ def test_unit_and_typed_decisions():
 def test_second_matcher_agreement_and_cohen_kappa():
     from sklearn.metrics import cohen_kappa_score
 
-    from judgeaudit.world.scoring import agreement
+    from judgeaudit.analyses.world.scoring import agreement
     items = [it for it in tiny_items() if it.spans]
     complaints = {it.item_id: [{"span": "x", "reason": str(k)} for k in range(3)] for it in items}
     first = lambda c, s, it: c["reason"] != "2"                                  # noqa: E731

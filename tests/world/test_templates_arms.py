@@ -20,7 +20,7 @@ def ctx(**kw):
 
 
 def _extra_qa():
-    from judgeaudit.world.items import WorldItem
+    from judgeaudit.records import WorldItem
     return [WorldItem(item_id=f"x{i}", task="qa", output="o", world=f"Extra world number {i}. " * (i + 1),
                       question="q?", group=f"x{i}") for i in range(10)]
 
@@ -112,7 +112,7 @@ def test_each_operator_on_a_tiny_world(items):
 
 
 def test_informed_arm_without_a_world_and_a_span_outside_the_text_are_input_errors(items):
-    from judgeaudit.world.items import Span
+    from judgeaudit.records import Span
     bare = items[0].model_copy(update={"world": None})
     with pytest.raises(InputError, match="q0-right.*no world") as e:
         build_request(bare, "informed", ctx(), form="label")

@@ -100,7 +100,7 @@ def test_factorial_instrument_needs_two_judges(tmp_path):
 def test_generous_matcher_backed_by_a_judge_on_the_fake_server(tmp_path, fake_server, monkeypatch):
     from world_fixtures import ScriptedJudge
 
-    from judgeaudit.world.matching import read_yes_no
+    from judgeaudit.analyses.world.matching import read_yes_no
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
     real_make = __import__("judgeaudit.commands.common", fromlist=["make_judge"]).make_judge

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from world_fixtures import ScriptedJudge
 
-from judgeaudit.world.items import Span, Unit, WorldItem
+from judgeaudit.records import Span, Unit, WorldItem
 from judgeaudit.world.run import analyse, judge_world
 
 
@@ -201,7 +201,7 @@ def test_an_undecided_matcher_is_not_no_match(tmp_path):
 
 
 def test_world_spearman_defaults_to_one_sided_in_the_predicted_direction(tmp_path):
-    from judgeaudit.world.correlate import answer_gains, covariate_table
+    from judgeaudit.analyses.world.correlate import answer_gains, covariate_table
     from judgeaudit.stats.tests import spearman_test
 
     items = qa_items(6, 6)

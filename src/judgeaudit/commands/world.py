@@ -100,6 +100,21 @@ def split_items(items: list, split: str) -> tuple[list, dict]:
                   "source_set": DEV_SPLIT["source_set"]}
 
 
+def judge_pairs(judge, items: list, complaints: list[tuple[str, dict]], *, store_path,
+                concurrency: int | None = None, progress: bool = True):
+    """Ask ``judge`` about every (complaint, segment) pair of ``complaints`` (through the call store) and
+    return the generous matcher reading its replies (``analyses.world.matching``)."""
+    from judgeaudit.analyses.world.matching import JudgeMatcher, pair_requests, read_yes_no
+    from judgeaudit.commands.common import judge_all
+
+    reqs = pair_requests(items, complaints)
+    if not reqs:
+        return JudgeMatcher()
+    v = judge_all([judge], reqs, store_path=store_path, concurrency=concurrency, progress=progress)
+    return JudgeMatcher({r.request_id: (read_yes_no(r.raw) if r.error is None else None)
+                         for r in v.itertuples(index=False)})
+
+
 def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str], *, out: Path, votes: int = 3,
                   form: str = "label", max_items: int | None = None, store: Path | None = None,
                   concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000, seed: int = 0,
@@ -144,7 +159,7 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     items, split_record = split_items(items, split)
     if not items:
         raise InputError("the set has no items", field="--set")
-    from judgeaudit.world.correlate import covariate_table
+    from judgeaudit.analyses.world.correlate import covariate_table
 
     covariate_table(items, covariates)   # an unknown or non-numeric covariate fails before any call
     judges = build_judges(_judge_specs(judge_specs, temperature), api_base=api_base)
@@ -152,7 +167,6 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
                            seed=seed, encoder=encoder, top_k=top_k, concurrency=concurrency, progress=progress)
     generous = second = None
     if matcher_judge is not None:
-        from judgeaudit.world.matching import judge_pairs
         from judgeaudit.world.run import matcher_queries
 
         queries = matcher_queries(items, verdicts, seed=seed)

@@ -1,4 +1,4 @@
-"""World sets: corpora read as :class:`~judgeaudit.world.items.WorldItem` lists, with provenance.
+"""World sets: corpora read as :class:`~judgeaudit.records.WorldItem` lists, with provenance.
 
 A world set spec uses the table sets' syntax (``NAME:PATH?key=value&…``, parsed by
 :func:`judgeaudit.datasets.registry.parse_spec`); the adapters are keyed by the prefix:
@@ -32,17 +32,13 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from pydantic import ValidationError
 
 from judgeaudit.datasets.registry import COMMON_OPTIONS, parse_spec, trim_groups
+from judgeaudit.datasets.world_base import AdapterResult
 from judgeaudit.errors import InputError
-from judgeaudit.world.items import Span, Unit, WorldItem
+from judgeaudit.records import WorldItem
 
 PROVENANCE_FILE = "PROVENANCE.json"
-
-AdapterResult = tuple[list[WorldItem], dict[str, Any]]
-"""What a world adapter returns: the items and its provenance (``files``, ``excluded``, …)."""
-
 
 @dataclass(frozen=True)
 class WorldAdapter:
@@ -75,34 +71,6 @@ class WorldSet:
 # ---- helpers the adapters share -------------------------------------------------------------------
 
 
-def make_item(*, path: str | Path, line: int | None, world_field: str | None = None,
-              span_field: str = "spans", **fields: Any) -> WorldItem:
-    """A validated :class:`WorldItem`; ``InputError`` naming ``path``, ``line`` and the source
-    field when the world is missing or empty (when ``world_field`` names where it should be), or a
-    span or unit lies outside the output text."""
-    if world_field is not None:
-        w = fields.get("world")
-        if not isinstance(w, str) or not w.strip():
-            raise InputError("the world (the source the output must be judged against) is missing or empty",
-                             path=path, line=line, field=world_field)
-    try:
-        item = WorldItem(**fields)
-    except ValidationError as e:
-        err = e.errors()[0]
-        loc = ".".join(str(x) for x in err["loc"])
-        raise InputError(f"invalid value ({err['msg']})", path=path, line=line, field=loc) from None
-    n = len(item.output)
-    for i, s in enumerate(item.spans):
-        if not 0 <= s.start < s.end <= n:
-            raise InputError(f"span [{s.start}, {s.end}) lies outside the output ({n} characters)",
-                             path=path, line=line, field=f"{span_field}[{i}]")
-    for u in item.units:
-        if (u.start is None) != (u.end is None) or (u.start is not None and not 0 <= u.start <= u.end <= n):
-            raise InputError(f"unit {u.unit_id} [{u.start}, {u.end}) lies outside the output ({n} characters)",
-                             path=path, line=line, field="units")
-    return item
-
-
 def find_provenance(path: str | Path) -> tuple[Path | None, Any]:
     """The nearest ``PROVENANCE.json`` at ``path`` (a folder, or a file's folder) or in one of its
     two parent folders, and its parsed content; ``(None, None)`` when there is none."""
@@ -116,11 +84,6 @@ def find_provenance(path: str | Path) -> tuple[Path | None, Any]:
             except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
                 raise InputError(f"unreadable provenance file ({e})", path=f) from None
     return None, None
-
-
-def excluded(counts: Mapping[str, int]) -> dict[str, int]:
-    """Reason → count, without reasons that excluded nothing."""
-    return {k: int(v) for k, v in counts.items() if v}
 
 
 # ---- the registry ---------------------------------------------------------------------------------
@@ -242,5 +205,5 @@ def list_world_adapters() -> pd.DataFrame:
                           "label origin": a.label_origin} for a in WORLD_ADAPTERS.values()])
 
 
-__all__ = ["WORLD_ADAPTERS", "Span", "Unit", "WorldAdapter", "WorldItem", "WorldSet", "excluded",
-           "find_provenance", "list_world_adapters", "load_world", "load_world_set", "make_item"]
+__all__ = ["WORLD_ADAPTERS", "WorldAdapter", "WorldSet", "find_provenance", "list_world_adapters", "load_world",
+           "load_world_set"]

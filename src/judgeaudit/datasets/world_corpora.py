@@ -26,10 +26,10 @@ from typing import Any
 
 from judgeaudit.datasets import frank, gsm8k, halueval
 from judgeaudit.datasets._common import files_under, first_record, layout_error, read_json_array, require
-from judgeaudit.datasets.world import AdapterResult, excluded, make_item
+from judgeaudit.datasets.world_base import AdapterResult, excluded, make_item
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl
-from judgeaudit.world.items import Span, Unit, WorldItem
+from judgeaudit.records import Span, Unit, WorldItem
 
 # ---- HaluEval ------------------------------------------------------------------------------------
 

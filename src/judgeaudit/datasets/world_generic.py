@@ -28,10 +28,10 @@ from typing import Any
 
 from judgeaudit.datasets._common import files_under, first_record, layout_error, require
 from judgeaudit.datasets.generic import _row_line
-from judgeaudit.datasets.world import AdapterResult, excluded, make_item
+from judgeaudit.datasets.world_base import AdapterResult, excluded, make_item
 from judgeaudit.errors import InputError
 from judgeaudit.io import iter_jsonl, read_table
-from judgeaudit.world.items import Span, WorldItem
+from judgeaudit.records import Span, WorldItem
 
 # ---- RAGTruth ------------------------------------------------------------------------------------
 

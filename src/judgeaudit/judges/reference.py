@@ -46,7 +46,7 @@ SCORE_CLEAN, SCORE_DEFECTIVE = 5.0, 1.0
 
 
 def gold_meta(item: Any) -> dict[str, Any]:
-    """The gold of a :class:`~judgeaudit.world.items.WorldItem` in the form ``reference:oracle``
+    """The gold of a :class:`~judgeaudit.records.WorldItem` in the form ``reference:oracle``
     reads from ``request.meta[GOLD_KEY]``. ``defect_ids`` are the kinds of the defective units (a
     comma-separated kind gives several), then the labels of the gold spans (split the same way),
     each once."""

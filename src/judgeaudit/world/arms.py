@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from judgeaudit.errors import InputError
-from judgeaudit.world.items import WorldItem
+from judgeaudit.records import WorldItem
 
 QUESTION_IN_BLIND = frozenset({"qa", "dialogue"})
 Encoder = Callable[[list[str]], np.ndarray]

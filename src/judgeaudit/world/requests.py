@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from judgeaudit.errors import InputError
 from judgeaudit.judges.elicit import WORLD_TEMPLATE
-from judgeaudit.records import JudgeRequest
+from judgeaudit.records import JudgeRequest, WorldItem, kind_ids
 from judgeaudit.world.arms import ArmContext, get_arm
-from judgeaudit.world.items import WorldItem
 from judgeaudit.world.templates import WORLD_FORMS
 
 SEP = "::"
@@ -33,14 +32,9 @@ def check_spans(item: WorldItem) -> None:
                              f"the output ({n} characters)", field="units")
 
 
-def kinds(kind: str | None) -> list[str]:
-    """The type ids a unit's ``kind`` names (a comma-separated kind names several)."""
-    return [k.strip() for k in (kind or "").split(",") if k.strip()]
-
-
 def taxonomy_of(items: list[WorldItem]) -> tuple[str, ...]:
     """The requirement/defect types the set's units name (sorted; discovered, not listed)."""
-    return tuple(sorted({k for it in items for u in it.units for k in kinds(u.kind)}))
+    return tuple(sorted({k for it in items for u in it.units for k in kind_ids(u.kind)}))
 
 
 def gold_of(item: WorldItem) -> dict:
@@ -50,7 +44,7 @@ def gold_of(item: WorldItem) -> dict:
         from judgeaudit.judges.reference import gold_meta
     except ImportError:
         base = {"defective": item.defective, "unit_labels": [u.defective for u in item.units],
-                "defect_ids": sorted({k for u in item.units if u.defective for k in kinds(u.kind)})}
+                "defect_ids": sorted({k for u in item.units if u.defective for k in kind_ids(u.kind)})}
     else:
         base = gold_meta(item)
     return {**base, "quotes": [item.output[s.start:s.end] for s in item.spans]}

@@ -14,18 +14,9 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
-from judgeaudit.errors import InputError
-from judgeaudit.stats.paired import METRICS, boot_metric, cluster_counts, mcnemar_paired, metric, paired_gain
-from judgeaudit.stats.shapley import cells as factorial_cells
-from judgeaudit.stats.shapley import shapley
-from judgeaudit.stats.tests import wilson_interval
-from judgeaudit.world.arms import ArmContext, cell_name
-from judgeaudit.world.correlate import DEFAULT_COVARIATES, correlations, covariate_table
-from judgeaudit.world.items import WorldItem
-from judgeaudit.world.pooling import TIE_RULE, pool_votes
-from judgeaudit.world.requests import SEP, build_requests, kinds, taxonomy_of
-from judgeaudit.world.segments import segment_rows, sentence_rows, sentence_units
-from judgeaudit.world.scoring import (
+from judgeaudit.analyses.world.correlate import DEFAULT_COVARIATES, correlations, covariate_table
+from judgeaudit.analyses.world.pooling import TIE_RULE, pool_votes
+from judgeaudit.analyses.world.scoring import (
     SCORE_CLEAN,
     STRICT_THRESHOLD,
     Matcher,
@@ -40,6 +31,16 @@ from judgeaudit.world.scoring import (
     span_scores,
     strict_matcher,
 )
+from judgeaudit.analyses.world.segments import segment_rows, sentence_rows, sentence_units
+from judgeaudit.errors import InputError
+from judgeaudit.records import WorldItem
+from judgeaudit.records import kind_ids as kinds
+from judgeaudit.stats.paired import METRICS, boot_metric, cluster_counts, mcnemar_paired, metric, paired_gain
+from judgeaudit.stats.shapley import cells as factorial_cells
+from judgeaudit.stats.shapley import shapley
+from judgeaudit.stats.tests import wilson_interval
+from judgeaudit.world.arms import ArmContext, cell_name
+from judgeaudit.world.requests import SEP, build_requests, taxonomy_of
 
 FACTORS = ("question", "source", "typed", "instrument")
 

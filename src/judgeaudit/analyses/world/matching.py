@@ -2,7 +2,7 @@
 whether a claimed defect identifies the segment"; model and prompt unspecified).
 
 Every (complaint, marked segment) pair to be decided is asked once, as a ``generate`` request
-through the call store; the reply is read as yes when its first word is "yes" (case-insensitive),
+(``pair_requests``; the command edge sends them through the call store); the reply is read as yes when its first word is "yes" (case-insensitive),
 no when it is "no"; any other reply (or a failed call) leaves the pair *undecided*: the matcher
 returns None, which the scorers count apart and never read as "no match" (``JudgeMatcher.undecided``).
 """
@@ -13,10 +13,9 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from judgeaudit.records import JudgeRequest
-from judgeaudit.world.items import WorldItem
-from judgeaudit.world.scoring import segments
-from judgeaudit.world.segments import sentence_units
+from judgeaudit.analyses.world.scoring import segments
+from judgeaudit.analyses.world.segments import sentence_units
+from judgeaudit.records import JudgeRequest, WorldItem
 
 PROMPT = (
     "An output was marked as having an error in one segment. A reviewer made a complaint about the output.\n"
@@ -55,7 +54,8 @@ def read_yes_no(text: str | None) -> bool | None:
 
 @dataclass
 class JudgeMatcher:
-    """A matcher answering from the replies gathered by ``judge_pairs``."""
+    """A matcher answering from the judge's replies to ``pair_requests`` (read with ``read_yes_no``),
+    keyed by request id (``commands.world.judge_pairs`` gathers them through the call store)."""
 
     answers: dict[str, bool | None] = field(default_factory=dict)
 
@@ -65,16 +65,3 @@ class JudgeMatcher:
 
     def __call__(self, complaint: dict, segment: str, item: WorldItem) -> bool | None:
         return self.answers.get(_key(item.item_id, complaint, segment))
-
-
-def judge_pairs(judge, items: list[WorldItem], complaints: list[tuple[str, dict]], *, store_path,
-                concurrency: int | None = None, progress: bool = True) -> JudgeMatcher:
-    """Ask ``judge`` about every pair (through the call store) and return the matcher."""
-    from judgeaudit.commands.common import judge_all
-
-    reqs = pair_requests(items, complaints)
-    if not reqs:
-        return JudgeMatcher()
-    v = judge_all([judge], reqs, store_path=store_path, concurrency=concurrency, progress=progress)
-    return JudgeMatcher({r.request_id: (read_yes_no(r.raw) if r.error is None else None)
-                         for r in v.itertuples(index=False)})

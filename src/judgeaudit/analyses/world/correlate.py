@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from judgeaudit.errors import InputError
+from judgeaudit.records import WorldItem
 from judgeaudit.stats.tests import spearman_test
-from judgeaudit.world.items import WorldItem
 
 BUILTIN = {
     "world_chars": lambda it: float(len(it.world)) if it.world is not None else float("nan"),

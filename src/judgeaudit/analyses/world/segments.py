@@ -15,8 +15,8 @@ they do to labels.
 
 from __future__ import annotations
 
-from judgeaudit.world.items import WorldItem
-from judgeaudit.world.scoring import Matcher, credited, item_kinds, match_matrix, segments
+from judgeaudit.analyses.world.scoring import Matcher, credited, item_kinds, match_matrix, segments
+from judgeaudit.records import WorldItem
 
 
 def sentence_units(item: WorldItem) -> list:

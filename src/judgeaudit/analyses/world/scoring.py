@@ -39,10 +39,9 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
+from judgeaudit.analyses.world.pooling import norm
+from judgeaudit.records import WorldItem, kind_ids
 from judgeaudit.stats.resample import bootstrap_counts, percentile_ci
-from judgeaudit.world.items import WorldItem
-from judgeaudit.world.pooling import norm
-from judgeaudit.world.requests import kinds
 
 STRICT_THRESHOLD = 0.5
 Matcher = Callable[[dict, str, WorldItem], bool]
@@ -339,7 +338,7 @@ def char_overlap(items: list[WorldItem], complaints: dict[str, list[dict]]) -> d
 def item_kinds(item: WorldItem) -> str:
     """The defect kinds of a whole item (comma-separated, sorted): those of its defective units and
     the labels of its gold spans."""
-    found = {k for u in item.units if u.defective for k in kinds(u.kind)} | {s.label for s in item.spans if s.label}
+    found = {k for u in item.units if u.defective for k in kind_ids(u.kind)} | {s.label for s in item.spans if s.label}
     return ",".join(sorted(found))
 
 
@@ -362,9 +361,9 @@ def decisions(item: WorldItem, pooled, form: str) -> list[dict]:
         # type, one kept, both are flagged when the type is named (the form's resolution; never merged away)
         reported = set(pooled.defect_ids or [])
         for u in item.units:
-            if u.defective is None or not kinds(u.kind):
+            if u.defective is None or not kind_ids(u.kind):
                 continue
-            fl = None if pooled.defect_ids is None and pooled.parsed_votes == 0 else bool(reported & set(kinds(u.kind)))
+            fl = None if pooled.defect_ids is None and pooled.parsed_votes == 0 else bool(reported & set(kind_ids(u.kind)))
             rows.append({"unit": u.unit_id, "gold": bool(u.defective), "flagged": fl, "complaints": int(bool(fl)),
                          "kinds": u.kind or ""})
         return rows
