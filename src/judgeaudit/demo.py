@@ -116,7 +116,7 @@ def _world(out: Path, n_boot: int) -> list[Section]:
 
 
 def _loop(out: Path, slices: Slices) -> list[Section]:
-    from judgeaudit.loop.report import loop_sections
+    from judgeaudit.report.loop import loop_sections
 
     if slices.loop_items is None:
         return loop_sections(DEFAULT_RUNS["loop"].run([EMBEDDED], out / "loop", out / "calls.sqlite", 2000))

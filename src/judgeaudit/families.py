@@ -32,13 +32,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import parse_qsl, urlencode
 
 from judgeaudit.errors import InputError
-
-if TYPE_CHECKING:
-    from judgeaudit.judges.base import Judge
 
 #: The family value of a reference instrument (``reference:*``): not a model, no vendor.
 REFERENCE = "reference"
@@ -277,6 +274,16 @@ def unknown_family_message(role: str, judge: str | None = None) -> str:
             "(e.g. api:openai/my-model?family=openai, or family: openai in YAML)")
 
 
-def judge_family(judge: Judge) -> str | None:
+class _Spec(Protocol):
+    family: str | None
+
+
+class _Specified(Protocol):
+    """What ``judge_family`` reads of a judge (``judges.base.Judge`` has it): its spec's family."""
+
+    spec: _Spec
+
+
+def judge_family(judge: _Specified) -> str | None:
     """A judge's family (its spec's; the backends set it from the table or the user's ``family=``)."""
     return judge.spec.family

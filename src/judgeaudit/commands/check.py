@@ -102,28 +102,11 @@ def run_ifeval(prompts: Path, responses: Path, out: Path | None = None, *, join_
     return result
 
 
-def _read_gsm8k_keys(path: Path) -> list[tuple[int, str, Any]]:
-    from judgeaudit.checkers.gsm8k import answer_key
-    from judgeaudit.datasets._common import require
-    from judgeaudit.io import iter_jsonl
-
-    out = []
-    for line, obj in iter_jsonl(path):
-        q, a = require(obj, "question", path, line), require(obj, "answer", path, line)
-        try:
-            out.append((line, str(q), answer_key(str(a))))
-        except InputError as e:
-            raise InputError(e.message, path=path, line=line, field="answer") from None
-    if not out:
-        raise InputError("no questions found", path=path)
-    return out
-
-
 def run_gsm8k(data: Path, out: Path | None = None) -> dict[str, Any]:
     """Check OpenAI's example GPT-3 solutions (``example_model_solutions.jsonl``) against the answer
     keys of ``test.jsonl`` in ``data``; agreement with the ``is_correct`` flags they carry."""
     from judgeaudit.checkers.gsm8k import GSM8KItem, check_gsm8k
-    from judgeaudit.datasets.gsm8k import CONDITIONS, SOLUTIONS_FILE, _read
+    from judgeaudit.datasets.gsm8k import CONDITIONS, SOLUTIONS_FILE, _read, read_answer_keys
 
     data = Path(data)
     if out is not None:
@@ -131,7 +114,7 @@ def run_gsm8k(data: Path, out: Path | None = None) -> dict[str, Any]:
     test = data / "test.jsonl"
     if not test.is_file():
         raise InputError("GSM8K test.jsonl not found", path=data)
-    keys = _read_gsm8k_keys(test)
+    keys = read_answer_keys(test)
     sols = _read(data)
     if len(sols) != len(keys):
         raise InputError(f"{len(sols)} solution lines but {len(keys)} questions in test.jsonl",

@@ -106,7 +106,7 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     from judgeaudit.loop.engine import NO_USABLE_REPORT, initial_outputs, planned_calls, run_loop
     from judgeaudit.loop.keywords import KEYWORDS
     from judgeaudit.loop.regulators import get_regulator, half_share
-    from judgeaudit.loop.report import write_report
+    from judgeaudit.report.loop import write_report
     from judgeaudit.loop.responders import make_responder
     from judgeaudit.loop.tasks import load_task, shipped_only
     from judgeaudit.runfolder import output_set

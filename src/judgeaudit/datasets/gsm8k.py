@@ -101,6 +101,24 @@ def _read(root: str | Path) -> list[tuple[int, str, dict[str, tuple[bool, str]]]
     return out
 
 
+def read_answer_keys(path: str | Path) -> list[tuple[int, str, Any]]:
+    """The answer keys of a GSM8K ``test.jsonl``: (line, question, the key of its ``answer``), in file
+    order; ``InputError`` naming the line of a record without a question or answer, or with an answer
+    that has no key."""
+    from judgeaudit.checkers.gsm8k import answer_key
+
+    out = []
+    for line, obj in iter_jsonl(path):
+        q, a = require(obj, "question", path, line), require(obj, "answer", path, line)
+        try:
+            out.append((line, str(q), answer_key(str(a))))
+        except InputError as e:
+            raise InputError(e.message, path=path, line=line, field="answer") from None
+    if not out:
+        raise InputError("no questions found", path=path)
+    return out
+
+
 def load_items(root: str | Path) -> pd.DataFrame:
     """Item table: one row per (question, condition) solution, labelled ``correct`` /
     ``incorrect`` against the ground truth; ``group`` is the question, ``condition`` the GPT-3

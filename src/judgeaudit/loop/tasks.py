@@ -123,14 +123,13 @@ def load_gsm8k(path: str | Path, *, condition: str = GSM8K_SHIPPED) -> Task:
     """A GSM8K folder with ``test.jsonl`` (answer keys); shipped = ``condition``'s solutions from
     ``example_model_solutions.jsonl`` when present."""
     from judgeaudit.checkers.gsm8k import GSM8KItem
-    from judgeaudit.commands.check import _read_gsm8k_keys
-    from judgeaudit.datasets.gsm8k import SOLUTIONS_FILE, _read
+    from judgeaudit.datasets.gsm8k import SOLUTIONS_FILE, _read, read_answer_keys
 
     p = Path(path)
     test = p / "test.jsonl" if p.is_dir() else p
     if not test.is_file():
         raise InputError("GSM8K test.jsonl not found", path=p)
-    keys = _read_gsm8k_keys(test)
+    keys = read_answer_keys(test)
     shipped: dict[str, str] = {}
     if (test.parent / SOLUTIONS_FILE).is_file():
         for _, q, sols in _read(test.parent):
