@@ -1,6 +1,27 @@
 """judgeaudit: audit LLM-as-a-judge instruments for validity, not just reliability.
 
 The public names below are re-exported lazily, so ``import judgeaudit`` stays fast.
+
+Layers, low to high (a module imports only from its own layer or the layers below it, never from a
+higher one, not even inside a function; ``tests/test_layers.py`` checks this and that no imports form
+a cycle):
+
+1. errors, records, io, families, stats, runinfo, runfolder, validate, _startup — the typed rows, file
+   readers, the model-family table, the shared estimators and the run-folder records;
+2. datasets, checkers — the public sets' adapters and the programs that label outputs;
+3. judges — the instruments and their elicitation;
+4. runtime — the call store and the executors;
+5. probes — probe sets and the CAP testbed, built by calling a generator through the runtime;
+6. analyses — pure functions from tables to result objects (validity, cap, validation_power, world);
+7. world, loop, structural, interop — world runs, the acting loop, the structural judge, adapters to
+   other tools;
+8. card, ledger — the per-judge card and the prediction ledger, read from the analyses' results;
+9. report — the HTML, Markdown and JSON pages;
+10. commands, default_runs, demo, experiment — the command edge: options, orchestration, the demo;
+11. cli — the command line.
+
+Where a lower layer must reach something defined above it (a judge backend, a verdict form, a replay
+format), it defines a registry that the higher layer fills.
 """
 
 from __future__ import annotations

@@ -1,0 +1,303 @@
+"""The import graph of ``src/judgeaudit``: no cycles, and no import from a lower layer to a higher one.
+
+Every ``import`` and ``from … import`` in every module is read with ``ast`` — at module level, inside
+functions and inside ``if TYPE_CHECKING:`` blocks alike — together with ``importlib.import_module``
+calls on a literal ``judgeaudit.…`` name, and resolved to the module it names. The layer order is the
+one the package docstring of ``judgeaudit`` writes down (``LAYERS`` below must match it).
+
+Run as a script (``python tests/test_layers.py [SRC]``) it prints the cycles and the upward imports.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+#: Low → high. A unit is a subpackage of ``judgeaudit`` or a top-level module; units in one layer may
+#: import each other (without a cycle), a unit imports nothing from a layer above its own.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "records", "io", "families", "stats", "runinfo", "runfolder", "validate", "_startup"),
+    ("datasets", "checkers"),
+    ("judges",),
+    ("runtime",),
+    ("probes",),
+    ("analyses",),
+    ("world", "loop", "structural", "interop"),
+    ("card", "ledger"),
+    ("report",),
+    ("commands", "default_runs", "demo", "experiment"),
+    ("cli",),
+)
+
+#: Imports that break the rules today, each (importer, imported). The list may only shrink: the test
+#: fails when an entry no longer exists, so the change that removes an import deletes its entry.
+KNOWN: frozenset[tuple[str, str]] = frozenset({
+    # verdict forms: judges' elicitation names the world forms' templates and parser (to become a
+    # registry in judges that world fills)
+    ("judgeaudit.judges.elicit", "judgeaudit.world.templates"),
+    ("judgeaudit.judges.elicit", "judgeaudit.world.parse"),
+    ("judgeaudit.judges.replay", "judgeaudit.world.parse"),
+    # judge backends: judges registers the structural judge by name, and the registry imports the package
+    # that registers every backend (to become a plug-in route)
+    ("judgeaudit.judges", "judgeaudit.structural.judge"),
+    ("judgeaudit.judges.base", "judgeaudit.judges"),
+    # replay formats: judges' replay reads Inspect logs through interop (to become a registry interop fills)
+    ("judgeaudit.judges.replay", "judgeaudit.interop.inspect"),
+    # the runtime's backends, executor and Ray backend import each other (to become a backend registry)
+    ("judgeaudit.runtime.backends", "judgeaudit.runtime.executor"),
+    ("judgeaudit.runtime.backends", "judgeaudit.runtime.raybackend"),
+    # the world run calls judges through the commands' judge_all (orchestration below the command edge)
+    ("judgeaudit.world.run", "judgeaudit.commands.common"),
+    # the card runs the default runs it lacks (orchestration inside card) and is callable through commands
+    ("judgeaudit.card", "judgeaudit.commands.card"),
+    ("judgeaudit.card.build", "judgeaudit.default_runs"),
+    ("judgeaudit.card.missing", "judgeaudit.commands.common"),
+    ("judgeaudit.card.missing", "judgeaudit.default_runs"),
+})
+
+
+# ----------------------------------------------------------------------------- the graph
+
+
+def module_names(src: Path) -> dict[str, Path]:
+    """Every module under ``src/judgeaudit``, by its dotted name (a package by its ``__init__``)."""
+    out = {}
+    for path in sorted((src / "judgeaudit").rglob("*.py")):
+        parts = list(path.relative_to(src).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def _resolve(name: str, modules: Iterable[str]) -> str | None:
+    """The longest known module that ``name`` is or lies inside (``a.b.func`` → ``a.b``)."""
+    mods = set(modules)
+    parts = name.split(".")
+    for k in range(len(parts), 0, -1):
+        cand = ".".join(parts[:k])
+        if cand in mods:
+            return cand
+    return None
+
+
+def imports_of(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The judgeaudit modules ``module`` imports anywhere in its body."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    # The root package re-exports the public names lazily (its ``__getattr__``): a facade above every
+    # layer, so only its module-level imports are edges.
+    nodes = tree.body if module == "judgeaudit" else ast.walk(tree)
+    for node in nodes:
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                stem = ".".join(base + ([node.module] if node.module else []))
+            else:
+                stem = node.module or ""
+            # ``from pkg import sub`` imports the submodule ``pkg.sub`` where there is one
+            names = [f"{stem}.{a.name}" for a in node.names] or [stem]
+            names = [n if _resolve(n, modules) == n else stem for n in names]
+        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)
+              and ((isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                   or (isinstance(node.func, ast.Name) and node.func.id in ("import_module", "__import__")))):
+            names = [node.args[0].value]
+        for n in names:
+            if n.split(".")[0] != "judgeaudit":
+                continue
+            target = _resolve(n, modules)
+            if target is not None and target != module:
+                found.add(target)
+    return found
+
+
+def import_graph(src: Path = SRC) -> dict[str, set[str]]:
+    modules = module_names(src)
+    return {m: imports_of(m, p, modules) for m, p in modules.items()}
+
+
+def unit_of(module: str) -> str:
+    """The layer unit of a module: its subpackage of ``judgeaudit`` (or top-level module)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "judgeaudit"
+
+
+def layer_of(unit: str) -> int | None:
+    for i, units in enumerate(LAYERS):
+        if unit in units:
+            return i
+    return None
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components with more than one member (each a cycle)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def without(graph: dict[str, set[str]], edges: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    drop = set(edges)
+    return {a: {b for b in bs if (a, b) not in drop} for a, bs in graph.items()}
+
+
+def unit_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph between layer units (imports inside one unit left out). The root package
+    ``judgeaudit`` (its lazily re-exported public names) stands above every unit and is left out."""
+    out: dict[str, set[str]] = {}
+    for a, bs in graph.items():
+        ua = unit_of(a)
+        if ua == "judgeaudit":
+            continue
+        out.setdefault(ua, set())
+        out[ua] |= {unit_of(b) for b in bs if unit_of(b) not in (ua, "judgeaudit")}
+    return out
+
+
+def cycles(graph: dict[str, set[str]]) -> dict[str, list[list[str]]]:
+    """Cycles between modules and between layer units."""
+    return {"modules": strongly_connected(graph), "units": strongly_connected(unit_graph(graph))}
+
+
+def upward(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Every (importer, imported) pair whose imported module sits in a higher layer."""
+    out = []
+    for a, bs in graph.items():
+        la = layer_of(unit_of(a))
+        for b in bs:
+            lb = layer_of(unit_of(b))
+            if la is not None and lb is not None and lb > la:
+                out.append((a, b))
+    return sorted(out)
+
+
+# ----------------------------------------------------------------------------- the tests
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    return import_graph()
+
+
+def test_every_unit_has_a_layer(graph):
+    units = {unit_of(m) for m in graph} - {"judgeaudit"}
+    assert sorted(u for u in units if layer_of(u) is None) == []
+    listed = [u for layer in LAYERS for u in layer]
+    assert len(listed) == len(set(listed)), "a unit is listed in two layers"
+
+
+def test_the_written_order_is_the_package_docstring():
+    import judgeaudit
+
+    doc = " ".join((judgeaudit.__doc__ or "").split())
+    for units in LAYERS:
+        line = ", ".join(units)
+        assert line in doc, f"the package docstring does not list the layer {line!r}"
+
+
+def test_no_import_points_up(graph):
+    assert [e for e in upward(graph) if e not in KNOWN] == []
+
+
+def test_no_cycles(graph):
+    rest = without(graph, KNOWN)
+    assert cycles(rest) == {"modules": [], "units": []}
+
+
+def test_known_violations_still_exist(graph):
+    """KNOWN may only shrink: an entry that no longer exists must be deleted."""
+    gone = sorted((a, b) for a, b in KNOWN if b not in graph.get(a, set()))
+    assert gone == []
+
+
+def test_the_graph_reads_every_kind_of_import(tmp_path):
+    pkg = tmp_path / "judgeaudit"
+    (pkg / "low").mkdir(parents=True)
+    (pkg / "high").mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "errors.py").write_text("")
+    (pkg / "high" / "__init__.py").write_text("")
+    (pkg / "high" / "top.py").write_text("X = 1\n")
+    (pkg / "low" / "__init__.py").write_text("from . import a\n")
+    (pkg / "low" / "a.py").write_text(
+        "import importlib\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from judgeaudit.errors import E\n"
+        "def f():\n    from judgeaudit.high.top import X\n    return X\n"
+        "def g():\n    return importlib.import_module('judgeaudit.high')\n"
+        "from .b import y\n")
+    (pkg / "low" / "b.py").write_text("from judgeaudit.low import a\ny = 1\n")
+    g = import_graph(tmp_path)
+    assert g["judgeaudit.low.a"] == {"judgeaudit.errors", "judgeaudit.high.top", "judgeaudit.high",
+                                     "judgeaudit.low.b"}
+    assert g["judgeaudit.low"] == {"judgeaudit.low.a"}
+    assert cycles(g)["modules"] == [["judgeaudit.low.a", "judgeaudit.low.b"]]
+
+
+def test_upward_and_unit_cycles_are_found():
+    g = {"judgeaudit.errors": {"judgeaudit.cli"}, "judgeaudit.cli": {"judgeaudit.errors"},
+         "judgeaudit.judges.a": {"judgeaudit.judges.b"}, "judgeaudit.judges.b": set()}
+    assert upward(g) == [("judgeaudit.errors", "judgeaudit.cli")]
+    assert cycles(g) == {"modules": [["judgeaudit.cli", "judgeaudit.errors"]], "units": [["cli", "errors"]]}
+    assert cycles(without(g, KNOWN | {("judgeaudit.errors", "judgeaudit.cli")})) == {"modules": [], "units": []}
+
+
+def report(src: Path = SRC) -> str:
+    g = import_graph(src)
+    c = cycles(g)
+    up = upward(g)
+    lines = [f"modules: {len(g)}, imports: {sum(map(len, g.values()))}",
+             f"cycles between modules: {len(c['modules'])}"]
+    lines += [f"  {' ↔ '.join(comp)}" for comp in c["modules"]]
+    lines.append(f"cycles between units: {len(c['units'])}")
+    lines += [f"  {' ↔ '.join(comp)}" for comp in c["units"]]
+    lines.append(f"upward imports: {len(up)}")
+    lines += [f"  {a} → {b}" for a, b in up]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(report(Path(sys.argv[1]) if len(sys.argv) > 1 else SRC))
