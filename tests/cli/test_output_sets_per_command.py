@@ -178,3 +178,20 @@ def test_the_refusal_is_one_line_and_exit_2_from_the_real_entry_point(tmp_path):
     assert len(lines) == 1 and lines[0].startswith(f"error: {out}") and "--out" in lines[0], p.stderr
     assert "holds a loop run" in lines[0]
     assert _files(out) == before
+
+
+def test_a_set_a_kill_left_uncommitted_is_no_run_to_the_card_or_the_ledger(tmp_path):
+    """kill -9 before the commit point leaves ``.judgeaudit-staging`` (the next command on the folder discards
+    it); until then, the readers of run folders do not count its ``result.json`` as a run."""
+    from judgeaudit.card.sources import collect
+    from judgeaudit.ledger.score import load_results
+
+    out = tmp_path / "runs" / "vp"
+    assert _run(_argv("vp", out, tmp_path, 0)).exit_code == 0
+    committed = json.loads((out / "result.json").read_text())["run_id"]
+    (out / STAGING).mkdir()
+    ghost = json.loads((out / "result.json").read_text())
+    ghost["run_id"] = "never-committed"
+    (out / STAGING / "result.json").write_text(json.dumps(ghost))
+    assert [r.run_id for r in collect([tmp_path / "runs"])] == [committed]
+    assert [r.run_id for r in load_results([tmp_path / "runs"])] == [committed]

@@ -16,7 +16,7 @@ from pathlib import Path
 import judgeaudit
 
 ROOT = Path(__file__).resolve().parents[2]
-SRC = ROOT / "src"
+SRC = Path(judgeaudit.__file__).resolve().parents[1]   # the sources under test (first on the path)
 
 
 def _python(code: str, *paths: Path) -> subprocess.CompletedProcess:
