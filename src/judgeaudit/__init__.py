@@ -36,6 +36,13 @@ from judgeaudit.records import Item, JudgeRequest, PairwiseItem, Probe, Verdict
 
 __version__ = "0.1.0"
 
+ENTRY_POINTS: dict[str, dict[str, str]] = {
+    "judgeaudit.judges": {"structural": "judgeaudit.structural.judge"},
+}
+"""judgeaudit's own plug-ins by entry-point group, as ``pyproject.toml``'s ``[project.entry-points]`` declares
+them (a test keeps the two equal): a lower layer's registry loads them through ``judgeaudit.plugins`` on its
+first lookup, so it never imports the higher package itself, installed metadata or not."""
+
 _LAZY = {
     "make_judge": "judgeaudit.judges.base",
     "JudgeSpec": "judgeaudit.judges.base",

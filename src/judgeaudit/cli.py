@@ -191,10 +191,13 @@ def run_experiment(
 def _run_validity_experiment(exp) -> None:  # noqa: ANN001 - experiment.ValidityExperiment
     from judgeaudit.commands.validity import run_validity, write_report
     from judgeaudit.experiment import judge_specs
+    from judgeaudit.runfolder import output_set
 
-    r = run_validity(exp.probes, judge_specs(exp), out=exp.out, store=exp.store, s_floor=exp.s_floor, bar=exp.bar,
-                     n_boot=exp.bootstrap, n_regrade=exp.regrade, concurrency=exp.concurrency, seed=exp.seed)
-    write_report(r, exp.out, echo=console)
+    with output_set(exp.out, "validity"):
+        r = run_validity(exp.probes, judge_specs(exp), out=exp.out, store=exp.store, s_floor=exp.s_floor,
+                         bar=exp.bar, n_boot=exp.bootstrap, n_regrade=exp.regrade, concurrency=exp.concurrency,
+                         seed=exp.seed)
+        write_report(r, exp.out, echo=console)
 
 
 def _run_world_experiment(exp) -> None:  # noqa: ANN001 - experiment.WorldExperiment

@@ -166,6 +166,12 @@ def output_set(out: str | Path, kind: str) -> Iterator[Path]:
         _commit(p, stage, kind)
 
 
+def result_files(folder: str | Path) -> list[Path]:
+    """Every ``result.json`` at or under ``folder``, sorted, leaving out staging folders: a set a kill
+    interrupted before its commit point is not a run (``recover`` discards it), so no reader counts it."""
+    return sorted(f for f in Path(folder).rglob("result.json") if STAGING not in f.relative_to(folder).parts)
+
+
 def is_complete(out: str | Path) -> bool:
     """Whether ``out`` holds one run's complete output: a manifest, no staging folder, and every file the
     manifest lists with its recorded SHA-256."""

@@ -127,7 +127,7 @@ def write_result(path: str | Path, payload: dict[str, Any], verdicts: Any = None
 
 def result_kind(d: dict[str, Any]) -> str | None:
     """The analysis that wrote a ``result.json``, detected by its keys: ``validity``, ``cap``, ``vp``,
-    ``world``, ``loop``, ``check``; None when unrecognised."""
+    ``world``, ``loop``, ``loop worlds``, ``check``; None when unrecognised."""
     keys = set(d)
     if {"judges", "s_floor"} <= keys:
         return "validity"
@@ -137,6 +137,8 @@ def result_kind(d: dict[str, Any]) -> str | None:
         return "vp"
     if "world_gap" in keys or {"blind", "informed"} <= keys or {"arms", "tie_rule", "judges"} <= keys:
         return "world"
+    if {"worlds", "agent"} <= keys:
+        return "loop worlds"
     if "regulators" in keys or "loop" in keys:
         return "loop"
     if any(k.startswith(("prompt_level", "instruction_level")) for k in keys) or "accuracy" in keys:

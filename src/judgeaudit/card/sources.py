@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.errors import InputError
+from judgeaudit.runfolder import result_files
 from judgeaudit.runinfo import result_kind
 
 
@@ -34,7 +35,7 @@ def collect(dirs: Iterable[str | Path]) -> list[Run]:
     for d in map(Path, dirs):
         if not d.exists():
             raise InputError("no such folder", path=d, field="--from")
-        for f in ([d] if d.is_file() else sorted(d.rglob("result.json"))):
+        for f in ([d] if d.is_file() else result_files(d)):
             try:
                 data = json.loads(f.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:

@@ -231,9 +231,9 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
     ``extra`` sections go at the end of the report."""
     from judgeaudit.report.cap import cap_sections
     from judgeaudit.report.html import write_page
+    from judgeaudit.runfolder import output_set
     from judgeaudit.runinfo import write_result
 
-    out.mkdir(parents=True, exist_ok=True)
     d = result.to_dict()
     sections = cap_sections(result)
     if live_failures is not None:
@@ -250,12 +250,13 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
     sections += extra or []
     if answers is not None:   # when the verdicts were answered (judgeaudit.runinfo.answer_record)
         d["answers"] = answers
-    write_result(out / "result.json", d, inputs=inputs)   # inputs: the set files' hashes
-    if len(result.units):   # per base item, for a paired ``card diff``
-        from judgeaudit.io import write_parquet
+    with output_set(out, "cap") as dest:   # one set: a kill leaves the earlier run or this one, never a mix
+        write_result(dest / "result.json", d, inputs=inputs)   # inputs: the set files' hashes
+        if len(result.units):   # per base item, for a paired ``card diff``
+            from judgeaudit.io import write_parquet
 
-        write_parquet(out / "units.parquet", result.units)
-    write_page(out / "report.html", title, sections)
+            write_parquet(dest / "units.parquet", result.units)
+        write_page(dest / "report.html", title, sections)
 
 
 @app.command("run")
@@ -291,10 +292,12 @@ def run_cmd(
     strict_register: register.StrictOpt = False,
 ) -> None:
     """Profile judges on pairwise benchmarks: DIR/result.json and DIR/report.html."""
+    from judgeaudit.runfolder import output_set
     from judgeaudit.validate import check_options, output_dir, set_inputs
 
     check_options(bootstrap=bootstrap, concurrency=concurrency)
-    output_dir(out, writes=("result.json", "report.html", "units.parquet"), inputs=[*set_inputs(set_), human, store])
+    output_dir(out, writes=("result.json", "report.html", "units.parquet"), inputs=[*set_inputs(set_), human, store],
+               kind="cap")
     led = register.load(ledger, strict_register)
     if augment and any(a not in ("style", "length") for a in augment):
         raise InputError("--augment takes style or length", field="augment")
@@ -305,11 +308,12 @@ def run_cmd(
         entries.extend(e)
         return [section]
 
-    result = run_cap(set_, judge_specs=judge, published=published, evaluator_spec=evaluator,
-                     allow_same_family=allow_same_family, human=human, stress=stress, n_boot=bootstrap, seed=seed,
-                     store=store, out=out, concurrency=concurrency, failures=failures, api_base=api_base,
-                     augment=augment, generator_spec=generator, c8_sample=c8_sample,
-                     extra=register_section if led is not None else None)
+    with output_set(out, "cap"):   # the result, the report and the register as one set
+        result = run_cap(set_, judge_specs=judge, published=published, evaluator_spec=evaluator,
+                         allow_same_family=allow_same_family, human=human, stress=stress, n_boot=bootstrap,
+                         seed=seed, store=store, out=out, concurrency=concurrency, failures=failures,
+                         api_base=api_base, augment=augment, generator_spec=generator, c8_sample=c8_sample,
+                         extra=register_section if led is not None else None)
     from judgeaudit.report.cap import benchmark_score_table, profile_table
 
     for s in dict.fromkeys(result.cells["set"]):

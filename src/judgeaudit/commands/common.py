@@ -84,17 +84,24 @@ def judge_all(judges: list[Judge], requests: list[JudgeRequest], *, store_path: 
     return pd.concat(frames, ignore_index=True) if frames else verdicts_frame([])
 
 
-def report_calls(summary: CallSummary, *, allow_failures: bool, echo: Console | None = None) -> None:
+def report_calls(summary: CallSummary, *, allow_failures: bool, echo: Console | None = None,
+                 parts: Recorder | None = None) -> None:
     """Print failed calls and parse failures per judge on stderr; when a judge produced no usable
     verdict, end with one line naming it and its first error and exit 1 (``typer.Exit``), unless
-    ``allow_failures``."""
+    ``allow_failures``. With ``parts`` (the recording's per-part summaries, e.g. per arm), the parts
+    with a failure are printed too, and a judge with no usable verdict in one part fails the same way."""
     echo = echo or Console(stderr=True, soft_wrap=True)
     if not summary.judges:
         return
     echo.print("judge calls:", highlight=False)
     for j in summary.judges:
         echo.print(f"  {j.line()}", highlight=False, markup=False)
-    failed(summary.failure_line(), allow_failures=allow_failures, echo=echo)
+    for s in parts.parts if parts is not None else ():
+        for j in s.judges:
+            if j.failed_calls or j.parse_failures:
+                echo.print(f"  {j.line()}", highlight=False, markup=False)
+    line = summary.failure_line() or (parts.part_failure_line() if parts is not None else None)
+    failed(line, allow_failures=allow_failures, echo=echo)
 
 
 def failed(line: str | None, *, allow_failures: bool, echo: Console) -> None:
@@ -115,7 +122,7 @@ def checked_calls(allow_failures: bool, *, echo: Console | None = None) -> Itera
     ``report_calls``); outputs written inside the block are kept whatever the outcome."""
     with recording() as rec:
         yield rec
-    report_calls(rec.summary(), allow_failures=allow_failures, echo=echo)
+    report_calls(rec.summary(), allow_failures=allow_failures, echo=echo, parts=rec)
 
 
 @contextmanager

@@ -35,6 +35,9 @@ console = Console(stderr=True, soft_wrap=True)
 VOTE_TEMPERATURE = 0.3
 """The feedback judge's sampling temperature (blind-spot §3.4: three votes at temperature 0.3)."""
 
+WORLDS_KIND = "loop worlds"
+"""The kind of a ``loop worlds`` run folder (``runfolder``): another command than ``loop run``."""
+
 WRITES = ("result.json", "report.html", "units.jsonl", "units.parquet", "complaints.jsonl", "outputs.jsonl")
 
 
@@ -375,12 +378,13 @@ def run_worlds_command(*, set_: str, agent: str | Any, out: Path, max_items: int
     from judgeaudit.loop.responders import make_responder
     from judgeaudit.loop.tasks import load_task
     from judgeaudit.loop.worlds import run_worlds, summarise_worlds
+    from judgeaudit.runfolder import output_set
     from judgeaudit.runtime.store import CallStore
     from judgeaudit.validate import check_options, output_dir
 
     path, strategy = _halueval_qa_spec(set_)
     check_options(max_items=max_items, concurrency=concurrency)
-    output_dir(out, writes=("result.json", "answers.jsonl"), inputs=[Path(path), store])
+    output_dir(out, writes=("result.json", "answers.jsonl"), inputs=[Path(path), store], kind=WORLDS_KIND)
     fallback, checker = halueval_checker("halueval_qa", nli, api_base)
     t = load_task("halueval_qa", path, max_items=max_items, nli=fallback, **({"strategy": strategy} if strategy else {}))
     if len(t.items) < 5:
@@ -392,7 +396,7 @@ def run_worlds_command(*, set_: str, agent: str | Any, out: Path, max_items: int
     result = {"task": "halueval_qa", "data": t.source, "agent": a.id, "n_items": len(t.items),
               "checker": checker, "worlds": summarise_worlds(rows), "checker_routes": checker_routes(t, fallback),
               "excluded": t.excluded}
-    Path(out).mkdir(parents=True, exist_ok=True)
-    write_result(Path(out) / "result.json", result)
-    write_jsonl(Path(out) / "answers.jsonl", rows)
+    with output_set(out, WORLDS_KIND) as dest:   # one set: a kill leaves the earlier run or this one, never a mix
+        write_result(dest / "result.json", result)
+        write_jsonl(dest / "answers.jsonl", rows)
     return result

@@ -40,10 +40,13 @@ def mark(led, ledger: Path, kind: str, result: dict[str, Any], out: Path) -> tup
     from judgeaudit.ledger.register import register
     from judgeaudit.report.register import register_section
 
+    from judgeaudit.runfolder import output_set
+
     entries = register(led, kind, result, out.name)
-    write_json(out / "register.json", {"ledger": str(ledger), "headlines": [
-        {"path": e.path, "value": e.value, "registered": e.registered, "by": list(e.units),
-         "own": e.own} for e in entries]})
+    with output_set(out, kind) as dest:   # part of the run's set when the command writes one
+        write_json(dest / "register.json", {"ledger": str(ledger), "headlines": [
+            {"path": e.path, "value": e.value, "registered": e.registered, "by": list(e.units),
+             "own": e.own} for e in entries]})
     return entries, register_section(entries, str(ledger))
 
 

@@ -50,12 +50,13 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     from judgeaudit.records import probes_frame
     from judgeaudit.validate import check_options, output_dir, spec_inputs
     from judgeaudit.runtime.failures import summarise
+    from judgeaudit.runfolder import output_set
 
     check_options(s_floor=s_floor, bar=bar, bootstrap=n_boot, regrade=n_regrade, concurrency=concurrency)
     bundled = probes_path == BUNDLED
     path = bundled_probes_path() if bundled else Path(probes_path)
     output_dir(out, writes=("result.json", "verdicts.parquet", "report.html"),
-               inputs=[None if bundled else path, store, *spec_inputs(judge_specs)])
+               inputs=[None if bundled else path, store, *spec_inputs(judge_specs)], kind="validity")
     probes = probes_frame(read_probes(path))
     requests = graded_requests(probes)
     requests = requests + regrade_requests(requests, n_regrade)
@@ -65,8 +66,9 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     payload = result.to_dict()
     payload["probe_set"] = "bundled" if bundled else str(path)
     payload["calls"] = summarise(verdicts).to_dict()
-    write_result(out / "result.json", payload, verdicts, inputs={"probes": path})
-    write_parquet(out / "verdicts.parquet", verdicts)
+    with output_set(out, "validity") as dest:
+        write_result(dest / "result.json", payload, verdicts, inputs={"probes": path})
+        write_parquet(dest / "verdicts.parquet", verdicts)
     return ValidityRun(probes, verdicts, result)
 
 
@@ -81,8 +83,10 @@ def write_report(run: ValidityRun, out: Path, *, echo: Console = console, extra:
     """OUT/report.html (with ``extra`` sections), the summary table on the terminal, and a line naming
     the files written."""
     from judgeaudit.report.html import write_page
+    from judgeaudit.runfolder import output_set
 
-    write_page(out / "report.html", "judgeaudit — validity profile", sections(run) + (extra or []))
+    with output_set(out, "validity") as dest:
+        write_page(dest / "report.html", "judgeaudit — validity profile", sections(run) + (extra or []))
     print_summary(run.result)
     echo.print(f"→ {out}/result.json, {out}/report.html")
 
@@ -129,10 +133,13 @@ def run_cmd(
     strict_register: register.StrictOpt = False,
 ) -> None:
     """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html (and OUT/register.json with --ledger)."""
+    from judgeaudit.runfolder import output_set
+
     led = register.load(ledger, strict_register)
-    r = run_validity(probes, judge, out=out, store=store, s_floor=s_floor, bar=bar, n_boot=bootstrap,
-                     n_regrade=regrade, concurrency=concurrency, api_base=api_base, seed=seed)
-    entries, extra = register.mark(led, ledger, "validity", r.result.to_dict(), out) if led is not None else (None, None)
-    write_report(r, out, extra=[extra] if extra else None)
+    with output_set(out, "validity"):   # one set: a kill leaves the earlier run or this one, never a mix
+        r = run_validity(probes, judge, out=out, store=store, s_floor=s_floor, bar=bar, n_boot=bootstrap,
+                         n_regrade=regrade, concurrency=concurrency, api_base=api_base, seed=seed)
+        entries, extra = register.mark(led, ledger, "validity", r.result.to_dict(), out) if led is not None else (None, None)
+        write_report(r, out, extra=[extra] if extra else None)
     if entries is not None:
         register.enforce(entries, strict_register)

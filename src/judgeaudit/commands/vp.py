@@ -90,12 +90,12 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
     if out is not None:
         from judgeaudit.report.html import write_page
         from judgeaudit.report.validation_power import audited_sets_line, vp_sections
+        from judgeaudit.runfolder import output_set
 
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        write_result(out / "result.json", result.to_dict())
-        write_page(out / "report.html", "judgeaudit — validation power", vp_sections(result),
-                   subtitle=audited_sets_line(result))
+        with output_set(out, "vp") as dest:   # one set: a kill leaves the earlier run or this one, never a mix
+            write_result(dest / "result.json", result.to_dict())
+            write_page(dest / "report.html", "judgeaudit — validation power", vp_sections(result),
+                       subtitle=audited_sets_line(result))
     return result
 
 
@@ -149,21 +149,25 @@ def audit(
     ray_address: RayAddressOpt = None,
 ) -> None:
     """Audit label sets with the frozen impoverished family, in per-item and/or paired mode."""
+    from judgeaudit.runfolder import output_set
     from judgeaudit.validate import check_options, output_dir, set_inputs
 
     check_options(permutations=permutations)
-    output_dir(out, writes=("result.json", "report.html"), inputs=set_inputs(sets))
+    output_dir(out, writes=("result.json", "report.html"), inputs=set_inputs(sets), kind="vp")
     led = register.load(ledger, strict_register)
-    result = run_audit(list(sets), mode=mode, out=out, permutations=permutations, seed=seed,
-                       ceilings=list(ceiling or []), transfer=not no_transfer, jobs=jobs, backend=backend,
-                       ray_address=ray_address)
+    entries = None
+    with output_set(out, "vp") as dest:   # the result, the report and the register as one set
+        result = run_audit(list(sets), mode=mode, out=out, permutations=permutations, seed=seed,
+                           ceilings=list(ceiling or []), transfer=not no_transfer, jobs=jobs, backend=backend,
+                           ray_address=ray_address)
+        if led is not None:
+            from judgeaudit.report.html import write_page
+            from judgeaudit.report.validation_power import audited_sets_line, vp_sections
+
+            entries, section = register.mark(led, ledger, "vp", result.to_dict(), out)
+            write_page(dest / "report.html", "judgeaudit — validation power", [*vp_sections(result), section],
+                       subtitle=audited_sets_line(result))
     print_table(result)
     console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
-    if led is not None:
-        from judgeaudit.report.html import write_page
-        from judgeaudit.report.validation_power import audited_sets_line, vp_sections
-
-        entries, section = register.mark(led, ledger, "vp", result.to_dict(), out)
-        write_page(out / "report.html", "judgeaudit — validation power", [*vp_sections(result), section],
-                   subtitle=audited_sets_line(result))
+    if entries is not None:
         register.enforce(entries, strict_register)

@@ -129,8 +129,9 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     from judgeaudit.errors import InputError
     from judgeaudit.io import write_parquet
     from judgeaudit.runinfo import write_result
-    from judgeaudit.runtime.failures import summarise
+    from judgeaudit.runtime.failures import record_parts, summarise
     from judgeaudit.world.arms import get_arm
+    from judgeaudit.world.requests import arm_of
     from judgeaudit.world.run import analyse, judge_world, provenance
 
     _check(out, set_spec, judge_specs, store, votes=votes, max_items=max_items, concurrency=concurrency,
@@ -165,6 +166,8 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     judges = build_judges(_judge_specs(judge_specs, temperature), api_base=api_base)
     verdicts = judge_world(items, judges, arms, form=form, votes=votes, store_path=store or out / "calls.sqlite",
                            seed=seed, encoder=encoder, top_k=top_k, concurrency=concurrency, progress=progress)
+    by_arm = summarise(verdicts, part=arm_of, part_name="arm")
+    record_parts(by_arm)   # the command fails when a judge produced no usable verdict in one arm
     generous = second = None
     if matcher_judge is not None:
         from judgeaudit.world.run import matcher_queries
@@ -185,7 +188,7 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
                              "set_provenance": set_prov},
               "split": split_record,
               "calibration": {j.id: j.calibration() for j in judges if callable(getattr(j, "calibration", None))},
-              "calls": summarise(verdicts).to_dict()}
+              "calls": summarise(verdicts).to_dict(), "calls_by_arm": by_arm.to_dict()}
     with output_set(out, "world") as dest:
         write_result(dest / "result.json", result, verdicts,
                      inputs={f"data:{i}": f for i, f in enumerate((set_prov or {}).get("files") or [])})

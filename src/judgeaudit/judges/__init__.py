@@ -1,7 +1,8 @@
-"""Judges (instruments) and their registry. Importing this package registers every backend."""
+"""Judges (instruments) and their registry. Importing this package registers the backends defined here;
+backends defined above this layer (``structural:``) or in other packages are plug-ins of the entry-point
+group ``judgeaudit.judges``, loaded on the registry's first lookup (``judgeaudit.plugins``)."""
 
 from judgeaudit.judges.base import Judge, JudgeSpec, make_judge, register, registered
 from judgeaudit.judges import api, composite, hf, local, reference, replay  # noqa: F401,E402,I001
-import judgeaudit.structural.judge  # noqa: F401,E402 - registers structural:
 
 __all__ = ["Judge", "JudgeSpec", "make_judge", "register", "registered"]

@@ -197,9 +197,17 @@ def registered() -> dict[str, str]:
     return {k: v[1] for k, v in sorted(_REGISTRY.items())}
 
 
+PLUGIN_GROUP = "judgeaudit.judges"
+"""The entry-point group of judge backends registered from above this layer or from other packages."""
+
+
 def _load_backends() -> None:
-    # Importing the package registers every built-in backend.
+    """Importing the package registers the backends defined in it; the plug-ins of ``PLUGIN_GROUP``
+    (``judgeaudit.plugins``) register the others, once, on the first lookup."""
     import judgeaudit.judges  # noqa: F401
+    from judgeaudit.plugins import load
+
+    load(PLUGIN_GROUP)
 
 
 def make_judge(spec: str, **options: Any) -> Judge:

@@ -46,6 +46,7 @@ from typing import Any
 from judgeaudit.errors import InputError
 from judgeaudit.ledger.commit import verify
 from judgeaudit.ledger.model import Clause, Ledger, is_own
+from judgeaudit.runfolder import result_files
 from judgeaudit.runinfo import read_result, result_kind
 
 VERDICTS = ("met", "not met", "FAILS", "reversed", "not run")
@@ -107,7 +108,7 @@ def load_results(paths: Iterable[str | Path]) -> list[RunResult]:
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files.extend(sorted(p.rglob("result.json")))
+            files.extend(result_files(p))
         elif p.exists():
             files.append(p)
         else:

@@ -56,6 +56,22 @@ def arm_table(result: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def arm_calls_table(result: dict) -> pd.DataFrame:
+    """Per judge and arm the calls, failed calls, parse failures and usable verdicts (``calls_by_arm``)."""
+    rows = [{"judge": judge, "arm": arm, "calls": c["calls"], "failed calls": c["failed_calls"],
+             "parse failures": c["parse_failures"], "usable": c["usable"], "first reasons": " | ".join(c["reasons"])}
+            for judge, arms in (result.get("calls_by_arm") or {}).items() for arm, c in arms.items()]
+    return pd.DataFrame(rows, columns=["judge", "arm", "calls", "failed calls", "parse failures", "usable",
+                                       "first reasons"])
+
+
+def failed_arms(result: dict) -> list[str]:
+    """One sentence per (judge, arm) that was asked and produced no usable verdict."""
+    return [f"Judge {r['judge']} produced no usable verdict in its {r['arm']} arm ({r['failed calls']} of "
+            f"{r['calls']} calls failed, {r['parse failures']} did not parse): that arm's numbers are not measured."
+            for r in arm_calls_table(result).to_dict("records") if r["calls"] and not r["usable"]]
+
+
 def kind_table(result: dict) -> pd.DataFrame:
     """Recall by defect kind: one row per judge and arm, one column per kind, ``recall (found/n)``;
     the last column counts defective units with no kind."""
@@ -238,6 +254,13 @@ def world_sections(result: dict) -> list[Section]:
         intro += ("<p>Left out by the set's adapter: "
                   + "; ".join(f"{esc(k)}: {v}" for k, v in set_prov["excluded"].items()) + ".</p>")
     secs = []
+    calls = arm_calls_table(result)
+    if len(calls) and (calls["failed calls"].any() or calls["parse failures"].any()):
+        secs.append(Section("Judge calls by arm: failed calls and parse failures", table_html(calls)
+                            + "<p class='note'>A failed call did not complete (the backend, the server or the "
+                            "request failed; it is retried on the next run); a parse failure completed but its "
+                            "answer could not be read. Neither enters an estimate.</p>",
+                            banners=[f"!{esc(b)}" for b in failed_arms(result)]))
     keys = key_findings(result)
     if keys:
         secs.append(Section("Key finding", "<ul>" + "".join(f"<li>{k}</li>" for k in keys) + "</ul>", banners=[
@@ -325,6 +348,8 @@ def world_markdown(result: dict) -> str:
     out = [f"### {prov.get('set')}: form {result['form']}, {prov.get('items')} outputs "
            f"({prov.get('answers_defective')} defective), split {sp.get('split', 'all')}"
            f" ({sp.get('dev_items_left_out', 0)} development items left out, {sp.get('dev_items_in_run', 0)} in)", ""]
+    for b in failed_arms(result):
+        out += [f"**{b}**", ""]
     a = arm_table(result)
     ci = lambda v, c: "—" if v is None else f"{v:.3f} {c}" if c != "—" else f"{v:.3f}"  # noqa: E731
     rows = pd.DataFrame({"judge": a["judge"], "arm": a["arm"], "n (defective/clean)": [

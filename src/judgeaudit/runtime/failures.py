@@ -9,11 +9,16 @@ usable verdict (``unusable``).
 
 ``recording()`` collects every verdict the executor returns while it is open, so a command whose
 calls happen deep inside a pipeline (probe building, testbed building) can summarise them too.
+
+A judge can also fail in one part of a run only (the informed arm of a world run, whose every call
+failed, beside a blind arm that succeeded): ``summarise(verdicts, part=…, part_name="arm")`` counts
+per (judge, part), and ``record_parts`` hands such a summary to the open recording, so the command's
+check names the judge and the part that produced no usable verdict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -37,6 +42,8 @@ class JudgeCalls:
     failed_calls: int
     parse_failures: int
     reasons: tuple[str, ...]
+    part: str | None = None
+    """The part of the run these calls belong to (an arm), when counted per part."""
 
     @property
     def usable(self) -> int:
@@ -47,7 +54,8 @@ class JudgeCalls:
                 "usable": self.usable, "reasons": list(self.reasons)}
 
     def line(self) -> str:
-        text = (f"{self.judge_id}: {self.calls} calls, {self.failed_calls} failed, "
+        who = self.judge_id if self.part is None else f"{self.judge_id} [{self.part}]"
+        text = (f"{who}: {self.calls} calls, {self.failed_calls} failed, "
                 f"{self.parse_failures} parse failures")
         return text + (f"; first reasons: {' | '.join(self.reasons)}" if self.reasons else "")
 
@@ -57,15 +65,25 @@ class CallSummary:
     """Per judge (in order of first appearance) the counts of ``JudgeCalls``."""
 
     judges: tuple[JudgeCalls, ...]
+    part_name: str | None = None
+    """What the parts are (``"arm"``) when counted per (judge, part); None: per judge."""
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
-        return {j.judge_id: j.to_dict() for j in self.judges}
+        """Per judge its counts; counted per part, per judge and part (``{judge: {part: counts}}``)."""
+        if self.part_name is None:
+            return {j.judge_id: j.to_dict() for j in self.judges}
+        out: dict[str, dict[str, Any]] = {}
+        for j in self.judges:
+            out.setdefault(j.judge_id, {})[str(j.part)] = j.to_dict()
+        return out
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([{"judge": j.judge_id, "calls": j.calls, "failed calls": j.failed_calls,
-                              "parse failures": j.parse_failures, "usable": j.usable,
-                              "first reasons": " | ".join(j.reasons)} for j in self.judges],
-                            columns=["judge", "calls", "failed calls", "parse failures", "usable", "first reasons"])
+        part = [] if self.part_name is None else [self.part_name]
+        return pd.DataFrame([{"judge": j.judge_id, **({self.part_name: j.part} if part else {}), "calls": j.calls,
+                              "failed calls": j.failed_calls, "parse failures": j.parse_failures,
+                              "usable": j.usable, "first reasons": " | ".join(j.reasons)} for j in self.judges],
+                            columns=["judge", *part, "calls", "failed calls", "parse failures", "usable",
+                                     "first reasons"])
 
     def unusable(self) -> list[JudgeCalls]:
         """Judges that were asked at least once and produced no usable verdict."""
@@ -77,10 +95,17 @@ class CallSummary:
         if not bad:
             return None
         j = bad[0]
-        more = f" (and {len(bad) - 1} more judge{'s' if len(bad) > 2 else ''})" if len(bad) > 1 else ""
+        what = "judge" if self.part_name is None else self.part_name
+        more = f" (and {len(bad) - 1} more {what}{'s' if len(bad) > 2 else ''})" if len(bad) > 1 else ""
+        where = "" if j.part is None else f" in its {j.part} {self.part_name or 'part'}"
         why = j.reasons[0] if j.reasons else "no reason recorded"
-        return (f"judge {j.judge_id!r} produced no usable verdict{more}: {j.failed_calls} of {j.calls} calls "
-                f"failed, {j.parse_failures} unparseable; first error: {why}")
+        return (f"judge {j.judge_id!r} produced no usable verdict{where}{more}: {j.failed_calls} of {j.calls} "
+                f"calls failed, {j.parse_failures} unparseable; first error: {why}")
+
+    def without(self, judge_ids: Iterable[str]) -> CallSummary:
+        """This summary without the rows of ``judge_ids``."""
+        drop = set(judge_ids)
+        return CallSummary(tuple(j for j in self.judges if j.judge_id not in drop), self.part_name)
 
 
 def _reason(row: Any) -> str:
@@ -94,12 +119,20 @@ def _reason(row: Any) -> str:
     return text if len(text) <= _REASON_CHARS else text[: _REASON_CHARS - 1] + "…"
 
 
-def summarise(verdicts: pd.DataFrame | Iterable[Verdict]) -> CallSummary:
+def summarise(verdicts: pd.DataFrame | Iterable[Verdict], *, part: Callable[[str], str] | None = None,
+              part_name: str = "part") -> CallSummary:
     """Count failed calls (``error`` set) and parse failures (no error, ``parse_ok`` false) per judge
-    of a verdict table, one row per request; keep the first ``MAX_REASONS`` distinct reasons."""
+    of a verdict table, one row per request; keep the first ``MAX_REASONS`` distinct reasons. With
+    ``part`` (a request id → the part of the run it belongs to, e.g. its arm), count per (judge, part)
+    and name the parts ``part_name``."""
     df = verdicts if isinstance(verdicts, pd.DataFrame) else verdicts_frame(list(verdicts))
+    keys = ["judge_id"]
+    if part is not None:
+        df = df.assign(_part=df["request_id"].astype(str).map(part))
+        keys.append("_part")
     out = []
-    for jid, rows in df.groupby("judge_id", sort=False):
+    for key, rows in df.groupby(keys, sort=False, dropna=False):
+        jid, prt = (key[0], key[1] if part is not None else None) if isinstance(key, tuple) else (key, None)
         err = rows["error"].notna() & (rows["error"].astype(str) != "")
         parse = ~err & ~rows["parse_ok"].fillna(False).astype(bool)
         reasons: dict[str, None] = {}
@@ -107,8 +140,9 @@ def summarise(verdicts: pd.DataFrame | Iterable[Verdict]) -> CallSummary:
             if len(reasons) == MAX_REASONS:
                 break
             reasons.setdefault(_reason(row))
-        out.append(JudgeCalls(str(jid), int(len(rows)), int(err.sum()), int(parse.sum()), tuple(reasons)))
-    return CallSummary(tuple(out))
+        out.append(JudgeCalls(str(jid), int(len(rows)), int(err.sum()), int(parse.sum()), tuple(reasons),
+                              None if prt is None else str(prt)))
+    return CallSummary(tuple(out), None if part is None else part_name)
 
 
 class Recorder:
@@ -116,9 +150,21 @@ class Recorder:
 
     def __init__(self) -> None:
         self.verdicts: list[Verdict] = []
+        self.parts: list[CallSummary] = []
 
     def summary(self) -> CallSummary:
         return summarise(self.verdicts)
+
+    def part_failure_line(self) -> str | None:
+        """One line naming the first (judge, part) without a usable verdict among the ``record_parts``
+        summaries, for a judge that has usable verdicts elsewhere (a judge with none anywhere is named
+        by ``summary().failure_line()``); None: none."""
+        whole = {j.judge_id for j in self.summary().unusable()}
+        for s in self.parts:
+            line = s.without(whole).failure_line()
+            if line is not None:
+                return line
+        return None
 
 
 _ACTIVE: ContextVar[Recorder | None] = ContextVar("judgeaudit_call_recorder", default=None)
@@ -136,6 +182,7 @@ def recording() -> Iterator[Recorder]:
         _ACTIVE.reset(token)
         if parent is not None:
             parent.verdicts.extend(rec.verdicts)
+            parent.parts.extend(rec.parts)
 
 
 def active() -> Recorder | None:
@@ -148,3 +195,11 @@ def record(verdicts: list[Verdict]) -> None:
     rec = _ACTIVE.get()
     if rec is not None:
         rec.verdicts.extend(verdicts)
+
+
+def record_parts(summary: CallSummary) -> None:
+    """Hand a per-part summary (``summarise(…, part=…)``) to the open recording, whose command then
+    checks each (judge, part) as it checks each judge."""
+    rec = _ACTIVE.get()
+    if rec is not None:
+        rec.parts.append(summary)

@@ -58,6 +58,7 @@ def make_fallback(spec: str, *, api_base: str | None = None) -> EntailmentFallba
     nli_spec, params, opts = parse_structural(spec, {} if api_base is None else {"api_base": api_base})
     cache = opts.pop("cache", None)
     backend = make_nli(nli_spec, **opts)
+    backend.load()   # a model that cannot load fails here, in one line, before any item is checked
     if cache:
         backend = CachedNLI(backend, NLIPairCache(cache))
     return EntailmentFallback(backend, params.tau_s)

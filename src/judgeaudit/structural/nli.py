@@ -17,7 +17,8 @@ One small interface (:class:`NLIBackend`) and a registry by spec string (:func:`
   verdict that needs it fails, and the pair cache does not keep it).
 * ``local`` — the embedded Gemma prompted for the three-way label (:class:`LocalNLI`): the
   next-token distribution over the three label words. Weak (a 270M model), reported as such
-  (``weak = True``).
+  (``weak = True``). ``load()`` loads the model, as for ``hf:`` (a model that cannot load fails the
+  run in one line before any request).
 
 ``predict`` always works in batches of ``batch_size`` pairs (one forward pass, or that many
 concurrent API calls, per batch). Rows are probability vectors (they sum to 1) or NaN.
@@ -321,9 +322,22 @@ class LocalNLI(NLIBackend):
 
         return lambda prompt: on_llama_thread(lambda: logits(prompt))
 
+    def load(self) -> None:
+        """Load the embedded model now (the structural judge calls this when it is built, before any
+        arm runs): ``InputError`` in one line when it cannot load."""
+        if self._forward is not None:
+            return
+        try:
+            self._forward = self._default_forward()
+        except InputError:
+            raise
+        except Exception as e:   # llama.cpp reports a missing or unreadable model file as ValueError/OSError
+            why = " ".join(str(e).split()) or type(e).__name__
+            raise InputError(f"the local NLI model could not be loaded ({why})", field="judge") from None
+
     def _predict_batch(self, pairs: list[Pair]) -> np.ndarray:
         if self._forward is None:
-            self._forward = self._default_forward()
+            self.load()
         rows = []
         for p, h in pairs:
             z = np.asarray(self._forward(render_nli(p, h)), dtype=float)

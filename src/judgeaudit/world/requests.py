@@ -19,6 +19,11 @@ from judgeaudit.world.templates import WORLD_FORMS
 SEP = "::"
 
 
+def arm_of(request_id: str) -> str:
+    """The arm of a world request (``ITEM::ARM``)."""
+    return request_id.rpartition(SEP)[2]
+
+
 def check_spans(item: WorldItem) -> None:
     """Every gold span and unit offset must lie inside the output text."""
     n = len(item.output)
