@@ -145,3 +145,17 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, case, line, field):
     where = f"{labels}:{line}" if line else ""
     assert where in err[0] and f"field '{field}'" in err[0], err[0]
     assert not (tmp_path / "out").exists()
+
+
+def test_the_ppi_python_engine_gives_the_builtin_numbers(tmp_path):
+    pytest.importorskip("ppi_py", reason="the calibrate extra (ppi-python) is not installed")
+    verdicts, labels, *_ = _planted(tmp_path, n_items=800, n_lab=120, seed=4)
+    res = {}
+    for engine in ("builtin", "ppi-python"):
+        code, out = _invoke(["calibrate", "--verdicts", f"replay:{verdicts}", "--labels", labels, "--threshold", 5,
+                             "--out", tmp_path / engine, "--bootstrap", 100, "--engine", engine])
+        assert code == 0, out
+        res[engine] = json.loads((tmp_path / engine / "result.json").read_text())["calibrate"]["ppi"]
+    assert res["ppi-python"]["engine"] == "ppi-python"
+    assert res["ppi-python"]["estimate"] == pytest.approx(res["builtin"]["estimate"], abs=1e-8)
+    assert res["ppi-python"]["ci"] == pytest.approx(res["builtin"]["ci"], abs=1e-8)

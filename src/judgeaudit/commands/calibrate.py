@@ -21,7 +21,8 @@ console = Console(stderr=True, soft_wrap=True)
 
 
 def run_calibrate(verdicts: str, labels: Path, target: str, out: Path, *, judge: str | None = None,
-                  threshold: float | None = None, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> dict:
+                  threshold: float | None = None, level: float = 0.95, n_boot: int = 2000, seed: int = 0,
+                  engine: str = "builtin") -> dict:
     """Read, estimate, write; the result dict (as in result.json)."""
     from judgeaudit.analyses.calibrate import TARGETS, calibrate
     from judgeaudit.commands.calibrate_inputs import WIN_NAMES, join, read_labels, read_verdicts, verdict_values
@@ -33,6 +34,8 @@ def run_calibrate(verdicts: str, labels: Path, target: str, out: Path, *, judge:
         raise InputError(f"must be one of {', '.join(TARGETS)}, got {target!r}", field="--target")
     if not 0.5 <= level < 1:
         raise InputError(f"must lie in [0.5, 1), got {level}", field="--level")
+    if engine not in ("builtin", "ppi-python"):
+        raise InputError(f"must be builtin or ppi-python, got {engine!r}", field="--engine")
     check_options(bootstrap=n_boot)
     output_dir(out, writes=("result.json", "report.md", "report.html"), inputs=[labels])
     v = read_verdicts(verdicts, judge)
@@ -44,7 +47,7 @@ def run_calibrate(verdicts: str, labels: Path, target: str, out: Path, *, judge:
         raise InputError(f"needs at least 2 labelled and 2 unlabelled items with a usable verdict; got {n_lab} "
                          f"labelled and {len(table) - n_lab} unlabelled", path=labels, field="label")
     res = calibrate(table, target, level=level, n_boot=n_boot, seed=seed,
-                    categories=WIN_NAMES if target == "win_rate" else None)
+                    categories=WIN_NAMES if target == "win_rate" else None, engine=engine)
     d = res.to_dict()
     notes = list(d["notes"])
     if unusable:
@@ -81,7 +84,9 @@ def calibrate_cmd(
     level: Annotated[float, typer.Option("--level", help="interval level")] = 0.95,
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples (Rogan–Gladen, κ)")] = 2000,
     seed: Annotated[int, typer.Option("--seed")] = 0,
+    engine: Annotated[str, typer.Option("--engine", help="PPI++ estimator: builtin (numpy/scipy) or ppi-python (the "
+                                        "calibrate extra)")] = "builtin",
 ) -> None:
     """Estimate the target with PPI++ (and Rogan–Gladen for a binary judge) from verdicts plus human labels."""
     run_calibrate(verdicts, labels, target, out, judge=judge, threshold=threshold, level=level, n_boot=bootstrap,
-                  seed=seed)
+                  seed=seed, engine=engine)

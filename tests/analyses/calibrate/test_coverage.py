@@ -9,7 +9,7 @@ interval must collapse. The same for a graded judge that scores 0.8 points high.
 from __future__ import annotations
 
 import numpy as np
-from sim import binary_sets, graded_sets, ppi_batch
+from judgeaudit.analyses.calibrate.simulate import binary_sets, graded_sets, ppi_batch
 
 from judgeaudit.analyses.calibrate.rogan_gladen import counts, rogan_gladen, rogan_gladen_batch
 

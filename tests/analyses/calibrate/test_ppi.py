@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sim import binary_sets, graded_sets, ppi_batch
+from judgeaudit.analyses.calibrate.simulate import binary_sets, graded_sets, ppi_batch
 
 from judgeaudit.analyses.calibrate import (classical_mean_ci, n_effective, ppi_lambda, ppi_mean_ci,
                                            ppi_mean_pointestimate, ppi_mean_se, width_bound)

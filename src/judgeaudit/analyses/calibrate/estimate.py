@@ -110,12 +110,13 @@ def _whole(x: np.ndarray) -> bool:
 
 
 def calibrate(table: pd.DataFrame, target: str, *, level: float = 0.95, n_boot: int = 2000, seed: int = 0,
-              categories: dict[float, str] | None = None) -> CalibrationResult:
+              categories: dict[float, str] | None = None, engine: str = "builtin") -> CalibrationResult:
     """Every estimate of ``target`` from ``table`` (columns ``id``, ``yhat``, ``y``; see the module).
 
     ``categories`` names the values of a categorical target for the agreement table (e.g.
-    ``{1.0: "A", 0.0: "B", 0.5: "tie"}``). ``ValueError`` when fewer than 2 items are labelled or
-    unlabelled."""
+    ``{1.0: "A", 0.0: "B", 0.5: "tie"}``). ``engine`` ``ppi-python`` computes the PPI++ estimate and
+    interval with ``ppi_py`` (the calibrate extra) instead of the built-in estimator. ``ValueError`` when
+    fewer than 2 items are labelled or unlabelled."""
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}; one of {', '.join(TARGETS)}")
     yhat = table["yhat"].to_numpy(dtype=float)
@@ -124,8 +125,15 @@ def calibrate(table: pd.DataFrame, target: str, *, level: float = 0.95, n_boot: 
     y_l, yh_l, yh_u = y[lab], yhat[lab], yhat[~lab]
     n, big_n = len(y_l), len(yh_u)
     lam = ppi_lambda(y_l, yh_l, yh_u)
-    ppi = Estimate(DEFINITIONS["ppi"], ppi_mean_pointestimate(y_l, yh_l, yh_u, lam),
-                   ppi_mean_ci(y_l, yh_l, yh_u, level, lam), n + big_n, {"lambda": lam})
+    if engine == "ppi-python":
+        from judgeaudit.analyses.calibrate.ppi_python import ppi_python_mean
+
+        est, ci = ppi_python_mean(y_l, yh_l, yh_u, level)
+    elif engine == "builtin":
+        est, ci = ppi_mean_pointestimate(y_l, yh_l, yh_u, lam), ppi_mean_ci(y_l, yh_l, yh_u, level, lam)
+    else:
+        raise ValueError(f"unknown engine {engine!r} (builtin or ppi-python)")
+    ppi = Estimate(DEFINITIONS["ppi"], est, ci, n + big_n, {"lambda": lam, "engine": engine})
     plain = Estimate(DEFINITIONS["ppi_plain"], ppi_mean_pointestimate(y_l, yh_l, yh_u, 1.0),
                      ppi_mean_ci(y_l, yh_l, yh_u, level, 1.0), n + big_n, {"lambda": 1.0})
     human = Estimate(DEFINITIONS["human"], float(y_l.mean()), classical_mean_ci(y_l, level), n)

@@ -1,5 +1,5 @@
-"""Simulated judged sets with a planted judge bias, vectorised over data sets (shared by the
-calibrate tests and benchmarks/calibrate.py)."""
+"""Simulated judged sets with a planted judge bias, vectorised over data sets (the coverage tests and
+``benchmarks/calibrate.py``), and the PPI++ formulas of ``ppi`` written over rows of such sets."""
 
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ def graded_sets(n_sets: int, n: int, big_n: int, *, mu: float = 5.0, bias: float
 
 def ppi_batch(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray, z: float = 1.959963984540054,
               lam: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(estimate, se, λ̂) of PPI++ per row — the formulas of judgeaudit.analyses.calibrate.ppi written
-    over rows (the per-set function is checked against it in the tests)."""
+    """(estimate, se, λ̂) of PPI++ per row (one data set a row) — ``ppi``'s formulas over rows, held
+    equal to the per-set functions by the tests; ``lam`` fixes λ per row instead of tuning it."""
     n, big_n = y.shape[1], yhat_u.shape[1]
     cov = np.mean((y - y.mean(1, keepdims=True)) * (yhat - yhat.mean(1, keepdims=True)), axis=1)
     pooled = np.var(np.concatenate([yhat, yhat_u], axis=1), axis=1, ddof=1)
