@@ -4,4 +4,6 @@ YAML (``policy``), on a card's quantities (``quantities``), rendered for CI (``r
 from judgeaudit.gate.evaluate import EXIT_CODES, OUTCOMES, GateResult, evaluate
 from judgeaudit.gate.policy import Bar, Policy, load_policy, parse_expression
 
-__all__ = ["EXIT_CODES", "OUTCOMES", "Bar", "GateResult", "Policy", "evaluate", "load_policy", "parse_expression"]
+evaluate_policy = evaluate
+
+__all__ = ["evaluate_policy", "EXIT_CODES", "OUTCOMES", "Bar", "GateResult", "Policy", "evaluate", "load_policy", "parse_expression"]

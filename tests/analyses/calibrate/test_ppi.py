@@ -84,3 +84,20 @@ def test_batch_formulas_match_the_per_set_functions():
 def test_width_never_exceeds_its_bound(k):
     y, yh, yu = SETS[k]
     assert np.diff(ppi_mean_ci(y, yh, yu))[0] <= width_bound(y, yh, yu) + 1e-12
+
+
+def test_the_python_api_reports_every_interval_side_by_side():
+    import pandas as pd
+
+    import judgeaudit
+
+    y, yh, yu = binary_sets(1, 150, 900, seed=21)
+    table = pd.DataFrame({"id": [f"i{k}" for k in range(1050)], "yhat": np.concatenate([yh[0], yu[0]]),
+                          "y": np.concatenate([y[0], np.full(900, np.nan)])})
+    r = judgeaudit.calibrate(table, "pass_rate", n_boot=300)
+    f = r.to_frame().set_index("method")
+    assert list(f.index) == ["PPI++ (λ tuned)", "PPI (λ = 1)", "human labels only", "judge only (naive)",
+                             "Rogan–Gladen"]
+    assert (f.loc["PPI++ (λ tuned)", "lo"], f.loc["PPI++ (λ tuned)", "hi"]) == pytest.approx(
+        ppi_mean_ci(y[0], yh[0], yu[0]))
+    assert f.loc["human labels only", "n"] == 150 and f.loc["judge only (naive)", "n"] == 1050
