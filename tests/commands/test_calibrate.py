@@ -159,3 +159,20 @@ def test_the_ppi_python_engine_gives_the_builtin_numbers(tmp_path):
     assert res["ppi-python"]["engine"] == "ppi-python"
     assert res["ppi-python"]["estimate"] == pytest.approx(res["builtin"]["estimate"], abs=1e-8)
     assert res["ppi-python"]["ci"] == pytest.approx(res["builtin"]["ci"], abs=1e-8)
+
+
+def test_bad_sources_name_their_field(tmp_path):
+    verdicts, labels, *_ = _planted(tmp_path, n_items=40, n_lab=10)
+    two = tmp_path / "two.csv"
+    two.write_text("judge_id,request_id,score\na,i0000,3\nb,i0000,7\n")
+    nolabel = tmp_path / "nolabel.csv"
+    nolabel.write_text("id,grade\ni0000,1\n")
+    cases = [(["--verdicts", f"replay:{two}", "--labels", labels], "--judge"),
+             (["--verdicts", f"replay:{verdicts}", "--labels", nolabel], "label"),
+             (["--verdicts", tmp_path, "--labels", labels], "--verdicts"),          # a folder with no verdicts.parquet
+             (["--verdicts", f"replay:{verdicts}", "--labels", labels, "--target", "median"], "--target")]
+    for argv, field in cases:
+        code, out = _invoke(["calibrate", *argv, "--threshold", 5, "--out", tmp_path / "out"])
+        err = [s for s in out.splitlines() if s.startswith("error:")]
+        assert code == 2 and len(err) == 1 and f"field '{field}'" in err[0], out
+        assert not (tmp_path / "out").exists()

@@ -89,7 +89,11 @@ def parse_expression(text: str, *, metric: str | None = None) -> tuple[tuple[str
             raise InputError(f"bar {text!r} is not 'QUANTITY OP NUMBER' (OP one of <, <=, >, >=, between)",
                              field="bar")
         lhs, bar = text[:m.start()].strip(), text[m.start():].strip()
-    op, value = parse_bar(bar)
+    try:
+        op, value = parse_bar(bar)
+    except InputError:
+        raise InputError(f"bar {text!r}: {bar!r} is not one of '< x', '<= x', '> x', '>= x', 'between lo and hi'",
+                         field="bar") from None
     if op not in GATE_COMPARATORS:
         raise InputError(f"bar {text!r}: a gate bar compares with <, <=, >, >= or between (an interval is judged "
                          f"against it), not {op!r}", field="bar")
