@@ -55,6 +55,9 @@ _LAZY = {
     "cap_profile": "judgeaudit.analyses.cap",
     "direction_agreement": "judgeaudit.analyses.agreement",
     "load_set": "judgeaudit.datasets.registry",
+    "calibrate": "judgeaudit.analyses.calibrate",
+    "load_policy": "judgeaudit.gate",
+    "evaluate_policy": "judgeaudit.gate",
 }
 
 __all__ = ["InputError", "Item", "JudgeRequest", "PairwiseItem", "Probe", "Verdict", "__version__", "card", *_LAZY]

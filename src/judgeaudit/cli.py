@@ -36,6 +36,7 @@ _GROUPS = {
     "card": "judgeaudit.commands.card",
     "loop": "judgeaudit.commands.loop",
     "world": "judgeaudit.commands.world",
+    "calibrate": "judgeaudit.commands.calibrate",
 }
 for _name, _module in _GROUPS.items():
     try:
@@ -43,6 +44,7 @@ for _name, _module in _GROUPS.items():
     except ModuleNotFoundError as _e:  # a group whose module is absent from this install
         if _e.name != _module:
             raise
+app.command("gate")(importlib.import_module("judgeaudit.commands.gate").gate_cmd)   # takes POLICY.yaml as argument
 
 
 @app.callback()

@@ -223,6 +223,10 @@ class ReplayJudge(Judge):
     def can_answer(self, request: JudgeRequest) -> bool:
         return request.epoch == 0 or (request.request_id, request.epoch) in self._rows
 
+    def rows(self) -> list[dict[str, Any]]:
+        """The file's rows of this judge, one per (request, epoch), in the documented columns."""
+        return list(self._rows.values())
+
     def render(self, request: JudgeRequest) -> str:
         return f"{self.path}\x1f{request.request_id}"
 

@@ -1,0 +1,160 @@
+"""The quantities a gate policy names, read from a validity card (``card.json``; see
+``judgeaudit.card.build``) — each with its point value, its interval, its number of units and, when
+it cannot be read, why.
+
+Names (the card's sections; each is a registry entry of ``READERS``, by its first word):
+
+* ``S``, ``R``, ``R_scope``, ``R_strength``, ``gap``, ``R_plus``, ``wrong_way_rate``,
+  ``control_flip_rate`` (or ``validity.<name>``) — the validity profile at matched invariance; units:
+  the construct edits (control edits for ``S`` and ``control_flip_rate``);
+* ``world.<arm>.<recall|specificity>`` — a world arm's rate; units: the arm's items when the card holds them;
+* ``vp.<a_imp|a_hum|vp>`` or ``vp.<set>.<…>`` — every label set (and mode) of the ruler section, each
+  read on its own; units: the set's items;
+* ``loop.<regulator>.net`` — a loop regulator's net effect; units: the loop's units when recorded;
+* ``cap.<set>.<condition>`` or ``cap.<set>.overall`` — a CAP cell; units: its items;
+* anything else — a dotted path (or JSON pointer) into the card's sections, read with the ledger's
+  rules (``judgeaudit.ledger.score.resolve``: the ``ci`` / ``<key>_ci`` sibling), with no unit count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from judgeaudit.ledger.score import present, resolve
+
+VALIDITY = ("S", "R", "R_scope", "R_strength", "gap", "R_plus", "wrong_way_rate", "control_flip_rate")
+_CONTROL = ("S", "control_flip_rate")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading of a quantity: ``missing`` says why there is no usable value (then BLIND)."""
+
+    label: str
+    value: float | None = None
+    ci: tuple[float, float] | None = None
+    n: int | None = None
+    missing: str | None = None
+
+
+def _ci(x: Any) -> tuple[float, float] | None:
+    if isinstance(x, list | tuple) and len(x) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool)
+                                                           and v == v for v in x):
+        return float(x[0]), float(x[1])
+    return None
+
+
+def _num(x: Any) -> float | None:
+    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) and x == x else None
+
+
+def _unmeasured(sec: dict[str, Any] | None, name: str) -> Reading | None:
+    if not sec:
+        return Reading(name, missing="the card has no such section")
+    if not sec.get("measured", True):
+        return Reading(name, missing=sec.get("not_measured") or "not measured")
+    return None
+
+
+def _validity(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
+    sec = s.get("validity")
+    if (r := _unmeasured(sec, name)) is not None:
+        return [r]
+    key = parts[0]
+    if key not in VALIDITY or len(parts) != 1:
+        return [Reading(name, missing=f"the validity section has no quantity {'.'.join(parts)!r} "
+                                      f"(one of {', '.join(VALIDITY)})")]
+    if key not in _CONTROL and sec.get("interpretable") is False:
+        return [Reading(name, missing=f"uninterpretable: no operating point reaches S ≥ {sec.get('s_floor')}, so R is "
+                                      "not read as sensitivity")]
+    m = (sec.get("metrics") or {}).get(key) or {}
+    n = (sec.get("n") or {}).get("control_edits" if key in _CONTROL else "construct_edits")
+    return [Reading(name, _num(m.get("value")), _ci(m.get("ci")), n if isinstance(n, int) else None,
+                    None if _num(m.get("value")) is not None else f"{key} is undefined on this card")]
+
+
+def _world(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
+    sec = s.get("world")
+    if (r := _unmeasured(sec, name)) is not None:
+        return [r]
+    if len(parts) != 2:
+        return [Reading(name, missing="a world quantity is world.<arm>.<recall|specificity>")]
+    arm, metric = parts
+    arms = sec.get("arms") or {}
+    if arm not in arms:
+        return [Reading(name, missing=f"the world run has no {arm!r} arm (arms: {', '.join(arms) or 'none'})")]
+    m = arms[arm].get(metric)
+    if not m:
+        return [Reading(name, missing=f"the {arm!r} arm reports no {metric}")]
+    n = (sec.get("numbers") or {}).get(f"arms.{arm}.n")
+    return [Reading(name, _num(m.get("value")), _ci(m.get("ci")), int(n) if n is not None else None)]
+
+
+def _vp(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
+    sec = s.get("vp")
+    if (r := _unmeasured(sec, name)) is not None:
+        return [r]
+    key, wanted = parts[-1], (parts[0] if len(parts) == 2 else None)
+    rows = [row for row in sec.get("rows") or [] if wanted is None or row.get("set") == wanted]
+    if not rows:
+        return [Reading(name, missing=f"the ruler section holds no label set{f' {wanted!r}' if wanted else ''}")]
+    out = []
+    for row in rows:
+        label = f"{name} [{row.get('set')}, {row.get('mode')}]"
+        if key not in row:
+            out.append(Reading(label, missing=f"the ruler section has no quantity {key!r}"))
+            continue
+        out.append(Reading(label, _num(row.get(key)), _ci(row.get(f"{key}_ci")), row.get("n")))
+    return out
+
+
+def _loop(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
+    sec = s.get("loop")
+    if (r := _unmeasured(sec, name)) is not None:
+        return [r]
+    if len(parts) != 2 or parts[1] != "net":
+        return [Reading(name, missing="a loop quantity is loop.<regulator>.net")]
+    regs = sec.get("regulators") or {}
+    if parts[0] not in regs:
+        return [Reading(name, missing=f"the loop run has no regulator {parts[0]!r} ({', '.join(regs) or 'none'})")]
+    g = regs[parts[0]]
+    n = next((int(v) for k, v in (sec.get("numbers") or {}).items() if k.split(".")[-1] == "n_units"), None)
+    return [Reading(name, _num(g.get("net")), _ci(g.get("ci")), n)]
+
+
+def _cap(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
+    sec = s.get("cap")
+    if (r := _unmeasured(sec, name)) is not None:
+        return [r]
+    if len(parts) != 2:
+        return [Reading(name, missing="a CAP quantity is cap.<set>.<condition|overall>")]
+    sets = sec.get("sets") or {}
+    if parts[0] not in sets:
+        return [Reading(name, missing=f"the CAP section has no set {parts[0]!r} ({', '.join(sets) or 'none'})")]
+    sb = sets[parts[0]]
+    cell = sb.get("overall") if parts[1] == "overall" else (sb.get("conditions") or {}).get(parts[1])
+    if not cell:
+        return [Reading(name, missing=f"the CAP set {parts[0]!r} has no condition {parts[1]!r}")]
+    return [Reading(name, _num(cell.get("value")), _ci(cell.get("ci")), cell.get("n"))]
+
+
+READERS: dict[str, Callable[[dict[str, Any], list[str], str], list[Reading]]] = {
+    "validity": _validity, "world": _world, "vp": _vp, "loop": _loop, "cap": _cap,
+}
+"""Section name → reader of ``<section>.<rest>`` names (a higher layer may register more)."""
+
+
+def read(card: dict[str, Any], name: str) -> list[Reading]:
+    """Every reading of quantity ``name`` on ``card`` (several for a name that covers several label sets)."""
+    s = card.get("sections") or {}
+    if name in VALIDITY:
+        return _validity(s, [name], name)
+    head, _, rest = name.partition(".")
+    if head in READERS and rest:
+        return READERS[head](s, rest.split("."), name)
+    if not present(s, name):
+        return [Reading(name, missing="the card holds no such quantity")]
+    value, ci = resolve(s, name)
+    return [Reading(name, value, ci, None, None if value is not None else "the card holds no number there")]

@@ -1,0 +1,73 @@
+"""The report of ``judgeaudit calibrate``: the estimates side by side, the agreement table and the
+definitions used (Markdown and one small HTML page)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from judgeaudit.card.numbers import with_ci
+from judgeaudit.report.html import Section, esc, table_html, write_page
+
+_ROWS = (("ppi", "PPI++ (λ tuned)"), ("ppi_plain", "PPI (λ = 1)"), ("human", "human labels only"),
+         ("naive", "judge only (naive)"), ("rogan_gladen", "Rogan–Gladen"))
+
+
+def estimates_frame(r: dict[str, Any]) -> pd.DataFrame:
+    rows = []
+    for key, name in _ROWS:
+        e = r.get(key)
+        if not e or e.get("estimate") is None:
+            continue
+        ci = e.get("ci")
+        rows.append({"method": name, "estimate": e["estimate"], "95% interval" if r["level"] == 0.95 else
+                     f"{r['level']:.0%} interval": "—" if not ci else f"[{ci[0]:.4f}, {ci[1]:.4f}]",
+                     "width": e.get("width"), "n": e.get("n", (e.get("n_labelled") or 0) + (e.get("n_unlabelled") or 0))})
+    return pd.DataFrame(rows)
+
+
+def headline(r: dict[str, Any]) -> list[str]:
+    """The sentences the report prints, each computed from ``r``."""
+    p, h, nv = r["ppi"], r["human"], r["naive"]
+    lvl = f"{r['level']:.0%}"
+    out = [f"{r['target']} ({r['definition']}): {with_ci(p['estimate'], p['ci'])} by PPI++ (λ = {p['lambda']:.3f}), "
+           f"{lvl} interval, from {r['n_labelled']} human labels and {r['n_unlabelled']} judged unlabelled items."]
+    out.append(f"The human labels alone give {with_ci(h['estimate'], h['ci'])} (width {h['width']:.4f} vs "
+               f"PPI++'s {p['width']:.4f}); the judge is worth n_eff = {r['n_eff']['value']:.0f} human labels "
+               "(judgeaudit's own quantity: the human-only sample size with the PPI++ interval's width).")
+    side = "above" if nv["ci"][0] > p["ci"][1] else "below" if nv["ci"][1] < p["ci"][0] else None
+    out.append(f"The naive judge-only interval {with_ci(nv['estimate'], nv['ci'])} carries none of the judge's "
+               "errors" + (f"; it lies wholly {side} the PPI++ interval: the judge's raw rate is biased "
+                           f"{'upward' if side == 'above' else 'downward'}" if side else
+                           "; it overlaps the PPI++ interval") + ".")
+    a = r.get("agreement")
+    if a:
+        c = a["constant_predictor"]
+        beats = "above" if a["beats_constant"] else "not distinguishably above"
+        out.append(f"Agreement with the humans: κ = {with_ci(a['cohen_kappa'], a['cohen_kappa_ci'])}, raw "
+                   f"{with_ci(a['raw_agreement'], a['raw_agreement_ci'])}, {beats} the constant predictor's "
+                   f"{c['raw_agreement']:.3f} (always {c['label']!r}; κ = 0).")
+    return out
+
+
+def calibrate_markdown(r: dict[str, Any]) -> str:
+    df = estimates_frame(r)
+    lines = [f"# judgeaudit calibrate — {r['judge']}", ""] + [f"- {s}" for s in headline(r)] + [""]
+    cols = list(df.columns)
+    lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(f"{v:.4f}" if isinstance(v, float) else str(v) for v in row) + " |")
+    lines += [""] + [f"- note: {n}" for n in r["notes"]] + ["", "## Definitions", ""]
+    lines += [f"- **{k}**: {v}" for k, v in r["definitions"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_calibrate_html(r: dict[str, Any], path: str | Path) -> Path:
+    body = "".join(f"<p>{esc(s)}</p>" for s in headline(r)) + table_html(estimates_frame(r), float_format="{:.4f}")
+    notes = [f"!{n}" for n in r["notes"]]
+    defs = "<ul>" + "".join(f"<li><b>{esc(k)}</b>: {esc(v)}</li>" for k, v in r["definitions"].items()) + "</ul>"
+    return write_page(path, f"calibrate — {r['judge']}", [Section("Estimates", body, notes),
+                                                          Section("Definitions", defs)],
+                      subtitle=f"target: {r['target']}")

@@ -1,0 +1,178 @@
+"""``judgeaudit calibrate`` end to end on planted judged sets: a replay file, a run folder's
+verdicts.parquet, the four targets, and bad input (one line naming file, line and field, exit 2,
+nothing written)."""
+
+from __future__ import annotations
+
+import json
+import traceback
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from judgeaudit.analyses.calibrate import ppi_mean_ci, rogan_gladen
+from judgeaudit.cli import app
+from judgeaudit.errors import InputError
+
+
+def _invoke(argv):
+    r = CliRunner().invoke(app, [str(a) for a in argv])
+    if isinstance(r.exception, InputError):
+        return 2, r.output + f"error: {r.exception}\n"
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise AssertionError("".join(traceback.format_exception(r.exception)))
+    return r.exit_code, r.output
+
+
+def _planted(tmp_path: Path, n_items=1500, n_lab=300, seed=0):
+    """A binary judge with TPR 0.85, TNR 0.75 on items of prevalence 0.3, as a replay JSONL with scores
+    (pass = score ≥ 5) and a labels CSV on the first n_lab items."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(n_items) < 0.3
+    yhat = np.where(y, rng.random(n_items) < 0.85, rng.random(n_items) >= 0.75)
+    score = np.where(yhat, rng.integers(5, 10, n_items), rng.integers(1, 5, n_items))
+    ids = [f"i{k:04d}" for k in range(n_items)]
+    rows = [{"request_id": i, "score": int(s)} for i, s in zip(ids, score, strict=True)]
+    verdicts = tmp_path / "verdicts.jsonl"
+    verdicts.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    labels = tmp_path / "labels.csv"
+    pd.DataFrame({"id": ids[:n_lab], "label": ["pass" if v else "fail" for v in y[:n_lab]]}).to_csv(labels,
+                                                                                                      index=False)
+    return verdicts, labels, y, yhat, ids
+
+
+def test_pass_rate_from_a_replay_file(tmp_path):
+    verdicts, labels, y, yhat, _ = _planted(tmp_path)
+    code, out = _invoke(["calibrate", "--verdicts", f"replay:{verdicts}", "--labels", labels, "--target",
+                         "pass_rate", "--threshold", 5, "--out", tmp_path / "out", "--bootstrap", 500])
+    assert code == 0, out
+    r = json.loads((tmp_path / "out" / "result.json").read_text())["calibrate"]
+    lab = np.arange(len(y)) < 300
+    yl, yhl, yhu = y[lab].astype(float), yhat[lab].astype(float), yhat[~lab].astype(float)
+    assert r["ppi"]["ci"] == pytest.approx(list(ppi_mean_ci(yl, yhl, yhu)), abs=1e-12)
+    assert r["human"]["estimate"] == pytest.approx(yl.mean())
+    assert r["naive"]["estimate"] == pytest.approx(yhat.mean())
+    rg = rogan_gladen(yl == 1, yhl == 1, yhu == 1, n_boot=500, seed=0)
+    assert r["rogan_gladen"]["estimate"] == pytest.approx(rg.estimate)
+    assert r["rogan_gladen"]["ci"] == pytest.approx(list(rg.ci))
+    # the planted bias: the naive rate (~0.43) excludes the truth 0.3; PPI++ and Rogan–Gladen cover it
+    assert r["naive"]["ci"][0] > 0.35
+    assert r["ppi"]["ci"][0] <= 0.3 <= r["ppi"]["ci"][1]
+    assert r["rogan_gladen"]["ci"][0] <= 0.3 <= r["rogan_gladen"]["ci"][1]
+    assert r["n_eff"]["value"] > 300 and r["n_eff"]["own"] is True
+    a = r["agreement"]
+    assert a["raw_agreement"] == pytest.approx(np.mean(yl == yhl))
+    assert a["constant_predictor"]["label"] == "0" and a["base_rate"]["1"] == pytest.approx(yl.mean())
+    assert r["n_labelled"] == 300 and r["n_unlabelled"] == 1200
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "PPI++" in md and "judgeaudit's own" in md and "Rogan–Gladen" in md
+    assert (tmp_path / "out" / "report.html").stat().st_size < 200_000   # small: no plotly
+
+
+def test_run_folder_verdicts_and_failed_calls_are_counted(tmp_path):
+    verdicts, labels, y, yhat, ids = _planted(tmp_path, n_items=400, n_lab=100)
+    rows = [json.loads(s) for s in verdicts.read_text().splitlines()]
+    run = tmp_path / "run"
+    run.mkdir()
+    df = pd.DataFrame({"request_id": [r["request_id"] for r in rows], "judge_id": "api:x/y",
+                       "score": [float(r["score"]) for r in rows], "label": None, "epoch": 0,
+                       "error": [None] * len(rows), "parse_ok": True})
+    df.loc[0, "error"] = "HTTP 500"
+    df.loc[1, "parse_ok"] = False
+    df.to_parquet(run / "verdicts.parquet")
+    code, out = _invoke(["calibrate", "--verdicts", run, "--labels", labels, "--target", "accuracy",
+                         "--threshold", 5, "--out", tmp_path / "out", "--bootstrap", 200])
+    assert code == 0, out
+    r = json.loads((tmp_path / "out" / "result.json").read_text())["calibrate"]
+    assert r["judge"] == "api:x/y" and r["unusable_verdicts"] == 2
+    assert r["labelled_without_verdict"] == ["i0000", "i0001"] and r["n_labelled"] == 98
+    assert any("no usable verdict" in n for n in r["notes"])
+
+
+def test_mean_and_win_rate(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 600
+    truth = rng.integers(1, 10, n)
+    judge = np.clip(truth + rng.integers(0, 3, n), 1, 9)   # scores high by about one point
+    (tmp_path / "v.csv").write_text("request_id,score\n" + "".join(f"q{i},{s}\n" for i, s in enumerate(judge)))
+    (tmp_path / "l.jsonl").write_text("".join(json.dumps({"id": f"q{i}", "label": int(t)}) + "\n"
+                                              for i, t in enumerate(truth[:150])))
+    code, out = _invoke(["calibrate", "--verdicts", f"replay:{tmp_path / 'v.csv'}", "--labels", tmp_path / "l.jsonl",
+                         "--target", "mean", "--out", tmp_path / "m", "--bootstrap", 200])
+    assert code == 0, out
+    r = json.loads((tmp_path / "m" / "result.json").read_text())["calibrate"]
+    assert r["rogan_gladen"] is None and r["agreement"]["n"] == 150
+    assert r["ppi"]["estimate"] == pytest.approx(
+        float(np.mean(judge[150:]) * r["ppi"]["lambda"] + np.mean(truth[:150] - r["ppi"]["lambda"] * judge[:150])))
+
+    choice = rng.choice(["A", "B", "tie"], n, p=[0.5, 0.4, 0.1])
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps({"request_id": f"p{i}", "choice": c}) + "\n"
+                                              for i, c in enumerate(choice)))
+    (tmp_path / "pl.csv").write_text("id,label\n" + "".join(f"p{i},{c}\n" for i, c in enumerate(choice[:100])))
+    code, out = _invoke(["calibrate", "--verdicts", f"replay:{tmp_path / 'p.jsonl'}", "--labels",
+                         tmp_path / "pl.csv", "--target", "win_rate", "--out", tmp_path / "w", "--bootstrap", 200])
+    assert code == 0, out
+    r = json.loads((tmp_path / "w" / "result.json").read_text())["calibrate"]
+    v = pd.Series(choice).map({"A": 1.0, "B": 0.0, "tie": 0.5}).to_numpy()
+    # a judge that equals the labels: λ̂ = var(Y)/((1 + n/N)·var(all verdicts)), the PPI++ formula
+    assert r["agreement"]["raw_agreement"] == 1.0
+    assert r["ppi"]["lambda"] == pytest.approx(np.var(v[:100]) / ((1 + 100 / 500) * np.var(v, ddof=1)), abs=1e-12)
+    assert set(r["agreement"]["base_rate"]) <= {"A", "B", "tie"}
+
+
+@pytest.mark.parametrize("case, line, field", [
+    ("bad_label", 3, "label"), ("repeat_id", 4, "id"), ("unknown_id", 2, "id"), ("no_threshold", None, "--threshold"),
+])
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path, case, line, field):
+    verdicts, labels, *_ = _planted(tmp_path, n_items=50, n_lab=10)
+    text = labels.read_text().splitlines()
+    if case == "bad_label":
+        text[2] = text[2].split(",")[0] + ",maybe"
+    elif case == "repeat_id":
+        text[3] = text[1]
+    elif case == "unknown_id":
+        text[1] = "zzz," + text[1].split(",")[1]
+    labels.write_text("\n".join(text) + "\n")
+    argv = ["calibrate", "--verdicts", f"replay:{verdicts}", "--labels", labels, "--target", "pass_rate",
+            "--out", tmp_path / "out"] + ([] if case == "no_threshold" else ["--threshold", 5])
+    code, out = _invoke(argv)
+    assert code == 2
+    err = [s for s in out.splitlines() if s.startswith("error:")]
+    assert len(err) == 1, out
+    where = f"{labels}:{line}" if line else ""
+    assert where in err[0] and f"field '{field}'" in err[0], err[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_ppi_python_engine_gives_the_builtin_numbers(tmp_path):
+    pytest.importorskip("ppi_py", reason="the calibrate extra (ppi-python) is not installed")
+    verdicts, labels, *_ = _planted(tmp_path, n_items=800, n_lab=120, seed=4)
+    res = {}
+    for engine in ("builtin", "ppi-python"):
+        code, out = _invoke(["calibrate", "--verdicts", f"replay:{verdicts}", "--labels", labels, "--threshold", 5,
+                             "--out", tmp_path / engine, "--bootstrap", 100, "--engine", engine])
+        assert code == 0, out
+        res[engine] = json.loads((tmp_path / engine / "result.json").read_text())["calibrate"]["ppi"]
+    assert res["ppi-python"]["engine"] == "ppi-python"
+    assert res["ppi-python"]["estimate"] == pytest.approx(res["builtin"]["estimate"], abs=1e-8)
+    assert res["ppi-python"]["ci"] == pytest.approx(res["builtin"]["ci"], abs=1e-8)
+
+
+def test_bad_sources_name_their_field(tmp_path):
+    verdicts, labels, *_ = _planted(tmp_path, n_items=40, n_lab=10)
+    two = tmp_path / "two.csv"
+    two.write_text("judge_id,request_id,score\na,i0000,3\nb,i0000,7\n")
+    nolabel = tmp_path / "nolabel.csv"
+    nolabel.write_text("id,grade\ni0000,1\n")
+    cases = [(["--verdicts", f"replay:{two}", "--labels", labels], "--judge"),
+             (["--verdicts", f"replay:{verdicts}", "--labels", nolabel], "label"),
+             (["--verdicts", tmp_path, "--labels", labels], "--verdicts"),          # a folder with no verdicts.parquet
+             (["--verdicts", f"replay:{verdicts}", "--labels", labels, "--target", "median"], "--target")]
+    for argv, field in cases:
+        code, out = _invoke(["calibrate", *argv, "--threshold", 5, "--out", tmp_path / "out"])
+        err = [s for s in out.splitlines() if s.startswith("error:")]
+        assert code == 2 and len(err) == 1 and f"field '{field}'" in err[0], out
+        assert not (tmp_path / "out").exists()
