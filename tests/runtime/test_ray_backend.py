@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -119,6 +120,34 @@ def test_workers_rebuild_each_judge_from_its_spec(ray_cluster, fake_server, tmp_
         with pytest.raises(InputError, match="rebuilt on a Ray worker is another instrument"):
             run(other, _requests(1), policy=FAST, progress=False)
     assert sum(srv.answered.values()) == 4
+
+
+@pytest.mark.parametrize("other", ["asyncio", "ray"])
+def test_a_ray_run_and_another_run_sharing_a_store_buy_each_call_once(ray_cluster, fake_server, tmp_path, other):
+    """The driver of a Ray run leases each call in the store before sending it, as the asyncio executor does:
+    two runs started together on one store (one of them, or both, on Ray) buy every call once between them.
+    Without the Ray backend's leases its run buys all n calls whatever the other run holds (2n at most)."""
+    srv = fake_server(responder=lambda p: f"Score: {_digit(p)}", latency=0.2)
+    db = tmp_path / "calls.sqlite"
+    CallStore(db).close()
+    n, reqs = 24, _requests(24)
+    together = threading.Barrier(2)
+
+    def one_run(backend: str):
+        judge = make_judge("api:openai/fake-judge", api_base=srv.base_url)
+        with CallStore(db) as cs, backends.use(backend):
+            together.wait(timeout=60)
+            return run(judge, reqs, store=cs, concurrency=4, policy=FAST, progress=False)
+
+    with ThreadPoolExecutor(2) as pool:
+        by_ray, by_other = pool.map(one_run, ["ray", other])
+    assert len(srv.requests) == n                          # each call bought once between the two runs
+    expected = [float(_digit(judge_prompt)) for judge_prompt in
+                (make_judge("api:openai/fake-judge", api_base=srv.base_url).render(q) for q in reqs)]
+    assert [v.score for v in by_ray] == [v.score for v in by_other] == expected
+    with CallStore(db) as cs:
+        assert len(cs.completed([v.call_key for v in by_ray])) == n
+        assert cs._conn.execute("SELECT COUNT(*) FROM leases").fetchone()[0] == 0   # every lease released
 
 
 def _ok_verdicts(db: Path) -> list[dict]:

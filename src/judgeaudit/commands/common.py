@@ -24,7 +24,7 @@ from judgeaudit.runtime.store import CallStore
 ALLOW_FAILURES_HELP = "exit 0 even when a judge produced no usable verdict (the failures are still reported)"
 DEFAULT_BACKEND = backends.DEFAULT
 BackendOpt = Annotated[str, typer.Option(
-    "--backend", help=f"where the work runs: {' | '.join(backends.BACKENDS)} (asyncio: this process, or --jobs "
+    "--backend", help=f"where the work runs: {' | '.join(backends.names())} (asyncio: this process, or --jobs "
     "local processes for vp audit; ray: Ray workers, pip install 'judgeaudit\\[ray]'); judge calls are stored by "
     "this process either way")]
 TimeoutOpt = Annotated[float | None, typer.Option(

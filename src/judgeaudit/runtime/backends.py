@@ -1,30 +1,39 @@
-"""Executor backends: where judge calls run.
+"""Executor backends: where judge calls run, and the registry they fill.
 
-``asyncio`` (the default) calls every judge in this process; ``ray`` calls them in Ray actors (a local
-instance, or a cluster named by ``--ray-address``/``RAY_ADDRESS``) and streams each answer back. Either
-way the executor (``runtime.executor.arun``) stays the one writer of the call store: it reads what is
-stored, hands the missing calls to the backend and stores each answer the moment it arrives.
+``asyncio`` (the default, defined here) calls every judge in this process; ``ray``
+(``runtime.raybackend``) calls them in Ray actors (a local instance, or a cluster named by
+``--ray-address``/``RAY_ADDRESS``) and streams each answer back. Either way the executor
+(``runtime.executor.arun``) stays the one writer of the call store: it reads what is stored, hands the
+missing calls to the backend and stores each answer the moment it arrives.
 
 A backend's ``open(judge, limit=, rpm=, policy=)`` returns ``Calls``: ``await calls(key, request)`` is
-one call with retries, at most ``limit`` at once; ``calls.close()`` releases what the run held.
-``use(name, address)`` selects the backend for the calls made inside it (commands do it from their
-``--backend`` option, see ``commands.common.calls_checked``).
+one call with retries and its lease in the store (``runtime.calls``), at most ``limit`` at once;
+``calls.close()`` releases what the run held. ``use(name, address)`` selects the backend for the calls
+made inside it (commands do it from their ``--backend`` option, see ``commands.common.calls_checked``).
+
+The registry: a backend module calls ``register(name, factory)`` when it is imported. The modules that
+fill it are plug-ins named, as pytest names its default plug-ins, by module name — ``PLUGINS`` for the
+ones that ship with judgeaudit, and the ``judgeaudit.backends`` entry-point group for other packages'
+— and imported the first time a backend is looked up. So this module never imports a backend, and a
+backend depends on this module and on ``runtime.calls`` only: the imports point one way.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from judgeaudit.errors import InputError
+from judgeaudit.runtime.calls import RateLimiter, RetryPolicy, call_with_retries, provider_semaphore
 
 if TYPE_CHECKING:
     from judgeaudit.judges.base import Judge
     from judgeaudit.records import JudgeRequest, Verdict
-    from judgeaudit.runtime.executor import RetryPolicy
 
 
 class Calls(Protocol):
@@ -41,20 +50,59 @@ class Backend(Protocol):
     def open(self, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy) -> Calls: ...
 
 
+@dataclass(frozen=True)
+class Registered:
+    """One registered backend: ``factory(address) -> Backend``; ``remote``: it takes an address (a cluster)."""
+
+    factory: Callable[[str | None], Backend]
+    remote: bool = False
+
+
+DEFAULT = "asyncio"
+PLUGINS: tuple[str, ...] = ("judgeaudit.runtime.raybackend",)
+"""Modules that register judgeaudit's own further backends when imported (``ray``: the ``ray`` package itself
+is imported only when that backend is made)."""
+ENTRY_POINTS = "judgeaudit.backends"
+"""The entry-point group of other packages' backend modules (each registers itself when imported)."""
+
+_REGISTRY: dict[str, Registered] = {}
+_LOADED = False
+
+
+def register(name: str, factory: Callable[[str | None], Backend], *, remote: bool = False) -> None:
+    """Make backend ``name`` available to ``make``/``use``/``--backend``: ``factory(address)`` builds it
+    (``remote``: it runs elsewhere and takes ``--ray-address``-style addresses; the others refuse one)."""
+    _REGISTRY[name] = Registered(factory, remote)
+
+
+def _load_plugins() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    for module in PLUGINS:
+        importlib.import_module(module)
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINTS):
+        if ep.value not in PLUGINS:
+            ep.load()
+
+
+def names() -> list[str]:
+    """The registered backend names, the default first."""
+    _load_plugins()
+    return sorted(_REGISTRY, key=lambda n: (n != DEFAULT, n))
+
+
 class AsyncioCalls:
     """Calls in this process's event loop, bounded by the per-provider semaphore."""
 
     def __init__(self, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy):
-        from judgeaudit.runtime.executor import RateLimiter, _semaphore
-
         self.judge, self.policy = judge, policy
-        self.sem = _semaphore(judge.provider, limit)
+        self.sem = provider_semaphore(judge.provider, limit)
         self.limiter = RateLimiter(rpm)
 
     def __call__(self, key: str, request: JudgeRequest) -> Awaitable[Verdict]:
-        from judgeaudit.runtime.executor import _call_with_retries
-
-        return _call_with_retries(self.judge, request, key, self.policy, self.limiter, self.sem)
+        return call_with_retries(self.judge, request, key, self.policy, self.limiter, self.sem)
 
     def close(self) -> None:
         pass
@@ -69,17 +117,7 @@ class AsyncioBackend:
         return AsyncioCalls(judge, limit=limit, rpm=rpm, policy=policy)
 
 
-def _ray(address: str | None) -> Backend:
-    return importlib.import_module("judgeaudit.runtime.raybackend").RayBackend(address)
-
-
-BACKENDS: dict[str, Callable[[str | None], Backend]] = {
-    "asyncio": lambda address: AsyncioBackend(),
-    "ray": _ray,
-}
-"""Backend name -> factory(address). The first is the default."""
-
-DEFAULT = next(iter(BACKENDS))
+register("asyncio", lambda address: AsyncioBackend())
 
 _ACTIVE: ContextVar[Backend | None] = ContextVar("judgeaudit_executor_backend", default=None)
 
@@ -88,11 +126,14 @@ def make(name: str | None = None, address: str | None = None) -> Backend:
     """The backend called ``name`` (default ``asyncio``); ``address`` is for backends that run elsewhere
     (``InputError`` when given to one that does not, or for an unknown name)."""
     name = name or DEFAULT
-    if name not in BACKENDS:
-        raise InputError(f"unknown backend {name!r}; choose {', '.join(BACKENDS)}", field="backend")
-    if address and name != "ray":
-        raise InputError("--ray-address needs --backend ray", field="ray-address")
-    return BACKENDS[name](address)
+    known = names()
+    if name not in _REGISTRY:
+        raise InputError(f"unknown backend {name!r}; choose {', '.join(known)}", field="backend")
+    entry = _REGISTRY[name]
+    if address and not entry.remote:
+        remote = [n for n in known if _REGISTRY[n].remote]
+        raise InputError(f"--ray-address needs --backend {' or '.join(remote) or 'ray'}", field="ray-address")
+    return entry.factory(address)
 
 
 def current() -> Backend:

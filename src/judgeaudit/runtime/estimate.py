@@ -8,6 +8,11 @@
   constant (``SECONDS_PER_CALL``); unknown for hosted models until their first calls are stored. A
   composite judge costs its members' calls (``vote:K`` K times its inner judge, an ensemble the
   sum of its members). Calls running concurrently divide the wall time.
+* re-estimated as the run goes (``Remaining``, judgeaudit's own method): the calls left of each kind
+  times the mean latency of that kind's calls completed in this run, the estimate's per-call time
+  standing in for a kind with none completed yet; concurrency divides it as above. It is what the
+  progress lines' ETA shows, so a run whose first calls were slower or faster than planned is re-planned
+  after its first completions, and warm-up time spent before the first answer does not enter the rate.
 * money: an ``api`` judge is priced with the LiteLLM cost map when it knows the model — prompt
   tokens taken as the rendered prompt's characters / ``CHARS_PER_TOKEN``, completion tokens at
   their ``max_tokens`` bound, so the figure is an upper estimate; the other backends cost nothing.
@@ -16,7 +21,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from judgeaudit.judges.base import Judge
@@ -43,6 +50,8 @@ class Estimate:
     cost_usd: float | None
     time_basis: str
     cost_basis: str
+    per_call: dict[str, float | None] = field(default_factory=dict)
+    """Seconds per call by request kind (None: unknown) that ``seconds`` was built from."""
 
     def describe(self) -> str:
         if self.seconds is None:
@@ -156,6 +165,7 @@ def estimate(judge: Judge, todo: list[JudgeRequest], *, cached: dict[str, Verdic
         plan = _planned(judge, todo)
     seconds: float | None = 0.0
     parts = []
+    per_call: dict[str, float | None] = {}
     for kind, reqs in kinds.items():
         got = lat.get(kind, [])
         if len(got) >= MEASURED_MIN:
@@ -168,8 +178,56 @@ def estimate(judge: Judge, todo: list[JudgeRequest], *, cached: dict[str, Verdic
             per = _constant_seconds(judge)
             parts.append(f"{kind}: unknown until calls are measured" if per is None
                          else f"{kind}: {len(reqs)} × {per:.2g} s, documented rate")
+        per_call[kind] = per
         seconds = None if per is None or seconds is None else seconds + len(reqs) * per
     if seconds is not None:
         seconds /= conc
     cost, cost_basis = _cost(judge, todo)
-    return Estimate(len(todo), len(cached), seconds, cost, "; ".join(parts), cost_basis)
+    return Estimate(len(todo), len(cached), seconds, cost, "; ".join(parts), cost_basis, per_call)
+
+
+class Remaining:
+    """The remaining time of a run, re-estimated from its completed calls (see the module docstring).
+
+    Args:
+        kinds: the request kind of every call the run makes (``request_kind``).
+        concurrency: calls in flight at once.
+        prior: seconds per call by kind before any completed (``Estimate.per_call``; None: unknown).
+    """
+
+    def __init__(self, kinds: Iterable[str], *, concurrency: int = 1, prior: dict[str, float | None] | None = None):
+        self.left = Counter(kinds)
+        self.concurrency = max(1, concurrency)
+        self.prior = dict(prior or {})
+        self.total: dict[str, float] = {}
+        self.count: Counter[str] = Counter()
+
+    def done(self, kind: str, seconds: float | None) -> None:
+        """One call of ``kind`` completed, taking ``seconds`` (None: not timed, e.g. a failed call)."""
+        if self.left[kind] > 0:
+            self.left[kind] -= 1
+        if seconds is not None and math.isfinite(seconds) and seconds >= 0:
+            self.total[kind] = self.total.get(kind, 0.0) + seconds
+            self.count[kind] += 1
+
+    def per_call(self, kind: str) -> float | None:
+        """Mean latency of this run's completed calls of ``kind``, else the prior, else any kind's mean."""
+        if self.count[kind]:
+            return self.total[kind] / self.count[kind]
+        if self.prior.get(kind) is not None:
+            return self.prior[kind]
+        n = sum(self.count.values())
+        return sum(self.total.values()) / n if n else None
+
+    def seconds(self) -> float | None:
+        """Expected seconds until every call left is answered (None: no rate known yet)."""
+        left = {k: n for k, n in self.left.items() if n > 0}
+        if not left:
+            return 0.0
+        total = 0.0
+        for kind, n in left.items():
+            per = self.per_call(kind)
+            if per is None:
+                return None
+            total += n * per
+        return total / min(self.concurrency, sum(left.values()))

@@ -10,39 +10,43 @@
 * an authentication failure (``AuthError``) stops the run at once, without retries;
 * a cost/time estimate before the first call (``runtime.estimate``), then a rich progress bar with
   rate, ETA, cost so far, calls in flight and retries on a terminal, or a progress line every
-  ``progress_every`` seconds when stderr is not a terminal (a log file, CI), whether or not a call completed;
+  ``progress_every`` seconds when stderr is not a terminal (a log file, CI), whether or not a call completed,
+  its ETA re-estimated from the calls completed so far (``estimate.Remaining``);
 * on the first Ctrl-C, no new call is sent and the calls in flight get ``INTERRUPT_GRACE`` seconds to be
   answered and stored (a second Ctrl-C aborts); then one line saying how many of the run's calls are
   stored and where, before the interrupt propagates (the CLI exits 130);
 * ``call_defaults`` carries a command's ``--timeout``/``--retries``/``--rpm`` to every run made inside it;
 * hands every run's verdicts to ``runtime.failures`` (the per-judge failure summary of a command);
 * calls run on the selected backend (``runtime.backends``: this process, or Ray actors), the answers
-  coming back here to be stored: the store has one writer whatever the backend.
+  coming back here to be stored: the store has one writer whatever the backend. One call's retries,
+  rate limit and lease are ``runtime.calls``, which every backend runs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import random
 import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.text import Text
 
-from judgeaudit.errors import AuthError, TransientError
 from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest, Verdict
 from judgeaudit.runtime import backends, failures
-from judgeaudit.runtime.estimate import duration, estimate
+from judgeaudit.runtime.calls import LEASE_POLL, LEASE_SECONDS, RUN, RateLimiter, RetryPolicy, RunState
+from judgeaudit.runtime.estimate import Remaining, duration, estimate, request_kind
 from judgeaudit.runtime.store import CallStore
+
+__all__ = ["LEASE_POLL", "LEASE_SECONDS", "CallDefaults", "RateLimiter", "RetryPolicy", "arun", "call_defaults",
+           "run"]
 
 PROGRESS_EVERY = 30.0
 """Seconds between progress lines when stderr is not a terminal (``JUDGEAUDIT_PROGRESS_EVERY`` overrides)."""
@@ -50,43 +54,6 @@ PROGRESS_EVERY = 30.0
 INTERRUPT_GRACE = 15.0
 """Seconds the first Ctrl-C waits for the calls in flight to be answered and stored (no new call is sent
 meanwhile; a second Ctrl-C aborts at once). ``JUDGEAUDIT_INTERRUPT_GRACE`` overrides."""
-
-LEASE_SECONDS = 30.0
-"""A call's lease in the store: renewed every third of it while the run lives, so a killed run's calls are
-free again within this time."""
-
-LEASE_POLL = 0.5
-"""Seconds between looks at a call another run holds."""
-
-
-@dataclass
-class _RunState:
-    """What one ``arun`` shares with its calls: the store and lease owner, the stop flag of the first
-    Ctrl-C, and the counts the progress lines show."""
-
-    store: CallStore | None
-    owner: str
-    stopping: bool = False
-    in_flight: int = 0
-    retries: int = 0
-    waiting: int = 0
-    reused: set[str] = field(default_factory=set)
-
-
-_RUN: ContextVar[_RunState | None] = ContextVar("judgeaudit_run_state", default=None)
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    max_retries: int = 5
-    base_delay: float = 0.5
-    max_delay: float = 30.0
-    timeout: float = 120.0
-
-    def delay(self, attempt: int, retry_after: float | None) -> float:
-        """Full-jitter exponential backoff, never shorter than the server's Retry-After."""
-        backoff = random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
-        return max(backoff, retry_after or 0.0)
 
 
 @dataclass(frozen=True)
@@ -119,24 +86,6 @@ def call_defaults(*, timeout: float | None = None, retries: int | None = None,
         _DEFAULTS.reset(token)
 
 
-class RateLimiter:
-    """Spaces call starts to at most ``rpm`` per minute (None: unlimited)."""
-
-    def __init__(self, rpm: float | None):
-        self.interval = 60.0 / rpm if rpm else 0.0
-        self._next = 0.0
-        self._lock = asyncio.Lock()
-
-    async def wait(self) -> None:
-        if not self.interval:
-            return
-        async with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next)
-            self._next = start + self.interval
-        await asyncio.sleep(max(0.0, start - now))
-
-
 class _CostColumn(ProgressColumn):
     def __init__(self, tracker: dict[str, float]):
         super().__init__()
@@ -147,7 +96,7 @@ class _CostColumn(ProgressColumn):
 
 
 class _FlightColumn(ProgressColumn):
-    def __init__(self, state: _RunState):
+    def __init__(self, state: RunState):
         super().__init__()
         self.state = state
 
@@ -166,92 +115,6 @@ class _RateColumn(ProgressColumn):
 reported_interrupts: list[str] = []
 """The interrupted lines runs have printed (the CLI prints a generic one when there is none)."""
 
-# One semaphore per provider, shared by every run in this process.
-_PROVIDER_SEMAPHORES: dict[tuple[int, str], asyncio.Semaphore] = {}
-_PROVIDER_LIMITS: dict[str, int] = {}
-
-
-def _semaphore(provider: str, limit: int) -> asyncio.Semaphore:
-    loop_id = id(asyncio.get_running_loop())
-    key = (loop_id, provider)
-    if key not in _PROVIDER_SEMAPHORES or _PROVIDER_LIMITS.get(provider) != limit:
-        _PROVIDER_SEMAPHORES[key] = asyncio.Semaphore(limit)
-        _PROVIDER_LIMITS[provider] = limit
-    return _PROVIDER_SEMAPHORES[key]
-
-
-async def _claim(state: _RunState | None, key: str, sem: asyncio.Semaphore) -> Verdict | None:
-    """Hold ``sem`` and the call's lease in the store (the stored verdict instead, when another run answered
-    it meanwhile). While another live run holds the lease, wait outside ``sem``. After the first Ctrl-C no
-    call is started (``CancelledError``)."""
-    while True:
-        await sem.acquire()
-        if state is not None and state.stopping:
-            sem.release()
-            raise asyncio.CancelledError
-        if state is None or state.store is None:
-            return None
-        got = state.store.claim(key, state.owner, LEASE_SECONDS)
-        if got == "mine":
-            return None
-        if got == "done" and (v := state.store.completed([key]).get(key)) is not None:
-            sem.release()
-            state.reused.add(key)
-            return v
-        sem.release()
-        state.waiting += 1
-        try:
-            await asyncio.sleep(LEASE_POLL * random.uniform(0.5, 1.5))
-        finally:
-            state.waiting -= 1
-
-
-async def _call_with_retries(judge: Judge, request: JudgeRequest, key: str, policy: RetryPolicy,
-                             limiter: RateLimiter, sem: asyncio.Semaphore) -> Verdict:
-    state = _RUN.get()
-    last_error = "unknown error"
-    for attempt in range(policy.max_retries + 1):
-        retry_after: float | None = None
-        if (stored := await _claim(state, key, sem)) is not None:
-            return stored
-        try:
-            await limiter.wait()
-            started = time.perf_counter()
-            if state is not None:
-                state.in_flight += 1
-            try:
-                verdict = await asyncio.wait_for(judge.judge_one(request), timeout=policy.timeout)
-                if verdict.latency_s is None:
-                    verdict = verdict.model_copy(update={"latency_s": time.perf_counter() - started})
-                return verdict
-            except AuthError:   # no retry, and the run stops: every call fails the same way
-                if state is not None:
-                    state.stopping = True
-                raise
-            except TransientError as e:
-                last_error, retry_after = str(e), e.retry_after
-            except TimeoutError:
-                last_error = f"timed out after {policy.timeout:g} s"
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:  # a permanent failure: record it, do not retry
-                return _error_verdict(judge, request, key, f"{type(e).__name__}: {e}")
-            finally:
-                if state is not None:
-                    state.in_flight -= 1
-        finally:
-            sem.release()
-        if attempt < policy.max_retries:
-            if state is not None:
-                state.retries += 1
-            await asyncio.sleep(policy.delay(attempt, retry_after))
-    return _error_verdict(judge, request, key, f"gave up after {policy.max_retries + 1} attempts: {last_error}")
-
-
-def _error_verdict(judge: Judge, request: JudgeRequest, key: str, error: str) -> Verdict:
-    return judge._verdict(request, call_key=key, parse_ok=False, error=error, provider=judge.provider)
-
-
 def _progress_every(value: float | None) -> float:
     if value is not None:
         return value
@@ -262,9 +125,14 @@ def _progress_every(value: float | None) -> float:
 
 
 def _progress_line(name: str, done: int, total: int, failed: int, elapsed: float,
-                   state: _RunState | None = None) -> str:
+                   state: RunState | None = None, left_seconds: float | None = None) -> str:
+    """One progress line; the ETA is ``left_seconds`` (``estimate.Remaining``) when known, else the calls
+    left at the rate so far."""
     rate = done / elapsed if elapsed > 0 else 0.0
-    eta = duration((total - done) / rate) if rate > 0 else "unknown"
+    if left_seconds is not None:
+        eta = duration(left_seconds)
+    else:
+        eta = duration((total - done) / rate) if rate > 0 else "unknown"
     line = (f"{name}: {done}/{total} calls ({100 * done // max(total, 1)}%), {rate:.2f} calls/s, ETA {eta}, "
             f"{failed} failed")
     if state is not None:
@@ -318,23 +186,28 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
     console = Console(stderr=True)
     live = progress and bool(todo) and console.is_terminal
     name = description or judge.id
+    prior = None
     if progress and todo:
         est = estimate(judge, list(todo.values()), cached=cached, concurrency=limit)
+        prior = est.per_call
         console.print(f"{name}: {len(keys)} requests, {len(cached)} in the store, {len(todo)} to call; "
                       f"estimate: {est.describe()}", highlight=False, soft_wrap=True, markup=False)
     every = _progress_every(progress_every)
     counts = {"done": 0, "failed": 0, "last": time.perf_counter()}
-    state = _RunState(store=store if (store is not None and judge.cacheable) else None, owner=uuid.uuid4().hex)
+    state = RunState(store=store if (store is not None and judge.cacheable) else None, owner=uuid.uuid4().hex)
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                    _RateColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                    _CostColumn(tracker), _FlightColumn(state), console=console, disable=not live,
                    transient=False)
     started = time.perf_counter()
 
+    remaining = Remaining([request_kind(r) for r in todo.values()], concurrency=limit, prior=prior)
+
     def print_progress(now: float) -> None:
         counts["last"] = now
         console.print(_progress_line(name, int(counts["done"]), len(todo), int(counts["failed"]),
-                                     now - started, state), highlight=False, soft_wrap=True, markup=False)
+                                     now - started, state, remaining.seconds()),
+                      highlight=False, soft_wrap=True, markup=False)
 
     async def one(k: str, r: JudgeRequest) -> None:
         v = await call(k, r)
@@ -343,6 +216,7 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
                 state.store.put(v)
             tracker["cost"] += v.cost_usd or 0.0
         results[k] = v
+        remaining.done(request_kind(r), None if (k in state.reused or v.error is not None) else v.latency_s)
         bar.advance(task)
         counts["done"] += 1
         counts["failed"] += v.error is not None
@@ -362,7 +236,7 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
                 print_progress(now)
 
     call = backends.current().open(judge, limit=limit, rpm=rpm, policy=policy) if todo else None
-    token = _RUN.set(state)
+    token = RUN.set(state)
     with bar:
         task = bar.add_task(name, total=len(todo))
         tasks = [asyncio.create_task(one(k, r)) for k, r in todo.items()]
@@ -394,7 +268,7 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
                 reported_interrupts.append(line)
             raise
         finally:
-            _RUN.reset(token)
+            RUN.reset(token)
             if tick is not None:
                 tick.cancel()
             if state.store is not None:

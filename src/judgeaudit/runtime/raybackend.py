@@ -11,7 +11,9 @@ is and must pickle.
 The driver keeps at most ``limit`` calls in flight across the actors (each actor bounds its own share
 and applies the retry policy and its share of the rate limit) and awaits each call's result as it
 completes; the executor stores it at once. Only the driver writes the store, so a killed driver loses
-only the calls in flight, and a rerun buys nothing that was stored.
+only the calls in flight, and a rerun buys nothing that was stored. The driver also takes each call's lease
+in the store before sending it (``runtime.calls.claim``, as the asyncio backend does), so another run
+sharing the store — on Ray or not — waits for that answer instead of buying it again.
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from judgeaudit.errors import InputError
+from judgeaudit.runtime import backends, raywatch
+from judgeaudit.runtime.calls import RUN, RateLimiter, RetryPolicy, call_with_retries, claim
 
 if TYPE_CHECKING:
     from judgeaudit.judges.base import Judge, JudgeSpec
     from judgeaudit.records import JudgeRequest, Verdict
-    from judgeaudit.runtime.executor import RetryPolicy
 
 INSTALL_HINT = "pip install 'judgeaudit[ray]'"
 CONNECT_TIMEOUT = 5.0
@@ -74,7 +77,8 @@ def cluster_address(address: str | None) -> str | None:
 
 def connect(address: str | None = None) -> Any:
     """Ray, initialised once per process: an instance already initialised here (a test's, a notebook's)
-    is used as it is; else the cluster at ``address`` (or ``RAY_ADDRESS``); else a new local instance."""
+    is used as it is; else the cluster at ``address`` (or ``RAY_ADDRESS``); else a new local instance,
+    watched by ``runtime.raywatch`` so that it ends with this process even when the process is killed."""
     ray = import_ray()
     with _CONNECT_LOCK:
         if ray.is_initialized():
@@ -87,6 +91,7 @@ def connect(address: str | None = None) -> Any:
                 ray.init(address=address)
             else:
                 ray.init(include_dashboard=False)
+                raywatch.start()   # the instance ends with this process, even when it is killed
         except (ConnectionError, ValueError, RuntimeError) as e:
             where = f"the Ray cluster at {address}" if address else "a local Ray instance"
             if "InvalidAuthToken" in f"{e} {e.__cause__}":
@@ -107,8 +112,6 @@ class JudgeWorker:
                   spec: JudgeSpec, limit: int, rpm: float | None, policy: RetryPolicy) -> str:
         """Register one run's judge: rebuilt from its recipe (or the judge as sent) and checked to be
         the driver's instrument."""
-        from judgeaudit.runtime.executor import RateLimiter
-
         if recipe is not None:
             from judgeaudit.judges.base import make_judge
 
@@ -129,13 +132,14 @@ class JudgeWorker:
             run[0].close()
 
     async def call(self, token: str, key: str, request: JudgeRequest) -> Verdict:
-        from judgeaudit.runtime.executor import _call_with_retries
-
+        """One call with retries. A worker holds no store and takes no lease: the driver took the call's
+        lease before sending it here."""
         judge, sem, limiter, policy = self.runs[token]
-        return await _call_with_retries(judge, request, key, policy, limiter, sem)
+        return await call_with_retries(judge, request, key, policy, limiter, sem)
 
 
 _POOL: dict[tuple[str, str], list[Any]] = {}
+_POOL_LOCK = threading.Lock()
 
 
 def pool(ray: Any, size: int) -> list[Any]:
@@ -144,15 +148,16 @@ def pool(ray: Any, size: int) -> list[Any]:
     reserve no CPU — a judge call mostly waits on a server — so runs never wait for one another's actors."""
     ctx = ray.get_runtime_context()
     session = (ctx.gcs_address, ctx.get_job_id())
-    if session not in _POOL:
-        _POOL.clear()   # a pool of an earlier Ray session is gone with it
-        _POOL[session] = []
-    actors = _POOL[session]
     size = max(1, min(size, int(ray.cluster_resources().get("CPU", 1))))
-    if len(actors) < size:
-        worker = ray.remote(JudgeWorker).options(num_cpus=0, scheduling_strategy="SPREAD")
-        actors += [worker.remote() for _ in range(size - len(actors))]
-    return actors[:size]
+    with _POOL_LOCK:   # runs in several threads of one driver share its pool
+        if session not in _POOL:
+            _POOL.clear()   # a pool of an earlier Ray session is gone with it
+            _POOL[session] = []
+        actors = _POOL[session]
+        if len(actors) < size:
+            worker = ray.remote(JudgeWorker).options(num_cpus=0, scheduling_strategy="SPREAD")
+            actors += [worker.remote() for _ in range(size - len(actors))]
+        return actors[:size]
 
 
 class RayCalls:
@@ -181,17 +186,28 @@ class RayCalls:
                              field="judge") from None
 
     async def __call__(self, key: str, request: JudgeRequest) -> Verdict:
-        async with self.window:
-            i = min(range(len(self.actors)), key=self.in_flight.__getitem__)
-            self.in_flight[i] += 1
+        """One call: its lease in the store is taken here, on the driver, inside the run's window (the
+        stored verdict instead, when another run answered it meanwhile), then the call goes to the actor
+        with the fewest in flight."""
+        state = RUN.get()
+        if (stored := await claim(state, key, self.window)) is not None:
+            return stored
+        i = min(range(len(self.actors)), key=self.in_flight.__getitem__)
+        self.in_flight[i] += 1
+        if state is not None:
+            state.in_flight += 1
+        try:
             ref = self.actors[i].call.remote(self.token, key, request)
             try:
                 return await ref
             except asyncio.CancelledError:
                 self.ray.cancel(ref)
                 raise
-            finally:
-                self.in_flight[i] -= 1
+        finally:
+            self.in_flight[i] -= 1
+            if state is not None:
+                state.in_flight -= 1
+            self.window.release()
 
     def close(self) -> None:
         for a in self.actors:
@@ -200,6 +216,7 @@ class RayCalls:
 
 class RayBackend:
     name = "ray"
+    remote = True
 
     def __init__(self, address: str | None = None):
         """Fails at once (``InputError``) when Ray is not installed or the cluster does not answer."""
@@ -217,3 +234,6 @@ class RayBackend:
         ray = connect(self.address)
         task = ray.remote(fn)
         return ray.get([task.remote(*job, **kwargs) for job in jobs])
+
+
+backends.register("ray", RayBackend, remote=True)

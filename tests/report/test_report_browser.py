@@ -1,0 +1,307 @@
+"""The run reports in headless Chromium (Debian's ``chromium`` driven by Playwright) at desktop and phone
+widths: world run, world factorial, CAP (a radar, and bars below three axes), validation power, validity
+and loop pages, each built from a small scripted, replayed or reference-judge run in this module.
+
+What a reader sees is checked, not the HTML text: the world pages open with the key finding (the paired
+gain with its interval and test) and the factorial's Shapley chart comes before its tables; no table cell
+reads ``None``/``nan`` (an undefined value is "—" with a footnote saying why); the validation-power legend
+does not cover the x-axis labels; a CAP profile with fewer than three axes is drawn as bars; a table wider
+than the page scrolls inside its container (the page is never wider than the screen); and a page is
+megabytes with plotly.js inline, kilobytes with ``--plotly cdn``. Screenshots are left in the module's
+folder (``<page>-desktop.png``, ``<page>-phone.png``).
+
+Needs ``apt-get install -y chromium`` and ``pip install playwright==1.65.2``; without them these tests
+fail with a clear message when ``CI=true`` and skip otherwise."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from judgeaudit.cli import app
+
+pytestmark = pytest.mark.browser
+
+TESTS = Path(__file__).parents[1]
+WIDTHS = {"desktop": 1280, "phone": 390}
+
+
+def _browser_helpers():
+    """The annotation app's browser test module (its Chromium path, flags and requirement check)."""
+    probes = TESTS / "probes"
+    if str(probes) not in sys.path:
+        sys.path.insert(0, str(probes))      # its own fixtures module
+    spec = importlib.util.spec_from_file_location("_annotate_browser", probes / "test_annotate_browser.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_B = _browser_helpers()
+ARGS, CHROMIUM, _require_browser = _B.ARGS, _B.CHROMIUM, _B._require_browser
+
+
+def _cli(*args) -> None:
+    res = CliRunner().invoke(app, [str(a) for a in args])
+    assert res.exit_code == 0, res.output
+
+
+# ---- the runs -------------------------------------------------------------------------------------------------
+
+def _noisy_world_reply(request) -> str:
+    """A judge that finds most defects when it is shown the world and few when blind (seeded by the
+    request), so every rate has a real interval."""
+    from world_fixtures import oracle_reply
+
+    g, shown = request.meta["gold"], request.meta["world_shown"]
+    u = int(hashlib.sha256(request.request_id.encode()).hexdigest(), 16) % 100 / 100
+    if request.form != "label":
+        return oracle_reply(request)
+    say = bool(g["defective"]) if u < (0.85 if shown else 0.45) else not g["defective"]
+    return json.dumps({"defective": say})
+
+
+def _world(root: Path) -> dict[str, Path]:
+    from world_fixtures import ScriptedJudge, tiny_items
+
+    from judgeaudit.commands.world import run_factorial_cmd, run_world_cmd, write_report
+
+    items = tiny_items() * 3
+    items = [it.model_copy(update={"item_id": f"{it.item_id}-{k}"}) for k, it in
+             ((i // len(tiny_items()), it) for i, it in enumerate(items))]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("judgeaudit.commands.common.make_judge", lambda spec, **kw: ScriptedJudge(_noisy_world_reply, spec))
+        run = run_world_cmd("tiny:x", ["scripted:a", "scripted:b"], ["blind", "informed", "placebo"],
+                            out=root / "world", votes=1, n_boot=200, items=items, progress=False, permutations=199)
+        write_report(run, root / "world")
+        fac = run_factorial_cmd("tiny:x", ["scripted:a"], "question,source,reference", out=root / "factorial",
+                                votes=1, n_boot=100, items=items, progress=False)
+        write_report(fac, root / "factorial")
+    return {"world": root / "world" / "report.html", "factorial": root / "factorial" / "report.html"}
+
+
+def _vp(root: Path) -> dict[str, Path]:
+    rng = np.random.default_rng(0)
+    sets = []
+    for name in ("a_rather_long_label_set_name", "another_label_set", "third_set"):
+        p = root / f"{name}.jsonl"
+        rows = [{"q": f"q{i}", "ra": "w " * int(rng.integers(3, 30)), "rb": "w " * int(rng.integers(3, 30)),
+                 "pref": "AB"[int(rng.integers(0, 2))]} for i in range(40)]
+        p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        sets += ["--set", f"jsonl:{p}?prompt=q&response_a=ra&response_b=rb&label=pref"]
+    args = ["vp", "audit", *sets, "--permutations", "20", "--no-transfer", "--mode", "paired"]
+    _cli(*args, "--out", root / "vp")
+    _cli("--plotly", "cdn", *args, "--out", root / "vp-cdn")
+    return {"vp": root / "vp" / "report.html", "vp-cdn": root / "vp-cdn" / "report.html"}
+
+
+def _cap(root: Path) -> dict[str, Path]:
+    import judgeaudit
+    from judgeaudit.analyses.cap import cap_profile
+    from judgeaudit.commands.cap import write_outputs
+    from judgeaudit.datasets._common import UNAVAILABLE, CoverageCell
+
+    data = Path(judgeaudit.__file__).parent / "data" / "judgebench"
+    _cli("cap", "run", "--set", f"judgebench:{data}", "--published", "--bootstrap", "20", "--out", root / "cap")
+    # a set with two measurable conditions: its profile is two bars, not a radar collapsed to a line
+    cov = {c: UNAVAILABLE for c in ("C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8")}
+    cov |= {"C1": CoverageCell("direct", "first half; PA", ("s1",)), "C7": CoverageCell("direct", "A/B and B/A; BC")}
+    n = 40
+    pairs = pd.DataFrame({"pair_id": [f"p{i}" for i in range(n)], "prompt": "q", "response_a": "a",
+                          "response_b": "b", "label": ["A", "B"] * (n // 2), "group": None, "source_set": "two",
+                          "subset": ["s1", "s2"] * (n // 2), "condition_a": None, "condition_b": None,
+                          "meta": [{}] * n})
+    rng = np.random.default_rng(1)
+    tables = {j: pd.DataFrame({"pair_id": pairs["pair_id"], "judge_id": j, "family": "f",
+                               "choice_ab": rng.choice(["A", "B"], n), "choice_ba": rng.choice(["A", "B"], n),
+                               "rationale_ab": "r", "rationale_ba": "r", "failure_ab": None, "failure_ba": None})
+              for j in ("judge-one", "judge-two")}
+    write_outputs(cap_profile(pairs, tables, {"two": cov}, n_boot=20, seed=0), root / "cap2")
+    return {"cap": root / "cap" / "report.html", "cap-two-axes": root / "cap2" / "report.html"}
+
+
+def _validity(root: Path) -> dict[str, Path]:
+    from judgeaudit.probes.io import bundled_probes_path
+
+    rows = [json.loads(line) for line in bundled_probes_path().read_text(encoding="utf-8").splitlines() if line]
+    bases = list(dict.fromkeys(r["base_id"] for r in rows))[:6]
+    probes = root / "probes.jsonl"
+    probes.write_text("".join(json.dumps(r) + "\n" for r in rows if r["base_id"] in bases), encoding="utf-8")
+    _cli("validity", "run", "--probes", probes, "--judge", "reference:length", "--judge", "reference:random",
+         "--bootstrap", 50, "--regrade", 0, "--out", root / "validity")
+    return {"validity": root / "validity" / "report.html"}
+
+
+def _loop(root: Path) -> dict[str, Path]:
+    sys.path.insert(0, str(TESTS / "loop"))
+    from conftest import ITEMS  # tests/loop's four-prompt IFEval folder
+    from scripted import Constant, FixNamedUnits
+
+    from judgeaudit.commands.loop import run_loop_command
+
+    d = root / "ifeval"
+    d.mkdir()
+    with (d / "input_data.jsonl").open("w") as fh:
+        for key, ids, _ in ITEMS:
+            fh.write(json.dumps({"key": key, "prompt": f"Prompt {key}.", "instruction_id_list": ids,
+                                 "kwargs": [{} for _ in ids]}) + "\n")
+    with (d / "input_response_data_test.jsonl").open("w") as fh:
+        for key, _, resp in ITEMS:
+            fh.write(json.dumps({"prompt": f"Prompt {key}.", "response": resp}) + "\n")
+    judge = Constant({"score": 3, "defects": [{"quote": "x", "reason": "the response uses a comma", "severity": 2}]})
+    run_loop_command(task="ifeval", data=d, initial="shipped", responder=FixNamedUnits(), judge=judge,
+                     regulators=["control", "score", "blind", "informed", "certificate"], out=root / "loop",
+                     rounds=2, votes=1, bootstrap=50, progress=False)
+    sys.path.remove(str(TESTS / "loop"))
+    return {"loop": root / "loop" / "report.html"}
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory) -> dict[str, Path]:
+    _require_browser()
+    root = tmp_path_factory.mktemp("reports")
+    out: dict[str, Path] = {}
+    for build in (_world, _vp, _cap, _validity, _loop):
+        out |= build(root)
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser(reports):
+    """One Chromium for the module (started after the runs: Playwright's sync API owns the thread's loop)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+def _open(browser, path: Path, width: int):
+    """The page at ``width`` px, offline: every request off this machine's files is refused (a ``--plotly cdn``
+    page's script included), so no test reaches the network."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.route(lambda url: not url.startswith("file:"), lambda route: route.abort())
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    return page
+
+
+LOOK = """() => {
+  const cells = [...document.querySelectorAll('td, th')].map(e => e.innerText.trim());
+  const outside = document.body.cloneNode(true);
+  outside.querySelectorAll('table').forEach(t => t.remove());
+  const wraps = [...document.querySelectorAll('.table-wrap')].map(w => ({
+      wide: w.querySelector('table').scrollWidth > w.clientWidth + 1,
+      scrolls: ['auto', 'scroll'].includes(getComputedStyle(w).overflowX),
+      inside: w.getBoundingClientRect().right <= document.documentElement.clientWidth + 1}));
+  return {cells, text: outside.innerText, wraps, pageWidth: document.documentElement.scrollWidth,
+          sections: [...document.querySelectorAll('section > h2')].map(h => h.innerText),
+          plots: document.querySelectorAll('.js-plotly-plot .main-svg').length,
+          figures: document.querySelectorAll('.js-plotly-plot').length};
+}"""
+
+
+def _look(page) -> dict:
+    return page.evaluate(LOOK)
+
+
+PAGES = ["world", "factorial", "cap", "cap-two-axes", "vp", "validity", "loop"]
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_reads_at_desktop_and_phone_widths(reports, browser, name):
+    for label, width in WIDTHS.items():
+        page = _open(browser, reports[name], width)
+        seen = _look(page)
+        assert seen["pageWidth"] <= width, f"{name} at {width}px is {seen['pageWidth']}px wide"
+        shown_undefined = [c for c in seen["cells"] if c.lower() in ("none", "nan", "null", "undefined", "inf")]
+        assert shown_undefined == [], f"{name}: {shown_undefined[:5]}"
+        if "—" in seen["cells"]:
+            assert "—" in seen["text"], f"{name}: a table shows — but no footnote says why"
+        for w in seen["wraps"]:
+            assert w["inside"] and (w["scrolls"] or not w["wide"]), (name, label, w)
+        if seen["figures"]:
+            assert seen["plots"] >= seen["figures"], f"{name}: {seen['figures']} figures, {seen['plots']} drawn"
+        page.screenshot(path=str(reports[name].parent / f"{name}-{label}.png"), full_page=True)
+        page.close()
+    assert (reports[name].parent / f"{name}-phone.png").stat().st_size > 10_000
+
+
+def _first_section(browser, path: Path) -> tuple[str, str]:
+    page = _open(browser, path, WIDTHS["desktop"])
+    first = page.locator("section").first
+    title, text = first.locator("h2").inner_text(), first.inner_text()
+    page.close()
+    return title, text
+
+
+def test_world_page_opens_with_the_paired_gain_its_interval_and_test(reports, browser):
+    title, text = _first_section(browser, reports["world"])
+    result = json.loads((reports["world"].parent / "result.json").read_text())
+    gain = next(p for p in result["paired"] if p["metric"] == "recall" and p["arm"] == "informed")
+    assert title == "Key finding"
+    assert f"{gain['gain']:+.3f}" in text
+    lo, hi = gain["ci"]
+    assert f"[{lo:+.3f}, {hi:+.3f}]" in text or f"[{lo:.3f}, {hi:.3f}]" in text, text
+    assert "McNemar" in text and "p " in text, text
+
+
+def test_factorial_page_shows_its_finding_and_shapley_chart_before_the_tables(reports, browser):
+    page = _open(browser, reports["factorial"], WIDTHS["desktop"])
+    title = page.locator("section h2").first.inner_text()
+    rows_before_chart = page.evaluate("""() => {
+        const chart = document.querySelector('.js-plotly-plot');
+        return [...document.querySelectorAll('tr')].filter(
+            r => r.compareDocumentPosition(chart) & Node.DOCUMENT_POSITION_FOLLOWING).length; }""")
+    page.close()
+    assert title == "Key finding"
+    assert rows_before_chart <= 12, f"{rows_before_chart} table rows before the Shapley chart"
+
+
+def _boxes_overlap(a: dict, b: dict) -> bool:
+    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and \
+        a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+
+@pytest.mark.parametrize("width", WIDTHS.values())
+def test_vp_legend_does_not_cover_the_x_axis_labels(reports, browser, width):
+    page = _open(browser, reports["vp"], width)
+    plot = page.locator(".js-plotly-plot").first
+    legend = plot.locator(".legend").first.bounding_box()
+    ticks = [t.bounding_box() for t in plot.locator(".xtick text").all()]
+    page.close()
+    assert legend is not None and len(ticks) >= 3
+    hidden = [t for t in ticks if _boxes_overlap(legend, t)]
+    assert hidden == [], f"the legend {legend} covers x labels {hidden}"
+
+
+def test_cap_profile_below_three_axes_is_drawn_as_bars_and_above_as_a_radar(reports, browser):
+    page = _open(browser, reports["cap-two-axes"], WIDTHS["desktop"])
+    bars, polar = page.locator(".barlayer .point").count(), page.locator(".polarlayer .trace").count()
+    page.close()
+    assert bars == 2 * 2 and polar == 0           # two judges × two conditions, no collapsed radar
+    page = _open(browser, reports["cap"], WIDTHS["desktop"])
+    assert page.locator(".polarlayer .trace").count() >= 1
+    page.close()
+
+
+def test_page_size_with_plotly_inline_and_from_the_cdn(reports, browser):
+    inline, cdn = reports["vp"].stat().st_size, reports["vp-cdn"].stat().st_size
+    assert inline > 3_000_000 and cdn < 100_000, (inline, cdn)
+    # offline (as here) the inline page draws its figures; the cdn page still shows every table
+    page = _open(browser, reports["vp-cdn"], WIDTHS["desktop"])
+    cdn_cells = _look(page)["cells"]
+    page.close()
+    page = _open(browser, reports["vp"], WIDTHS["desktop"])
+    seen = _look(page)
+    page.close()
+    assert seen["plots"] >= seen["figures"] >= 1 and cdn_cells == seen["cells"]

@@ -1,0 +1,112 @@
+"""A local Ray instance started by a command ends with it: ``kill -9`` of a ``--backend ray`` run leaves no
+Ray process of its instance behind (before the watcher, the raylet's agents outlived the driver by over a
+minute). A module of its own: its driver starts its own local instance, with no other Ray instance in the
+test process."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fakeserver import FakeServer
+
+from judgeaudit.runtime import raywatch
+
+KEY = "sk-test-not-a-secret"
+
+
+def _require_ray() -> None:
+    if importlib.util.find_spec("ray") is None:
+        msg = "the Ray backend tests need ray (pip install 'judgeaudit[ray]')"
+        if os.environ.get("CI") == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+
+
+def _stored(db: Path) -> int:
+    if not db.exists():
+        return 0
+    con = sqlite3.connect(db, timeout=30)
+    try:
+        return con.execute("SELECT COUNT(*) FROM calls WHERE status='ok'").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the watcher reads /proc (Linux)")
+def test_killing_the_driver_ends_its_local_ray_instance(tmp_path):
+    _require_ray()
+    n = 200
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps({"item_id": f"i{i}", "text": f"claim {i}", "evidence": "e"}) + "\n"
+                             for i in range(n)))
+    db = tmp_path / "calls.sqlite"
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    env["OPENAI_API_KEY"] = KEY
+    with FakeServer(responder=lambda p: "Score: 5", latency=0.2) as srv:
+        args = [sys.executable, "-m", "judgeaudit.cli", "judge", "--judge", "api:openai/fake-judge",
+                "--api-base", srv.base_url, "--input", str(items), "--out", str(tmp_path / "out"),
+                "--store", str(db), "--concurrency", "2", "--backend", "ray"]
+        with (tmp_path / "run.log").open("w") as log:
+            proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)
+            try:
+                deadline = time.time() + 300
+                while _stored(db) < 3 and time.time() < deadline and proc.poll() is None:
+                    time.sleep(0.1)
+                assert proc.poll() is None and _stored(db) >= 3, (tmp_path / "run.log").read_text()
+                ray_procs = raywatch.ray_descendants(proc.pid)
+                names = {pid: raywatch._cmdline(pid)[:80] for pid in ray_procs}
+                # the instance's own processes: its GCS server, raylet, agents and the actors' workers
+                assert any("raylet" in c for c in names.values()), names
+                assert any(c.startswith("ray::") for c in names.values()), names
+            finally:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+    deadline = time.monotonic() + 20
+    left = {p: s for p, s in ray_procs.items() if raywatch.alive(p, s)}
+    while left and time.monotonic() < deadline:
+        time.sleep(0.25)
+        left = {p: s for p, s in left.items() if raywatch.alive(p, s)}
+    assert left == {}, {p: names[p] for p in left}
+    assert 3 <= _stored(db) < n                    # it was killed mid-run; what was answered is stored
+
+
+def test_the_watcher_ends_a_killed_parents_ray_processes_and_only_those(tmp_path):
+    """The watcher on its own, with stand-in processes: a process named like a Ray worker below the watched
+    parent is ended once the parent is killed; a sibling that is not Ray's is left alone."""
+    script = (
+        "import subprocess, sys, time\n"
+        "ray = subprocess.Popen(['bash', '-c', 'exec -a ray::IDLE sleep 120'])\n"
+        "other = subprocess.Popen(['sleep', '120'])\n"
+        "print(ray.pid, other.pid, flush=True)\n"
+        "time.sleep(120)\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        ray_pid, other_pid = map(int, parent.stdout.readline().split())
+        deadline = time.monotonic() + 10
+        while raywatch.ray_descendants(parent.pid) == {} and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert set(raywatch.ray_descendants(parent.pid)) == {ray_pid}
+        watcher = raywatch.start(parent.pid)
+        time.sleep(2 * raywatch.SCAN_EVERY)       # it has seen the parent's Ray process
+        parent.kill()
+        parent.wait()
+        watcher.wait(timeout=20)
+        assert not raywatch.alive(ray_pid)
+        assert raywatch.alive(other_pid)
+    finally:
+        for pid in (locals().get("ray_pid"), locals().get("other_pid")):
+            if pid and raywatch.alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if parent.poll() is None:
+            parent.kill()
