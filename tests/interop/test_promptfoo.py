@@ -18,6 +18,7 @@ from judgeaudit.commands.common import build_judges
 from judgeaudit.errors import InputError
 from judgeaudit.interop.promptfoo import get_assert
 from judgeaudit.judges import make_judge
+from judgeaudit.judges.elicit import WORLD_TEMPLATE
 from judgeaudit.judges.replay import formats
 from judgeaudit.records import JudgeRequest
 from judgeaudit.runtime.executor import run
@@ -83,7 +84,7 @@ def graded(rid: str, epoch: int = 0) -> JudgeRequest:
 
 
 def label(rid: str) -> JudgeRequest:
-    return JudgeRequest(request_id=rid, form="label", text="x", evidence="e")
+    return JudgeRequest(request_id=rid, form="label", text="x", evidence="e", meta={"template": WORLD_TEMPLATE})
 
 
 def test_each_test_is_one_verdict_with_its_grade_reason_and_id(basic):
@@ -99,7 +100,7 @@ def test_each_test_is_one_verdict_with_its_grade_reason_and_id(basic):
     assert j.id == f"replay:promptfoo:{basic}"
 
 
-def test_pass_is_the_label_of_a_label_request(basic):
+def test_pass_is_the_label_of_a_world_label_request(basic):
     j = make_judge(f"replay:promptfoo:{basic}")
     v = {x.request_id: x for x in run(j, [label("q1"), label("q2")], progress=False)}
     assert (v["q1"].label, v["q2"].label) == (True, False)

@@ -65,11 +65,8 @@ def ingest_cmd(
     so the next run of the same command is served from the store; errored, canceled and expired entries stay
     missing and are called (or batched) again by that run."""
     from judgeaudit.interop.batch import ingest
-    from judgeaudit.runtime.store import CallStore
-
     if not store.is_file():
         raise InputError("call store not found (name the store the batch file was written from)", path=store,
                          field="--store")
-    with CallStore(store) as cs:
-        report = ingest(list(results), cs)
+    report = ingest(list(results), store)
     console.print(f"batch ingest: {report.line()} → {store}", highlight=False, markup=False)

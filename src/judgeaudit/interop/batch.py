@@ -77,6 +77,12 @@ def anthropic_params(body: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
+def _wraps_api(judge: Judge) -> bool:
+    """Whether a composite judge (vote, ensemble) calls an api judge inside."""
+    inner = [getattr(judge, "inner", None), *getattr(judge, "members", ())]
+    return any(isinstance(j, ApiJudge) or (j is not None and _wraps_api(j)) for j in inner)
+
+
 def _fits(provider: str, model_provider: str | None) -> bool:
     return model_provider in (_OPENAI_LIKE if provider == "openai" else ("anthropic",))
 
@@ -102,7 +108,12 @@ class BatchWriter:
             raise InputError(f"--batch must be one of {', '.join(PROVIDERS)}, not {self.provider!r}", field="--batch")
 
     def takes(self, judge: Judge) -> bool:
-        return isinstance(judge, ApiJudge)
+        if isinstance(judge, ApiJudge):
+            return True
+        if _wraps_api(judge):
+            raise InputError(f"--batch: judge {judge.id} combines api: judges (vote/ensemble), whose calls a batch "
+                             "file cannot answer; batch the api: judge itself", field="--batch")
+        return False
 
     def defer(self, judge: Judge, calls: dict[str, JudgeRequest], store: Any) -> None:
         assert isinstance(judge, ApiJudge)
@@ -304,8 +315,29 @@ def read_results(path: str | Path) -> list[Entry]:
 
 
 def ingest(paths: list[str | Path], store: Any) -> IngestReport:
-    """Read provider results files into ``store`` (a ``CallStore``); see the module docstring."""
+    """Read provider results files into ``store`` (a ``CallStore``, or the path of one); see the module docstring.
+
+    Every file is read and every answer checked before anything is stored; given a path, the store is opened
+    read-only for that and written only when there is an answer to store, so a bad file leaves it as it was.
+    """
+    from judgeaudit.runtime.store import CallStore
+
     entries = [e for p in paths for e in read_results(p)]
+    if isinstance(store, CallStore):
+        report, verdicts = _plan(entries, store)
+        if verdicts:
+            store.put_many(verdicts)
+        return report
+    with CallStore(store, readonly=True) as ro:
+        report, verdicts = _plan(entries, ro)
+    if verdicts:
+        with CallStore(store) as rw:
+            rw.put_many(verdicts)
+    return report
+
+
+def _plan(entries: list[Entry], store: Any) -> tuple[IngestReport, list[Verdict]]:
+    """What ingesting ``entries`` into ``store`` stores (nothing is written here): the report and the verdicts."""
     deferred = store.deferred({e.custom_id for e in entries})
     unknown = [e for e in entries if e.custom_id not in deferred]
     done = store.completed([e.custom_id for e in unknown]) if unknown else {}
@@ -340,9 +372,7 @@ def ingest(paths: list[str | Path], store: Any) -> IngestReport:
                                                     "file sent (judgeaudit's templates changed since): write a new "
                                                     "batch file")
         verdicts[key] = v
-    if verdicts:
-        already = store.completed(list(verdicts))
-        report.already += len(already)
-        store.put_many(v for k, v in verdicts.items() if k not in already)
-        report.stored = len(verdicts) - len(already)
-    return report
+    already = store.completed(list(verdicts)) if verdicts else {}
+    report.already += len(already)
+    report.stored = len(verdicts) - len(already)
+    return report, [v for k, v in verdicts.items() if k not in already]

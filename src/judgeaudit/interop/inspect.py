@@ -289,11 +289,11 @@ def _judge(judge: str, evidence: str = "input", criterion: str | None = None, **
     return score
 
 
-@functools.cache
 register_format("inspect", judges=inspect_judges, judge=inspect_judge,
                 help="an Inspect AI eval log: replay:inspect:<log>[?scorer=NAME&scale=LO,HI]")
 
 
+@functools.cache
 def _registered() -> Any:
     require_inspect()
     from inspect_ai.scorer import mean, scorer, stderr
