@@ -39,16 +39,9 @@ def test_numbers_and_intervals_are_flattened_by_path():
                                                                                     "seed": "3"}
 
 
-def test_validity_run_logs_its_numbers_and_reports(tmp_path):
-    _require_mlflow()
+def _logged_run(uri: str, out):
     import mlflow
 
-    uri = f"file:{tmp_path / 'mlruns'}"
-    out = tmp_path / "o"
-    r = CliRunner().invoke(app, ["validity", "run", "--judge", "reference:length", "--judge", "reference:constant",
-                                 "--bootstrap", "50", "--regrade", "0", "--out", str(out), "--mlflow", uri,
-                                 "--mlflow-experiment", "audit"])
-    assert r.exit_code == 0, r.output
     doc = json.loads((out / "result.json").read_text())
     client = mlflow.MlflowClient(tracking_uri=uri)
     exp = client.get_experiment_by_name("audit")
@@ -56,15 +49,42 @@ def test_validity_run_logs_its_numbers_and_reports(tmp_path):
     assert len(runs) == 1
     run = runs[0]
     assert run.info.status == "FINISHED" and run.data.tags["judgeaudit.command"] == "validity run"
-    expected = flatten_metrics(doc)
-    assert run.data.metrics == pytest.approx(expected)
+    assert run.data.metrics == pytest.approx(flatten_metrics(doc))
     for jid, v in doc["judges"].items():                       # the headline numbers, as result.json has them
-        for key in ("S", "R"):
+        for key in ("S", "R", "gap", "tau"):
             if isinstance(v.get(key), float):
                 assert run.data.metrics[f"judges.{jid}.{key}"] == v[key]
     assert run.data.params["probe_set"] == "bundled"
     logged = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"result.json", "report.html", "verdicts.parquet"} <= logged
+    return run
+
+
+def _validity(out, uri):
+    return CliRunner().invoke(app, ["validity", "run", "--judge", "reference:length", "--judge", "reference:constant",
+                                    "--bootstrap", "50", "--regrade", "0", "--out", str(out), "--mlflow", uri,
+                                    "--mlflow-experiment", "audit"])
+
+
+def test_validity_run_logs_its_numbers_and_reports_to_a_file_store(tmp_path, monkeypatch):
+    _require_mlflow()
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")     # MLflow 3 keeps file: stores behind this opt-in
+    uri = f"file:{tmp_path / 'mlruns'}"
+    r = _validity(tmp_path / "o", uri)
+    assert r.exit_code == 0, r.output
+    run = _logged_run(uri, tmp_path / "o")
+    assert any(k.endswith("_ci.lo") or k.endswith(".lo") for k in run.data.metrics)   # intervals as .lo/.hi
+
+
+@pytest.mark.slow
+def test_validity_run_logs_to_an_sqlite_store_with_artifacts_beside_it(tmp_path, monkeypatch):
+    _require_mlflow()
+    monkeypatch.chdir(tmp_path)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    r = _validity(tmp_path / "o", uri)
+    assert r.exit_code == 0, r.output
+    _logged_run(uri, tmp_path / "o")
+    assert (tmp_path / "mlartifacts").is_dir() and not (tmp_path / "mlruns").exists()
 
 
 def test_mlflow_missing_is_one_error_before_anything_runs(tmp_path, monkeypatch):

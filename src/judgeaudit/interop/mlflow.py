@@ -11,7 +11,11 @@ tracking URI (a local ``file:`` folder or an ``sqlite:`` database needs no serve
   ``result.json``.
 * **params** — the command, the output folder, and the file's top-level text and whole-number settings.
 * **artifacts** — the report files in the output folder (``result.json``, ``report.html``, ``report.md``,
-  ``verdicts.parquet``, ``card.json`` …, whichever exist).
+  ``verdicts.parquet``, ``card.json`` …, whichever exist); a new experiment of an ``sqlite:`` store keeps them
+  in ``mlartifacts/`` beside the database.
+
+MLflow 3 keeps its ``file:`` store in maintenance mode: it refuses it unless ``MLFLOW_ALLOW_FILE_STORE=true``
+is set; an ``sqlite:`` database (the ``mlflow`` extra installs SQLAlchemy and Alembic for it) needs nothing.
 
 MLflow limits a metric name to letters, digits and ``_ - . / :`` and spaces: other characters become ``_``.
 """
@@ -70,6 +74,15 @@ def flatten_metrics(obj: Any, path: list[str] | None = None) -> dict[str, float]
     return out
 
 
+def artifact_location(uri: str) -> str | None:
+    """Where a new experiment keeps its artifacts: beside an ``sqlite:`` database, in ``mlartifacts/`` (MLflow
+    would otherwise use ``./mlruns`` in the current folder); None (MLflow's choice) for any other store."""
+    if uri.startswith("sqlite:///"):
+        db = Path(uri.removeprefix("sqlite:///"))
+        return (db.resolve().parent / "mlartifacts").as_uri()
+    return None
+
+
 def params_of(doc: dict[str, Any]) -> dict[str, str]:
     """The top-level text and whole-number settings of a result document, as MLflow params."""
     return {_BAD.sub("_", str(k))[:250]: str(v)[:500] for k, v in doc.items()
@@ -88,7 +101,8 @@ def log_run(out: str | Path, uri: str, *, command: str, experiment: str | None =
     client = mlflow.MlflowClient(tracking_uri=uri)
     name = experiment or DEFAULT_EXPERIMENT
     found = client.get_experiment_by_name(name)
-    exp_id = found.experiment_id if found is not None else client.create_experiment(name)
+    exp_id = found.experiment_id if found is not None else \
+        client.create_experiment(name, artifact_location=artifact_location(uri))
     run = client.create_run(exp_id, run_name=f"{command} {out.name}", tags={"judgeaudit.command": command})
     run_id = run.info.run_id
     try:
