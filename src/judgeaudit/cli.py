@@ -37,6 +37,7 @@ _GROUPS = {
     "loop": "judgeaudit.commands.loop",
     "world": "judgeaudit.commands.world",
     "calibrate": "judgeaudit.commands.calibrate",
+    "batch": "judgeaudit.commands.batch",
 }
 for _name, _module in _GROUPS.items():
     try:

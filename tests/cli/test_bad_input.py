@@ -233,6 +233,30 @@ def _a_dir(f: Files) -> Path:
     return d
 
 
+def _batch_ingest(f: Files, bad_line: str) -> list:
+    """A store with deferred calls of an api judge (no call made) and a results file whose line 2 is bad."""
+    from judgeaudit.interop.batch import BatchWriter
+    from judgeaudit.judges import make_judge
+    from judgeaudit.records import JudgeRequest
+
+    judge = make_judge("api:openai/fake-model", api_base="http://127.0.0.1:9/v1")
+    reqs = [JudgeRequest(request_id=f"r{i}", form="graded", text=f"text {i}") for i in range(2)]
+    keys = [judge.key(r) for r in reqs]
+    with CallStore(f.root / "calls.sqlite") as cs:
+        BatchWriter("openai", f.root / "batch.jsonl").defer(judge, dict(zip(keys, reqs, strict=True)), cs)
+    good = {"id": "b0", "custom_id": keys[0], "response": {"status_code": 200, "request_id": "q0", "body": {
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "Score: 3"}}]}}, "error": None}
+    out = f.write("output.jsonl", json.dumps(good) + "\n" + bad_line.replace("KEY", keys[1]) + "\n")
+    return ["batch", "ingest", out, "--store", f.root / "calls.sqlite"]
+
+
+def _promptfoo(f: Files, grading: dict) -> list:
+    doc = {"evalId": "e", "results": {"version": 3, "results": [
+        {"testIdx": 0, "promptIdx": 0, "vars": {"id": "i1"}, "provider": {"id": "p"}, "gradingResult": grading}]}}
+    path = f.write("results.json", json.dumps(doc))
+    return ["judge", "--judge", f"replay:promptfoo:{path}", "--input", f.items(), "--out", f.root / "o"]
+
+
 CASES = [
     # 3. never write over an input or a database
     Case("export-onto-own-db", 3, lambda f: _export(f, lambda f, db: db), ("study.sqlite", "--out")),
@@ -431,6 +455,17 @@ CASES = [
     Case("yaml-card-missing-from", 6, lambda f: ["run", f.yaml(raw=b"analysis: card\nout: out\njudge: j\n"
                                                                  b"from: [gone]\n")],
          ("exp.yaml:4", "field 'from", "not found")),
+    # provider batch results and promptfoo output files
+    Case("batch-ingest-not-json", 10, lambda f: _batch_ingest(f, "{not json"), ("output.jsonl:2", "field 'line'")),
+    Case("batch-ingest-status-text", 10, lambda f: _batch_ingest(
+        f, json.dumps({"id": "b1", "custom_id": "KEY", "response": {"status_code": "200", "body": {}}, "error": None})),
+        ("output.jsonl:2", "field 'response.status_code'")),
+    Case("batch-ingest-unknown-id", 10, lambda f: _batch_ingest(
+        f, json.dumps({"custom_id": "f" * 64, "result": {"type": "expired"}})), ("output.jsonl:2", "field 'custom_id'")),
+    Case("replay-promptfoo-pass-text", 10, lambda f: _promptfoo(f, {"pass": "yes", "score": 1, "reason": "r"}),
+         ("results.json:1", "field 'gradingResult.pass'")),
+    Case("replay-promptfoo-score-off-range", 10, lambda f: _promptfoo(f, {"pass": True, "score": 7, "reason": "r"}),
+         ("results.json:1", "field 'gradingResult.score'", "?scale=LO,HI")),
     # the real entry point, through a subprocess
     Case("subprocess-export-onto-own-db", 3, lambda f: _export(f, lambda f, db: db), ("study.sqlite", "--out"),
          via="subprocess"),

@@ -13,10 +13,14 @@ import pandas as pd
 import typer
 from rich.console import Console
 
+from judgeaudit.commands import tracking
+from judgeaudit.commands.batch import batching
 from judgeaudit.errors import InputError
+from judgeaudit.interop import inspect as _inspect_format, promptfoo as _promptfoo_format  # noqa: F401 - register
 from judgeaudit.judges import Judge, make_judge
 from judgeaudit.records import JudgeRequest, verdicts_frame
 from judgeaudit.runtime import backends
+from judgeaudit.runtime.batch import Deferred
 from judgeaudit.runtime.executor import RetryPolicy, call_defaults, run
 from judgeaudit.runtime.failures import CallSummary, Recorder, recording
 from judgeaudit.runtime.store import CallStore
@@ -76,11 +80,18 @@ def judge_all(judges: list[Judge], requests: list[JudgeRequest], *, store_path: 
     """Run every judge on every request it can answer (``Judge.can_answer``) through one call store;
     the verdict table of all of them."""
     frames = []
+    deferred: list[Deferred] = []   # with --batch, every judge's missing calls go to the one batch file
     with CallStore(store_path) as store:
         for j in judges:
-            verdicts = run(j, [r for r in requests if j.can_answer(r)], store=store, concurrency=concurrency,
-                           policy=policy, progress=progress)
+            try:
+                verdicts = run(j, [r for r in requests if j.can_answer(r)], store=store, concurrency=concurrency,
+                               policy=policy, progress=progress)
+            except Deferred as d:
+                deferred.append(d)
+                continue
             frames.append(verdicts_frame(verdicts))
+    if deferred:
+        raise Deferred(", ".join(d.judge_id for d in deferred), sum(d.n for d in deferred))
     return pd.concat(frames, ignore_index=True) if frames else verdicts_frame([])
 
 
@@ -146,14 +157,22 @@ def calls_checked(command: Callable[..., object]) -> Callable[..., object]:
     summarised when it ends and it exits 1 when a judge produced no usable verdict (``checked_calls``).
     With ``backend``/``ray_address`` options (``BackendOpt``, ``RayAddressOpt``) its calls run there; its
     ``call_timeout``/``call_retries``/``call_rpm`` options (``TimeoutOpt``, …) are checked before anything
-    runs and apply to every call it makes, and its ``api_base`` to every judge it builds."""
+    runs and apply to every call it makes, and its ``api_base`` to every judge it builds. Its ``batch``/``batch_out``
+    options (``BatchOpt``, ``BatchOutOpt``) write the missing calls to a provider's batch file instead, and its
+    ``mlflow``/``mlflow_experiment`` options (``tracking.MlflowOpt``) log the outputs to MLflow when it ends."""
+
+    name = f"{command.__module__.rsplit('.', 1)[-1]} {command.__name__.removesuffix('_cmd')}"
 
     @functools.wraps(command)
     def wrapper(*args: object, **kwargs: object) -> object:
+        tracking.check(kwargs)
         with call_context(api_base=kwargs.get("api_base"), timeout=kwargs.get("call_timeout"),  # type: ignore
                           retries=kwargs.get("call_retries"), rpm=kwargs.get("call_rpm")), \
+                batching(kwargs.get("batch"), kwargs.get("batch_out")), \
                 backends.use(kwargs.get("backend"), kwargs.get("ray_address")), \
                 checked_calls(bool(kwargs.get("allow_failures"))):
-            return command(*args, **kwargs)
+            result = command(*args, **kwargs)
+            tracking.log(name, kwargs)   # --mlflow: the outputs just written
+            return result
 
     return wrapper

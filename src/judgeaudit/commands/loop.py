@@ -14,6 +14,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
+from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import (
     ALLOW_FAILURES_HELP,
     DEFAULT_BACKEND,
@@ -279,6 +281,10 @@ def run_cmd(
     call_timeout: TimeoutOpt = None,
     call_retries: RetriesOpt = None,
     call_rpm: RpmOpt = None,
+    batch: BatchOpt = None,
+    batch_out: BatchOutOpt = None,
+    mlflow: MlflowOpt = None,
+    mlflow_experiment: MlflowExperimentOpt = None,
 ) -> None:
     """Run the loop → OUT/result.json and OUT/report.html; exits 1 when a judging arm had no usable
     report (``--allow-failures``: exit 0)."""
@@ -340,6 +346,10 @@ def worlds_cmd(
     call_timeout: TimeoutOpt = None,
     call_retries: RetriesOpt = None,
     call_rpm: RpmOpt = None,
+    batch: BatchOpt = None,
+    batch_out: BatchOutOpt = None,
+    mlflow: MlflowOpt = None,
+    mlflow_experiment: MlflowExperimentOpt = None,
 ) -> None:
     """An agent answers HaluEval QA under the seven worlds W0–W6 → OUT/result.json, OUT/answers.jsonl."""
     r = run_worlds_command(set_=set_, agent=agent, out=out, max_items=max_items, store=store,

@@ -10,6 +10,8 @@ import pandas as pd
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
+from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands.common import RetriesOpt, RpmOpt, TimeoutOpt
 from judgeaudit.commands import register
@@ -129,6 +131,10 @@ def run_cmd(
     call_timeout: TimeoutOpt = None,
     call_retries: RetriesOpt = None,
     call_rpm: RpmOpt = None,
+    batch: BatchOpt = None,
+    batch_out: BatchOutOpt = None,
+    mlflow: MlflowOpt = None,
+    mlflow_experiment: MlflowExperimentOpt = None,
     ledger: register.LedgerOpt = None,
     strict_register: register.StrictOpt = False,
 ) -> None:

@@ -18,6 +18,8 @@ import pandas as pd
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
+from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, RetriesOpt,
                                          RpmOpt, TimeoutOpt, calls_checked)
 from judgeaudit.runfolder import output_set
@@ -305,6 +307,8 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             backend: BackendOpt = DEFAULT_BACKEND,
             ray_address: RayAddressOpt = None,
             call_timeout: TimeoutOpt = None, call_retries: RetriesOpt = None, call_rpm: RpmOpt = None,
+            batch: BatchOpt = None, batch_out: BatchOutOpt = None,
+            mlflow: MlflowOpt = None, mlflow_experiment: MlflowExperimentOpt = None,
             ) -> None:
     """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html (as one set)."""
     with output_set(out, "world"):
@@ -330,6 +334,8 @@ def factorial_cmd(set_spec: _Set, judge: _Judge, out: _Out,
                   backend: BackendOpt = DEFAULT_BACKEND,
                   ray_address: RayAddressOpt = None,
                   call_timeout: TimeoutOpt = None, call_retries: RetriesOpt = None, call_rpm: RpmOpt = None,
+            batch: BatchOpt = None, batch_out: BatchOutOpt = None,
+            mlflow: MlflowOpt = None, mlflow_experiment: MlflowExperimentOpt = None,
                   ) -> None:
     """Writes OUT/result.json (cells and Shapley values), OUT/verdicts.parquet and OUT/report.html (as one set)."""
     with output_set(out, "world"):

@@ -45,7 +45,7 @@ import pandas as pd
 
 from judgeaudit.errors import InputError
 from judgeaudit.judges.base import Judge, make_judge
-from judgeaudit.judges.replay import ReplayJudge, _judge_of, normalise_replay_table, parse_spec
+from judgeaudit.judges.replay import ReplayJudge, _judge_of, normalise_replay_table, parse_spec, register_format
 from judgeaudit.records import JudgeRequest, Verdict
 
 EXTRA = "pip install 'judgeaudit[inspect]'"
@@ -287,6 +287,10 @@ def _judge(judge: str, evidence: str = "input", criterion: str | None = None, **
         return score_of(verdict)
 
     return score
+
+
+register_format("inspect", judges=inspect_judges, judge=inspect_judge,
+                help="an Inspect AI eval log: replay:inspect:<log>[?scorer=NAME&scale=LO,HI]")
 
 
 @functools.cache

@@ -215,10 +215,9 @@ class ApiJudge(Judge):
     def render(self, request: JudgeRequest) -> str:
         return elicit.render(request)
 
-    async def judge_one(self, request: JudgeRequest) -> Verdict:
-        if self.missing_key is not None:
-            raise AuthError(f"{self.id}: no API key in the environment for {self.spec.model}; set "
-                            f"{self.missing_key}", field=self.missing_key)
+    def _body(self, request: JudgeRequest) -> tuple[str, dict[str, Any], bool]:
+        """The rendered prompt, the chat-completion body sent for ``request`` (no model name) and whether it
+        asks for log-probabilities."""
         prompt = self.render(request)
         params = dict(self.spec.params)
         params.setdefault("temperature", 0.0)
@@ -229,12 +228,23 @@ class ApiJudge(Judge):
             body["seed"] = request.epoch
         if want_logprobs:
             body.update(logprobs=True, top_logprobs=20)
+        return prompt, body, bool(want_logprobs)
+
+    async def judge_one(self, request: JudgeRequest) -> Verdict:
+        if self.missing_key is not None:
+            raise AuthError(f"{self.id}: no API key in the environment for {self.spec.model}; set "
+                            f"{self.missing_key}", field=self.missing_key)
+        prompt, body, want_logprobs = self._body(request)
         started = time.perf_counter()
         reply = await (self._http_reply(body) if self.transport == "http" else self._litellm_reply(body))
         if reply.text is None:
             raise TransientError("response had no message content")
-        latency = time.perf_counter() - started
-        text, choice = reply.text, reply.choice
+        return self._verdict_from(request, prompt, want_logprobs, reply, time.perf_counter() - started)
+
+    def _verdict_from(self, request: JudgeRequest, prompt: str, want_logprobs: bool, reply: _Reply,
+                      latency: float | None, meta: dict[str, Any] | None = None) -> Verdict:
+        """The verdict a reply to ``request`` gives (the one path of online and batch answers)."""
+        text, choice = reply.text or "", reply.choice
         parsed = elicit.parse_request(request, text)
         fields: dict[str, Any] = dict(raw=text, parse_ok=parsed.ok, choice=parsed.choice,
                                       rationale=parsed.rationale, defects=parsed.defects, latency_s=latency)
@@ -249,9 +259,45 @@ class ApiJudge(Judge):
                 fields.update(score=parsed.score, score_source="parsed" if parsed.ok else None)
         if not fields["parse_ok"]:
             fields["meta"] = {"parse_error": parsed.error}
+        if meta:
+            fields["meta"] = {**fields.get("meta", {}), **meta}
         fields.update(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
                       cost_usd=reply.cost_usd, provider=reply.provider)
         return self._verdict(request, call_key=call_key(self.spec, prompt, request.epoch), **fields)
+
+    # --- provider batch files (``judgeaudit.interop.batch``) -------------------------------------------------
+
+    @property
+    def model_provider(self) -> str | None:
+        """LiteLLM's provider of this judge's model (``openai``, ``anthropic``, …; None when it cannot tell)."""
+        try:
+            return _litellm().get_llm_provider(self.spec.model)[1]
+        except Exception:  # noqa: BLE001 - LiteLLM cannot place the model
+            return None
+
+    def batch_call(self, request: JudgeRequest) -> dict[str, Any]:
+        """What a provider's batch file needs to send ``request`` as this judge would online: the
+        OpenAI chat-completion ``body`` (with the model name the provider is sent), whether it asks for
+        log-probabilities, and the provider of the model."""
+        prompt, body, want_logprobs = self._body(request)
+        try:
+            wire, provider, _, _ = _litellm().get_llm_provider(self.spec.model)
+        except Exception as e:  # noqa: BLE001
+            raise InputError(f"{self.id}: cannot place model {self.spec.model!r} with a provider ({e})",
+                             field="judge") from None
+        return {"body": {"model": wire, **body}, "want_logprobs": want_logprobs, "provider": provider}
+
+    def batch_verdict(self, request: JudgeRequest, *, want_logprobs: bool, text: str | None, choice: Any,
+                      input_tokens: int | None, output_tokens: int | None, provider: str,
+                      meta: dict[str, Any] | None = None) -> Verdict:
+        """The verdict of a provider's batch answer to ``request`` (same parser, same key as online). Its cost
+        is LiteLLM's batch price of the model where it lists one (else None: not known)."""
+        cost = None
+        prices = _prices(self.spec.model, (self.spec.model or "").split("/", 1)[-1], batch=True)
+        if prices is not None and input_tokens is not None and output_tokens is not None:
+            cost = input_tokens * prices[0] + output_tokens * prices[1]
+        reply = _Reply(choice, text, input_tokens, output_tokens, cost, provider)
+        return self._verdict_from(request, self.render(request), want_logprobs, reply, None, meta)
 
     async def _litellm_reply(self, body: dict[str, Any]) -> _Reply:
         litellm = _litellm()
@@ -308,13 +354,16 @@ def _seconds(value: Any) -> float | None:
     return float(value) if value is not None else None
 
 
-def _prices(*names: str) -> tuple[float, float] | None:
-    """LiteLLM's (input, output) price per token of the first of ``names`` it lists."""
+def _prices(*names: str, batch: bool = False) -> tuple[float, float] | None:
+    """LiteLLM's (input, output) price per token of the first of ``names`` it lists (``batch``: its price
+    for the provider's batch API, ``input_cost_per_token_batches``)."""
     table = _litellm().model_cost
+    suffix = "_batches" if batch else ""
     for name in names:
         entry = table.get(name) or {}
-        if entry.get("input_cost_per_token") is not None and entry.get("output_cost_per_token") is not None:
-            return float(entry["input_cost_per_token"]), float(entry["output_cost_per_token"])
+        cin, cout = entry.get(f"input_cost_per_token{suffix}"), entry.get(f"output_cost_per_token{suffix}")
+        if cin is not None and cout is not None:
+            return float(cin), float(cout)
     return None
 
 

@@ -22,7 +22,11 @@ as a judge's reply: ``unit_labels`` must have one entry per unit, ``defect_ids``
 with neither is a parse failure, whatever its ``parse_ok`` says, so a file with no usable world
 verdict fails the run. List cells in CSV are JSON text.
 
-``replay:inspect:<log>`` reads an Inspect AI eval log instead (``judgeaudit.interop.inspect``).
+``replay:<format>:<file>`` reads a file of another tool through a registered replay format
+(``register_format``): ``replay:inspect:<log>`` an Inspect AI eval log (``judgeaudit.interop.inspect``),
+``replay:promptfoo:<results.json>`` a promptfoo eval's output (``judgeaudit.interop.promptfoo``). The modules
+that define a format register it when imported (the command line imports them); a format from another package
+registers through the ``judgeaudit.replay_formats`` entry point group.
 
 Scores lie on the judges' 1–9 scale (an empty cell is no score); an epoch is a whole number ≥ 0 (a
 row without one is epoch 0). A score off the scale or not a number, an epoch that is text or blank,
@@ -32,6 +36,8 @@ and a (judge, request, epoch) given twice are errors naming the file, the line a
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
@@ -285,12 +291,58 @@ def _judge_of(df: pd.DataFrame, path: str, wanted: str | None, spec_id: str, fam
                                  options={"path": path}), df, path)
 
 
+@dataclass(frozen=True)
+class ReplayFormat:
+    """A file format ``replay:<name>:<file>`` reads: ``judges(argument)`` every judge the file holds (the
+    command line's expansion), ``judge(argument, options)`` the one ``make_judge`` builds; ``help`` one line."""
+
+    name: str
+    judges: Callable[[str], list[Judge]]
+    judge: Callable[[str, dict[str, Any]], Judge]
+    help: str
+
+
+_FORMATS: dict[str, ReplayFormat] = {}
+ENTRY_POINTS = "judgeaudit.replay_formats"
+"""Entry point group through which another package registers a replay format (its module registers on import)."""
+_loaded_entry_points = False
+
+
+def register_format(name: str, *, judges: Callable[[str], list[Judge]],
+                    judge: Callable[[str, dict[str, Any]], Judge], help: str) -> None:
+    """Register a replay format under ``name`` (``replay:<name>:<file>``); a later registration replaces it."""
+    _FORMATS[name] = ReplayFormat(name, judges, judge, help)
+
+
+def formats() -> dict[str, ReplayFormat]:
+    """The registered replay formats (those of installed plug-ins included)."""
+    global _loaded_entry_points
+    if not _loaded_entry_points:
+        _loaded_entry_points = True
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=ENTRY_POINTS):
+            try:
+                ep.load()
+            except Exception:  # noqa: BLE001 - a broken plug-in must not stop the built-in formats
+                continue
+    return dict(_FORMATS)
+
+
+def _format_of(argument: str) -> tuple[ReplayFormat, str] | None:
+    """The registered format an argument names (``<name>:<rest>``) and the rest, or None (a plain file)."""
+    name, sep, rest = argument.partition(":")
+    if not sep or "/" in name or "\\" in name or "." in name:
+        return None
+    found = formats().get(name)
+    return (found, rest) if found is not None else None
+
+
 def replay_judges(argument: str) -> list[Judge]:
     """Every judge a replay file holds, from one read of it: one per judge id, named by its id, or the
     file's single judge, named by the spec, when it has no judge ids (``build_judges`` on ``replay:<argument>``)."""
-    if argument.startswith("inspect:"):
-        from judgeaudit.interop.inspect import inspect_judges
-        return inspect_judges(argument.removeprefix("inspect:"))
+    if (fmt := _format_of(argument)) is not None:
+        return fmt[0].judges(fmt[1])
     path, mapping = parse_spec(argument)
     df = load_replay_table(path, mapping)
     ids = _judge_ids(df)
@@ -300,11 +352,11 @@ def replay_judges(argument: str) -> list[Judge]:
 
 
 @register("replay", "verdicts from a JSONL/CSV/Parquet file: replay:<path>[?judge=ID&score=col…]; "
-                    "an Inspect AI eval log: replay:inspect:<log>[?scorer=NAME]")
+                    "another tool's file: replay:<format>:<file> (inspect: an Inspect AI eval log, promptfoo: a "
+                    "promptfoo eval's output)")
 def _make(argument: str, options: dict[str, Any]) -> Judge:
-    if argument.startswith("inspect:"):
-        from judgeaudit.interop.inspect import inspect_judge
-        return inspect_judge(argument.removeprefix("inspect:"), options)
+    if (fmt := _format_of(argument)) is not None:
+        return fmt[0].judge(fmt[1], options)
     path, mapping = parse_spec(argument)
     if not path:
         raise InputError("replay judge needs a file: replay:<path>", field="judge")

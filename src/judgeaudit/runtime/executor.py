@@ -38,9 +38,10 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColu
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.text import Text
 
+from judgeaudit.errors import InputError
 from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest, Verdict
-from judgeaudit.runtime import backends, failures
+from judgeaudit.runtime import backends, batch, failures
 from judgeaudit.runtime.calls import LEASE_POLL, LEASE_SECONDS, RUN, RateLimiter, RetryPolicy, RunState
 from judgeaudit.runtime.estimate import Remaining, duration, estimate, request_kind
 from judgeaudit.runtime.store import CallStore
@@ -179,6 +180,12 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
     for k, r in zip(keys, requests, strict=True):
         if k not in results:
             todo.setdefault(k, r)
+
+    if todo and (sink := batch.current()) is not None and judge.cacheable and sink.takes(judge):
+        if store is None:
+            raise InputError("--batch needs a call store: the provider's answers are read into it", field="--batch")
+        sink.defer(judge, todo, store)   # no call is made: the calls go to the provider's batch file
+        raise batch.Deferred(judge.id, len(todo))
 
     limit = max(1, min(concurrency or judge.max_concurrency, judge.max_concurrency))
     tracker = {"cost": float(sum(v.cost_usd or 0.0 for v in cached.values()))}

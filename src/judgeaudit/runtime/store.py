@@ -36,12 +36,23 @@ CREATE TABLE IF NOT EXISTS calls (
     updated    TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS calls_judge ON calls (judge_id);
+CREATE TABLE IF NOT EXISTS batch_calls (
+    custom_id  TEXT PRIMARY KEY,
+    call_key   TEXT NOT NULL,
+    provider   TEXT NOT NULL,
+    judge      TEXT NOT NULL,
+    request    TEXT NOT NULL,
+    logprobs   INTEGER NOT NULL,
+    created    TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS leases (
     call_key   TEXT PRIMARY KEY,
     owner      TEXT NOT NULL,
     expires    REAL NOT NULL
 );
 """
+# ``batch_calls``: the calls written to a provider's batch file (``judgeaudit.interop.batch``), by the id the
+# provider echoes back, with what reading its answer needs (the judge's spec, the request).
 # ``leases`` came after ``calls``: CREATE … IF NOT EXISTS adds it to an older store when it is opened for
 # writing (a read-only open leaves the file as it is and never needs it).
 
@@ -180,6 +191,51 @@ class CallStore:
                  verdict.call_key in self._bad_keys),
             )
             self._conn.commit()
+
+    def put_many(self, verdicts: Iterable[Verdict]) -> int:
+        """``put`` for many calls in one transaction (a batch's answers); returns how many rows were written
+        or updated. An ok row is never overwritten."""
+        rows = [(v.call_key, v.judge_id, v.request_id, v.epoch, "ok" if v.error is None else "error", v.cost_usd,
+                 v.model_dump_json(), v.timestamp, v.call_key in self._bad_keys) for v in verdicts]
+        with self._lock:
+            before = self._conn.total_changes
+            self._conn.executemany(
+                """INSERT INTO calls (call_key, judge_id, request_id, epoch, status, attempts, cost_usd, verdict, updated)
+                   VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)
+                   ON CONFLICT(call_key) DO UPDATE SET
+                     status=excluded.status, verdict=excluded.verdict, cost_usd=excluded.cost_usd,
+                     updated=excluded.updated, attempts=calls.attempts + 1
+                   WHERE calls.status != 'ok' OR ?""", rows)
+            self._conn.commit()
+            return self._conn.total_changes - before
+
+    def defer(self, rows: Iterable[tuple[str, str, str, str, str, bool]]) -> None:
+        """Record calls written to a provider's batch file: ``(custom_id, call_key, provider, judge spec JSON,
+        request JSON, asks_logprobs)`` each (a call written again replaces its row)."""
+        import datetime as dt
+
+        now = dt.datetime.now(dt.UTC).isoformat()
+        with self._lock:
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO batch_calls (custom_id, call_key, provider, judge, request, logprobs, created) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)", [(*r[:5], int(r[5]), now) for r in rows])
+            self._conn.commit()
+
+    def deferred(self, custom_ids: Iterable[str]) -> dict[str, tuple[str, str, str, str, bool]]:
+        """``custom_id -> (call_key, provider, judge spec JSON, request JSON, asks_logprobs)`` for the ids
+        written to a batch file from this store."""
+        ids = list(custom_ids)
+        out: dict[str, tuple[str, str, str, str, bool]] = {}
+        with self._lock:
+            if not self._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'batch_calls'").fetchone():
+                return out
+            for i in range(0, len(ids), 500):
+                chunk = ids[i : i + 500]
+                q = ("SELECT custom_id, call_key, provider, judge, request, logprobs FROM batch_calls "
+                     f"WHERE custom_id IN ({','.join('?' * len(chunk))})")
+                for cid, key, provider, judge, request, lp in self._conn.execute(q, chunk):
+                    out[cid] = (key, provider, judge, request, bool(lp))
+        return out
 
     def frame(self, *, judge_id: str | None = None, status: str | None = None) -> pd.DataFrame:
         """The stored verdicts as a verdict table, with ``status`` and ``attempts`` columns."""

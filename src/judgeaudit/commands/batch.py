@@ -1,0 +1,72 @@
+"""``--batch openai|anthropic`` on the commands that call judges, and ``judgeaudit batch ingest``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from judgeaudit.errors import InputError
+
+app = typer.Typer(help="Provider batch files (OpenAI Batch API, Anthropic Message Batches).", no_args_is_help=True)
+console = Console(stderr=True, soft_wrap=True)
+
+BatchOpt = Annotated[str | None, typer.Option(
+    "--batch", help="openai | anthropic: write the provider's batch request file (--batch-out) for every api: "
+    "judge call not yet in the store and make no call; submit it, then `judgeaudit batch ingest RESULTS --store "
+    "STORE` and rerun the same command")]
+BatchOutOpt = Annotated[Path | None, typer.Option(
+    "--batch-out", help="the batch request file --batch writes (default: batch-<provider>.jsonl, or .json for "
+    "anthropic, in the current folder)")]
+
+
+@contextmanager
+def batching(provider: str | None, out: Path | None) -> Iterator[None]:
+    """Around a command: with ``provider``, the calls of api judges not in the store go to the provider's batch
+    file instead of being made; the command stops at the first run that deferred calls (a run whose requests
+    depend on earlier answers, such as a loop's next round, comes in a later batch)."""
+    from judgeaudit.interop.batch import BatchWriter
+    from judgeaudit.runtime.batch import Deferred, deferring
+
+    if provider is None:
+        if out is not None:
+            raise InputError("--batch-out needs --batch openai|anthropic", field="--batch-out")
+        yield
+        return
+    suffix = ".jsonl" if provider == "openai" else ".json"
+    writer = BatchWriter(provider, out or Path(f"batch-{provider}{suffix}"))
+    try:
+        with deferring(writer):
+            yield
+    except Deferred:
+        files = writer.write()
+        stores = ", ".join(writer.stores)
+        for path, n in files:
+            console.print(f"batch: {n} requests → {path} ({provider}); no call was made", highlight=False,
+                          markup=False)
+        console.print(f"batch: submit the file{'s' if len(files) > 1 else ''}, then `judgeaudit batch ingest "
+                      f"RESULTS --store {stores}` and rerun this command (it reads the answers from the store)",
+                      highlight=False, markup=False)
+        return
+    console.print("batch: every call is in the store; no batch file written", highlight=False, markup=False)
+
+
+@app.command("ingest")
+def ingest_cmd(
+    results: Annotated[list[Path], typer.Argument(help="the provider's results file(s): OpenAI's output/error JSONL "
+                                                       "or Anthropic's results JSONL")],
+    store: Annotated[Path, typer.Option("--store", help="the call store the batch file was written from")],
+) -> None:
+    """Read a provider's batch results into the call store: each succeeded answer is stored under its call key,
+    so the next run of the same command is served from the store; errored, canceled and expired entries stay
+    missing and are called (or batched) again by that run."""
+    from judgeaudit.interop.batch import ingest
+    if not store.is_file():
+        raise InputError("call store not found (name the store the batch file was written from)", path=store,
+                         field="--store")
+    report = ingest(list(results), store)
+    console.print(f"batch ingest: {report.line()} → {store}", highlight=False, markup=False)

@@ -1,0 +1,39 @@
+"""``--mlflow URI`` on the analysis commands: the run's numbers, intervals and report files to an MLflow run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+MlflowOpt = Annotated[str | None, typer.Option(
+    "--mlflow", help="MLflow tracking URI (a local file:./mlruns or sqlite:///mlflow.db needs no server): log the "
+    "run's result.json numbers (intervals as .lo/.hi) and report files to a new MLflow run (pip install "
+    "'judgeaudit\\[mlflow]')")]
+MlflowExperimentOpt = Annotated[str | None, typer.Option(
+    "--mlflow-experiment", help="MLflow experiment of --mlflow (default: judgeaudit)")]
+
+
+def check(kwargs: dict[str, Any]) -> None:
+    """Before a command runs: ``--mlflow`` needs the mlflow package (so a long run does not end unlogged)."""
+    if kwargs.get("mlflow"):
+        from judgeaudit.interop.mlflow import require_mlflow
+
+        require_mlflow()
+
+
+def log(command: str, kwargs: dict[str, Any]) -> None:
+    """After a command wrote its outputs: log them to MLflow when ``--mlflow`` was given."""
+    uri = kwargs.get("mlflow")
+    if not uri or kwargs.get("out") is None:
+        return
+    from judgeaudit.interop.mlflow import log_run
+
+    out = Path(str(kwargs["out"]))
+    if not (out / "result.json").is_file():   # nothing was computed (e.g. --batch wrote a request file)
+        return
+    run_id = log_run(out, uri, command=command, experiment=kwargs.get("mlflow_experiment"))
+    Console(stderr=True, soft_wrap=True).print(f"mlflow: logged {out} as run {run_id} at {uri}", highlight=False,
+                                               markup=False)
