@@ -20,9 +20,9 @@ from judgeaudit.runtime import backends
 from judgeaudit.runtime.executor import RetryPolicy, run
 from judgeaudit.runtime.store import CallStore
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parents[1]   # tests/: where pyjudge_callables lives
 SRC = Path(__file__).parents[2] / "src"
-FAST = RetryPolicy(max_retries=0, base_delay=0.01, max_delay=0.05, timeout=10.0)
+FAST = RetryPolicy(max_retries=0, base_delay=0.01, max_delay=0.05, timeout=120.0)
 TEXTS = ["a", "bb claim", "the drug always works", "x" * 17, "short", "a longer claim about trials", "q" * 9, "z"]
 
 

@@ -15,7 +15,7 @@ from judgeaudit.judges import make_judge, structured
 from judgeaudit.records import JudgeRequest
 from judgeaudit.runtime.executor import RetryPolicy, run
 
-FAST = RetryPolicy(max_retries=0, base_delay=0.01, max_delay=0.05, timeout=20.0)
+FAST = RetryPolicy(max_retries=0, base_delay=0.01, max_delay=0.05, timeout=300.0)   # litellm loads in the first call
 KEY = "sk-test-not-a-secret"
 
 GRADED = JudgeRequest(request_id="g", text="The drug always works.", evidence="It worked in one trial.")

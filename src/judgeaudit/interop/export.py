@@ -134,7 +134,7 @@ def judgeaudit_reply():
         reply = state.output.completion
         parsed = parse_request(request, reply)
         if not parsed.ok:
-            return Score(value=float("nan"), answer=reply, explanation=parsed.error, metadata={{"reason": "grader_failed"}})
+            return Score.unscored(reason="grader_failed", answer=reply, explanation=parsed.error)
         if request.form == "pairwise":
             value = parsed.choice
         elif parsed.score is not None:

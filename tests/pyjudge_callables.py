@@ -4,6 +4,7 @@ their PYTHONPATH). Each is a scripted judge whose verdict is a known function of
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 
 CALLS: list[str] = []
@@ -55,13 +56,20 @@ def boom(request):
     raise RuntimeError(f"cannot judge {request.request_id}")
 
 
+def _unsupported(text: str, world: str | None) -> bool:
+    """Whether a number or a capitalised word of ``text`` is absent from the world (always False when blind)."""
+    if world is None:
+        return False
+    return any(w.lower() not in world.lower() for w in re.findall(r"\d+|[A-Z][a-z]+", text))
+
+
 def world(request):
-    """The world forms: a text is flagged when it says 'always' and the world block is shown."""
-    flagged = request.evidence is not None and "always" in (request.text or "")
+    """The world forms: a text is flagged when a number or name in it is not in the world block shown."""
+    flagged = _unsupported(request.text or "", request.evidence)
     if request.form == "label":
         return flagged
     if request.form == "sentences":
-        return {"labels": [request.evidence is not None and "always" in u for u in request.units or []]}
+        return {"labels": [_unsupported(u, request.evidence) for u in request.units or []]}
     if request.form == "score":
         return {"score": 1 if flagged else 5}
     if request.form == "defects":
