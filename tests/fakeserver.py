@@ -12,6 +12,12 @@ Faults apply to the next ``times`` requests, in the order planned: ``429`` (with
 JSON), ``truncated`` (a JSON body cut in half), ``garbage`` (a well-formed answer whose text is
 not a verdict).
 
+``schema_break`` answers a well-formed completion whose text is JSON that breaks any verdict schema.
+A request carrying ``response_format`` is checked the way OpenAI checks it: ``{"type": "json_schema",
+"json_schema": {"name": <1-64 of a-z A-Z 0-9 _ ->, "schema": {...}, "strict"?: bool}}`` (or ``text`` /
+``json_object``); a malformed one gets a 400. ``structured_responder(prompt, json_schema)``, when given, answers
+the requests that carry a JSON schema (the others go to ``responder``).
+
 ``logprobs=True`` answers a logprob request with one position: the reply's first digit at 0.7, the other
 digits sharing 0.3. ``logprobs=<callable>`` builds ``choices[0].logprobs.content`` from the reply text;
 ``chat_logprobs`` makes them the shape OpenAI's chat API returns (one entry per token with ``token``,
@@ -73,8 +79,10 @@ class _Server(ThreadingHTTPServer):
 
 class FakeServer:
     def __init__(self, responder: Callable[[str], str] | None = None, latency: float = 0.0,
-                 logprobs: bool | Callable[[str], list[dict[str, Any]]] = False):
+                 logprobs: bool | Callable[[str], list[dict[str, Any]]] = False,
+                 structured_responder: Callable[[str, dict[str, Any]], str] | None = None):
         self.responder = responder or (lambda prompt: "Score: 5")
+        self.structured_responder = structured_responder
         self.latency = latency
         self.logprobs = logprobs
         self.requests: list[dict[str, Any]] = []
@@ -116,6 +124,33 @@ class FakeServer:
     def _next_fault(self) -> tuple[str, dict[str, Any]] | None:
         with self._lock:
             return self._faults.popleft() if self._faults else None
+
+    @staticmethod
+    def response_format_problem(body: dict[str, Any]) -> str | None:
+        """Why a request's ``response_format`` is malformed (None: absent or well-formed)."""
+        fmt = body.get("response_format")
+        if fmt is None:
+            return None
+        if not isinstance(fmt, dict) or fmt.get("type") not in ("text", "json_object", "json_schema"):
+            return "response_format.type must be text, json_object or json_schema"
+        if fmt["type"] != "json_schema":
+            return None
+        spec = fmt.get("json_schema")
+        if not isinstance(spec, dict):
+            return "response_format.json_schema is required for type json_schema"
+        if not isinstance(spec.get("name"), str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", spec["name"]):
+            return "response_format.json_schema.name must be 1-64 of a-z, A-Z, 0-9, _ and -"
+        if not isinstance(spec.get("schema"), dict):
+            return "response_format.json_schema.schema must be a JSON schema object"
+        if "strict" in spec and not isinstance(spec["strict"], bool):
+            return "response_format.json_schema.strict must be a boolean"
+        return None
+
+    def _reply_text(self, body: dict[str, Any], prompt: str) -> str:
+        fmt = body.get("response_format") or {}
+        if self.structured_responder is not None and fmt.get("type") == "json_schema":
+            return self.structured_responder(prompt, fmt["json_schema"])
+        return self.responder(prompt)
 
     def _completion(self, body: dict[str, Any], text: str) -> dict[str, Any]:
         choice: dict[str, Any] = {"index": 0, "finish_reason": "stop",
@@ -162,6 +197,10 @@ class FakeServer:
                 with server._lock:
                     server.requests.append(body)
                     server.auth_headers.append(self.headers.get("Authorization", ""))
+                problem = server.response_format_problem(body)
+                if problem is not None:
+                    return self._send(400, json.dumps({"error": {"message": problem, "type": "invalid_request_error",
+                                                                 "param": "response_format", "code": None}}).encode())
                 fault = server._next_fault()
                 if server.latency:
                     time.sleep(server.latency)
@@ -194,12 +233,12 @@ class FakeServer:
                         self.wfile.flush()
                         self.close_connection = True
                         return
-                    if kind == "garbage":
-                        text = "I would rather not say."
+                    if kind in ("garbage", "schema_break"):
+                        text = "I would rather not say." if kind == "garbage" else '{"verdict": "maybe", "score": 12}'
                         with server._lock:
                             server.answered[server.prompt_hash(prompt)] += 1
                         return self._send(200, json.dumps(server._completion(body, text)).encode())
-                text = server.responder(prompt)
+                text = server._reply_text(body, prompt)
                 with server._lock:
                     server.answered[server.prompt_hash(prompt)] += 1
                 self._send(200, json.dumps(server._completion(body, text)).encode())

@@ -38,6 +38,7 @@ _GROUPS = {
     "world": "judgeaudit.commands.world",
     "calibrate": "judgeaudit.commands.calibrate",
     "batch": "judgeaudit.commands.batch",
+    "requests": "judgeaudit.commands.requests",
 }
 for _name, _module in _GROUPS.items():
     try:

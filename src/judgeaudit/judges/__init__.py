@@ -3,6 +3,6 @@ backends defined above this layer (``structural:``) or in other packages are plu
 group ``judgeaudit.judges``, loaded on the registry's first lookup (``judgeaudit.plugins``)."""
 
 from judgeaudit.judges.base import Judge, JudgeSpec, make_judge, register, registered
-from judgeaudit.judges import api, composite, hf, local, reference, replay  # noqa: F401,E402,I001
+from judgeaudit.judges import api, composite, hf, local, python, reference, replay  # noqa: F401,E402,I001
 
 __all__ = ["Judge", "JudgeSpec", "make_judge", "register", "registered"]

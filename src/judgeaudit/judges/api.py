@@ -12,7 +12,12 @@ Graded verdicts use the returned log-probabilities at the token the parser read 
 where the provider returns them (``score_source='logprobs'``; ``score`` is the expected grade and
 ``score_dist`` the renormalised distribution over 1–9), and the parsed score otherwise
 (``score_source='parsed'``). A reply the parser cannot read is a parse failure whatever its
-logprobs. Keys are read from the environment (by LiteLLM, or by the lean transport from
+logprobs.
+
+``?structured=json_schema`` (or the option ``structured="json_schema"``) sends the verdict form's JSON
+schema in ``response_format`` for graded, pairwise and defects requests and reads the reply as JSON
+against it (``judges.structured``); a reply that breaks the schema is a parse failure with the reason.
+The option enters the call key. Keys are read from the environment (by LiteLLM, or by the lean transport from
 ``<PROVIDER>_API_KEY``, e.g. ``OPENAI_API_KEY``, sent as a Bearer token) and never pass through
 judgeaudit's records; ``api_base`` enters call keys and records only as its normalised endpoint (no user-info,
 no query string).
@@ -30,7 +35,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from judgeaudit.families import resolve, split_spec_family
-from judgeaudit.judges import elicit
+from judgeaudit.judges import elicit, structured
 from judgeaudit.judges.base import Judge, JudgeSpec, call_key, normalise_endpoint, register
 from judgeaudit.judges.openai_http import OpenAIHttp
 from judgeaudit.records import JudgeRequest, Verdict
@@ -223,7 +228,11 @@ class ApiJudge(Judge):
         params.setdefault("temperature", 0.0)
         params.setdefault("max_tokens", 16 if request.form == "graded" else 1024)
         want_logprobs = request.form == "graded" and params.pop("logprobs", True)
+        schema_mode = params.pop("structured", None) if structured.applies(request) else None
+        params.pop("structured", None)
         body: dict[str, Any] = dict(messages=[{"role": "user", "content": prompt}], **params)
+        if schema_mode is not None:
+            body["response_format"] = structured.response_format(request.form)
         if request.epoch and "seed" not in body:
             body["seed"] = request.epoch
         if want_logprobs:
@@ -245,7 +254,8 @@ class ApiJudge(Judge):
                       latency: float | None, meta: dict[str, Any] | None = None) -> Verdict:
         """The verdict a reply to ``request`` gives (the one path of online and batch answers)."""
         text, choice = reply.text or "", reply.choice
-        parsed = elicit.parse_request(request, text)
+        schema = self.spec.params.get("structured") is not None and structured.applies(request)
+        parsed = structured.parse(request, text) if schema else elicit.parse_request(request, text)
         fields: dict[str, Any] = dict(raw=text, parse_ok=parsed.ok, choice=parsed.choice,
                                       rationale=parsed.rationale, defects=parsed.defects, latency_s=latency)
         fields.update(elicit.world_fields(request, parsed))
@@ -393,14 +403,15 @@ def _transport(spec: JudgeSpec) -> str:
     return "http" if provider in _LEAN_PROVIDERS else "litellm"
 
 
-def _split_transport(argument: str) -> tuple[str, str | None]:
-    """Split a ``?transport=http|litellm`` option off a spec's argument, keeping the others."""
+def _split_transport(argument: str, option: str = "transport") -> tuple[str, str | None]:
+    """Split a ``?transport=http|litellm`` option (or another ``option``) off a spec's argument, keeping
+    the others."""
     name, sep, query = argument.partition("?")
     if not sep:
         return argument, None
     opts = parse_qsl(query, keep_blank_values=True)
-    forced = next((v for k, v in opts if k == "transport"), None)
-    rest = urlencode([(k, v) for k, v in opts if k != "transport"])
+    forced = next((v for k, v in opts if k == option), None)
+    rest = urlencode([(k, v) for k, v in opts if k != option])
     return (f"{name}?{rest}" if rest else name), forced
 
 
@@ -433,10 +444,14 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
     if not argument:
         raise InputError("api judge needs a model, e.g. api:openai/gpt-4o-mini", field="judge")
     argument, forced = _split_transport(argument)
+    argument, schema_mode = _split_transport(argument, "structured")
     argument, spec_family = split_spec_family(argument)
     opts = dict(options)
     if forced is not None:
         opts.setdefault("transport", forced)
+    if schema_mode is not None:
+        opts.setdefault("structured", schema_mode)
+    structured.check_mode(opts.get("structured"))
     spec_id = opts.pop("id")
     family = resolve(argument, opts.pop("family", None) or spec_family)
     transport = {k: opts.pop(k) for k in _TRANSPORT_OPTIONS if k in opts}

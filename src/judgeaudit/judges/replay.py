@@ -7,7 +7,9 @@ renames one, e.g. ``replay:out.csv?request_id=id&score=grade&judge=gpt4``):
 * the verdict, at least one of: ``score`` (graded, or the world ``score`` form's 1–5), ``choice``
   (pairwise: ``A``, ``B`` or ``tie``), the world forms' ``label`` (true/false), ``unit_labels`` (a
   list of true/false, one per unit), ``defect_ids`` (a list of ids), ``defects`` (a list of
-  ``{"span", "reason"}`` objects), or ``raw`` (the reply as the judge wrote it);
+  ``{"span", "reason"}`` objects), or ``raw`` (the reply as the judge wrote it: a graded or pairwise row
+  with neither ``score`` nor ``choice`` is read from it with the form's parser, as a live reply is, so a
+  harness's raw outputs replay as they would have been parsed);
 * optional: ``judge_id`` (several judges in one file: pick one with ``?judge=ID``; the CLI expands
   a file into one judge per id), ``epoch`` (default 0), ``rationale``, ``raw``, ``parse_ok``,
   ``error`` (a call that failed: its verdict has this error and no usable value), ``model``,
@@ -245,16 +247,25 @@ class ReplayJudge(Judge):
         score = None if (v := _cell(row, "score")) is None else float(v)
         choice = None if (v := _cell(row, "choice")) is None else str(v)
         parse_ok = _cell(row, "parse_ok")
+        rationale, raw, error = _cell(row, "rationale"), _cell(row, "raw"), _cell(row, "error")
+        meta: dict[str, Any] = {}
+        source = "replay" if score is not None else None
+        if score is None and choice is None and raw is not None and error is None:
+            # only the reply as the judge wrote it: read with the form's parser, as a live call is read
+            parsed = parse_request(request, str(raw))
+            score, choice, source = parsed.score, parsed.choice, "parsed" if parsed.score is not None else None
+            rationale = parsed.rationale if rationale is None else rationale
+            parse_ok = parsed.ok if parse_ok is None else (bool(parse_ok) and parsed.ok)
+            if not parsed.ok:
+                meta["parse_error"] = parsed.error
         if parse_ok is None:
             parse_ok = score is not None if request.form == "graded" else choice is not None
-        rationale, raw, error = _cell(row, "rationale"), _cell(row, "raw"), _cell(row, "error")
         if error is not None:
             parse_ok = False
         return self._verdict(request, score=score, choice=choice, parse_ok=bool(parse_ok),
-                             error=None if error is None else str(error),
-                             score_source="replay" if score is not None else None,
+                             error=None if error is None else str(error), score_source=source,
                              rationale=None if rationale is None else str(rationale),
-                             raw=None if raw is None else str(raw), provider="replay")
+                             raw=None if raw is None else str(raw), provider="replay", meta=meta)
 
     def _world_verdict(self, request: JudgeRequest, row: dict[str, Any]) -> Verdict:
         """A world request's verdict: its form's column through the world parser, else ``raw``."""

@@ -1,0 +1,136 @@
+"""``judgeaudit requests export``: the exact requests an analysis sends, for a user's own harness.
+
+The requests are those the analysis's own run sends, built by the same builders (validity:
+``probes.design.graded_requests`` plus the regrade sample; cap: ``analyses.cap_design.pairwise_requests``,
+both orders of every pair; world: ``world.requests.build_requests``, every item × arm × vote). Written to
+``OUT/requests.jsonl`` (``interop.export``), ``OUT/inspect_task.py`` (an Inspect AI task over them) and
+``OUT/promptfoo_tests.yaml`` with ``OUT/promptfooconfig.yaml`` (promptfoo test cases). The verdicts come
+back with ``--judge replay:FILE`` (or ``replay:inspect:LOG``) on the analysis's own ``run``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from judgeaudit.errors import InputError
+from judgeaudit.records import JudgeRequest
+
+app = typer.Typer(help="The requests of an analysis, for your own harness (export), answered back through replay:.",
+                  no_args_is_help=True)
+console = Console(stderr=True)
+ANALYSES = ("validity", "cap", "world")
+FILES = ("requests.jsonl", "inspect_task.py", "promptfoo_tests.yaml", "promptfooconfig.yaml")
+
+
+def validity_requests(probes: str = "bundled", *, regrade: int = 48) -> list[JudgeRequest]:
+    """What ``validity run --probes PROBES --regrade N`` sends."""
+    from judgeaudit.commands.validity import regrade_requests
+    from judgeaudit.probes.design import graded_requests
+    from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
+    from judgeaudit.records import probes_frame
+    from judgeaudit.validate import check_options
+
+    check_options(regrade=regrade)
+    path = bundled_probes_path() if probes == BUNDLED else Path(probes)
+    requests = graded_requests(probes_frame(read_probes(path)))
+    return requests + regrade_requests(requests, regrade)
+
+
+def cap_requests(set_specs: Sequence[str]) -> list[JudgeRequest]:
+    """What ``cap run --set … --judge J`` sends a live judge: every pair in both orders."""
+    import pandas as pd
+
+    from judgeaudit.analyses.cap_design import pairwise_requests
+    from judgeaudit.commands.cap import load_cap_set
+
+    if not set_specs:
+        raise InputError("give at least one --set SPEC", field="set")
+    frames = [load_cap_set(spec)[0] for spec in set_specs]
+    return pairwise_requests(pd.concat(frames, ignore_index=True))
+
+
+def world_requests(set_spec: str | None, arms: Sequence[str], *, form: str = "label", votes: int = 3,
+                   max_items: int | None = None, seed: int = 0, top_k: int = 5, split: str = "all",
+                   items: list | None = None) -> list[JudgeRequest]:
+    """What ``world run --set … --arm … --form … --votes …`` sends (``items``: used instead of the set)."""
+    from judgeaudit.commands.world import load_set, split_items
+    from judgeaudit.world.arms import get_arm
+    from judgeaudit.world.requests import build_requests
+    from judgeaudit.world.run import context_for
+
+    if not arms or len(set(arms)) != len(arms):
+        raise InputError(f"arms must be given once each; got {list(arms)}", field="--arm")
+    if votes < 1:
+        raise InputError("must be at least 1", field="--votes")
+    for a in arms:
+        get_arm(a)
+    if items is None:
+        if not set_spec:
+            raise InputError("give --set SPEC", field="--set")
+        items, _ = load_set(set_spec, max_items)
+    items, _ = split_items(items, split)
+    if not items:
+        raise InputError("the set has no items", field="--set")
+    return build_requests(items, list(arms), context_for(items, seed, None, top_k), form=form, votes=votes)
+
+
+def write_export(out: Path, requests: list[JudgeRequest], *, analysis: str, judge_spec: str | None = None) -> Path:
+    """Write the four files of an export into ``out``; returns ``out``."""
+    import yaml
+
+    from judgeaudit.interop.export import export_rows, inspect_task_source, promptfoo_config, promptfoo_tests
+    from judgeaudit.io import write_jsonl
+    from judgeaudit.judges import make_judge
+
+    judge = make_judge(judge_spec) if judge_spec else None
+    rows = export_rows(requests, judge)
+    out.mkdir(parents=True, exist_ok=True)
+    write_jsonl(out / "requests.jsonl", rows)
+    (out / "inspect_task.py").write_text(inspect_task_source(requests, analysis=analysis), encoding="utf-8")
+    dump = {"allow_unicode": True, "sort_keys": False, "width": 100_000}
+    (out / "promptfoo_tests.yaml").write_text(yaml.safe_dump(promptfoo_tests(rows), **dump), encoding="utf-8")
+    (out / "promptfooconfig.yaml").write_text(yaml.safe_dump(promptfoo_config(analysis=analysis), **dump),
+                                              encoding="utf-8")
+    return out
+
+
+@app.command("export")
+def export_cmd(
+    analysis: Annotated[str, typer.Option("--analysis", help="validity | cap | world")],
+    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    judge: Annotated[str | None, typer.Option(
+        "--judge", help="a judge spec: each row then carries the text that judge's call key hashes and the key")] = None,
+    probes: Annotated[str, typer.Option("--probes", help="validity: probe JSONL, or 'bundled'")] = "bundled",
+    regrade: Annotated[int, typer.Option("--regrade", help="validity: requests re-graded (as validity run)")] = 48,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="cap: a set spec (repeat); world: the set")] = None,
+    arm: Annotated[list[str] | None, typer.Option("--arm", help="world: arm (repeat; default blind, informed)")] = None,
+    form: Annotated[str, typer.Option("--form", help="world: label | sentences | typed | score | defects")] = "label",
+    votes: Annotated[int, typer.Option("--votes", help="world: samples per request")] = 3,
+    max_items: Annotated[int | None, typer.Option("--max-items", help="world: the first N items")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="world: the seed of the placebo and routed arms")] = 0,
+    top_k: Annotated[int, typer.Option("--top-k", help="world: routed arm's sentences per claim")] = 5,
+    split: Annotated[str, typer.Option("--split", help="world: all | report | dev")] = "all",
+) -> None:
+    """Write OUT/requests.jsonl, OUT/inspect_task.py, OUT/promptfoo_tests.yaml and OUT/promptfooconfig.yaml."""
+    from judgeaudit.validate import output_dir
+
+    if analysis not in ANALYSES:
+        raise InputError(f"unknown analysis {analysis!r}; choose {', '.join(ANALYSES)}", field="--analysis")
+    output_dir(out, writes=FILES, inputs=[None if probes == "bundled" else probes])
+    if analysis == "validity":
+        requests = validity_requests(probes, regrade=regrade)
+    elif analysis == "cap":
+        requests = cap_requests(set_ or [])
+    else:
+        if set_ is not None and len(set_) > 1:
+            raise InputError("world takes one --set", field="--set")
+        requests = world_requests((set_ or [None])[0], arm or ["blind", "informed"], form=form, votes=votes,
+                                  max_items=max_items, seed=seed, top_k=top_k, split=split)
+    write_export(out, requests, analysis=analysis, judge_spec=judge)
+    console.print(f"{len(requests)} {analysis} requests → {out}/requests.jsonl, {out}/inspect_task.py, "
+                  f"{out}/promptfoo_tests.yaml (answer them, then run {analysis} with --judge replay:FILE)")

@@ -1,0 +1,80 @@
+"""Callables used as ``python:`` judges by the tests (importable by Ray workers: this folder is put on
+their PYTHONPATH). Each is a scripted judge whose verdict is a known function of the request."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+
+CALLS: list[str] = []
+_LOCK = threading.Lock()
+
+
+def expected_grade(text: str) -> int:
+    return 1 + len(text) % 9
+
+
+def _seen(request) -> None:
+    with _LOCK:
+        CALLS.append(request.request_id)
+
+
+def grade(request):
+    """graded: 1 + len(text) mod 9; pairwise: the longer response (A on a tie of lengths)."""
+    _seen(request)
+    if request.form == "pairwise":
+        return "A" if len(request.response_a or "") >= len(request.response_b or "") else "B"
+    return expected_grade(request.text or "")
+
+
+async def agrade(request):
+    await asyncio.sleep(0)
+    return grade(request)
+
+
+def as_dict(request):
+    return {"score": float(expected_grade(request.text or "")), "raw": f"my reply for {request.request_id}",
+            "rationale": "counted the characters"}
+
+
+def find_defects(request):
+    """defects: every word 'always' quoted."""
+    return [{"quote": "always", "reason": "overgeneralises"}] if "always" in (request.text or "") else []
+
+
+BAD = {"r0": "seven", "r1": None, "r2": True, "r3": 12, "r4": {"score": "x"}, "r5": {"verdict": 3},
+       "r6": float("nan"), "r7": 4}
+
+
+def bad(request):
+    """Returns what is not a graded verdict for every id but r7."""
+    return BAD[request.request_id]
+
+
+def boom(request):
+    raise RuntimeError(f"cannot judge {request.request_id}")
+
+
+def _unsupported(text: str, world: str | None) -> bool:
+    """Whether a number or a capitalised word of ``text`` is absent from the world (always False when blind)."""
+    if world is None:
+        return False
+    return any(w.lower() not in world.lower() for w in re.findall(r"\d+|[A-Z][a-z]+", text))
+
+
+def world(request):
+    """The world forms: a text is flagged when a number or name in it is not in the world block shown."""
+    flagged = _unsupported(request.text or "", request.evidence)
+    if request.form == "label":
+        return flagged
+    if request.form == "sentences":
+        return {"labels": [_unsupported(u, request.evidence) for u in request.units or []]}
+    if request.form == "score":
+        return {"score": 1 if flagged else 5}
+    if request.form == "defects":
+        return {"defects": [{"quote": "always", "reason": "unsupported"}] if flagged else []}
+    return {"defect_ids": []}
+
+
+NOT_CALLABLE = 3
