@@ -36,6 +36,7 @@ _GROUPS = {
     "card": "judgeaudit.commands.card",
     "loop": "judgeaudit.commands.loop",
     "world": "judgeaudit.commands.world",
+    "templates": "judgeaudit.commands.templates",
 }
 for _name, _module in _GROUPS.items():
     try:

@@ -13,6 +13,7 @@ records a Verdict with ``parse_ok=False``.
 
 from __future__ import annotations
 
+from judgeaudit.judges.forms import family
 from judgeaudit.judges.replies import ParseResult, read_defects, read_graded, read_pairwise
 from judgeaudit.judges.scale import OVERREACH_SCALE, Scale
 from judgeaudit.records import JudgeRequest
@@ -113,9 +114,7 @@ def is_world(request: JudgeRequest) -> bool:
 def render(request: JudgeRequest) -> str:
     """The exact text a judge is sent for ``request`` (it enters the call key)."""
     if is_world(request):
-        from judgeaudit.world.templates import render as render_world
-
-        return render_world(request)
+        return family(WORLD_TEMPLATE).render(request)
     if request.form == "graded":
         return render_graded(request)
     if request.form == "pairwise":
@@ -162,9 +161,7 @@ def parse(form: str, text: str | None, scale: Scale = OVERREACH_SCALE) -> ParseR
 def parse_request(request: JudgeRequest, text: str | None) -> ParseResult:
     """``parse`` for a request: world requests go to the world parsers (which need the units)."""
     if is_world(request):
-        from judgeaudit.world.parse import parse as parse_world
-
-        return parse_world(request, text)
+        return family(WORLD_TEMPLATE).parse(request, text)
     return parse(request.form, text)
 
 
@@ -172,10 +169,8 @@ def world_fields(request: JudgeRequest, parsed: ParseResult) -> dict:
     """The Verdict fields a world reply fills (label, unit labels, ids, the 1–5 score); {} otherwise."""
     if not is_world(request):
         return {}
-    fields = dict(label=parsed.label, unit_labels=parsed.unit_labels, defect_ids=parsed.defect_ids)
-    if request.form == "score":
-        fields.update(score=parsed.score, score_source="parsed" if parsed.ok else None)
-    return fields
+    fields = family(WORLD_TEMPLATE).verdict_fields
+    return fields(request, parsed) if fields is not None else {}
 
 
 def expected_score(dist: list[float]) -> float:

@@ -541,11 +541,14 @@ def _auto(text: str | None, form: str, scale: Scale, opts: dict[str, Any]) -> Pa
         return read_pairwise(text)
     if form == "defects":
         return read_defects(text)
+    if form == "generate":
+        ok = bool(text and text.strip())
+        return ParseResult(ok=ok, error=None if ok else "empty response")
     return read_graded(text, scale)
 
 
 FORMATS: dict[str, tuple[tuple[str, ...], Reader, str]] = {
-    "auto": (("graded", "pairwise", "defects"), _auto, "every framing of the form (the default)"),
+    "auto": (("graded", "pairwise", "defects", "generate"), _auto, "every framing of the form (the default)"),
     "[[rating]]": (("graded",), lambda t, f, s, o: read_graded(t, s, framings=("brackets",)),
                    "MT-Bench single-answer: 'Rating: [[7]]'"),
     "Score: N": (("graded",), lambda t, f, s, o: read_graded(t, s, framings=("label",)),
