@@ -36,7 +36,7 @@ def test_the_tables_are_large_and_mixed():
     for rows in (GRADED, PAIRWISE):
         assert len(rows) >= 150
         assert sum("refuse" in r for r in rows) >= 30
-        assert len({r["reply"] for r in rows}) == len(rows), "duplicate replies"
+        assert len({(r["reply"], r.get("scale")) for r in rows}) == len(rows), "duplicate replies"
     assert any(r.get("scale") == "pass_fail" for r in GRADED)
     assert {r.get("strength") for r in PAIRWISE} >= {0, 1, 2}
 

@@ -77,14 +77,14 @@ def test_a_template_enters_the_call_key_by_name_version_and_text(tmp_path):
     # the same template named in the spec string gives the same judge
     inline = make_judge(f"api:openai/gpt-4o-mini?template={f}", api_base=BASE, id=mine.id)
     assert inline.key(r) == mine.key(r) and inline.spec.model == "openai/gpt-4o-mini"
+    # the recipe carries the template, so a worker rebuilding the judge renders the same prompts
+    spec, opts = mine.recipe
+    assert make_judge(spec, **opts).spec == mine.spec
     # another version, or another text under the same version, is another instrument
     f.write_text(MINE.replace('version: "3"', 'version: "4"'))
     assert make_judge("api:openai/gpt-4o-mini", api_base=BASE, template=str(f)).key(r) != mine.key(r)
     f.write_text(MINE.replace("You grade answers.", "You grade answers strictly."))
     assert make_judge("api:openai/gpt-4o-mini", api_base=BASE, template=str(f)).key(r) != mine.key(r)
-    # the recipe carries the template, so a worker rebuilding the judge renders the same prompts
-    spec, opts = mine.recipe
-    assert make_judge(spec, **opts).spec == mine.spec
 
 
 def test_a_field_the_request_lacks_is_refused_before_any_call(tmp_path):
@@ -98,14 +98,14 @@ def test_a_field_the_request_lacks_is_refused_before_any_call(tmp_path):
 
 
 @pytest.mark.parametrize(("text", "line", "field", "message"), [
-    ("name: x\nversion: 1\nform: graded\nuser: hi\n", 1, "scale", "needs a scale"),
-    ("name: x\nversion: 1\nform: rubric\nscale: {min: 1, max: 5}\nuser: hi\n", 1, None, "form must be one of"),
+    ("name: x\nversion: 1\nform: graded\nuser: hi\n", 1, "scale", "needs a scale"),   # absent: the first line
+    ("name: x\nversion: 1\nform: rubric\nscale: {min: 1, max: 5}\nuser: hi\n", 3, "form", "form must be one of"),
     ("name: x\nversion: 1\nform: graded\nscale: {min: 5, max: 1}\nuser: hi\n", 4, "scale", "must be above min"),
-    ("name: x\nversion: 1\nform: graded\nscale: {min: 1, max: 5}\nuser: hi\nparser: '[[A>B]]'\n", 1, None,
+    ("name: x\nversion: 1\nform: graded\nscale: {min: 1, max: 5}\nuser: hi\nparser: '[[A>B]]'\n", 6, "parser",
      "reads pairwise replies, not graded"),
     ("name: x\nversion: 1\nform: graded\nscale: {min: 1, max: 5}\nuser: hi\nparser: {regex: 'S: (\\d)'}\n", 6,
      "parser", "needs a named group"),
-    ("name: x\nversion: 1\nform: graded\nscale: {min: 1, max: 5}\nuser: '{{ text '\n", 1, None, "Jinja2 syntax"),
+    ("name: x\nversion: 1\nform: graded\nscale: {min: 1, max: 5}\nuser: '{{ text '\n", 5, "user", "Jinja2 syntax"),
     ("name: x\nversion: 1\nform: graded\nscale: {min: 1, max: 5}\nuser: hi\ncolour: red\n", 6, "colour",
      "Extra inputs"),
     ("name: x\nversion: 1\nform: graded\nscale: {min: 1, max: 5}\n", 1, "user", "required field is missing"),

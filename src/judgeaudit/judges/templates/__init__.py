@@ -52,6 +52,14 @@ REQUEST_FIELDS = ("text", "evidence", "criterion", "prompt", "response_a", "resp
 BASE_FORMS = ("graded", "pairwise", "defects", "generate")
 
 
+class _FieldProblem(ValueError):
+    """A whole-template check that concerns one field (so that the error names its line)."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
 class ParserSpec(BaseModel):
     """How a reply is read: a named format, a JSON path or a regex with a named group."""
 
@@ -134,14 +142,16 @@ class JudgeTemplate(BaseModel):
     @model_validator(mode="after")
     def _check(self) -> JudgeTemplate:
         if self.family is None and self.form not in BASE_FORMS:
-            raise ValueError(f"form must be one of {', '.join(BASE_FORMS)} (or name a family: world)")
+            raise _FieldProblem("form", f"form must be one of {', '.join(BASE_FORMS)} (or name a family: world)")
         if self.form == "graded" and self.scale is None:
-            raise ValueError("a graded template needs a scale ({min: 1, max: 10} or pass_fail)")
+            raise _FieldProblem("scale", "a graded template needs a scale ({min: 1, max: 10} or pass_fail)")
         forms = FORMATS[self.parser.format][0]
         if self.family is None and self.form not in forms:
-            raise ValueError(f"reply format {self.parser.format!r} reads {', '.join(forms)} replies, not {self.form}")
+            raise _FieldProblem("parser", f"reply format {self.parser.format!r} reads {', '.join(forms)} replies, "
+                                f"not {self.form}")
         if self.scale is not None and self.scale.pass_fail and self.parser.format in ("[[rating]]", "Score: N"):
-            raise ValueError(f"reply format {self.parser.format!r} reads grades; a pass/fail scale uses pass/fail")
+            raise _FieldProblem("parser", f"reply format {self.parser.format!r} reads grades; a pass/fail scale "
+                                "uses pass/fail")
         env = _env()
         for part in ("system", "user"):
             text = getattr(self, part)
@@ -149,7 +159,7 @@ class JudgeTemplate(BaseModel):
                 try:
                     env.parse(text)
                 except jinja2.TemplateSyntaxError as e:
-                    raise ValueError(f"{part}: Jinja2 syntax error on its line {e.lineno}: {e.message}") from None
+                    raise _FieldProblem(part, f"Jinja2 syntax error on its line {e.lineno}: {e.message}") from None
         return self
 
     # ------------------------------------------------------------------ identity
@@ -252,7 +262,8 @@ def parse_template(text: str, *, path: str | Path = "<template>") -> JudgeTempla
         return JudgeTemplate.model_validate(data)
     except ValidationError as e:
         first = e.errors()[0]
-        loc = [str(x) for x in first["loc"]]
+        problem = (first.get("ctx") or {}).get("error")
+        loc = [problem.field] if isinstance(problem, _FieldProblem) else [str(x) for x in first["loc"]]
         key = loc[0] if loc else None
         msg = "required field is missing" if first["type"] == "missing" else first["msg"].removeprefix("Value error, ")
         line = _line_of(node, key) if key in data else 1
