@@ -30,10 +30,24 @@ def _key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
+N_BASE = 10
+
+
 @pytest.fixture(scope="module")
-def construct_texts() -> set[str]:
+def probe_file(tmp_path_factory) -> Path:
+    """The bundled probes of the first ten base items (every slot of each)."""
+    lines = bundled_probes_path().read_text().splitlines()
+    bases = list(dict.fromkeys(json.loads(x)["base_id"] for x in lines))[:N_BASE]
+    path = tmp_path_factory.mktemp("probes") / "probes.jsonl"
+    path.write_text("\n".join(x for x in lines if json.loads(x)["base_id"] in bases) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def construct_texts(probe_file) -> set[str]:
     """The edited texts of construct-changing probes (the ones a valid judge must move on)."""
-    probes = probes_frame(read_probes(bundled_probes_path()))
+    probes = probes_frame(read_probes(probe_file))
+    assert probes["base_id"].nunique() == N_BASE
     return {r.edited for r in probes.itertuples() if SLOT_BY_NAME[r.slot].axis != "control"}
 
 
@@ -55,7 +69,7 @@ def test_mt_bench_reply_is_read_as_7_on_1_to_10(fake_server):
         assert ok or v.meta["parse_error"]
 
 
-def test_validity_run_reads_the_mt_bench_frontier_on_its_scale(tmp_path, fake_server, construct_texts):
+def test_validity_run_reads_the_mt_bench_frontier_on_its_scale(tmp_path, fake_server, probe_file, construct_texts):
     """A planted MT-Bench grader: 7 for an original or a construct-preserving edit, 3 for a construct-changing
     one. On 1–10 with higher = better, the reflected grades are 4 and 8: S = R = 1 at τ = 8."""
 
@@ -66,8 +80,8 @@ def test_validity_run_reads_the_mt_bench_frontier_on_its_scale(tmp_path, fake_se
     srv = fake_server(responder=respond)
     out = tmp_path / "out"
     r = CliRunner().invoke(app, ["validity", "run", "--judge", "api:openai/judge-model", "--template", "mt-bench-single",
-                                 "--judge", "reference:constant", "--api-base", srv.base_url, "--bootstrap", "200",
-                                 "--regrade", "8", "--out", str(out)])
+                                 "--judge", "reference:constant", "--api-base", srv.base_url, "--probes", str(probe_file),
+                                 "--bootstrap", "100", "--regrade", "8", "--out", str(out)])
     assert r.exit_code == 0, r.output
     res = json.loads((out / "result.json").read_text())
     j = res["judges"]["api:openai/judge-model"]
@@ -86,7 +100,7 @@ def test_validity_run_reads_the_mt_bench_frontier_on_its_scale(tmp_path, fake_se
     assert "grades reflected (1 + 10 - grade)" in html
 
 
-def test_a_pass_fail_template_is_one_operating_point(tmp_path, fake_server, construct_texts):
+def test_a_pass_fail_template_is_one_operating_point(tmp_path, fake_server, probe_file, construct_texts):
     template = tmp_path / "pf.yaml"
     template.write_text("""\
 name: pass-fail-check
@@ -108,7 +122,8 @@ parser: pass/fail
     srv = fake_server(responder=respond)
     out = tmp_path / "out"
     r = CliRunner().invoke(app, ["validity", "run", "--judge", "api:openai/judge-model", "--template", str(template),
-                                 "--api-base", srv.base_url, "--bootstrap", "100", "--regrade", "0", "--out", str(out)])
+                                 "--api-base", srv.base_url, "--probes", str(probe_file), "--bootstrap", "100",
+                                 "--regrade", "0", "--out", str(out)])
     assert r.exit_code == 0, r.output
     j = json.loads((out / "result.json").read_text())["judges"]["api:openai/judge-model"]
     assert j["scale"]["label"] == "pass/fail" and j["scale"]["binary"] and j["scale"]["operating_points"] == 1
@@ -147,3 +162,22 @@ def test_arena_hard_five_way_reply_in_a_cap_run(tmp_path, fake_server):
         mine, ref = judges["api:openai/judge-model"]["conditions"]["C7"], judges["reference:length"]["conditions"]["C7"]
         assert (mine[k]["value"] if isinstance(mine[k], dict) else mine[k]) == \
             (ref[k]["value"] if isinstance(ref[k], dict) else ref[k])
+
+
+def test_geval_score_is_probability_weighted_where_logprobs_are_returned(fake_server):
+    """G-Eval's form: the grade is sum_s p(s)·s over the scale at the grade's token (0.6·4 + 0.4·5 = 4.4); a
+    template that reads the parsed grade (MT-Bench) asks for no log-probabilities and keeps 4."""
+    from fakeserver import chat_logprobs
+
+    reply = "Coherence is good.\nScore (1-5): 4"
+    srv = fake_server(responder=lambda prompt: reply,
+                      logprobs=lambda text: chat_logprobs(text, {4: 0.6, 5: 0.4}, score_at=text.rindex("4")))
+    r = JudgeRequest(request_id="g1", text="The trial lowered blood pressure.", evidence="A trial of 40 adults.")
+    v = asyncio.run(make_judge("api:openai/judge-model", api_base=srv.base_url, template="geval").judge_one(r))
+    assert v.parse_ok and v.score_source == "logprobs" and v.score == pytest.approx(4.4)
+    assert v.score_dist == pytest.approx([0.0, 0.0, 0.0, 0.6, 0.4])
+    assert srv.requests[-1]["logprobs"] is True
+    srv.responder = lambda prompt: "Fine.\n\nRating: [[4]]"
+    v = asyncio.run(make_judge("api:openai/judge-model", api_base=srv.base_url, template="mt-bench-single")
+                    .judge_one(r.model_copy(update={"prompt": "Summarise the trial."})))
+    assert v.score == 4.0 and v.score_source == "parsed" and "logprobs" not in srv.requests[-1]
