@@ -39,6 +39,7 @@ _GROUPS = {
     "calibrate": "judgeaudit.commands.calibrate",
     "batch": "judgeaudit.commands.batch",
     "requests": "judgeaudit.commands.requests",
+    "templates": "judgeaudit.commands.templates",
 }
 for _name, _module in _GROUPS.items():
     try:

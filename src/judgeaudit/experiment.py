@@ -213,6 +213,7 @@ def load_experiment(path: str | Path) -> _Experiment:
         where, sep, query = rest.partition("?")
         update["set_"] = f"{name}:{_relative(base, Path(where))}{sep}{query}"
     exp = exp.model_copy(update=update)
+    _resolve_templates(exp, base, node, p)
     for loc, f in _inputs(exp):
         if not f.exists():
             raise InputError(f"{f}: not found", path=p, line=_line_of(node, loc), field=str(loc[0]))
@@ -223,6 +224,27 @@ def load_experiment(path: str | Path) -> _Experiment:
         raise InputError(f"{e.path} {e.message}", path=p, line=_line_of(node, ("out",)), field="out") from None
     exp._node, exp._path = node, p   # for errors the run raises (``yaml_error``)
     return exp
+
+
+def _resolve_templates(exp: _Experiment, base: Path, node: yaml.Node, path: Path) -> None:
+    """A judge entry's ``template:`` (a built-in name, or a file relative to the experiment file), read
+    and validated now: a bad template file fails with its own file and line before anything runs."""
+    from judgeaudit.judges.templates import get_template, library
+
+    for i, j in enumerate(getattr(exp, "judges", None) or []):
+        name = getattr(j, "template", None) if isinstance(j, JudgeEntry) else None
+        if name is None:
+            continue
+        if not isinstance(name, str):
+            raise InputError("template is a built-in name or a file", path=path,
+                             line=_line_of(node, ("judges", i, "template")), field=f"judges.{i}.template")
+        if name not in library():
+            f = Path(name) if Path(name).is_absolute() else base / name
+            if not f.is_file():
+                raise InputError(f"{f}: not found (nor a built-in template)", path=path,
+                                 line=_line_of(node, ("judges", i, "template")), field=f"judges.{i}.template")
+            j.template = str(f)   # type: ignore[attr-defined]
+        get_template(j.template)   # type: ignore[attr-defined]
 
 
 def yaml_error(exp: _Experiment, err: InputError) -> InputError:

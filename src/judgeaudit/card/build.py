@@ -107,7 +107,26 @@ def validity_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
         "per_axis": {ax: {"R": _val(b, f"R_{ax}"), "R_plus": _val(d.get(ax) or {}, "R_plus"),
                           "wrong_way_rate": _val(d.get(ax) or {}, "wrong_way_rate")} for ax in ("scope", "strength")},
         "notes": list(b.get("notes") or []),
+        "template": b.get("template"), "scale": b.get("scale"),
     }
+
+
+def instrument_line(section: dict[str, Any]) -> str | None:
+    """The sentence naming the template and scale a validity section was measured with (None: the run
+    recorded neither)."""
+    t, sc = section.get("template"), section.get("scale")
+    if not t and not sc:
+        return None
+    parts = []
+    if t:
+        parts.append(f"template {t['name']} {t['version']} (sha256 {t['sha256']}"
+                     + (", judgeaudit's default" if t.get("default") else "") + ")")
+    if sc:
+        parts.append(f"scale {sc['label']}, a higher grade is {sc['higher']}"
+                     + ("; τ is on the reflected grade" if sc.get("reflected") else ""))
+        if sc.get("binary"):
+            parts.append("a two-point scale: one operating point, not a frontier")
+    return "Measured with " + "; ".join(parts) + "."
 
 
 def cap_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:

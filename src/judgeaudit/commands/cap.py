@@ -16,7 +16,7 @@ from judgeaudit.analyses.cap import CapResult, cap_profile
 from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
-from judgeaudit.commands.common import RetriesOpt, RpmOpt, TimeoutOpt
+from judgeaudit.commands.common import RetriesOpt, RpmOpt, TemplateOpt, TimeoutOpt
 from judgeaudit.commands import register
 from judgeaudit.datasets._common import CoverageCell, judge_family, table_family
 from judgeaudit.errors import InputError
@@ -83,9 +83,9 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
             out: Path | None = None, concurrency: int | None = None, failures: str = "exclude",
             api_base: str | None = None, augment: list[str] | None = None,
             generator_spec: str | None = None, c8_sample: int | None = None,
-            extra: Callable[[CapResult], list] | None = None) -> CapResult:
+            extra: Callable[[CapResult], list] | None = None, template: str | None = None) -> CapResult:
     """Load the sets, collect judges (published outputs and/or live judges run in both orders
-    through the call store), optionally run the C8 evaluator, estimate the profile, and with
+    through the call store; ``template``: the judge template every live api/local judge renders), optionally run the C8 evaluator, estimate the profile, and with
     ``out`` write ``out/result.json`` and ``out/report.html`` (with the sections ``extra(result)``
     returns, e.g. the register of predicted values, appended)."""
     from judgeaudit.analyses.cap_design import (
@@ -139,14 +139,16 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
     pairs = pd.concat(frames, ignore_index=True)
     live_failures = None
     called: list[pd.DataFrame] = []   # every live verdict table, for the per-judge call summary
+    templates: dict[str, Any] = {}    # live judge id -> the template it answered with
     if judge_specs:
         from judgeaudit.commands.common import build_judges, judge_all
 
-        judges = build_judges(list(judge_specs), api_base=api_base)
+        judges = build_judges(list(judge_specs), api_base=api_base, template=template)
         store_path.parent.mkdir(parents=True, exist_ok=True)
         verdicts = judge_all(judges, pairwise_requests(pairs), store_path=store_path, concurrency=concurrency)
         live_failures = failure_counts(verdicts) if len(verdicts) else None
         called.append(verdicts)
+        templates = {j.id: j.template_record("pairwise") for j in judges}
         for j in judges:
             t = two_order_table(verdicts, j.id)
             fam = judge_family(j)
@@ -197,7 +199,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         answers = answer_record(pd.concat(called, ignore_index=True) if called else verdicts_frame([]))
         answers = {**answers, "calls": answers["calls"] + n_published, "replayed": answers["replayed"] + n_published}
         write_outputs(result, Path(out), live_failures=live_failures, calls=calls, answers=answers,
-                      extra=extra(result) if extra else None, inputs=set_paths)
+                      extra=extra(result) if extra else None, inputs=set_paths, templates=templates)
     return result
 
 
@@ -226,8 +228,9 @@ def benchmark_scores(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], adapt
 def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame | None = None,
                   title: str = "judgeaudit: conditional accuracy profiles", calls: Any = None,
                   extra: list | None = None, answers: dict[str, Any] | None = None,
-                  inputs: dict[str, str] | None = None) -> None:
-    """OUT/result.json and OUT/report.html; ``calls`` (a ``runtime.failures.CallSummary`` of the live
+                  inputs: dict[str, str] | None = None, templates: dict[str, Any] | None = None) -> None:
+    """OUT/result.json and OUT/report.html; ``templates`` (live judge id -> its template record) is
+    recorded as ``sets.<set>.judges.<id>.template``; ``calls`` (a ``runtime.failures.CallSummary`` of the live
     judges and the evaluator) adds ``calls`` to the result and a judge-calls section to the report;
     the result's ``published_statistics`` (LLMBar's statistics.json, file by file) adds a section;
     ``extra`` sections go at the end of the report."""
@@ -237,6 +240,10 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
     from judgeaudit.runinfo import write_result
 
     d = result.to_dict()
+    for block in d["sets"].values():
+        for jid, rec in (templates or {}).items():
+            if jid in block["judges"]:
+                block["judges"][jid]["template"] = rec
     sections = cap_sections(result)
     if live_failures is not None:
         d["call_failures"] = live_failures.to_dict(orient="records")
@@ -294,6 +301,7 @@ def run_cmd(
     batch_out: BatchOutOpt = None,
     mlflow: MlflowOpt = None,
     mlflow_experiment: MlflowExperimentOpt = None,
+    judge_template: TemplateOpt = None,
     ledger: register.LedgerOpt = None,
     strict_register: register.StrictOpt = False,
 ) -> None:
@@ -320,6 +328,11 @@ def run_cmd(
                          seed=seed, store=store, out=out, concurrency=concurrency, failures=failures,
                          api_base=api_base, augment=augment, generator_spec=generator, c8_sample=c8_sample,
                          extra=register_section if led is not None else None)
+    result = run_cap(set_, judge_specs=judge, published=published, evaluator_spec=evaluator,
+                     allow_same_family=allow_same_family, human=human, stress=stress, n_boot=bootstrap, seed=seed,
+                     store=store, out=out, concurrency=concurrency, failures=failures, api_base=api_base,
+                     augment=augment, generator_spec=generator, c8_sample=c8_sample,
+                     extra=register_section if led is not None else None, template=judge_template)
     from judgeaudit.report.cap import benchmark_score_table, profile_table
 
     for s in dict.fromkeys(result.cells["set"]):

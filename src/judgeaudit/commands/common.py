@@ -40,21 +40,31 @@ ApiBaseOpt = Annotated[str | None, typer.Option("--api-base", help="OpenAI-compa
 ``call_rpm`` and ``api_base`` (``calls_checked`` applies them; ``call_context`` for a command without it)."""
 
 _API_BASE: ContextVar[str | None] = ContextVar("judgeaudit_api_base", default=None)
+TemplateOpt = Annotated[str | None, typer.Option(
+    "--template", help="judge template (a YAML file or a built-in name: judgeaudit templates list) for every "
+    "api: and local --judge")]
 
 RayAddressOpt = Annotated[str | None, typer.Option(
     "--ray-address", help="Ray cluster for --backend ray: HOST:PORT, ray://HOST:10001 or auto (default: "
     "RAY_ADDRESS, else a local instance)")]
 
 
-def build_judges(specs: list[str | dict], *, api_base: str | None = None) -> list[Judge]:
+def build_judges(specs: list[str | dict], *, api_base: str | None = None,
+                 template: str | None = None) -> list[Judge]:
     """One judge per spec; a replay file holding several judges becomes one judge per judge id.
 
     A spec is a string (``local``) or a mapping with ``spec`` and backend options
-    (``{"spec": "api:openai/gpt-4o-mini", "family": "openai", "temperature": 0}``).
+    (``{"spec": "api:openai/gpt-4o-mini", "family": "openai", "temperature": 0}``). ``template`` (a
+    command's ``--template``: a file or a built-in name) is used by every judge that renders prompts
+    and names no template of its own.
     """
     from judgeaudit.judges.replay import replay_judges
 
     api_base = api_base or _API_BASE.get()   # a command's --api-base reaches judges built below it
+    if template is not None:   # a bad template fails before any judge is built
+        from judgeaudit.judges.templates import get_template
+
+        get_template(template)
     judges: list[Judge] = []
     for spec in specs:
         if isinstance(spec, dict):
@@ -66,6 +76,10 @@ def build_judges(specs: list[str | dict], *, api_base: str | None = None) -> lis
             judges += replay_judges(spec.removeprefix("replay:"))  # one read of the file for all its judges
             continue
         judges.append(make_judge(spec, api_base=api_base))
+    if template is not None:
+        from judgeaudit.judges.base import with_template
+
+        judges = [with_template(j, template) if j.takes_template and j.template is None else j for j in judges]
     seen: set[str] = set()
     for j in judges:
         if j.id in seen:

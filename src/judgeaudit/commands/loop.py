@@ -23,6 +23,7 @@ from judgeaudit.commands.common import (
     RayAddressOpt,
     RetriesOpt,
     RpmOpt,
+    TemplateOpt,
     TimeoutOpt,
     calls_checked,
     failed,
@@ -95,8 +96,10 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
                      max_items: int | None = None, judge2: str | Any | None = None, rewriter: str | Any | None = None,
                      store: Path | None = None, concurrency: int | None = None, api_base: str | None = None,
                      bootstrap: int = 2000, seed: int = 0, temperature: float = VOTE_TEMPERATURE,
-                     progress: bool = True, nli: str | None = None) -> dict[str, Any]:
+                     progress: bool = True, nli: str | None = None, template: str | None = None) -> dict[str, Any]:
     """Run the loop and write its outputs; the result dict. Specs may be ready Judge objects.
+    ``template`` (a ``generate`` template over the request's ``prompt``) is the prompt frame the feedback
+    judges (``judge``, ``judge2``) are asked in.
 
     The feedback judges (``judge``, ``judge2``, and the rewriter when it defaults to the judge) given
     as api/local specs sample their votes at ``temperature`` (the paper's 0.3, §3.4); the responder
@@ -140,6 +143,11 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
         return make_judge(spec, api_base=api_base, **opts)
 
     j, j2 = build(judge, temperature), build(judge2, temperature)
+    if template is not None:
+        from judgeaudit.judges.base import with_template
+
+        j, j2 = (with_template(x, template) if x is not None and x.takes_template and x.template is None else x
+                 for x in (j, j2))
     if any(r.judge == "second" for r in regs):
         if j2 is None or j is None:
             raise InputError("the second-family regulators need --judge and --judge2", field="--judge2")
@@ -285,6 +293,7 @@ def run_cmd(
     batch_out: BatchOutOpt = None,
     mlflow: MlflowOpt = None,
     mlflow_experiment: MlflowExperimentOpt = None,
+    judge_template: TemplateOpt = None,
 ) -> None:
     """Run the loop → OUT/result.json and OUT/report.html; exits 1 when a judging arm had no usable
     report (``--allow-failures``: exit 0)."""
@@ -295,7 +304,8 @@ def run_cmd(
     r = run_loop_command(task=task, data=data, initial=initial, responder=responder, judge=judge,
                          regulators=regulator, out=out, rounds=rounds, votes=votes, max_items=max_items,
                          judge2=judge2, rewriter=rewriter, store=store, concurrency=concurrency, api_base=api_base,
-                         bootstrap=bootstrap, seed=seed, temperature=temperature, nli=nli)
+                         bootstrap=bootstrap, seed=seed, temperature=temperature, nli=nli,
+                         template=judge_template)
     print_routes(r, allow_failures)
     b = r["before"]
     n_err = sum(r["judge_errors"].values()) + r["responder_errors"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
@@ -13,7 +13,7 @@ from rich.console import Console
 from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
-from judgeaudit.commands.common import RetriesOpt, RpmOpt, TimeoutOpt
+from judgeaudit.commands.common import RetriesOpt, RpmOpt, TemplateOpt, TimeoutOpt
 from judgeaudit.commands import register
 from judgeaudit.records import JudgeRequest
 
@@ -37,12 +37,17 @@ class ValidityRun:
     probes: pd.DataFrame
     verdicts: pd.DataFrame
     result: object
+    #: judge id -> its ``template`` and ``scale`` records (as in result.json)
+    instruments: dict = field(default_factory=dict)
 
 
 def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, store: Path | None = None,
                  s_floor: float = 0.90, bar: float = 0.75, n_boot: int = 2000, n_regrade: int = 48,
-                 concurrency: int | None = None, api_base: str | None = None, seed: int = 0) -> ValidityRun:
-    """Grade every original and edited text with every judge, then compute the profile."""
+                 concurrency: int | None = None, api_base: str | None = None, seed: int = 0,
+                 template: str | None = None) -> ValidityRun:
+    """Grade every original and edited text with every judge (``template``: the judge template every
+    api/local judge renders), then compute the profile on each judge's own scale."""
+    from judgeaudit.analyses.grade_scale import orient, scale_record
     from judgeaudit.analyses.validity import validity_profile
     from judgeaudit.commands.common import build_judges, judge_all
     from judgeaudit.io import write_parquet
@@ -62,23 +67,32 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     probes = probes_frame(read_probes(path))
     requests = graded_requests(probes)
     requests = requests + regrade_requests(requests, n_regrade)
-    judges = build_judges(judge_specs, api_base=api_base)
+    judges = build_judges(judge_specs, api_base=api_base, template=template)
     verdicts = judge_all(judges, requests, store_path=store or out / "calls.sqlite", concurrency=concurrency)
-    result = validity_profile(probes, verdicts, s_floor=s_floor, bar=bar, n_boot=n_boot, seed=seed)
+    scales = {j.id: j.template.scale for j in judges if j.template is not None and j.template.scale is not None}
+    result = validity_profile(probes, orient(verdicts, scales), s_floor=s_floor, bar=bar, n_boot=n_boot, seed=seed)
     payload = result.to_dict()
+    for j in judges:   # which template and scale each judge answered on
+        entry = payload["judges"].get(j.id)
+        if entry is not None:
+            entry["template"] = j.template_record("graded")
+            entry["scale"] = scale_record(scales.get(j.id), entry)
     payload["probe_set"] = "bundled" if bundled else str(path)
     payload["calls"] = summarise(verdicts).to_dict()
     with output_set(out, "validity") as dest:
         write_result(dest / "result.json", payload, verdicts, inputs={"probes": path})
         write_parquet(dest / "verdicts.parquet", verdicts)
-    return ValidityRun(probes, verdicts, result)
+    instruments = {jid: {k: e.get(k) for k in ("template", "scale")} for jid, e in payload["judges"].items()
+                   if e.get("scale") is not None}
+    return ValidityRun(probes, verdicts, result, instruments)
 
 
 def sections(run: ValidityRun) -> list:
     """Report sections; their banners say when directions are author-intended, not human-verified."""
+    from judgeaudit.report.instruments import instrument_section
     from judgeaudit.report.validity import validity_sections
 
-    return validity_sections(run.result)
+    return validity_sections(run.result) + ([instrument_section(run.instruments)] if run.instruments else [])
 
 
 def write_report(run: ValidityRun, out: Path, *, echo: Console = console, extra: list | None = None) -> None:
@@ -135,6 +149,7 @@ def run_cmd(
     batch_out: BatchOutOpt = None,
     mlflow: MlflowOpt = None,
     mlflow_experiment: MlflowExperimentOpt = None,
+    judge_template: TemplateOpt = None,
     ledger: register.LedgerOpt = None,
     strict_register: register.StrictOpt = False,
 ) -> None:
@@ -144,7 +159,8 @@ def run_cmd(
     led = register.load(ledger, strict_register)
     with output_set(out, "validity"):   # one set: a kill leaves the earlier run or this one, never a mix
         r = run_validity(probes, judge, out=out, store=store, s_floor=s_floor, bar=bar, n_boot=bootstrap,
-                         n_regrade=regrade, concurrency=concurrency, api_base=api_base, seed=seed)
+                         n_regrade=regrade, concurrency=concurrency, api_base=api_base, seed=seed,
+                         template=judge_template)
         entries, extra = register.mark(led, ledger, "validity", r.result.to_dict(), out) if led is not None else (None, None)
         write_report(r, out, extra=[extra] if extra else None)
     if entries is not None:

@@ -21,7 +21,7 @@ from rich.console import Console
 from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, RetriesOpt,
-                                         RpmOpt, TimeoutOpt, calls_checked)
+                                         RpmOpt, TemplateOpt, TimeoutOpt, calls_checked)
 from judgeaudit.runfolder import output_set
 
 app = typer.Typer(help="What a judge must be shown: blind vs informed arms, world variants, factorial.",
@@ -124,9 +124,11 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
                   items: list | None = None, encoder=None, progress: bool = True,
                   matcher_judge: str | None = None, second_matcher_judge: str | None = None,
                   covariates: Sequence[str] = ("world_chars",),
-                  permutations: int = 9999, alternative: str = "greater", split: str = "all") -> WorldResult:
+                  permutations: int = 9999, alternative: str = "greater", split: str = "all",
+                  template: str | None = None) -> WorldResult:
     """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``;
-    ``split``: see :func:`split_items`)."""
+    ``split``: see :func:`split_items`; ``template``: a world-family judge template every api/local
+    judge renders)."""
     from judgeaudit.commands.common import build_judges
     from judgeaudit.errors import InputError
     from judgeaudit.io import write_parquet
@@ -165,7 +167,7 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     from judgeaudit.analyses.world.correlate import covariate_table
 
     covariate_table(items, covariates)   # an unknown or non-numeric covariate fails before any call
-    judges = build_judges(_judge_specs(judge_specs, temperature), api_base=api_base)
+    judges = build_judges(_judge_specs(judge_specs, temperature), api_base=api_base, template=template)
     verdicts = judge_world(items, judges, arms, form=form, votes=votes, store_path=store or out / "calls.sqlite",
                            seed=seed, encoder=encoder, top_k=top_k, concurrency=concurrency, progress=progress)
     by_arm = summarise(verdicts, part=arm_of, part_name="arm")
@@ -191,6 +193,9 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
               "split": split_record,
               "calibration": {j.id: j.calibration() for j in judges if callable(getattr(j, "calibration", None))},
               "calls": summarise(verdicts).to_dict(), "calls_by_arm": by_arm.to_dict()}
+    for j in judges:   # the template each judge answered with (None: the built-in world templates)
+        if isinstance((result.get("judges") or {}).get(j.id), dict):
+            result["judges"][j.id]["template"] = j.template_record(form)
     with output_set(out, "world") as dest:
         write_result(dest / "result.json", result, verdicts,
                      inputs={f"data:{i}": f for i, f in enumerate((set_prov or {}).get("files") or [])})
@@ -309,6 +314,7 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             call_timeout: TimeoutOpt = None, call_retries: RetriesOpt = None, call_rpm: RpmOpt = None,
             batch: BatchOpt = None, batch_out: BatchOutOpt = None,
             mlflow: MlflowOpt = None, mlflow_experiment: MlflowExperimentOpt = None,
+            judge_template: TemplateOpt = None,
             ) -> None:
     """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html (as one set)."""
     with output_set(out, "world"):
@@ -316,7 +322,8 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
                           concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
                           temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
                           matcher_judge=matcher_judge, second_matcher_judge=second_matcher_judge,
-                          covariates=correlate, permutations=permutations, alternative=alternative, split=split)
+                          covariates=correlate, permutations=permutations, alternative=alternative, split=split,
+                          template=judge_template)
         write_report(r, out)
     matcher_failed(r.result, allow_failures)
 

@@ -43,7 +43,6 @@ from judgeaudit.errors import AuthError, InputError, TransientError
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the cost map at import
 _TRANSPORT_OPTIONS = ("api_base", "timeout", "max_concurrency", "transport")
-_DIGITS = {str(s): i for i, s in enumerate(elicit.SCALE)}
 
 
 def _litellm():
@@ -110,18 +109,22 @@ def _token_bytes(entry: Any) -> bytes | None:
     return token.encode() if isinstance(token, str) else None
 
 
-def _score_distribution(choice: Any, text: str, at: int) -> tuple[list[float], float] | None:
-    """Distribution over 1–9 at the token holding ``text[at]`` (the digit the parser read), and the
-    probability mass the top alternatives there put on the digits.
+def _score_distribution(choice: Any, text: str, at: int,
+                        values: tuple[int, ...] = elicit.SCALE) -> tuple[list[float], float] | None:
+    """Distribution over the scale ``values`` at the token holding ``text[at]`` (the first digit of
+    the grade the parser read), and the probability mass the top alternatives there put on the
+    grades.
 
     None when the provider returned no logprobs, when its tokens do not spell the reply up to that
-    token, or when that token is more than the digit (its alternatives are then not grades).
+    token, or when that token is more than the grade (its alternatives are then not grades).
     """
     content = _get(_get(choice, "logprobs"), "content")
     if not content:
         return None
     reply = text.encode()
     target = len(text[:at].encode())
+    number = re.match(r"\d+", text[at:])
+    grade = number.group() if number else text[at]
     start = 0
     for entry in content:
         raw = _token_bytes(entry)
@@ -129,26 +132,27 @@ def _score_distribution(choice: Any, text: str, at: int) -> tuple[list[float], f
             return None
         end = start + len(raw)
         if start <= target < end:
-            if raw.decode(errors="replace").strip() != text[at]:
+            if raw.decode(errors="replace").strip() != grade:
                 return None
-            return _digit_distribution(entry)
+            return _digit_distribution(entry, values)
         start = end
     return None
 
 
-def _digit_distribution(entry: Any) -> tuple[list[float], float] | None:
+def _digit_distribution(entry: Any, values: tuple[int, ...] = elicit.SCALE) -> tuple[list[float], float] | None:
     """Renormalised probabilities of the grades among one position's alternatives (spellings with
     and without a leading space are one grade); the chosen token counts when it is not listed."""
+    index = {str(v): i for i, v in enumerate(values)}
     cands = list(_get(entry, "top_logprobs") or [])
     if not any(_token_bytes(c) == _token_bytes(entry) for c in cands):
         cands.append(entry)
-    probs = [0.0] * len(elicit.SCALE)
+    probs = [0.0] * len(values)
     for c in cands:
         raw = _token_bytes(c)
         spelled = raw.decode(errors="replace").strip() if raw is not None else ""
         logprob = _get(c, "logprob")
-        if spelled in _DIGITS and logprob is not None:
-            probs[_DIGITS[spelled]] += math.exp(logprob)
+        if spelled in index and logprob is not None:
+            probs[index[spelled]] += math.exp(logprob)
     total = sum(probs)
     return ([p / total for p in probs], total) if total > 0 else None
 
@@ -217,20 +221,25 @@ class ApiJudge(Judge):
         missing = env.get("missing_keys") or []
         return missing[0] if missing and not env.get("keys_in_environment") else None
 
+    takes_template = True
+
     def render(self, request: JudgeRequest) -> str:
-        return elicit.render(request)
+        return self.template.render(request) if self.template is not None else elicit.render(request)
 
     def _body(self, request: JudgeRequest) -> tuple[str, dict[str, Any], bool]:
         """The rendered prompt, the chat-completion body sent for ``request`` (no model name) and whether it
         asks for log-probabilities."""
+        template = self.template
         prompt = self.render(request)
         params = dict(self.spec.params)
         params.setdefault("temperature", 0.0)
-        params.setdefault("max_tokens", 16 if request.form == "graded" else 1024)
-        want_logprobs = request.form == "graded" and params.pop("logprobs", True)
-        schema_mode = params.pop("structured", None) if structured.applies(request) else None
+        params.setdefault("max_tokens", 16 if request.form == "graded" and template is None else 1024)
+        weighted = template is None or template.score == "probability_weighted"
+        want_logprobs = request.form == "graded" and params.pop("logprobs", weighted) and weighted
+        schema_mode = params.pop("structured", None) if self._structured(request) else None
         params.pop("structured", None)
-        body: dict[str, Any] = dict(messages=[{"role": "user", "content": prompt}], **params)
+        messages = template.messages(request) if template is not None else [{"role": "user", "content": prompt}]
+        body: dict[str, Any] = dict(messages=messages, **params)
         if schema_mode is not None:
             body["response_format"] = structured.response_format(request.form)
         if request.epoch and "seed" not in body:
@@ -250,27 +259,45 @@ class ApiJudge(Judge):
             raise TransientError("response had no message content")
         return self._verdict_from(request, prompt, want_logprobs, reply, time.perf_counter() - started)
 
+    def _structured(self, request: JudgeRequest) -> bool:
+        """Whether ``request`` is sent with judgeaudit's verdict schema (a template brings its own parser)."""
+        return self.template is None and self.spec.params.get("structured") is not None \
+            and structured.applies(request)
+
     def _verdict_from(self, request: JudgeRequest, prompt: str, want_logprobs: bool, reply: _Reply,
-                      latency: float | None, meta: dict[str, Any] | None = None) -> Verdict:
+                      latency: float | None, extra: dict[str, Any] | None = None) -> Verdict:
         """The verdict a reply to ``request`` gives (the one path of online and batch answers)."""
         text, choice = reply.text or "", reply.choice
-        schema = self.spec.params.get("structured") is not None and structured.applies(request)
-        parsed = structured.parse(request, text) if schema else elicit.parse_request(request, text)
+        template = self.template
+        if template is not None:
+            parsed = template.parse(request, text)
+        elif self._structured(request):
+            parsed = structured.parse(request, text)
+        else:
+            parsed = elicit.parse_request(request, text)
         fields: dict[str, Any] = dict(raw=text, parse_ok=parsed.ok, choice=parsed.choice,
                                       rationale=parsed.rationale, defects=parsed.defects, latency_s=latency)
         fields.update(elicit.world_fields(request, parsed))
+        meta: dict[str, Any] = {}
         if request.form == "graded":
-            read = _score_distribution(choice, text, parsed.score_at) if want_logprobs and parsed.ok else None
+            values = template.scale.values if template is not None and template.scale is not None else elicit.SCALE
+            read = _score_distribution(choice, text, parsed.score_at, values) \
+                if want_logprobs and parsed.ok and parsed.score_at is not None else None
             if read is not None:
                 dist, mass = read
-                fields.update(score=elicit.expected_score(dist), score_dist=dist, score_source="logprobs",
-                              meta={"digit_mass": mass})
+                fields.update(score=float(sum(p * v for p, v in zip(dist, values, strict=True))), score_dist=dist,
+                              score_source="logprobs")
+                meta["digit_mass"] = mass
             else:
                 fields.update(score=parsed.score, score_source="parsed" if parsed.ok else None)
+        if parsed.strength is not None:
+            meta["strength"] = parsed.strength
         if not fields["parse_ok"]:
-            fields["meta"] = {"parse_error": parsed.error}
+            meta["parse_error"] = parsed.error
+        if extra:
+            meta.update(extra)
         if meta:
-            fields["meta"] = {**fields.get("meta", {}), **meta}
+            fields["meta"] = meta
         fields.update(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
                       cost_usd=reply.cost_usd, provider=reply.provider)
         return self._verdict(request, call_key=call_key(self.spec, prompt, request.epoch), **fields)

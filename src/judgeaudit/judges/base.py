@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,6 +35,9 @@ class JudgeSpec(BaseModel):
             instrument; a spec with no endpoint hashes as it always did.
         options: backend options that change no verdict (the raw api_base, timeouts) are *not*
             hashed.
+        template: the user's judge template (``{name, version, sha256}``, ``judges.templates``) the
+            judge renders instead of the built-in ones, when one is named. It is part of the
+            fingerprint; a spec with none hashes as it always did.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -47,6 +50,7 @@ class JudgeSpec(BaseModel):
     template_version: str | None = None
     endpoint: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+    template: dict[str, Any] | None = None
 
     def fingerprint(self) -> str:
         """Stable hash of what changes a verdict (never of secrets or transport options)."""
@@ -58,6 +62,8 @@ class JudgeSpec(BaseModel):
         }
         if self.endpoint is not None:
             payload["endpoint"] = self.endpoint
+        if self.template is not None:
+            payload["template"] = self.template
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -117,9 +123,36 @@ class Judge:
     #: ``(spec, options)`` that ``make_judge`` built this judge from (None: built otherwise), so a
     #: worker in another process can rebuild it (``runtime.raybackend``).
     recipe: tuple[str, dict[str, Any]] | None = None
+    #: whether the backend renders prompts, so that a user's template can replace the built-in ones
+    takes_template: bool = False
+    #: the user's template (``judges.templates.JudgeTemplate``), None: the built-in templates
+    template: Any = None
 
     def __init__(self, spec: JudgeSpec):
         self.spec = spec
+
+    def use_template(self, template: Any) -> None:
+        """Render and read every request with ``template``; its ``{name, version, sha256}`` enters the
+        spec's fingerprint, hence every call key."""
+        if not self.takes_template:
+            raise InputError(f"judge {self.spec.id}: the {self.spec.backend} backend takes no template (the "
+                             "api and local backends do)", field="template")
+        if self.spec.params.get("structured") is not None:
+            raise InputError(f"judge {self.spec.id}: ?structured= sends judgeaudit's own verdict schema; a template "
+                             "brings its own reply format and parser (use one or the other)", field="template")
+        self.template = template
+        self.spec = self.spec.model_copy(update={"template": template.ref()})
+
+    def template_record(self, form: str) -> dict[str, Any] | None:
+        """What a result records of the template this judge used for ``form`` requests: the user's
+        template's provenance, the built-in default's for a prompting backend, None otherwise."""
+        from judgeaudit.judges.templates import default_for
+
+        if self.template is not None:
+            return self.template.provenance()
+        if self.takes_template and (t := default_for(form)) is not None:
+            return {**t.provenance(), "default": True}
+        return None
 
     @property
     def id(self) -> str:
@@ -226,6 +259,39 @@ def make_judge(spec: str, **options: Any) -> Judge:
     factory, _ = _REGISTRY[backend]
     options = {k: v for k, v in options.items() if v is not None}
     options.setdefault("id", spec)
+    recipe = dict(options)
+    argument, in_spec = _split_template(argument)
+    named = options.pop("template", None) or in_spec
     judge = factory(argument, options)
-    judge.recipe = (spec, dict(options))
+    if named is not None:
+        from judgeaudit.judges.templates import get_template
+
+        template = get_template(named)
+        if template.default_for is None:   # a built-in default renders what the judge renders anyway
+            judge.use_template(template)
+    judge.recipe = (spec, recipe)
     return judge
+
+
+def with_template(judge: Judge, name: str) -> Judge:
+    """``judge`` rendering and reading with the template ``name`` (a file or a built-in name), its recipe
+    carrying it, so that a worker that rebuilds the judge renders the same prompts."""
+    from judgeaudit.judges.templates import get_template
+
+    template = get_template(name)
+    if template.default_for is None:
+        judge.use_template(template)
+    if judge.recipe is not None:
+        judge.recipe = (judge.recipe[0], {**judge.recipe[1], "template": name})
+    return judge
+
+
+def _split_template(argument: str) -> tuple[str, str | None]:
+    """Split a ``?template=FILE_OR_NAME`` option off a spec's argument, keeping any other options."""
+    name, sep, query = argument.partition("?")
+    if not sep or "template=" not in query:
+        return argument, None
+    opts = parse_qsl(query, keep_blank_values=True)
+    template = next((v for k, v in opts if k == "template"), None)
+    rest = urlencode([(k, v) for k, v in opts if k != "template"])
+    return (f"{name}?{rest}" if rest else name), template

@@ -13,11 +13,12 @@ records a Verdict with ``parse_ok=False``.
 
 from __future__ import annotations
 
-import json
-import re
-from dataclasses import dataclass
+from judgeaudit.judges.forms import family
+from judgeaudit.judges.replies import ParseResult, read_defects, read_graded, read_pairwise
+from judgeaudit.judges.scale import OVERREACH_SCALE, Scale
+from judgeaudit.records import JudgeRequest
 
-from judgeaudit.records import Defect, JudgeRequest
+__all__ = ["ParseResult", "parse", "parse_defects", "parse_graded", "parse_pairwise", "render"]
 
 TEMPLATE_VERSION = "v1"
 WORLD_TEMPLATE = "world"
@@ -113,9 +114,7 @@ def is_world(request: JudgeRequest) -> bool:
 def render(request: JudgeRequest) -> str:
     """The exact text a judge is sent for ``request`` (it enters the call key)."""
     if is_world(request):
-        from judgeaudit.world.templates import render as render_world
-
-        return render_world(request)
+        return family(WORLD_TEMPLATE).render(request)
     if request.form == "graded":
         return render_graded(request)
     if request.form == "pairwise":
@@ -127,161 +126,30 @@ def render(request: JudgeRequest) -> str:
     return request.prompt
 
 
-@dataclass(frozen=True)
-class ParseResult:
-    ok: bool
-    score: float | None = None
-    #: character offset in the reply of the digit read as ``score`` (where its logprobs are read)
-    score_at: int | None = None
-    choice: str | None = None
-    rationale: str | None = None
-    defects: list[Defect] | None = None
-    error: str | None = None
-    #: the world forms: per-item label, per-unit labels, typed defect ids
-    label: bool | None = None
-    unit_labels: list[bool] | None = None
-    defect_ids: list[str] | None = None
-
-
-# A whole number 1–9 that is not the start of a decimal ("4.5", "4,5"), a longer number ("10"), a
-# range ("2-3", "2 to 3", "3 or 4") or a grade on another scale ("8/10", "8 out of 10"); "7/9" and
-# "7 out of 9" state our own scale and are read as 7.
-_GRADE = (r"\s*\**\s*([1-9])(?!\w|[.,]\d|\s*(?:[-\u2013\u2014]|to\b|or\b)\s*\d"
-          r"|\s*(?:/|out\s+of\b)\s*(?!9(?!\d))\d)")
-_GRADE_RE = re.compile(_GRADE, re.IGNORECASE)
-_SCORE_LABEL_RE = re.compile(r"\bscore\**\s*[:=]", re.IGNORECASE)
-# A scale stated on the grade's line: "(out of 10)" or "(/10)" just after the grade, "(1-10)" just
-# after it, "on a 1-5 scale", "on a scale of 1 to 10", "a 10-point scale". Only 1-9 (or 9 points,
-# "out of 9") is our own scale; any other makes the grade one on another scale.
-_RANGE = r"(\d+)\s*(?:[-\u2013\u2014]|to\b)\s*(\d+)"
-_STATED_SCALE_RE = re.compile(
-    rf"{_RANGE}\s*(?:-?\s*points?\s+)?scale\b|\bscale\s+(?:of|from)\s+{_RANGE}|(\d+)\s*-?\s*points?\s+scale\b",
-    re.IGNORECASE)
-_AFTER_GRADE_SCALE_RE = re.compile(rf"\s*[(\[]\s*(?:(?:out\s+of|/)\s*(\d+)|{_RANGE})\s*[)\]]", re.IGNORECASE)
-# A list number: a digit followed by "." or ")" and more text on its line ("1. The claim ...").
-_LIST_NUMBER_RE = re.compile(r"[1-9][.)][ \t]+\S")
-
-
-def _other_scale(text: str, at: int) -> bool:
-    """Whether the line of the grade at offset ``at`` states a scale other than 1-9."""
-    start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
-    line_tail = text[at + 1: len(text) if end < 0 else end]
-    stated = [tuple(int(g) for g in m.groups() if g is not None)
-              for m in _STATED_SCALE_RE.finditer(text[start: len(text) if end < 0 else end])]
-    m = _AFTER_GRADE_SCALE_RE.match(line_tail)
-    if m:
-        stated.append(tuple(int(g) for g in m.groups() if g is not None))
-    return any(s not in ((1, 9), (9,)) for s in stated)
-
-
-def _list_number(text: str, at: int) -> bool:
-    """Whether the digit at ``at`` opens a line as a list number ("1. The claim ...")."""
-    return not text[text.rfind("\n", 0, at) + 1: at].strip(" \t*") and bool(_LIST_NUMBER_RE.match(text, at))
-
-
-def _grade_problem(text: str, at: int) -> str | None:
-    """Why the digit read at ``at`` is not a grade on our scale (None: it is one)."""
-    if _other_scale(text, at):
-        return "a grade on another scale"
-    if _list_number(text, at):
-        return "a list number, not a score"
-    return None
-
-
-def parse_graded(text: str | None) -> ParseResult:
-    """Strict graded parser: ``Score: N`` labels, or a reply that starts with a lone digit 1–9.
-
-    Every ``Score:`` label must be followed by the same whole number 1–9; a decimal, a range, a
-    grade on another scale (``8/10``, ``8 (out of 10)``, or a line that states another scale: ``4 on a
-    1-5 scale``), a list number (``1. The claim ...``), a 0 or a 10, conflicting labels, or no grade
-    at all is a parse failure.
-    ``score_at`` is the offset of the digit read (the first label's, when there are several).
-    """
-    if not text or not text.strip():
-        return ParseResult(ok=False, error="empty response")
-    labels = list(_SCORE_LABEL_RE.finditer(text))
-    if labels:
-        grades = [_GRADE_RE.match(text, label.end()) for label in labels]
-        if not all(grades):
-            return ParseResult(ok=False, error="a 'Score:' label not followed by a whole number 1-9")
-        problem = next((p for g in grades if (p := _grade_problem(text, g.start(1)))), None)
-        if problem:
-            return ParseResult(ok=False, error=problem)
-        values = sorted({g.group(1) for g in grades})
-        if len(values) > 1:
-            return ParseResult(ok=False, error=f"conflicting scores {values}")
-        return ParseResult(ok=True, score=float(values[0]), score_at=grades[0].start(1))
-    m = _GRADE_RE.match(text)
-    if m:
-        problem = _grade_problem(text, m.start(1))
-        if problem:
-            return ParseResult(ok=False, error=problem)
-        return ParseResult(ok=True, score=float(m.group(1)), score_at=m.start(1))
-    return ParseResult(ok=False, error="no whole number on the 1-9 scale found")
-
-
-# The template asks for "Verdict: A", "Verdict: B" or "Verdict: tie". Accepted around the choice:
-# markdown emphasis, brackets ("[[A]]", "(B)"), quotes, and the prompt's own label "Response A".
-# A and B are matched case-sensitively as whole words ("a" is the English article; lower-case "b"
-# is refused as well so neither side gains from a lenient spelling), "tie" in any case.
-_VERDICT_LABEL_RE = re.compile(r"\bverdict\**\s*[:=]", re.IGNORECASE)
-_CHOICE_RE = re.compile(r"""[\s*_"'`\[(]*(?:(?i:response)\s+[*_"'`\[(]*)?(A|B|(?i:tie))(?!\w)""")
-_NAMED_RE = re.compile(r"\b(A|B|(?i:tie))\b")
-
-
-def _choice(word: str) -> str:
-    return "tie" if word.lower() == "tie" else word
+def parse_graded(text: str | None, scale: Scale = OVERREACH_SCALE) -> ParseResult:
+    """A grade on ``scale`` (default judgeaudit's 1–9) in any framing judges write (``replies.read_graded``):
+    ``Score: N``, ``[[N]]``, ``{"score": N}``, ``Score (1-9): N``; a decimal, a range, a grade on another
+    scale, a list number, an off-scale number, conflicting statements or no grade is a parse failure.
+    ``score_at`` is the offset of the digit read (the first statement's, when there are several)."""
+    return read_graded(text, scale)
 
 
 def parse_pairwise(text: str | None) -> ParseResult:
-    """Pairwise parser: the last ``Verdict:`` line must name exactly one of A, B, tie.
-
-    The text before that label is the rationale. A verdict line that names something else first
-    ("Verdict: a tie", "My verdict: a slight edge to B") or names both sides ("Verdict: A or B") is
-    a parse failure.
-    """
-    if not text or not text.strip():
-        return ParseResult(ok=False, error="empty response")
-    labels = list(_VERDICT_LABEL_RE.finditer(text))
-    if not labels:
-        return ParseResult(ok=False, rationale=text.strip(), error="no 'Verdict: A|B|tie' found")
-    last = labels[-1]
-    rationale = text[: last.start()].rstrip(" \t*_#").strip() or None
-    line = text[last.end():].split("\n", 1)[0]
-    m = _CHOICE_RE.match(line)
-    if not m:
-        return ParseResult(ok=False, rationale=rationale, error="the verdict line does not name A, B or tie")
-    choice = _choice(m.group(1))
-    others = {_choice(w) for w in _NAMED_RE.findall(line[m.end():])} - {choice}
-    if others:
-        return ParseResult(ok=False, rationale=rationale,
-                           error=f"the verdict line names {choice} and {', '.join(sorted(others))}")
-    return ParseResult(ok=True, choice=choice, rationale=rationale)
+    """A/B/tie in any framing judges write (``replies.read_pairwise``): the last ``Verdict:`` line,
+    ``[[A]]``/``[[B]]``/``[[C]]``, Arena-Hard's five-way ``[[A>B]]`` (with its strength), ``{"verdict": "A"}``.
+    Both sides named, or statements that disagree, is a parse failure."""
+    return read_pairwise(text)
 
 
 def parse_defects(text: str | None) -> ParseResult:
     """Defect parser: the first JSON list in the reply, each element with ``span`` and ``reason``."""
-    if text is None:
-        return ParseResult(ok=False, error="empty response")
-    start, end = text.find("["), text.rfind("]")
-    if start < 0 or end < start:
-        return ParseResult(ok=False, error="no JSON list found")
-    try:
-        items = json.loads(text[start : end + 1])
-    except json.JSONDecodeError as e:
-        return ParseResult(ok=False, error=f"malformed JSON list ({e.msg})")
-    defects = []
-    for i, it in enumerate(items):
-        if not isinstance(it, dict) or not isinstance(it.get("span"), str) or not isinstance(it.get("reason"), str):
-            return ParseResult(ok=False, error=f"defect {i} lacks a string 'span' and 'reason'")
-        cit = it.get("citation")
-        defects.append(Defect(span=it["span"], reason=it["reason"], citation=cit if isinstance(cit, str) else None))
-    return ParseResult(ok=True, defects=defects)
+    return read_defects(text)
 
 
-def parse(form: str, text: str | None) -> ParseResult:
+def parse(form: str, text: str | None, scale: Scale = OVERREACH_SCALE) -> ParseResult:
+    """Read a reply of verdict form ``form`` (graded replies on ``scale``)."""
     if form == "graded":
-        return parse_graded(text)
+        return parse_graded(text, scale)
     if form == "pairwise":
         return parse_pairwise(text)
     if form == "defects":
@@ -293,9 +161,7 @@ def parse(form: str, text: str | None) -> ParseResult:
 def parse_request(request: JudgeRequest, text: str | None) -> ParseResult:
     """``parse`` for a request: world requests go to the world parsers (which need the units)."""
     if is_world(request):
-        from judgeaudit.world.parse import parse as parse_world
-
-        return parse_world(request, text)
+        return family(WORLD_TEMPLATE).parse(request, text)
     return parse(request.form, text)
 
 
@@ -303,10 +169,8 @@ def world_fields(request: JudgeRequest, parsed: ParseResult) -> dict:
     """The Verdict fields a world reply fills (label, unit labels, ids, the 1–5 score); {} otherwise."""
     if not is_world(request):
         return {}
-    fields = dict(label=parsed.label, unit_labels=parsed.unit_labels, defect_ids=parsed.defect_ids)
-    if request.form == "score":
-        fields.update(score=parsed.score, score_source="parsed" if parsed.ok else None)
-    return fields
+    fields = family(WORLD_TEMPLATE).verdict_fields
+    return fields(request, parsed) if fields is not None else {}
 
 
 def expected_score(dist: list[float]) -> float:

@@ -227,8 +227,58 @@ class LocalJudge(Judge):
             self._llm = load_model(int(self.spec.options.get("n_ctx", DEFAULT_CTX)))
         return self._llm
 
+    takes_template = True
+
     def render(self, request: JudgeRequest) -> str:
-        return elicit.render(request)
+        return self.template.render(request) if self.template is not None else elicit.render(request)
+
+    def _single_token_ids(self, texts: list[str]) -> list[int] | None:
+        """The token id of each text, None when one of them is not a single token."""
+        ids = []
+        for t in texts:
+            toks = self.llm.tokenize(t.encode(), add_bos=False, special=False)
+            if len(toks) != 1:
+                return None
+            ids.append(toks[0])
+        return ids
+
+    def _templated(self, request: JudgeRequest, key: str) -> dict[str, Any]:
+        """A user's template: a graded integer scale whose every grade is one token is read off the
+        next-token distribution after the prompt and the template's ``answer_prefix`` (the expected
+        grade at temperature 0, a seeded draw above it, as the built-in graded form); any other
+        template (a grade such as 10 that spans two tokens, pass/fail, pairwise) is answered by a
+        generation that the template's parser reads, its failures counted as parse failures."""
+        t = self.template
+        scale = t.scale
+        ids = (self._single_token_ids([str(v) for v in scale.values])
+               if request.form == "graded" and scale is not None and not scale.pass_fail else None)
+        if ids is None:
+            params = self.spec.params
+            setattr(self.llm, _CANONICAL, 0)
+            out = self.llm.create_completion(self.render(request), max_tokens=int(params.get("max_tokens", 256)),
+                                             temperature=float(params.get("temperature", 0.0)), seed=int(key[:8], 16))
+            text = out["choices"][0]["text"]
+            parsed = t.parse(request, text)
+            meta: dict[str, Any] = {"read": "generated"}
+            if not parsed.ok:
+                meta["parse_error"] = parsed.error
+            if parsed.strength is not None:
+                meta["strength"] = parsed.strength
+            return dict(raw=text, parse_ok=parsed.ok, score=parsed.score, choice=parsed.choice,
+                        rationale=parsed.rationale, defects=parsed.defects,
+                        score_source="parsed" if parsed.ok and request.form == "graded" else None, meta=meta)
+        prompt = self.render(request) + (t.answer_prefix if t.answer_prefix is not None else "\n")
+        dist, mass = self._distribution(self._next_token_logits(prompt, fresh=bool(request.meta.get("regrade"))), ids)
+        values = np.array(scale.values, dtype=float)
+        temperature = float(self.spec.params.get("temperature", 0.0))
+        expected = float((dist * values).sum())
+        if temperature > 0:
+            w = dist ** (1.0 / temperature)
+            score = float(np.random.default_rng(int(key[:16], 16)).choice(values, p=w / w.sum()))
+        else:
+            score = expected
+        return dict(score=score, score_dist=dist.tolist(), score_source="distribution", parse_ok=True,
+                    raw=f"E[score]={expected:.4f}", meta={"digit_mass": mass, "read": "distribution"})
 
     def _token_ids(self, texts: list[str]) -> list[int]:
         ids = []
@@ -396,7 +446,9 @@ class LocalJudge(Judge):
         key = self.key(request)
         started = time.perf_counter()
         with self._lock:
-            if request.form == "graded":
+            if self.template is not None:
+                fields = self._templated(request, key)
+            elif request.form == "graded":
                 fields = self._graded(request, key)
             elif request.form == "pairwise":
                 fields = self._pairwise(request)

@@ -51,7 +51,8 @@ from judgeaudit.errors import InputError
 from judgeaudit.families import resolve
 from judgeaudit.io import read_table
 from judgeaudit.judges.base import Judge, JudgeSpec, register
-from judgeaudit.judges.elicit import SCALE, ParseResult, is_world, parse_request, world_fields
+from judgeaudit.judges.elicit import SCALE, WORLD_TEMPLATE, ParseResult, is_world, parse_request, world_fields
+from judgeaudit.judges.forms import family
 from judgeaudit.records import JudgeRequest, Verdict
 
 _COLUMNS = ("request_id", "score", "choice", "label", "unit_labels", "defect_ids", "defects", "judge_id", "epoch",
@@ -206,13 +207,12 @@ def _cell(row: dict[str, Any], column: str) -> Any:
 def _world_reply(request: JudgeRequest, value: Any) -> str:
     """A world column's value as the reply a judge would have written for ``request``'s form, so that
     the world parser checks it (``defects`` objects' ``span`` is the reply's ``quote``)."""
-    from judgeaudit.world.parse import _KEYS
-
+    keys = family(WORLD_TEMPLATE).reply_keys or {}
     if request.form == "score" and isinstance(value, float) and value.is_integer():
         value = int(value)
     if request.form == "defects":
         value = [{"quote": d.get("span"), **d} if isinstance(d, dict) and "quote" not in d else d for d in value]
-    return json.dumps({_KEYS[request.form]: value}, default=str)
+    return json.dumps({keys[request.form]: value}, default=str)
 
 
 class ReplayJudge(Judge):
