@@ -327,12 +327,7 @@ def run_cmd(
                          allow_same_family=allow_same_family, human=human, stress=stress, n_boot=bootstrap,
                          seed=seed, store=store, out=out, concurrency=concurrency, failures=failures,
                          api_base=api_base, augment=augment, generator_spec=generator, c8_sample=c8_sample,
-                         extra=register_section if led is not None else None)
-    result = run_cap(set_, judge_specs=judge, published=published, evaluator_spec=evaluator,
-                     allow_same_family=allow_same_family, human=human, stress=stress, n_boot=bootstrap, seed=seed,
-                     store=store, out=out, concurrency=concurrency, failures=failures, api_base=api_base,
-                     augment=augment, generator_spec=generator, c8_sample=c8_sample,
-                     extra=register_section if led is not None else None, template=judge_template)
+                         extra=register_section if led is not None else None, template=judge_template)
     from judgeaudit.report.cap import benchmark_score_table, profile_table
 
     for s in dict.fromkeys(result.cells["set"]):
