@@ -180,7 +180,9 @@ def replayed_validity_run(tmp_path_factory):
     from judgeaudit.records import probes_frame
 
     root = tmp_path_factory.mktemp("gate_replay")
-    probes = probes_frame(read_probes(bundled_probes_path()))
+    lines = bundled_probes_path().read_text(encoding="utf-8").splitlines()[:48]     # the first 4 base items
+    (root / "probes.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    probes = probes_frame(read_probes(root / "probes.jsonl"))
     rows = []
     for judge in ("perfect", "scope_only"):
         rows += [{"judge_id": judge, "request_id": b, "score": 2.0} for b in probes["base_id"].unique()]
@@ -190,7 +192,7 @@ def replayed_validity_run(tmp_path_factory):
             rows.append({"judge_id": judge, "request_id": r.probe_id, "score": 8.0 if moves else 2.0})
     replay = root / "verdicts.csv"
     pd.DataFrame(rows).to_csv(replay, index=False)
-    code, out = _invoke(["validity", "run", "--probes", "bundled", "--judge", f"replay:{replay}", "--bootstrap", 200,
+    code, out = _invoke(["validity", "run", "--probes", root / "probes.jsonl", "--judge", f"replay:{replay}", "--bootstrap", 50,
                          "--regrade", 0, "--out", root / "run"])
     assert code == 0, out
     assert json.loads((root / "run" / "result.json").read_text())["answers"]["replayed"] > 0

@@ -44,7 +44,7 @@ def _arrays(y, yhat, yhat_unlabelled) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 def ppi_lambda(y, yhat, yhat_unlabelled) -> float:  # noqa: ANN001
-    """The power-tuning parameter λ̂ (PPI++, §on power tuning), clipped to [0, 1]; 0 when the
+    """The power-tuning parameter λ̂ of PPI++ (the variance-minimising λ), clipped to [0, 1]; 0 when the
     verdicts do not vary (a constant judge carries no information)."""
     y, yhat, yu = _arrays(y, yhat, yhat_unlabelled)
     n, big_n = len(y), len(yu)
