@@ -172,3 +172,41 @@ def test_a_template_on_a_backend_with_no_prompt_is_refused():
         make_judge("reference:constant", template="mt-bench-single")
     with pytest.raises(InputError, match="unknown template"):
         make_judge("api:openai/gpt-4o-mini", template="no-such-template")
+
+
+def test_a_world_template_names_the_world_blocks_and_reads_with_the_world_parser(tmp_path):
+    import judgeaudit.world.requests  # noqa: F401 - registers the world family
+
+    f = tmp_path / "world.yaml"
+    f.write_text("""\
+name: my-world-judge
+version: "1"
+family: world
+form: label
+system: You check outputs against their source.
+user: |-
+  {{ world if world is defined else "No source is shown." }}
+
+  {{ output }}
+
+  {{ answer }}
+""")
+    j = make_judge("api:openai/gpt-4o-mini", api_base=BASE, template=str(f))
+    informed = JudgeRequest(request_id="w", form="label", text="Lyon is the capital.", evidence="Paris is the capital.",
+                            meta={"template": "world"})
+    blind = informed.model_copy(update={"evidence": None})
+    assert "Source material:\nParis is the capital." in j.render(informed)
+    assert "No source is shown." in j.render(blind) and "Output:\nLyon is the capital." in j.render(blind)
+    assert j.template.parse(informed, 'Here: {"defective": true}').label is True
+    assert not j.template.parse(informed, '{"defective": "yes"}').ok
+
+
+def test_a_generate_template_frames_the_prompt(tmp_path):
+    f = tmp_path / "gen.yaml"
+    f.write_text("name: house-style\nversion: '1'\nform: generate\nsystem: Answer as our reviewers do.\n"
+                 "user: '{{ prompt }}'\n")
+    j = make_judge("api:openai/gpt-4o-mini", api_base=BASE, template=str(f))
+    r = JudgeRequest(request_id="g", form="generate", prompt="Review this answer.")
+    assert j.template.messages(r) == [{"role": "system", "content": "Answer as our reviewers do."},
+                                      {"role": "user", "content": "Review this answer."}]
+    assert j.template.parse(r, "Looks right.").ok and not j.template.parse(r, " ").ok

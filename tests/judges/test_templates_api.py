@@ -98,6 +98,14 @@ def test_validity_run_reads_the_mt_bench_frontier_on_its_scale(tmp_path, fake_se
     html = (out / "report.html").read_text()
     assert "Judge templates and scales" in html and "mt-bench-single single-v1" in html
     assert "grades reflected (1 + 10 - grade)" in html
+    # the validity card names the template and the scale it was measured with
+    r = CliRunner().invoke(app, ["card", "--judge", "api:openai/judge-model", "--from", str(out),
+                                 "--out", str(tmp_path / "card")])
+    assert r.exit_code == 0, r.output
+    line = (f"Measured with template mt-bench-single single-v1 (sha256 {j['template']['sha256']}); scale 1-10, a "
+            "higher grade is better; τ is on the reflected grade.")
+    assert line in (tmp_path / "card" / "card.md").read_text()
+    assert line in (tmp_path / "card" / "card.html").read_text()
 
 
 def test_a_pass_fail_template_is_one_operating_point(tmp_path, fake_server, probe_file, construct_texts):

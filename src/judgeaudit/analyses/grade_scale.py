@@ -51,6 +51,6 @@ def scale_record(scale: Scale | None, profile: Mapping[str, Any]) -> dict[str, A
     rec["operating_points"] = inner
     if scale.binary:
         rec["binary"] = True
-        rec["note"] = ("a two-point scale: one threshold is not a constant corner, so the judge is a single "
-                       "operating point, not a frontier (construct-validity Remark 1, Prop. 2)")
+        rec["note"] = ("a two-point scale: at most one threshold is not a constant corner, so the judge is at most a "
+                       "single operating point, not a frontier (construct-validity Remark 1, Prop. 2)")
     return rec

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+import re
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -43,6 +43,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from judgeaudit.errors import InputError
+from judgeaudit.judges.forms import family as get_family
 from judgeaudit.judges.replies import FORMATS, ParseResult
 from judgeaudit.judges.scale import Scale
 from judgeaudit.records import JudgeRequest
@@ -89,8 +90,6 @@ class ParserSpec(BaseModel):
         if self.format == "json" and not self.path:
             raise ValueError("a json parser needs a path, e.g. {json: $.score}")
         if self.format == "regex":
-            import re
-
             if not self.pattern:
                 raise ValueError("a regex parser needs a pattern")
             try:
@@ -187,8 +186,6 @@ class JudgeTemplate(BaseModel):
         if self.scale is not None:
             ctx["scale"] = self.scale.to_dict()
         if self.family is not None:
-            from judgeaudit.judges.forms import family as get_family
-
             fam = get_family(self.family)
             if fam.context is not None:
                 ctx.update(fam.context(request))
@@ -222,8 +219,6 @@ class JudgeTemplate(BaseModel):
     def parse(self, request: JudgeRequest, text: str | None) -> ParseResult:
         """Read a reply with this template's parser on its scale."""
         if self.family is not None and self.parser.format == "auto":
-            from judgeaudit.judges.forms import family as get_family
-
             return get_family(self.family).parse(request, text)
         _, reader, _ = FORMATS[self.parser.format]
         return reader(text, self.form, self.scale or Scale(), self.parser.model_dump())
@@ -274,12 +269,6 @@ def read_template(path: str | Path) -> JudgeTemplate:
     from judgeaudit.io import read_text
 
     return parse_template(read_text(path), path=path)
-
-
-@dataclass(frozen=True)
-class _Entry:
-    name: str
-    file: str
 
 
 @lru_cache(maxsize=1)
