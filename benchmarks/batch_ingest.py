@@ -4,10 +4,11 @@ executor writes them), in one run.
 
     PYTHONPATH=src python benchmarks/batch_ingest.py [--n 100000]
 
-Prints rows/s of both paths and their ratio (ingest ÷ online); both parse each reply the same way. The answers are OpenAI batch output lines for
-graded requests of one ``api:`` judge (the reply ``Score: N``), written to a temporary folder; nothing leaves
-the machine. The ingest figure includes what ingest does per row: reading the JSON line, rendering the request
-and hashing its key, parsing the reply into a verdict, and storing it.
+Prints rows/s of both paths and their ratio (ingest ÷ online); both parse each reply the same way. The
+answers are OpenAI batch output lines for graded requests of one ``api:`` judge (the reply ``Score: N``),
+written to a temporary folder; nothing leaves the machine. The ingest figure includes what ingest does per
+row: reading the JSON line, rendering the request and hashing its key, parsing the reply into a verdict, and
+storing it (every row in one transaction).
 """
 
 from __future__ import annotations
