@@ -1,12 +1,14 @@
 """Batch ingest throughput: 100,000 provider answers read into the call store, side by side with the online
-store write path (one ``CallStore.put`` per answered call, as the executor writes them), in one run.
+path after an answer arrives (the same reply parsed into a verdict, then one ``CallStore.put`` per call, as the
+executor writes them), in one run.
 
     PYTHONPATH=src python benchmarks/batch_ingest.py [--n 100000]
 
-Prints rows/s of both paths and their ratio (ingest ÷ online). The answers are OpenAI batch output lines for
-graded requests of one ``api:`` judge (the reply ``Score: N``), written to a temporary folder; nothing leaves
-the machine. The ingest figure includes what ingest does per row: reading the JSON line, rendering the request
-and hashing its key, parsing the reply into a verdict, and storing it.
+Prints rows/s of both paths and their ratio (ingest ÷ online); both parse each reply the same way. The
+answers are OpenAI batch output lines for graded requests of one ``api:`` judge (the reply ``Score: N``),
+written to a temporary folder; nothing leaves the machine. The ingest figure includes what ingest does per
+row: reading the JSON line, rendering the request and hashing its key, parsing the reply into a verdict, and
+storing it (every row in one transaction).
 """
 
 from __future__ import annotations
@@ -58,21 +60,22 @@ def main() -> None:
         verdicts = batch_store.frame()
         batch_store.close()
 
-        # the online write path: the same verdicts, one put (one commit) each, as the executor stores them
-        from judgeaudit.records import Verdict
-
-        rows = [Verdict.model_validate({k: v for k, v in rec.items() if k in Verdict.model_fields})
-                for rec in verdicts.drop(columns=["status", "attempts"]).to_dict("records")]
+        # the online path after each answer arrives: the same parse into a verdict, then one put (one commit)
+        # per call, as the executor stores them
+        replies = [(calls[key], f"Score: {i % 9 + 1}") for i, key in enumerate(calls)]
         online = CallStore(tmp_path / "online.sqlite")
         started = time.perf_counter()
-        for v in rows:
+        for request, text in replies:
+            v = judge.batch_verdict(request, want_logprobs=True, text=text, choice={"message": {"content": text}},
+                                    input_tokens=200, output_tokens=3, provider="openai")
             online.put(v)
         online_s = time.perf_counter() - started
         online.close()
+        assert len(verdicts) == n
 
     print(f"batch ingest: {n} rows in {ingest_s:.2f} s = {n / ingest_s:,.0f} rows/s "
           "(read, render + key, parse, store in one transaction)")
-    print(f"online store writes: {n} rows in {online_s:.2f} s = {n / online_s:,.0f} rows/s (one put per call)")
+    print(f"online path: {n} rows in {online_s:.2f} s = {n / online_s:,.0f} rows/s (the same parse, one put per call)")
     print(f"ratio ingest / online: {online_s / ingest_s:.2f}")
 
 

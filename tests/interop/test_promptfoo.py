@@ -231,3 +231,15 @@ def test_judges_never_import_interop():
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             offenders += [f"{path.name}:{node.lineno} {n}" for n in names if n.startswith("judgeaudit.interop")]
     assert offenders == []
+
+
+def test_get_assert_with_an_api_judge_on_the_local_server(fake_server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    srv = fake_server(responder=lambda prompt: "Score: 7")
+    ctx = {"prompt": "Summarise", "vars": {"id": "t9", "context": "the source"}, "test": {},
+           "config": {"judge": "api:openai/fake-model", "api_base": srv.base_url, "evidence_var": "context",
+                      "threshold": 6}}
+    got = get_assert("a summary", ctx)
+    assert got["pass"] is True and got["score"] == pytest.approx((7 - 1) / 8)
+    sent = srv.requests[0]["messages"][0]["content"]
+    assert "a summary" in sent and "the source" in sent           # the output graded against the evidence var

@@ -31,6 +31,7 @@ returning ``{"pass", "score", "reason"}``) running a judgeaudit judge named in t
           criterion: "Is the answer faithful?"   # optional; else judgeaudit's default graded template
           evidence_var: context                  # optional: the test var holding the evidence
           store: calls.sqlite                    # optional: a call store (reruns pay nothing twice)
+          api_base: http://127.0.0.1:8000/v1     # optional, as are family and temperature (make_judge options)
 
 The judge grades the output (``JudgeRequest`` form ``graded``: ``text`` = the output, ``evidence`` = the var
 named by ``evidence_var``, ``question`` = the prompt). ``score`` is the grade mapped to promptfoo's 0–1 range,
@@ -272,7 +273,7 @@ def get_assert(output: Any, context: dict[str, Any]) -> dict[str, Any]:
         raise InputError("the assertion's config needs judge: a judgeaudit judge spec, e.g. api:openai/gpt-4o-mini",
                          field="config.judge")
     threshold = float(config.get("threshold", DEFAULT_THRESHOLD))
-    options = {k: config[k] for k in ("api_base", "family", "temperature", "template") if k in config}
+    options = {k: config[k] for k in ("api_base", "family", "temperature") if k in config}
     judge = make_judge(spec, **options)
     request = _request(output, context, config)
     store = CallStore(config["store"]) if config.get("store") else None
