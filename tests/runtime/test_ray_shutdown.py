@@ -53,6 +53,7 @@ def test_killing_the_driver_ends_its_local_ray_instance(tmp_path):
     db = tmp_path / "calls.sqlite"
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     env["OPENAI_API_KEY"] = KEY
+    env["RAY_raylet_start_wait_time_s"] = "300"    # a busy 2-core machine starts a raylet slowly
     with FakeServer(responder=lambda p: "Score: 5", latency=0.2) as srv:
         args = [sys.executable, "-m", "judgeaudit.cli", "judge", "--judge", "api:openai/fake-judge",
                 "--api-base", srv.base_url, "--input", str(items), "--out", str(tmp_path / "out"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 from jinja2 import Environment, select_autoescape
 
@@ -95,17 +96,29 @@ def esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def table_html(df: pd.DataFrame, *, float_format: str = "{:.3f}", index: bool = False) -> str:
-    """An escaped HTML table of a DataFrame, floats formatted, in a container that scrolls
-    sideways when the table is wider than the page (a wide table is never cut off)."""
-    def fmt(v: Any) -> str:
-        if isinstance(v, float):
-            return "—" if pd.isna(v) else float_format.format(v)
-        return "—" if v is None else str(v)
+DASH_NOTE = ("— marks a value that is not defined for that row: its denominator is empty, or this run did not "
+             "measure it (result.json holds it as null).")
+"""The footnote under a table that shows "—" (a report passes its own, more specific reason)."""
 
-    table = df.to_html(index=index, escape=True, formatters={c: fmt for c in df.columns}, border=0,
-                       na_rep="—")
-    return f'<div class="table-wrap">{table}</div>'
+
+def _cell(v: Any, float_format: str) -> str:
+    if v is None or v is pd.NA or v is pd.NaT:
+        return "—"
+    if isinstance(v, (float, np.floating)):
+        return "—" if np.isnan(v) else float_format.format(v)
+    return str(v)
+
+
+def table_html(df: pd.DataFrame, *, float_format: str = "{:.3f}", index: bool = False,
+               dash_note: str = DASH_NOTE) -> str:
+    """An escaped HTML table of a DataFrame, floats formatted, in a container that scrolls
+    sideways when the table is wider than the page (a wide table is never cut off). An undefined
+    cell (None, NaN, NA) reads "—", and a table showing one is followed by ``dash_note``."""
+    cells = df.astype(object).map(lambda v: _cell(v, float_format)) if len(df.columns) else df
+    table = cells.to_html(index=index, escape=True, border=0)
+    dash = len(df.columns) > 0 and bool(cells.eq("—").to_numpy().any())
+    note = f'<p class="note">{html.escape(dash_note)}</p>' if dash and dash_note else ""
+    return f'<div class="table-wrap">{table}</div>{note}'
 
 
 def figure_html(fig: Any) -> str:

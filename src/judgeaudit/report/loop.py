@@ -13,6 +13,10 @@ from judgeaudit.report.html import Section, esc, figure_html, table_html, write_
 
 
 NO_RATE = "none (a score names no constraint)"
+DASH_NOTE = ("— marks a value that is not defined: a rate whose denominator is empty (precision of a regulator "
+             "that flagged nothing, false alarms with no satisfied constraint, a break rate with no flagged or no "
+             "unflagged constraint), a change in the initial round (nothing revised yet), or a regulator with no "
+             "usable report.")
 
 
 def _usable(r: dict[str, Any]) -> bool:
@@ -96,13 +100,14 @@ def loop_sections(result: dict[str, Any]) -> list[Section]:
         Section("Net per regulator",
                 f"<p>Task <b>{esc(result['task'])}</b>: {b['n_responses']} responses, {b['n_units']} units, "
                 f"pass rate before {b['pass_rate']:.3f}. {result['rounds']} round(s), {result['votes']} vote(s) per "
-                f"report.</p>" + f1 + table_html(summary_frame(result)),
+                f"report.</p>" + f1 + table_html(summary_frame(result), dash_note=DASH_NOTE),
                 banners=[f"!{n}: {NO_REPORT} — every one of its {r.get('judge_votes', 0)} judge votes failed "
                          f"({r.get('failed_calls', 0)}) or did not parse ({r.get('parse_failures', 0)}); its "
                          "fixed/broken/net are no finding" for n, r in result["regulators"].items() if not _usable(r)]
                 + [f"{n}: {d}" for n, d in result["regulator_descriptions"].items()]),
-        Section("Pass rate by round", f2 + table_html(rounds_frame(result))),
-        Section("Arm differences", table_html(diffs) + f"<p>Spearman ρ of report precision vs net across "
+        Section("Pass rate by round", f2 + table_html(rounds_frame(result), dash_note=DASH_NOTE)),
+        Section("Arm differences", table_html(diffs, dash_note=DASH_NOTE)
+                + f"<p>Spearman ρ of report precision vs net across "
                 f"{sp.get('n', 0)} regulators: {sp.get('rho', float('nan')):.3f}, one-sided permutation p = "
                 f"{sp.get('p', float('nan')):.3f}.</p>"),
         Section("Keyword table (free text → constraint ids)", table_html(kw)),

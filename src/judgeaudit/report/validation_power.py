@@ -26,6 +26,11 @@ def _ordered_names(result: ValidationPowerResult) -> list[str]:
     return [n for n in names if not _is_provenance(result, n)] + [n for n in names if _is_provenance(result, n)]
 
 
+TABLE7_DASH = ("— marks a value this audit did not measure: the item columns when only --mode paired ran, the "
+               "paired columns when only --mode item ran or the set has no pairs; or one that is not defined for "
+               "the set (an empty denominator).")
+
+
 def table7_frame(result: ValidationPowerResult) -> pd.DataFrame:
     """Table 7's shape: label set, label origin, n, per-item a_imp, pairs, paired κ, accuracy;
     provenance-inherited sets last."""
@@ -180,7 +185,8 @@ def vp_sections(result: ValidationPowerResult) -> list[Section]:
         "inherited sets (labels a function of how the response was generated, Def. 5) are listed last, as "
         "the paper's contrast row.</p>" + (f"<p>{esc(null_sentence(result))}</p>" if null_sentence(result) else ""))
     t7 = Section("Validation power: construct-blind recovery of the label sets (Table 7)",
-                 intro + table_html(table7_frame(result)) + figure_html(vp_figure(result)), banners)
+                 intro + table_html(table7_frame(result), dash_note=TABLE7_DASH) + figure_html(vp_figure(result)),
+                 banners)
     ceil = Section("Validation power: human ceiling and VP",
                    "<p>VP = a<sub>hum</sub> − a<sub>imp</sub>. a<sub>imp</sub> is the best member's κ, so its "
                    "interval bootstraps the maximum: in every resample of groups each member's pooled "

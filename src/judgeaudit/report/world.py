@@ -21,16 +21,9 @@ DASH_NOTE = ("— marks a value that is not defined: its denominator is empty (e
              "the arms.")
 
 
-def _note(df: pd.DataFrame) -> str:
-    """The footnote explaining "—", when the table shows one."""
-    dash = df.map(lambda v: isinstance(v, str) and v == "—").to_numpy().any()
-    return f"<p><small>{esc(DASH_NOTE)}</small></p>" if dash else ""
-
-
 def _tab(df: pd.DataFrame) -> str:
     """``table_html`` with every undefined cell (None, NaN) written "—" and the footnote saying why."""
-    shown = df.astype(object).where(df.notna(), "—")
-    return table_html(shown) + _note(shown)
+    return table_html(df, dash_note=DASH_NOTE)
 
 
 def _p(m: dict | None) -> str:

@@ -92,7 +92,7 @@ def connect(address: str | None = None) -> Any:
             else:
                 ray.init(include_dashboard=False)
                 raywatch.start()   # the instance ends with this process, even when it is killed
-        except (ConnectionError, ValueError, RuntimeError) as e:
+        except Exception as e:  # noqa: BLE001 - Ray raises bare Exception when a local node does not start
             where = f"the Ray cluster at {address}" if address else "a local Ray instance"
             if "InvalidAuthToken" in f"{e} {e.__cause__}":
                 e = "it requires token authentication: set RAY_AUTH_MODE=token and give its token " \
