@@ -27,7 +27,7 @@ subject to S ≥ the floor. Intervals resample base items (App. A.2), one counts
 every judge and every statistic, so all intervals are paired, and the operating point is chosen
 again in every resample. ``R_excess`` (R − (1 − S)) reads each half of the base items at the τ
 chosen on the other half, so that the choice of τ cannot make a judge with no sensitivity look
-sensitive. The scope − strength gap's null permutes axis labels (§5.2) within base items where the
+sensitive (``analyses.excess``, with its interval's measured coverage). The scope − strength gap's null permutes axis labels (§5.2) within base items where the
 design gives base items edits on both axes, across the construct arm where a base item carries one
 construct edit (``choose_gap_null``; the run records which).
 """
@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgeaudit.analyses.excess import crossfit_excess
 from judgeaudit.probes.taxonomy import AXES, CONSTRUCT_AXES, CONSTRUCT_SLOTS, SLOTS, axis_of
 from judgeaudit.probes.taxonomy import intended_direction as slot_direction
 from judgeaudit.stats.agreement import majority_label, raw_pairwise_agreement
@@ -208,43 +209,6 @@ def matched_operating_points(S: np.ndarray, R: np.ndarray, taus: np.ndarray, deg
     best = top & (key2 == key2.max(axis=1, keepdims=True))
     idx = np.where(cand.any(axis=1), np.argmax(best, axis=1), -1)
     return idx, interp & (idx >= 0)
-
-
-def _crossfit_excess(mc: np.ndarray, hc: np.ndarray, mr: np.ndarray, hr: np.ndarray, taus: np.ndarray,
-                     degenerate: np.ndarray, s_floor: float, counts: np.ndarray,
-                     seed: int) -> tuple[float, np.ndarray]:
-    """R − (1 − S) with the operating point cross-fitted: base items fall into two folds, each fold's
-    flips are read at the threshold the matched-invariance rule picks on the *other* fold, and
-    Eq. (6) pools both folds. No base item's flips select the τ they are read at, so a judge with
-    no construct sensitivity is centred on 0 whatever τ the rule picks. The resamples hold each
-    fold's threshold fixed: given the other fold, it is not a function of this fold's data, so the
-    base-item bootstrap of this fold is valid conditional on it.
-
-    Args:
-        mc, hc, mr, hr: ``(n_base, n_tau)`` per-base control / construct flip means and presence.
-        counts: ``(n_boot, n_base)`` base-item multiplicities (may have no rows).
-
-    Returns:
-        ``(estimate, resamples)``; NaN where a fold has no usable threshold.
-    """
-    n_b = mc.shape[0]
-    fold = np.random.default_rng([seed, 6]).permutation(n_b) % 2
-    weights = np.vstack([np.ones((1, n_b)), counts])          # row 0: the sample itself
-    num = np.zeros((len(weights), 2))                           # construct, control
-    den = np.zeros((len(weights), 2))
-    for k in (0, 1):
-        mine, other = fold == k, fold != k
-        t, _ = matched_operating_points(1.0 - _estimates(mc[other], hc[other]), _estimates(mr[other], hr[other]),
-                                        taus, degenerate, s_floor)
-        if t[0] < 0:
-            return float("nan"), np.full(len(counts), np.nan)
-        for j, (m, h) in enumerate(((mr, hr), (mc, hc))):
-            num[:, j] += weights[:, mine] @ (m[mine, t[0]] * h[mine, t[0]])
-            den[:, j] += weights[:, mine] @ h[mine, t[0]]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rates = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
-    excess = rates[:, 0] - rates[:, 1]
-    return float(excess[0]), excess[1:]
 
 
 def _eta_squared(values: Sequence[float], groups: Sequence[str]) -> float | None:
@@ -776,9 +740,10 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     stats["R_ci"] = cis["construct"]
     # ---- R − (1 − S) without post-selection optimism (the operating point cross-fitted)
     if not stats["single_point"]:
-        cf, cf_boot = _crossfit_excess(mc, hc, mr, hr, taus, degenerate, s_floor, counts, seed)
+        cf, cf_ci = crossfit_excess(mc, hc, mr, hr, lambda S_, R_: matched_operating_points(
+            S_, R_, taus, degenerate, s_floor)[0], counts, seed, level=level)
         stats["R_excess"] = _num(cf)
-        stats["R_excess_ci"] = ci_of(cf_boot)
+        stats["R_excess_ci"] = None if cf_ci is None else _ci(*cf_ci)
     # ---- directional sensitivity: R = R⁺ + wrong-way rate, per base item and so under Eq. (6)
     stats["R_plus"] = _num(est["construct+"])
     stats["R_plus_ci"] = cis["construct+"]
