@@ -51,15 +51,19 @@ UNITS = [
     ("P37(c)", "> 0", 275 - 228, None, None, "met", "as predicted"),
 ]
 
-# Where the scoring rule and Table 6 part, and why (our value is asserted):
-# * a correlation Table 6 prints with a p-value and no interval, which it calls null because p is large
-#   (P17(b) p = 0.19, P19(a) 0.25, P19(b) 0.39, P20 0.33, P22(b) n = 33): a clause reads the point
-#   estimate, and without an interval its sign is the observed direction;
-# * P32(c): its interval [−0.002, +0.042] includes zero, so the observed direction is null, where Table 6
-#   gives the verdict's default.
-DIFFER = {"P17(b)": ("not met", "as predicted"), "P19(a)": ("not met", "opposite"),
-          "P19(b)": ("FAILS", "as predicted"), "P20": ("FAILS", "as predicted"),
-          "P22(b)": ("not met", "as predicted"), "P32(c)": ("not met", "null")}
+# The p-values Table 6 prints beside a one-number unit. The paper's permutation p-values are one-sided,
+# testing a positive association (``alternative="greater"``): "a perfect rank correlation has a permutation
+# p of 1/6" over three arms (§8), and ρ = −0.096 prints p = 0.97 (P17(a)). P4 prints only a bound
+# (p < 10⁻⁴), which is not given: its verdict's default reads the same.
+P_GREATER = {"P17(a)": 0.97, "P17(b)": 0.19, "P19(a)": 0.25, "P19(b)": 0.39, "P20": 0.33, "P22(c)": 0.052}
+
+# Where the scoring rule (one-sided test of zero in the predicted direction at α = 0.05, see
+# judgeaudit.ledger.score) and Table 6 part, and why (our value is asserted):
+# * P22(b): ρ = 0.04 (n = 33) with neither a p nor an interval printed; the rule reads the point
+#   estimate's sign, where Table 6 calls it null. A run that writes the p of its correlation is read by it.
+# * P22(c): perm p = 0.052 (one-sided, as the paper's permutation p-values are) is not below α = 0.05, so
+#   the rule reads null; Table 6 gives the verdict's default ("met", as predicted).
+DIFFER = {"P22(b)": ("not met", "as predicted"), "P22(c)": ("met", "null")}
 
 
 def test_table6_one_number_units_rescored_from_their_own_values(tmp_path):
@@ -67,7 +71,8 @@ def test_table6_one_number_units_rescored_from_their_own_values(tmp_path):
     for i, (unit, bar, value, ci, fails, _, _) in enumerate(UNITS):
         clause = {"metric": f"u{i}.x", "bar": bar, **({"fails": {"bar": fails}} if fails else {})}
         preds.append(Prediction.model_validate({"id": unit, "clauses": [clause]}))
-        metrics[f"u{i}"] = {"x": value, **({"x_ci": list(ci)} if ci else {})}
+        metrics[f"u{i}"] = {"x": value, **({"x_ci": list(ci)} if ci else {}),
+                             **({"x_p": P_GREATER[unit], "x_p_alternative": "greater"} if unit in P_GREATER else {})}
     led = commit(Ledger(predictions=tuple(preds)), at="2026-08-28T10:00:00+00:00", git=None)[0]
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "result.json").write_text(json.dumps(
@@ -76,10 +81,14 @@ def test_table6_one_number_units_rescored_from_their_own_values(tmp_path):
     paper = {u[0]: (u[5], u[6]) for u in UNITS}
     assert len(UNITS) == 29
     assert got == {**paper, **DIFFER}
-    assert sum(got[u] == paper[u] for u in paper) == 23
-    # P22(c) is a level ("larger by ≥ 0.08", no sign written): met, in the default wording, although its
-    # interval includes zero; P5(b), a level, reads "FAILS; opposite" — never "as predicted"
-    assert got["P22(c)"] == ("met", "as predicted")
+    assert sum(got[u] == paper[u] for u in paper) == 27
+    # the correlations Table 6 calls null for their large p; P17(a)'s p = 0.97 reads "opposite" (1 − p < α);
+    # P32(c)'s interval [−0.002, +0.042] implies a one-sided p of 0.037: as predicted, as Table 6 has it
+    assert [got[u] for u in ("P17(a)", "P17(b)", "P19(a)", "P19(b)", "P20", "P32(c)")] == [
+        ("FAILS", "opposite"), ("not met", "null"), ("not met", "null"), ("FAILS", "null"), ("FAILS", "null"),
+        ("not met", "as predicted")]
+    # P5(b), a level without a p, reads "FAILS; opposite" — never "as predicted"
+    assert got["P5(b)"] == ("FAILS", "opposite")
 
 
 def test_a_level_clause_that_misses_is_not_read_as_a_predicted_effect(tmp_path):

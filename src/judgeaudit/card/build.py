@@ -60,6 +60,16 @@ def _src(r: Run, judge: str | None = None) -> dict[str, Any]:
     return out
 
 
+def section_sources(sec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The sources (``_src``) of a measured card section: its own, each CAP set's, each vp row's."""
+    if not sec.get("measured"):
+        return []
+    srcs = [sec.get("source")] + [sb.get("source") for sb in (sec.get("sets") or {}).values()
+                                  if isinstance(sb, dict)] + [r.get("source") for r in sec.get("rows") or []
+                                                              if isinstance(r, dict)]
+    return list({x["path"]: x for x in srcs if isinstance(x, dict) and x.get("path")}.values())
+
+
 def attributed(r: Run, judge: str) -> bool:
     """Run ``r`` was made by ``judge``: it is a key of the run's ``judges`` block, or the run's
     ``judge`` (a loop's audited judge). A run naming no judge is nobody's."""
@@ -319,7 +329,7 @@ def verdict(card: dict[str, Any]) -> list[str]:
     if s["cap"]["measured"]:
         out += [x for name, sb in s["cap"]["sets"].items() if (x := _cap_verdict(name, sb))]
     for k in SECTIONS:
-        for why in ((s[k].get("source") or {}).get("inputs_changed") or []) if s[k].get("measured") else []:
+        for why in dict.fromkeys(w for src in section_sources(s[k]) for w in src.get("inputs_changed") or []):
             out.append(f"The {k} run's input changed after it ran ({why}): its numbers are of the files it read then.")
     ok = sum(i["ok"] for i in s["checklist"]["items"])
     out.append(f"§6.1 checklist: {ok} of 6 items met.")

@@ -16,7 +16,8 @@ flagged when that interval excludes zero. Each row says how its interval was mad
 Two runs that share some units but fewer than ``MIN_SHARED`` (judgeaudit's own minimum) are "not
 comparable": a bootstrap over a handful of units has an interval of no width, not a measured change.
 The runs the cards read must still be the runs they read (same run id, unchanged input files; see
-``runinfo.changed_inputs``); otherwise the row says why it is not compared.
+``runinfo.changed_inputs``); otherwise the row says why it is not compared. Every quantity of a section
+whose run's input file (probe file, data set file) changed or went since the run is "not comparable".
 """
 
 from __future__ import annotations
@@ -106,6 +107,16 @@ class Change:
         return self.ci is not None and (self.ci[0] > 0 or self.ci[1] < 0)
 
 
+def changed_now(card: dict[str, Any], kind: str) -> list[str]:
+    """The input files of the runs a card's ``kind`` section read that changed (or are gone) since those
+    runs recorded their hashes (``runinfo.changed_inputs``, checked now)."""
+    from judgeaudit.card.build import section_sources
+    from judgeaudit.runinfo import changed_inputs
+
+    return list(dict.fromkeys(w for src in section_sources(card["sections"].get(kind) or {})
+                              for w in changed_inputs(src)))
+
+
 def _own(card: dict[str, Any], q: str, fallback: float | None) -> float | None:
     v = card_value(card, q)
     return fallback if v is None else float(v)
@@ -119,15 +130,22 @@ def diff_cards(a: dict[str, Any], b: dict[str, Any], level: float = 0.95, *, n_b
     from judgeaudit.card.paired import Frontier, compare, compare_validity, section_units
 
     out: list[Change] = []
-    blocked: dict[str, str] = {}     # section → why its per-unit comparison was not made
+    changed = {k: "not comparable: " + "; ".join(why) for k in ("validity", "cap", "vp", "world", "loop")
+               if (why := [f"A's {w}" for w in changed_now(a, k)] + [f"B's {w}" for w in changed_now(b, k)])}
+    blocked: dict[str, str] = dict(changed)     # section → why its per-unit comparison was not made
     for kind in ("validity", "cap", "world", "loop"):
         ta, why_a = section_units(a, kind)
         tb, why_b = section_units(b, kind)
-        if why_a or why_b:
+        if (why_a or why_b) and kind not in changed:
             blocked[kind] = "; ".join([f"A {w}" for w in why_a] + [f"B {w}" for w in why_b])
         for ua in ta:
             for ub in tb:
                 if isinstance(ua, Frontier) != isinstance(ub, Frontier):
+                    continue
+                if kind in changed:   # an input file changed since the run: the quantities, not compared
+                    names = ([q for q in ua.stats if q in ub.stats] if not isinstance(ua, Frontier)
+                             else list(_validity_names()))
+                    out += [Change(q, _own(a, q, None), _own(b, q, None), None, None, changed[kind]) for q in names]
                     continue
                 n_shared = len(set(ua.ids.astype(str)) & set(ub.ids.astype(str)))
                 if 0 < n_shared < min_shared:

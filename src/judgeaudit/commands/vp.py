@@ -93,10 +93,18 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
         from judgeaudit.runfolder import output_set
 
         with output_set(out, "vp") as dest:   # one set: a kill leaves the earlier run or this one, never a mix
-            write_result(dest / "result.json", result.to_dict())
+            write_result(dest / "result.json", result.to_dict(),   # inputs: each set spec's file or folder, hashed
+                         inputs={f"set:{spec}": path for spec, path in zip(specs, spec_paths(specs), strict=True)})
             write_page(dest / "report.html", "judgeaudit — validation power", vp_sections(result),
                        subtitle=audited_sets_line(result))
     return result
+
+
+def spec_paths(specs: list[str]) -> list[Path | None]:
+    """The file or folder each data-set spec (``NAME:PATH?…``) reads; None for a spec without a path."""
+    from judgeaudit.validate import set_inputs
+
+    return [(set_inputs([spec]) or [None])[0] for spec in specs]
 
 
 def _fmt(v: object, pct: bool = False) -> str:

@@ -204,6 +204,13 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     return WorldResult(result, verdicts, an.decisions)
 
 
+def set_files(result: dict) -> dict[str, str]:
+    """The data files a world result's set read (``provenance.set_provenance.files``), by input name (as
+    ``run_world_cmd`` records them)."""
+    prov = (result.get("provenance") or {}).get("set_provenance") or {}
+    return {f"data:{i}": f for i, f in enumerate(prov.get("files") or [])}
+
+
 def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *, out: Path, votes: int = 3,
                       form: str = "label", max_items: int | None = None, store: Path | None = None,
                       concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000,
@@ -225,7 +232,7 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
         judges = run.result["provenance"]["judges"]
         result = {**run.result, "factorial": factorial_table_from(run.result, fs, judges)}
         result["shapley"] = result["factorial"]["shapley"]
-        write_result(dest / "result.json", result, run.verdicts)
+        write_result(dest / "result.json", result, run.verdicts, inputs=set_files(run.result))
     return WorldResult(result, run.verdicts, run.decisions)
 
 

@@ -14,6 +14,13 @@ The interval of a metric is its ``ci`` sibling: ``<key>_ci`` beside ``<key>`` (`
 ``gap_ci``), or ``ci`` beside a ``value`` key, or the ``value``/``ci`` pair of a metric that is an
 object (``…/overall`` → ``overall.value``, ``overall.ci``).
 
+A metric's **p-value** is its ``p`` sibling: ``<key>_p`` beside ``<key>`` (``rho`` → ``rho_p``), or ``p``
+beside a ``value`` key; its sidedness is the ``_alternative`` sibling of the p (``rho_p_alternative``,
+``p_alternative``), in scipy's words: ``two-sided`` (the default when the run does not say),
+``greater`` or ``less`` (the alternative hypothesis the p tests). A clause may name its p instead
+(``p: judges.j.gap_perm_p``) and its sidedness (``p_alternative``). How a p sets a unit's direction is
+in ``judgeaudit.ledger.score``.
+
 The **bar** is kept as written (``"≥ 0.15"``, ``"within [0.78, 0.91]"``); its comparator and value
 are parsed from it, or given explicitly beside a bar written in prose. Comparators: ``<``, ``<=``,
 ``>``, ``>=``, ``==`` (to 1e-9), ``between`` (inclusive ``[lo, hi]``), ``sign`` (value ``+1`` or
@@ -23,7 +30,8 @@ The **predicted sign** of a clause (used for *reversed* and for the direction) i
 field (``+``, ``-``, or ``none`` for a level rather than an effect). Without it, a clause states an
 effect only when its bar says so: a ``sign`` bar; ``>``/``>=`` a bar of 0 or one written with an
 explicit plus (``">= +0.15"``, as Table 6 writes its gains); ``<``/``<=`` a bar of 0 or below
-(``"<= -0.15"``). Any other bar (``"S >= 0.90"``, ``"accuracy >= 0.75"``, ``between``, ``==``) states
+(``"<= -0.15"``). A clause whose metric carries a p (a test of zero) states an effect in the direction its
+bar points (``>``/``>=`` +, ``<``/``<=`` −) unless its ``sign`` is ``none``. Any other bar (``"S >= 0.90"``, ``"accuracy >= 0.75"``, ``between``, ``==``) states
 a **level**, which has no direction of effect: it takes the verdict's default wording of Table 6.
 
 A comparison at the bar itself holds within ``BAR_TOL`` (1e-12, the tolerance of the validity
@@ -40,6 +48,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from judgeaudit.errors import InputError
 
+Alternative = Literal["two-sided", "greater", "less"]
+ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
 Comparator = Literal["<", "<=", ">", ">=", "==", "between", "sign"]
 COMPARATORS: tuple[str, ...] = ("<", "<=", ">", ">=", "==", "between", "sign")
 
@@ -158,6 +168,8 @@ class Clause(Condition):
     fails: Condition | None = None
     run: str | None = None
     sign: Literal["+", "-", "none"] | None = None
+    p: str | None = Field(default=None, min_length=1)   # metric path of its p-value (default: the p sibling)
+    p_alternative: Alternative | None = None             # the sidedness of that p (default: the run's, else two-sided)
 
     @field_validator("letter")
     @classmethod
@@ -178,6 +190,14 @@ class Clause(Condition):
         if self.comparator in ("<", "<=") and self.value <= 0:
             return -1
         return 0
+
+    def tested_sign(self, has_p: bool) -> int:
+        """The predicted sign when the metric carries a p-value (a test of zero): a level bar then
+        points the effect's way (``>``/``>=`` +1, ``<``/``<=`` −1) unless ``sign`` is ``none``."""
+        s = self.predicted_sign
+        if s or not has_p or self.sign == "none":
+            return s
+        return {">": 1, ">=": 1, "<": -1, "<=": -1}.get(self.comparator, 0)
 
 
 class Prediction(BaseModel):

@@ -56,7 +56,7 @@ def _fmt(s: Score) -> str:
     if s.value is None:
         return "—"
     ci = f" [{s.ci[0]:+.3f}, {s.ci[1]:+.3f}]" if s.ci else ""
-    return f"{s.value:.3f}{ci}"
+    return f"{s.value:.3f}{ci}" + (f", {p_text(s)}" if s.p is not None else "")
 
 
 OWN_NOTE = "judgeaudit's own metric, not a paper quantity"
@@ -84,11 +84,21 @@ def run_notes(s: Score) -> list[str]:
     return lines
 
 
+def p_text(s: Score) -> str:
+    """``p = 0.19 (greater; one-sided 0.19 in the predicted direction)``, or "" without a run's p."""
+    if s.p is None:
+        return ""
+    side = "two-sided" if s.p_alternative == "two-sided" else f"one-sided, {s.p_alternative}"
+    q = f"; one-sided {s.p_one_sided:.3g} in the predicted direction" if s.p_one_sided is not None else ""
+    return f"p = {s.p:.3g} ({side}{q})"
+
+
 def score_lines(scores: Sequence[Score]) -> list[str]:
     """The ``ledger score`` table: one line per unit, then its runs where they need saying."""
     out = []
     for s in scores:
         obs = "" if s.value is None else f"  observed {s.value:.4g}" + (f" [{s.ci[0]:.4g}, {s.ci[1]:.4g}]" if s.ci else "")
+        obs += f", {p_text(s)}" if s.p is not None else ""
         flags = ("  [verdict differs across runs]" if s.divergent else "") + (f"  [{OWN_NOTE}]" if s.own else "")
         out.append(f"{s.unit}\t{_vd(s.verdict, s.direction)}{obs}{flags}")
         out += [f"  {line}" for line in run_notes(s)]

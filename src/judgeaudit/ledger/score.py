@@ -8,10 +8,26 @@ Each unit receives one of five verdicts, checked in this order:
 * ``met``      — its bar holds at the point estimate;
 * ``not met``  — otherwise (the FAILS condition was not triggered).
 
-The **direction** of a unit that ran compares the observed sign with the predicted sign: from the
-interval when there is one (excludes zero above → +, below → −, else null), from the point
-estimate otherwise (zero → null). A clause with no predicted sign (a level, not an effect) takes
-its verdict's default: *as predicted* for met and not met, *opposite* for FAILS and reversed.
+The **direction** of a unit that ran is one rule: a one-sided test of zero in the predicted
+direction at level ``alpha`` (``ALPHA`` = 0.05 unless ``score(..., alpha=)`` says otherwise). With
+``p`` the one-sided p-value in the predicted direction, ``p < alpha`` → *as predicted*,
+``1 − p < alpha`` → *opposite*, else *null*. ``p`` is, in this order:
+
+* the run's p-value of the metric (its ``_p`` sibling, or the path the clause names; see
+  ``judgeaudit.ledger.model``), turned one-sided: a ``greater`` p is kept for a predicted +
+  (1 − p for a predicted −), a ``less`` p the mirror image, a ``two-sided`` p halved on the observed
+  side (p/2 when the estimate has the predicted sign, 1 − p/2 otherwise);
+* else the one-sided p its interval implies (a two-sided 95% interval, ``CI_LEVEL``, read as a normal
+  one: the standard error is the half-interval on zero's side over z₀.₉₇₅; Altman & Bland, BMJ 2011,
+  "How to obtain the P value from a confidence interval") — at α = 0.05 the direction is
+  *as predicted* when the 90% interval excludes zero;
+* else none: the point estimate's sign decides (zero → null).
+
+A clause whose metric carries a p states an effect in the direction its bar points (see
+``Clause.tested_sign``). A clause with no predicted sign (a level, not an effect) takes its verdict's
+default: *as predicted* for met and not met, *opposite* for FAILS and reversed. The verdict
+*reversed* is read from the interval alone (it excludes zero on the other side; blind-spot.txt
+Appendix A), never from a p.
 
 A clause may be scored only by data made after its commit. A result is **pre-commit** for a clause
 when it was created before the commit, or when it records (under ``answers``, see
@@ -43,14 +59,20 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from scipy.stats import norm
+
 from judgeaudit.errors import InputError
 from judgeaudit.ledger.commit import verify
-from judgeaudit.ledger.model import Clause, Ledger, is_own
+from judgeaudit.ledger.model import ALTERNATIVES, Clause, Ledger, is_own
 from judgeaudit.runfolder import result_files
 from judgeaudit.runinfo import read_result, result_kind
 
 VERDICTS = ("met", "not met", "FAILS", "reversed", "not run")
 DIRECTIONS = ("as predicted", "null", "opposite")
+ALPHA = 0.05
+"""Level of the one-sided direction test (module docstring)."""
+CI_LEVEL = 0.95
+"""The level of the two-sided intervals a run writes (judgeaudit's intervals are 95%)."""
 _DEFAULT_DIRECTION = {"met": "as predicted", "not met": "as predicted", "FAILS": "opposite",
                       "reversed": "opposite"}
 
@@ -170,6 +192,67 @@ def resolve(data: dict[str, Any], path: str) -> tuple[float | None, tuple[float,
     return float(node), (float(ci[0]), float(ci[1])) if ok else None
 
 
+def resolve_p(data: dict[str, Any], clause: Clause, path: Path | str | None = None) -> tuple[float, str] | None:
+    """``(p, alternative)`` of the clause's metric: the path the clause names (``p``), else the ``_p``
+    sibling of the metric (or ``p`` beside ``value``); None when the run writes none. A p outside
+    [0, 1] or an unknown sidedness raises ``InputError`` naming the field."""
+    keys = split_path(clause.metric)
+    if clause.p is not None:
+        pkeys = split_path(clause.p)
+        if not present(data, clause.p):
+            raise InputError(f"the clause names its p-value {clause.p!r}, which this result does not hold",
+                             path=path, field=clause.p)
+        holder: Any = data
+        for k in pkeys[:-1]:
+            holder = _step(holder, k)
+        pkey = pkeys[-1]
+    else:
+        try:
+            node: Any = data
+            holder = None
+            for k in keys:
+                holder, node = node, _step(node, k)
+        except (KeyError, IndexError, ValueError):
+            return None
+        if isinstance(node, dict) and "value" in node:
+            holder, pkey = node, "p"
+        elif keys[-1] == "value" and isinstance(holder, dict):
+            pkey = "p"
+        elif isinstance(holder, dict):
+            pkey = f"{keys[-1]}_p"
+        else:
+            return None
+    if not isinstance(holder, dict) or holder.get(pkey) is None:
+        return None
+    p, field = holder[pkey], ".".join([*keys[:-1], pkey]) if clause.p is None else clause.p
+    if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1:
+        raise InputError(f"p-value {p!r} is not a number in [0, 1]", path=path, field=field)
+    alt = clause.p_alternative or holder.get(f"{pkey}_alternative") or "two-sided"
+    if alt not in ALTERNATIVES:
+        raise InputError(f"sidedness {alt!r} is not one of {', '.join(ALTERNATIVES)}", path=path,
+                         field=f"{field}_alternative")
+    return float(p), str(alt)
+
+
+def one_sided_p(sign: int, value: float, ci: tuple[float, float] | None,
+                p: tuple[float, str] | None) -> float | None:
+    """The one-sided p-value for an effect of sign ``sign`` (module docstring): from the run's p,
+    else from the interval, else None."""
+    if p is not None:
+        pv, alt = p
+        if alt == "two-sided":
+            return pv / 2 if (value > 0) - (value < 0) == sign else 1 - pv / 2
+        return pv if (alt == "greater") == (sign > 0) else 1 - pv
+    if ci is None or value == 0:
+        return None
+    half = (value - ci[0]) if value > 0 else (ci[1] - value)
+    if half <= 0:   # a degenerate interval: read its sign
+        obs = _observed_sign(value, ci)
+        return None if obs == 0 else 0.0 if obs == sign else 1.0
+    z = value / (half / norm.ppf(0.5 + CI_LEVEL / 2))
+    return float(norm.sf(z * sign))
+
+
 @dataclass(frozen=True)
 class RunScore:
     """A unit's verdict against one matching result; ``pre_commit`` says why a result was not
@@ -184,6 +267,9 @@ class RunScore:
     ci: tuple[float, float] | None = None
     pre_commit: str | None = None
     answers_recorded: bool = True
+    p: float | None = None
+    p_alternative: str | None = None
+    p_one_sided: float | None = None   # in the predicted direction: what the direction was read from
 
 
 @dataclass(frozen=True)
@@ -203,6 +289,9 @@ class Score:
     runs: tuple[RunScore, ...] = ()
     note: str | None = None
     own: bool = False   # the metric is a judgeaudit extension, not a paper quantity
+    p: float | None = None
+    p_alternative: str | None = None
+    p_one_sided: float | None = None
 
     @property
     def scored_runs(self) -> tuple[RunScore, ...]:
@@ -221,11 +310,13 @@ def _observed_sign(value: float, ci: tuple[float, float] | None) -> int:
 
 
 def judge_unit(clause: Clause, value: float | None, ci: tuple[float, float] | None,
-               fails_value: float | None) -> tuple[str, str | None]:
-    """``(verdict, direction)`` of one clause at an observed value (None: not run)."""
+               fails_value: float | None, p: tuple[float, str] | None = None,
+               alpha: float = ALPHA) -> tuple[str, str | None]:
+    """``(verdict, direction)`` of one clause at an observed value (None: not run), with the run's
+    ``(p, alternative)`` when it writes one."""
     if value is None:
         return "not run", None
-    s = clause.predicted_sign
+    s = clause.tested_sign(p is not None)
     if s and ci is not None and _observed_sign(value, ci) == -s:
         verdict = "reversed"
     elif clause.fails is not None and fails_value is not None and clause.fails.holds(fails_value):
@@ -236,15 +327,18 @@ def judge_unit(clause: Clause, value: float | None, ci: tuple[float, float] | No
         verdict = "not met"
     if not s:
         return verdict, _DEFAULT_DIRECTION[verdict]
-    obs = _observed_sign(value, ci)
-    return verdict, "as predicted" if obs == s else "null" if obs == 0 else "opposite"
+    q = one_sided_p(s, value, ci, p)
+    if q is None:
+        obs = _observed_sign(value, None)
+        return verdict, "as predicted" if obs == s else "null" if obs == 0 else "opposite"
+    return verdict, "as predicted" if q < alpha else "opposite" if 1 - q < alpha else "null"
 
 
 def _field(why: str | None) -> str:
     return "created_at" if (why or "").startswith("created") else "answers"
 
 
-def _score_one(c: Clause, unit: str, r: RunResult) -> RunScore:
+def _score_one(c: Clause, unit: str, r: RunResult, alpha: float = ALPHA) -> RunScore:
     value, ci = resolve(r.data, c.metric)
     base = {"run_id": r.run_id, "result": str(r.path), "created_at": r.created_at.isoformat(),
             "answers_recorded": r.answer_times is not None}
@@ -260,13 +354,19 @@ def _score_one(c: Clause, unit: str, r: RunResult) -> RunScore:
     if value is None:   # the run happened and reported no number: short of its bar, no direction
         failed = c.fails is not None and fails_value is not None and c.fails.holds(fails_value)
         return RunScore(**base, verdict="FAILS" if failed else "not met", direction="null")
-    verdict, direction = judge_unit(c, value, ci, fails_value)
-    return RunScore(**base, verdict=verdict, direction=direction, value=value, ci=ci)
+    p = resolve_p(r.data, c, r.path)
+    verdict, direction = judge_unit(c, value, ci, fails_value, p, alpha)
+    s = c.tested_sign(p is not None)
+    q = one_sided_p(s, value, ci, p) if s else None
+    return RunScore(**base, verdict=verdict, direction=direction, value=value, ci=ci,
+                    p=p[0] if p else None, p_alternative=p[1] if p else None, p_one_sided=q)
 
 
-def score(ledger: Ledger, results: list[RunResult], *, path: str | Path | None = None) -> list[Score]:
+def score(ledger: Ledger, results: list[RunResult], *, path: str | Path | None = None,
+          alpha: float = ALPHA) -> list[Score]:
     """Score every committed unit against ``results``: every post-commit result of the run each
-    clause governs (see the module docstring), the unit taking its first one's verdict.
+    clause governs (see the module docstring), the unit taking its first one's verdict; ``alpha`` is
+    the level of the one-sided direction test.
     Uncommitted predictions are not scored. ``InputError`` when the ledger was tampered with, or
     when every result of a clause's run (or the one it pins) is pre-commit."""
     verify(ledger, path)
@@ -293,7 +393,7 @@ def score(ledger: Ledger, results: list[RunResult], *, path: str | Path | None =
                                  f"committed at {committed[p.id].at}, or answered before it (newest: was {w}); a "
                                  "run made before its prediction cannot score it", path=r.path, field=_field(w))
             rows = tuple(RunScore(r.run_id, str(r.path), r.created_at.isoformat(), None, None, pre_commit=w,
-                                  answers_recorded=r.answer_times is not None) if w else _score_one(c, unit, r)
+                                  answers_recorded=r.answer_times is not None) if w else _score_one(c, unit, r, alpha)
                          for r, w in zip(runs, why, strict=True))
             fresh = [s for s in rows if s.pre_commit is None]
             ran = [s for s in fresh if s.verdict != "not run"]
@@ -304,5 +404,6 @@ def score(ledger: Ledger, results: list[RunResult], *, path: str | Path | None =
             note = None if first.answers_recorded else \
                 "this result records no answer times: judged by its created_at only"
             scores.append(Score(p.id, unit, c.bar, first.verdict, first.direction, first.value, first.ci,
-                                first.run_id, first.result, rows, note, is_own(c.metric)))
+                                first.run_id, first.result, rows, note, is_own(c.metric), first.p,
+                                first.p_alternative, first.p_one_sided))
     return scores

@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgeaudit.analyses.excess import coverage_note
 from judgeaudit.analyses.validity import SLOT_ORDER, ValidityResult
 from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, CONTROL_SLOTS, axis_of
 from judgeaudit.report.html import Section, esc, figure_html, table_html
@@ -263,8 +264,9 @@ def validity_sections(result: ValidityResult) -> list[Section]:
                         "labelled direction is one where the edit the annotators (or, without labels, the "
                         "design) call overreaching crosses τ upward while its original does not. R − (1 − S): "
                         "construct flip rate above the control flip rate, each half of the base items read at "
-                        "the τ chosen on the other half, so that choosing τ on the same data cannot make a "
-                        "judge with no sensitivity look sensitive. Means over judges in the slot table "
+                        "the τ chosen on the other half (averaged over 5 random halvings), so that choosing τ "
+                        "on the same data cannot make a judge with no sensitivity look sensitive; "
+                        f"{esc(coverage_note())}. Means over judges in the slot table "
                         "use the judges under study only (not reference instruments, not single points): "
                         f"{esc(', '.join(included)) if included else 'none'}.</p>",
                         [b for b in banners if "wrong way" in b])

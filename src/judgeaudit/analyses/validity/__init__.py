@@ -27,7 +27,7 @@ subject to S ≥ the floor. Intervals resample base items (App. A.2), one counts
 every judge and every statistic, so all intervals are paired, and the operating point is chosen
 again in every resample. ``R_excess`` (R − (1 − S)) reads each half of the base items at the τ
 chosen on the other half, so that the choice of τ cannot make a judge with no sensitivity look
-sensitive. The scope − strength gap's null permutes axis labels (§5.2) within base items where the
+sensitive (``analyses.excess``, with its interval's measured coverage). The scope − strength gap's null permutes axis labels (§5.2) within base items where the
 design gives base items edits on both axes, across the construct arm where a base item carries one
 construct edit (``choose_gap_null``; the run records which).
 

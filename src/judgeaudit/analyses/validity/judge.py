@@ -7,7 +7,7 @@ App. A–D):
 4. ``_operating_point``: the matched-invariance threshold τ and whether the judge is interpretable;
 5. ``_subset_columns`` and ``_resample``: every subset's rate at τ and its base-item bootstrap, with τ
    chosen again in every resample;
-6. the blocks read from them: S and R, ``R_excess`` (``frontier._crossfit_excess``), the directions
+6. the blocks read from them: S and R, ``R_excess`` (``analyses.excess``), the directions
    (``directions``), the axes and their gap (``gap``), the slots, the length checks (``length``) and
    the regrade agreement (``_regrade``).
 """
@@ -22,8 +22,8 @@ import pandas as pd
 
 from judgeaudit.analyses.validity.design import SLOT_ORDER, _Design
 from judgeaudit.analyses.validity.directions import directional_block, moves_at, wrong_way_note
+from judgeaudit.analyses.excess import crossfit_excess
 from judgeaudit.analyses.validity.frontier import (
-    _crossfit_excess,
     frontier_hull,
     matched_operating_point,
     matched_operating_points,
@@ -376,9 +376,10 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     stats.update(_rates(est, cis))
     # ---- R − (1 − S) without post-selection optimism (the operating point cross-fitted)
     if not stats["single_point"]:
-        cf, cf_boot = _crossfit_excess(th.mc, th.hc, th.mr, th.hr, th.taus, th.degenerate, s_floor, counts, seed)
+        cf, cf_ci = crossfit_excess(th.mc, th.hc, th.mr, th.hr, lambda S_, R_: matched_operating_points(
+            S_, R_, th.taus, th.degenerate, s_floor)[0], counts, seed, level=level)
         stats["R_excess"] = _num(cf)
-        stats["R_excess_ci"] = _ci_of(cf_boot, level)
+        stats["R_excess_ci"] = None if cf_ci is None else _ci(*cf_ci)
     # ---- directional sensitivity: R = R⁺ + wrong-way rate, per base item and so under Eq. (6)
     stats["R_plus"] = _num(est["construct+"])
     stats["R_plus_ci"] = cis["construct+"]
