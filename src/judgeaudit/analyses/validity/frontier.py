@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from judgeaudit.analyses.validity.rates import _EPS, _estimates
+from judgeaudit.analyses.validity.rates import _EPS
 
 
 def frontier_hull(points: Sequence[tuple[float, float, float]]) -> list[tuple[float, float, float]]:

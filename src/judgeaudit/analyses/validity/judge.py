@@ -34,7 +34,6 @@ from judgeaudit.analyses.validity.rates import (
     _EPS,
     _boot_estimates,
     _ci,
-    _ci_of,
     _column_cis,
     _estimates,
     _eta_squared,
