@@ -431,6 +431,21 @@ CASES = [
     Case("yaml-card-missing-from", 6, lambda f: ["run", f.yaml(raw=b"analysis: card\nout: out\njudge: j\n"
                                                                  b"from: [gone]\n")],
          ("exp.yaml:4", "field 'from", "not found")),
+    # 7. requests export: the analysis, its inputs and the judge are checked before anything is written
+    Case("requests-export-unknown-analysis", 7, lambda f: ["requests", "export", "--analysis", "loop", "--out",
+                                                           f.root / "o"], ("--analysis", "unknown analysis 'loop'")),
+    Case("requests-export-bad-probe-line", 7, lambda f: ["requests", "export", "--analysis", "validity", "--probes",
+                                                         f.write("probes.jsonl", BUNDLED_LINES[0] + "\n{not json\n"),
+                                                         "--out", f.root / "o"], ("probes.jsonl:2",)),
+    Case("requests-export-cap-no-set", 7, lambda f: ["requests", "export", "--analysis", "cap", "--out", f.root / "o"],
+         ("field 'set'", "give at least one --set")),
+    Case("requests-export-judge-not-importable", 7, lambda f: ["requests", "export", "--analysis", "validity",
+                                                               "--probes", f.probes(), "--judge",
+                                                               "python:no_such_module_xyz:grade", "--out", f.root / "o"],
+         ("field 'judge'", "python:no_such_module_xyz:grade", "cannot import module 'no_such_module_xyz'")),
+    Case("subprocess-judge-python-missing-function", 7, lambda f: ["judge", "--judge", "python:json:no_such_function",
+                                                                   "--input", f.items(), "--out", f.root / "o"],
+         ("field 'judge'", "module 'json' has no attribute 'no_such_function'"), via="subprocess"),
     # the real entry point, through a subprocess
     Case("subprocess-export-onto-own-db", 3, lambda f: _export(f, lambda f, db: db), ("study.sqlite", "--out"),
          via="subprocess"),
