@@ -73,7 +73,9 @@ def test_export_writes_the_exact_requests_the_run_sends(tmp_path):
     assert first["rendered"].endswith("Score:") and first["call_key"] is None
     # promptfoo: one test per row, the rendered prompt in vars; the config sends it as it is
     tests = yaml.safe_load((plain / "promptfoo_tests.yaml").read_text())
+    plain_rows = [json.loads(x) for x in (plain / "requests.jsonl").read_text().splitlines()]
     assert len(tests) == len(sent) - 6 and tests[0]["vars"]["judge_prompt"] == first["rendered"]
+    assert [t["vars"]["judge_prompt"] for t in tests] == [r["rendered"] for r in plain_rows]   # exact, as blocks
     assert tests[0]["vars"]["request_id"] == first["request_id"] and tests[0]["metadata"]["epoch"] == 0
     config = yaml.safe_load((plain / "promptfooconfig.yaml").read_text())
     assert config["prompts"] == ["{{judge_prompt}}"] and config["tests"] == "file://promptfoo_tests.yaml"

@@ -63,6 +63,7 @@ def _eval(task_file: Path, replies: dict[str, str], log_dir: Path, monkeypatch):
     return log
 
 
+@pytest.mark.slow   # two Inspect evals and three validity runs
 def test_exported_inspect_task_round_trip(tmp_path, monkeypatch):
     _require_inspect()
     probes = _small_probes(tmp_path)

@@ -145,6 +145,7 @@ def ray_local():
         ray.shutdown()
 
 
+@pytest.mark.slow   # a local Ray instance starts in ~10 s on an idle machine
 @pytest.mark.parametrize("fn", ["grade", "agrade"])
 def test_ray_workers_rebuild_the_callable_from_its_spec(ray_local, fn, tmp_path):
     reqs = _graded(8)

@@ -155,3 +155,27 @@ def test_a_malformed_world_cell_names_file_line_and_field(tmp_path):
     assert isinstance(r.exception, InputError), r.output
     assert str(r.exception).endswith("verdicts.csv:3: field 'unit_labels': unit_labels must be a JSON list, "
                                      "got '[true,'")
+
+
+def test_a_raw_reply_alone_is_read_with_the_forms_parser(tmp_path):
+    """A harness's raw outputs replay as a live reply is read: graded and pairwise rows with only ``raw``
+    are parsed; an unreadable one is a parse failure with the reason; a given score is never re-read."""
+    import json
+
+    rows = [{"request_id": "g", "raw": "The claim overreaches.\nScore: 7"},
+            {"request_id": "p", "raw": "B misreads the question.\nVerdict: A"},
+            {"request_id": "u", "raw": "I would rather not say."},
+            {"request_id": "s", "score": 3, "raw": "Score: 8"}]
+    path = tmp_path / "raw.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from judgeaudit.runtime.executor import run
+
+    reqs = [JudgeRequest(request_id="g", text="t"), JudgeRequest(request_id="p", form="pairwise", prompt="q",
+                                                                 response_a="a", response_b="b"),
+            JudgeRequest(request_id="u", text="t"), JudgeRequest(request_id="s", text="t")]
+    g, p, u, s = run(make_judge(f"replay:{path}"), reqs, progress=False)
+    assert (g.score, g.parse_ok, g.score_source) == (7.0, True, "parsed")
+    assert (p.choice, p.parse_ok, p.rationale) == ("A", True, "B misreads the question.")
+    assert (u.score, u.parse_ok, u.error) == (None, False, None)
+    assert u.meta["parse_error"] == "no whole number on the 1-9 scale found"
+    assert (s.score, s.score_source) == (3.0, "replay")

@@ -119,3 +119,16 @@ def test_the_fake_server_refuses_a_malformed_response_format():
     assert FakeServer.response_format_problem(
         {"response_format": {"type": "json_schema", "json_schema": {"name": "bad name!", "schema": {}}}})
     assert FakeServer.response_format_problem({"response_format": structured.response_format("graded")}) is None
+
+
+def test_a_structured_grade_reads_the_logprobs_at_its_digit(fake_server):
+    """The digit inside the JSON reply is where the score's log-probabilities are read."""
+    from fakeserver import chat_logprobs
+
+    srv = fake_server(structured_responder=lambda prompt, spec: '{"score": 7}',
+                      logprobs=lambda text: chat_logprobs(text, {7: 0.6, 6: 0.4}))
+    judge = make_judge("api:openai/fake-judge?structured=json_schema", api_base=srv.base_url)
+    (v,) = run(judge, [GRADED], progress=False, policy=FAST)
+    assert v.parse_ok and v.score_source == "logprobs"
+    assert v.score == pytest.approx(0.6 * 7 + 0.4 * 6)
+    assert v.score_dist == pytest.approx([0, 0, 0, 0, 0, 0.4, 0.6, 0, 0])

@@ -92,11 +92,27 @@ def write_export(out: Path, requests: list[JudgeRequest], *, analysis: str, judg
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "requests.jsonl", rows)
     (out / "inspect_task.py").write_text(inspect_task_source(requests, analysis=analysis), encoding="utf-8")
-    dump = {"allow_unicode": True, "sort_keys": False, "width": 100_000}
-    (out / "promptfoo_tests.yaml").write_text(yaml.safe_dump(promptfoo_tests(rows), **dump), encoding="utf-8")
-    (out / "promptfooconfig.yaml").write_text(yaml.safe_dump(promptfoo_config(analysis=analysis), **dump),
+    dump = {"Dumper": _block_dumper(), "allow_unicode": True, "sort_keys": False, "width": 100_000}
+    (out / "promptfoo_tests.yaml").write_text(yaml.dump(promptfoo_tests(rows), **dump), encoding="utf-8")
+    header = ("# promptfoo config over the exported requests: set your provider, then\n"
+              "#   promptfoo eval -c promptfooconfig.yaml --no-cache -o results.json\n"
+              "# (--no-cache: requests that differ only in their epoch are separate calls)\n")
+    (out / "promptfooconfig.yaml").write_text(header + yaml.dump(promptfoo_config(analysis=analysis), **dump),
                                               encoding="utf-8")
     return out
+
+
+def _block_dumper() -> type:
+    import yaml
+
+    class BlockDumper(yaml.SafeDumper):
+        """Multi-line strings (the rendered prompts) as literal blocks."""
+
+    def text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+    BlockDumper.add_representer(str, text)
+    return BlockDumper
 
 
 @app.command("export")
