@@ -160,7 +160,7 @@ def test_nothing_missing_writes_no_batch_file(tmp_path, fake_server):
     judge, base, store = "api:openai/fake-model", ["--api-base", srv.base_url], tmp_path / "s.sqlite"
     assert invoke(world(tmp_path / "o", store, judge, *base)).exit_code == 0
     r = invoke(world(tmp_path / "o", store, judge, *base, "--batch", "openai", "--batch-out", str(tmp_path / "b.jsonl")))
-    assert r.exit_code == 0 and "every call is in the store" in r.output
+    assert r.exit_code == 0 and "no api: judge call is missing from the store" in r.output
     assert not (tmp_path / "b.jsonl").exists()
 
 

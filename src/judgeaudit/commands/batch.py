@@ -52,7 +52,8 @@ def batching(provider: str | None, out: Path | None) -> Iterator[None]:
                       f"RESULTS --store {stores}` and rerun this command (it reads the answers from the store)",
                       highlight=False, markup=False)
         return
-    console.print("batch: every call is in the store; no batch file written", highlight=False, markup=False)
+    console.print("batch: no api: judge call is missing from the store; no batch file written", highlight=False,
+                  markup=False)
 
 
 @app.command("ingest")
