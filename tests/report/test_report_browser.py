@@ -80,10 +80,10 @@ def _world(root: Path) -> dict[str, Path]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("judgeaudit.commands.common.make_judge", lambda spec, **kw: ScriptedJudge(_noisy_world_reply, spec))
         run = run_world_cmd("tiny:x", ["scripted:a", "scripted:b"], ["blind", "informed", "placebo"],
-                            out=root / "world", votes=1, n_boot=200, items=items, progress=False, permutations=199)
+                            out=root / "world", votes=1, n_boot=50, items=items, progress=False, permutations=19)
         write_report(run, root / "world")
         fac = run_factorial_cmd("tiny:x", ["scripted:a"], "question,source", out=root / "factorial",
-                                votes=1, n_boot=100, items=items, progress=False)
+                                votes=1, n_boot=50, items=items, progress=False)
         write_report(fac, root / "factorial")
     return {"world": root / "world" / "report.html", "factorial": root / "factorial" / "report.html"}
 
@@ -199,7 +199,7 @@ def _open(browser, path: Path, width: int):
 
 
 LOOK = """() => {
-  const cells = [...document.querySelectorAll('td, th')].map(e => e.innerText.trim());
+  const cells = [...document.querySelectorAll('td')].map(e => e.innerText.trim());
   const outside = document.body.cloneNode(true);
   outside.querySelectorAll('table').forEach(t => t.remove());
   const wraps = [...document.querySelectorAll('.table-wrap')].map(w => ({

@@ -43,6 +43,7 @@ def _stored(db: Path) -> int:
         con.close()
 
 
+@pytest.mark.slow   # starts a local Ray instance of its own in a subprocess
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the watcher reads /proc (Linux)")
 def test_killing_the_driver_ends_its_local_ray_instance(tmp_path):
     _require_ray()
@@ -82,6 +83,7 @@ def test_killing_the_driver_ends_its_local_ray_instance(tmp_path):
     assert 3 <= _stored(db) < n                    # it was killed mid-run; what was answered is stored
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the watcher reads /proc (Linux)")
 def test_the_watcher_ends_a_killed_parents_ray_processes_and_only_those(tmp_path):
     """The watcher on its own, with stand-in processes: a process named like a Ray worker below the watched
     parent is ended once the parent is killed; a sibling that is not Ray's is left alone."""

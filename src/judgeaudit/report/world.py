@@ -222,7 +222,7 @@ def spearman_table(result: dict) -> pd.DataFrame:
         what = f"gain {r['a']} → {r['b']}" if r["quantity"] == "gain" else f"false alarms per clean answer, {r['a']}"
         rows.append({"judge": r["judge"], "per answer": what, "covariate": r["covariate"], "answers": r["answers"],
                      "no covariate": r["missing_covariate"], "ρ": r["rho"], "p": r["p"],
-                     "null": f"exact ({r['n_perm']} pairings)" if r["exact"] else f"{r['n_perm']} random pairings",
+                     "p from": f"exact ({r['n_perm']} pairings)" if r["exact"] else f"{r['n_perm']} random pairings",
                      "alternative": r["alternative"]})
     return pd.DataFrame(rows)
 

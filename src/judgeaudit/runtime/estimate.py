@@ -9,7 +9,8 @@
   composite judge costs its members' calls (``vote:K`` K times its inner judge, an ensemble the
   sum of its members). Calls running concurrently divide the wall time.
 * re-estimated as the run goes (``Remaining``, judgeaudit's own method): the calls left of each kind
-  times the mean latency of that kind's calls completed in this run, the estimate's per-call time
+  times the median latency of that kind's calls completed in this run (a median, so the first call's
+  model load or connection set-up does not inflate the rest), the estimate's per-call time
   standing in for a kind with none completed yet; concurrency divides it as above. It is what the
   progress lines' ETA shows, so a run whose first calls were slower or faster than planned is re-planned
   after its first completions, and warm-up time spent before the first answer does not enter the rate.
@@ -21,6 +22,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -199,25 +201,23 @@ class Remaining:
         self.left = Counter(kinds)
         self.concurrency = max(1, concurrency)
         self.prior = dict(prior or {})
-        self.total: dict[str, float] = {}
-        self.count: Counter[str] = Counter()
+        self.times: dict[str, list[float]] = {}
 
     def done(self, kind: str, seconds: float | None) -> None:
         """One call of ``kind`` completed, taking ``seconds`` (None: not timed, e.g. a failed call)."""
         if self.left[kind] > 0:
             self.left[kind] -= 1
         if seconds is not None and math.isfinite(seconds) and seconds >= 0:
-            self.total[kind] = self.total.get(kind, 0.0) + seconds
-            self.count[kind] += 1
+            self.times.setdefault(kind, []).append(seconds)
 
     def per_call(self, kind: str) -> float | None:
-        """Mean latency of this run's completed calls of ``kind``, else the prior, else any kind's mean."""
-        if self.count[kind]:
-            return self.total[kind] / self.count[kind]
+        """Median latency of this run's completed calls of ``kind``, else the prior, else all kinds' median."""
+        if self.times.get(kind):
+            return statistics.median(self.times[kind])
         if self.prior.get(kind) is not None:
             return self.prior[kind]
-        n = sum(self.count.values())
-        return sum(self.total.values()) / n if n else None
+        every = [t for ts in self.times.values() for t in ts]
+        return statistics.median(every) if every else None
 
     def seconds(self) -> float | None:
         """Expected seconds until every call left is answered (None: no rate known yet)."""
