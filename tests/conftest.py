@@ -35,3 +35,28 @@ def data_dir() -> Path:
     if not root or not Path(root).is_dir():
         pytest.skip("JUDGEAUDIT_DATA_DIR is not set to the public data folder (make test sets it to ../shared/data)")
     return Path(root)
+
+
+@pytest.fixture
+def cli_main(capsys, monkeypatch):
+    """``judgeaudit ARGS`` through ``cli.main`` in this process, as a ``CompletedProcess`` (exit code, stdout,
+    stderr): what a subprocess of the program returns, without a Python start-up per call. Keep one
+    subprocess per test file for the real entry point."""
+    import subprocess
+    import sys
+
+    from judgeaudit.cli import main
+
+    def run(*args):
+        argv = ["judgeaudit", *map(str, args)]
+        capsys.readouterr()
+        monkeypatch.setattr(sys, "argv", argv)
+        try:
+            main()
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        out = capsys.readouterr()
+        return subprocess.CompletedProcess(argv, code, out.out, out.err)
+
+    return run

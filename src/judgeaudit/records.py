@@ -1,4 +1,5 @@
-"""Records: the typed rows that flow between data sets, judges, the call store and analyses.
+"""Records: the typed rows that flow between data sets, judges, the call store and analyses (the world
+items of blind-spot §3.1 among them).
 
 Every analysis takes and returns pandas tables whose columns are the fields of these models
 (see the ``*_COLUMNS`` tuples). Pydantic models validate single rows at the edges (file

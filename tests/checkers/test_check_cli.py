@@ -25,12 +25,19 @@ def write(path, rows):
     return path
 
 
-def cli(*args):
+def cli_process(*args):
+    """``judgeaudit check ARGS`` as its own process (the real entry point, once per file: start-up is slow)."""
     return subprocess.run([sys.executable, "-m", "judgeaudit.cli", "check", *map(str, args)],
                           capture_output=True, text=True, timeout=120)
 
 
-def test_ifeval_writes_result_and_unit_table(tmp_path):
+@pytest.fixture
+def cli(cli_main):
+    """``judgeaudit check ARGS`` in this process (``cli_main``)."""
+    return lambda *args: cli_main("check", *args)
+
+
+def test_ifeval_writes_result_and_unit_table(tmp_path, cli):
     p, r = write(tmp_path / "p.jsonl", PROMPTS), write(tmp_path / "r.jsonl", RESPONSES)
     res = cli("ifeval", "--prompts", p, "--responses", r, "--out", tmp_path / "out")
     assert res.returncode == 0, res.stderr
@@ -78,7 +85,8 @@ def test_ifeval_bad_input_names_file_line_field(tmp_path, case, expect):
 def test_ifeval_bad_input_exits_2_with_one_line(tmp_path):
     p = tmp_path / "p.jsonl"
     p.write_text(json.dumps(PROMPTS[0]) + "\n{not json\n")
-    res = cli("ifeval", "--prompts", p, "--responses", write(tmp_path / "r.jsonl", RESPONSES), "--out", tmp_path)
+    res = cli_process("ifeval", "--prompts", p, "--responses", write(tmp_path / "r.jsonl", RESPONSES),
+                      "--out", tmp_path)
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.strip().splitlines()[-1].startswith(f"error: {p}:2: malformed JSON")
 
@@ -92,7 +100,7 @@ def test_gsm8k_bad_input_names_file_line_field(tmp_path):
         run_gsm8k(tmp_path / "absent", tmp_path / "out")
 
 
-def test_ifeval_joins_by_text_and_lists_every_missing_key(tmp_path):
+def test_ifeval_joins_by_text_and_lists_every_missing_key(tmp_path, cli):
     # prompt 2 was edited after its response was written: its stale response must not be scored by default
     p = write(tmp_path / "p.jsonl", PROMPTS + [{"key": 3, "prompt": "Be brief.", "instruction_id_list":
                                                 ["punctuation:no_comma"], "kwargs": [{}]}])
@@ -112,7 +120,7 @@ def test_ifeval_joins_by_text_and_lists_every_missing_key(tmp_path):
         f"error: {r}: field 'prompt': no response for prompt keys 2, 3")
 
 
-def test_ifeval_refuses_two_responses_to_one_prompt(tmp_path):
+def test_ifeval_refuses_two_responses_to_one_prompt(tmp_path, cli):
     p = write(tmp_path / "p.jsonl", PROMPTS)
     r = write(tmp_path / "r.jsonl", RESPONSES + [{"prompt": "Say hi without commas.", "response": "Hi there"}])
     res = cli("ifeval", "--prompts", p, "--responses", r, "--out", tmp_path / "out")
@@ -122,7 +130,7 @@ def test_ifeval_refuses_two_responses_to_one_prompt(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_out_that_is_an_existing_file_is_one_line_exit_2(tmp_path):
+def test_out_that_is_an_existing_file_is_one_line_exit_2(tmp_path, cli):
     p, r = write(tmp_path / "p.jsonl", PROMPTS), write(tmp_path / "r.jsonl", RESPONSES)
     f = tmp_path / "taken"
     f.write_text("x")

@@ -22,7 +22,8 @@ def _write(path, rows):
     return path
 
 
-def cli(*args):
+def cli_process(*args):
+    """The program as its own process (the real entry point, once per file: start-up is slow)."""
     return subprocess.run([sys.executable, "-m", "judgeaudit.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=120)
 
@@ -47,11 +48,11 @@ def test_halueval_own_hallucinated_answers(data_dir, tmp_path, strategy, contain
     assert n["nli"]["tau_s"] == 0.95 and n["nli"]["unusable"] == 0
 
 
-def test_check_halueval_cli_routes_and_files(tmp_path):
+def test_check_halueval_cli_routes_and_files(tmp_path, cli_main):
     d = tmp_path / "h"
     d.mkdir()
     _write(d / "qa_one-turn_data.json", QA)
-    res = cli("check", "halueval", "--data", d, "--out", tmp_path / "o", "--nli", "lexical")
+    res = cli_main("check", "halueval", "--data", d, "--out", tmp_path / "o", "--nli", "lexical")
     assert res.returncode == 0, res.stderr
     out = json.loads((tmp_path / "o" / "result.json").read_text())
     # "Lyon" fails both routes; the second hallucinated answer contains the right answer
@@ -64,20 +65,20 @@ def test_check_halueval_cli_routes_and_files(tmp_path):
         (2, "hallucinated", "containment")]
 
 
-def test_check_halueval_bad_input_is_one_line_exit_2(tmp_path):
+def test_check_halueval_bad_input_is_one_line_exit_2(tmp_path, cli_main):
     d = tmp_path / "h"
     d.mkdir()
     f = _write(d / "qa_one-turn_data.json", QA)
-    res = cli("check", "halueval", "--data", d, "--strategy", "multi-turn", "--out", tmp_path / "o")
+    res = cli_main("check", "halueval", "--data", d, "--strategy", "multi-turn", "--out", tmp_path / "o")
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert "strategy 'multi-turn' not found; found: one-turn" in res.stderr.strip().splitlines()[-1]
     # a byte that is not UTF-8 is named with its line, not reported as a missing file
     f.write_bytes(f.read_bytes() + b'{"knowledge": "K", "question": "Q\xff", "right_answer": "A", '
                   b'"hallucinated_answer": "B"}\n')
-    res = cli("check", "halueval", "--data", d, "--out", tmp_path / "o")
+    res = cli_main("check", "halueval", "--data", d, "--out", tmp_path / "o")
     assert res.returncode == 2
     assert res.stderr.strip().splitlines()[-1].startswith(f"error: {f}:3: not UTF-8 text (byte 0xff at column")
-    res = cli("check", "halueval", "--data", d, "--out", tmp_path / "o", "--nli", "nosuch")
+    res = cli_main("check", "halueval", "--data", d, "--out", tmp_path / "o", "--nli", "nosuch")
     assert res.returncode == 2 and "unknown NLI spec 'nosuch'" in res.stderr
 
 
@@ -111,21 +112,21 @@ def test_loop_halueval_loader_excludes_an_empty_knowledge_with_its_count(tmp_pat
     assert t.excluded == {"the world (knowledge) is missing or empty": 1}
 
 
-def test_loop_run_nli_option_counts_routes(tmp_path):
+def test_loop_run_nli_option_counts_routes(tmp_path, cli_main):
     d = tmp_path / "h"
     d.mkdir()
     _write(d / "qa_one-turn_data.json", QA)
     init = _write(tmp_path / "init.jsonl", [{"item_id": "1", "output": "Lyon"}, {"item_id": "2", "output": "300 m"}])
-    res = cli("loop", "run", "--task", "halueval_qa", "--data", d, "--initial", f"replay:{init}", "--responder",
-              "reference:echo", "--regulator", "control", "--out", tmp_path / "o", "--bootstrap", "20",
-              "--nli", "lexical")
+    res = cli_main("loop", "run", "--task", "halueval_qa", "--data", d, "--initial", f"replay:{init}", "--responder",
+                   "reference:echo", "--regulator", "control", "--out", tmp_path / "o", "--bootstrap", "20",
+                   "--nli", "lexical")
     assert res.returncode == 0, res.stderr
     r = json.loads((tmp_path / "o" / "result.json").read_text())
     assert r["checker"] == "HaluEval QA containment, then entailment by lexical (P(entail) >= 0.95)"
     assert r["checker_routes"]["checks"] == {"contains": 1, "nli does not entail": 1}
     assert r["checker_routes"]["nli_unusable"] == 0
-    res = cli("loop", "run", "--task", "gsm8k", "--data", d, "--responder", "reference:echo", "--regulator",
-              "control", "--out", tmp_path / "o2", "--nli", "lexical")
+    res = cli_process("loop", "run", "--task", "gsm8k", "--data", d, "--responder", "reference:echo",
+                      "--regulator", "control", "--out", tmp_path / "o2", "--nli", "lexical")
     assert res.returncode == 2 and "--nli is HaluEval QA's entailment fallback" in res.stderr
 
 
