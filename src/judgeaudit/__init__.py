@@ -6,8 +6,9 @@ Layers, low to high (a module imports only from its own layer or the layers belo
 higher one, not even inside a function; ``tests/test_layers.py`` checks this and that no imports form
 a cycle):
 
-1. errors, records, io, families, stats, runinfo, runfolder, validate, _startup — the typed rows, file
-   readers, the model-family table, the shared estimators and the run-folder records;
+1. errors, records, io, families, stats, runinfo, runfolder, validate, plugins, _startup — the typed rows,
+   file readers, the model-family table, the shared estimators, the run-folder records and the plug-in
+   loader;
 2. datasets, checkers — the public sets' adapters and the programs that label outputs;
 3. judges — the instruments and their elicitation;
 4. runtime — the call store and the executors;
@@ -15,13 +16,16 @@ a cycle):
 6. analyses — pure functions from tables to result objects (validity, cap, validation_power, world);
 7. world, loop, structural, interop — world runs, the acting loop, the structural judge, adapters to
    other tools;
-8. card, ledger — the per-judge card and the prediction ledger, read from the analyses' results;
+8. card, ledger, gate — the per-judge card, the prediction ledger and the CI gate, read from the
+   analyses' results;
 9. report — the HTML, Markdown and JSON pages;
 10. commands, default_runs, demo, experiment — the command edge: options, orchestration, the demo;
 11. cli — the command line.
 
-Where a lower layer must reach something defined above it (a judge backend, a verdict form, a replay
-format), it defines a registry that the higher layer fills.
+Where a lower layer must reach something defined above it (a judge backend, an executor backend, a verdict
+form, a replay format), it defines a registry that the higher layer fills: the filling modules are plug-ins
+of an entry-point group, loaded once by ``judgeaudit.plugins.load(group)`` on the registry's first lookup
+(judgeaudit's own from ``ENTRY_POINTS`` below, other packages' from their installed metadata).
 """
 
 from __future__ import annotations
@@ -37,7 +41,12 @@ from judgeaudit.records import Item, JudgeRequest, PairwiseItem, Probe, Verdict
 __version__ = "0.1.0"
 
 ENTRY_POINTS: dict[str, dict[str, str]] = {
-    "judgeaudit.judges": {"structural": "judgeaudit.structural.judge"},
+    "judgeaudit.judges": {**{m: f"judgeaudit.judges.{m}" for m in
+                             ("api", "composite", "hf", "local", "python", "reference", "replay")},
+                          "structural": "judgeaudit.structural.judge"},
+    "judgeaudit.backends": {"ray": "judgeaudit.runtime.raybackend"},
+    "judgeaudit.replay_formats": {"inspect": "judgeaudit.interop.inspect", "promptfoo": "judgeaudit.interop.promptfoo"},
+    "judgeaudit.template_families": {"world": "judgeaudit.world.forms"},
 }
 """judgeaudit's own plug-ins by entry-point group, as ``pyproject.toml``'s ``[project.entry-points]`` declares
 them (a test keeps the two equal): a lower layer's registry loads them through ``judgeaudit.plugins`` on its

@@ -235,9 +235,8 @@ PLUGIN_GROUP = "judgeaudit.judges"
 
 
 def _load_backends() -> None:
-    """Importing the package registers the backends defined in it; the plug-ins of ``PLUGIN_GROUP``
-    (``judgeaudit.plugins``) register the others, once, on the first lookup."""
-    import judgeaudit.judges  # noqa: F401
+    """The plug-ins of ``PLUGIN_GROUP`` (``judgeaudit.plugins``: the backend modules of this package, the
+    ones defined above it and other packages') register themselves, once, on the first lookup."""
     from judgeaudit.plugins import load
 
     load(PLUGIN_GROUP)

@@ -41,17 +41,15 @@ def register_family(family: TemplateFamily) -> TemplateFamily:
     return family
 
 
-_GROUP = "judgeaudit.template_families"
+PLUGIN_GROUP = "judgeaudit.template_families"
 """The entry-point group a package names its template families under (each entry: a module that
-registers them when imported)."""
+registers them when imported; ``judgeaudit.plugins``)."""
 
 
-def _load_plugins(name: str) -> None:
-    from importlib.metadata import entry_points
+def _load_plugins() -> None:
+    from judgeaudit.plugins import load
 
-    for ep in entry_points(group=_GROUP):
-        if ep.name == name:
-            ep.load()
+    load(PLUGIN_GROUP)
 
 
 def family(name: str) -> TemplateFamily:
@@ -59,7 +57,7 @@ def family(name: str) -> TemplateFamily:
     ``judgeaudit.template_families`` when nothing has registered it yet); a LookupError naming the
     registered ones otherwise."""
     if name not in _FAMILIES:
-        _load_plugins(name)
+        _load_plugins()
     try:
         return _FAMILIES[name]
     except KeyError:

@@ -314,9 +314,8 @@ class ReplayFormat:
 
 
 _FORMATS: dict[str, ReplayFormat] = {}
-ENTRY_POINTS = "judgeaudit.replay_formats"
-"""Entry point group through which another package registers a replay format (its module registers on import)."""
-_loaded_entry_points = False
+PLUGIN_GROUP = "judgeaudit.replay_formats"
+"""The entry-point group of modules that register replay formats when imported (``judgeaudit.plugins``)."""
 
 
 def register_format(name: str, *, judges: Callable[[str], list[Judge]],
@@ -327,16 +326,9 @@ def register_format(name: str, *, judges: Callable[[str], list[Judge]],
 
 def formats() -> dict[str, ReplayFormat]:
     """The registered replay formats (those of installed plug-ins included)."""
-    global _loaded_entry_points
-    if not _loaded_entry_points:
-        _loaded_entry_points = True
-        from importlib.metadata import entry_points
+    from judgeaudit.plugins import load
 
-        for ep in entry_points(group=ENTRY_POINTS):
-            try:
-                ep.load()
-            except Exception:  # noqa: BLE001 - a broken plug-in must not stop the built-in formats
-                continue
+    load(PLUGIN_GROUP)
     return dict(_FORMATS)
 
 

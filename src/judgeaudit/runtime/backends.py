@@ -12,16 +12,14 @@ one call with retries and its lease in the store (``runtime.calls``), at most ``
 made inside it (commands do it from their ``--backend`` option, see ``commands.common.calls_checked``).
 
 The registry: a backend module calls ``register(name, factory)`` when it is imported. The modules that
-fill it are plug-ins named, as pytest names its default plug-ins, by module name — ``PLUGINS`` for the
-ones that ship with judgeaudit, and the ``judgeaudit.backends`` entry-point group for other packages'
-— and imported the first time a backend is looked up. So this module never imports a backend, and a
+fill it are the plug-ins of the entry-point group ``judgeaudit.backends`` (``judgeaudit.plugins``:
+judgeaudit's own from ``judgeaudit.ENTRY_POINTS``, other packages' from their metadata), imported the
+first time a backend is looked up. So this module never imports a backend, and a
 backend depends on this module and on ``runtime.calls`` only: the imports point one way.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.metadata
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -59,14 +57,11 @@ class Registered:
 
 
 DEFAULT = "asyncio"
-PLUGINS: tuple[str, ...] = ("judgeaudit.runtime.raybackend",)
-"""Modules that register judgeaudit's own further backends when imported (``ray``: the ``ray`` package itself
-is imported only when that backend is made)."""
-ENTRY_POINTS = "judgeaudit.backends"
-"""The entry-point group of other packages' backend modules (each registers itself when imported)."""
+PLUGIN_GROUP = "judgeaudit.backends"
+"""The entry-point group of backend modules (each registers itself when imported; ``ray``: the ``ray``
+package itself is imported only when that backend is made)."""
 
 _REGISTRY: dict[str, Registered] = {}
-_LOADED = False
 
 
 def register(name: str, factory: Callable[[str | None], Backend], *, remote: bool = False) -> None:
@@ -76,15 +71,9 @@ def register(name: str, factory: Callable[[str | None], Backend], *, remote: boo
 
 
 def _load_plugins() -> None:
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    for module in PLUGINS:
-        importlib.import_module(module)
-    for ep in importlib.metadata.entry_points(group=ENTRY_POINTS):
-        if ep.value not in PLUGINS:
-            ep.load()
+    from judgeaudit.plugins import load
+
+    load(PLUGIN_GROUP)
 
 
 def names() -> list[str]:
