@@ -17,7 +17,7 @@ import pytest
 import pandas as pd
 from typer.testing import CliRunner
 
-from judgeaudit.card.paired import Units, compare, loop_units
+from judgeaudit.card.paired import Units, compare
 from judgeaudit.cli import app
 
 N_RESP, N_UNITS, N_BOOT, N_SIM = 200, 4, 300, 500

@@ -4,7 +4,6 @@ the judge that produced them, the checklist's one rule, the extensions marked, a
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -13,7 +12,7 @@ import judgeaudit
 from judgeaudit.commands import cap as cap_cmd
 from judgeaudit.datasets import judgebench
 from judgeaudit.errors import InputError
-from judgeaudit.report.cap import cap_sections, coverage_matrix, profile_table, strict_vs_consistency
+from judgeaudit.report.cap import coverage_matrix, profile_table, strict_vs_consistency
 
 DATA = Path(judgeaudit.__file__).parent / "data"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from judgeaudit.analyses.validity import validity_profile
-from judgeaudit.commands.common import judge_all
+from judgeaudit.runtime.executor import judge_all
 from judgeaudit.commands.validity import regrade_requests
 from judgeaudit.judges import local, make_judge
 from judgeaudit.probes.design import graded_requests

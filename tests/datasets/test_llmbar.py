@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pandas as pd
 import pytest
 
 from judgeaudit.analyses.cap import cap_profile

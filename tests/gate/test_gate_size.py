@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import numpy as np
 
 from judgeaudit.analyses.calibrate.simulate import binary_sets, ppi_batch
 from judgeaudit.gate import evaluate_policy

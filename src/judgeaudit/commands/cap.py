@@ -141,7 +141,8 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
     called: list[pd.DataFrame] = []   # every live verdict table, for the per-judge call summary
     templates: dict[str, Any] = {}    # live judge id -> the template it answered with
     if judge_specs:
-        from judgeaudit.commands.common import build_judges, judge_all
+        from judgeaudit.commands.common import build_judges
+        from judgeaudit.runtime.executor import judge_all
 
         judges = build_judges(list(judge_specs), api_base=api_base, template=template)
         store_path.parent.mkdir(parents=True, exist_ok=True)
@@ -160,7 +161,8 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
     labels, evaluator = None, None
     if evaluator_spec:
         from judgeaudit.analyses.cap_design import check_evaluator_family
-        from judgeaudit.commands.common import build_judges, judge_all
+        from judgeaudit.commands.common import build_judges
+        from judgeaudit.runtime.executor import judge_all
 
         (ev,) = build_judges([evaluator_spec], api_base=api_base)
         ev_family = judge_family(ev)

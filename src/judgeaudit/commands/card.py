@@ -1,7 +1,7 @@
 """``judgeaudit card``: one validity card per judge from existing run folders (card.html, card.json,
 checklist.md). Nothing is recomputed: each section reads the result.json files it finds; with
 ``--run-missing`` the default runs of the sections no folder measured are estimated, confirmed and
-run under OUT/runs first (``card.missing``)."""
+run under OUT/runs first (``commands.card_missing``)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"
     output_dir(out, writes=("card.json", "card.html", "card.md", "checklist.md"), inputs=[*from_dirs, ledger])
     notes: dict[str, str] = {}
     if run_missing:
-        from judgeaudit.card import missing
+        from judgeaudit.commands import card_missing as missing
 
         if missing.runs_dir(out).is_dir() and missing.runs_dir(out) not in from_dirs:
             from_dirs.append(missing.runs_dir(out))   # runs an earlier --run-missing made here

@@ -6,24 +6,18 @@ import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from pathlib import Path
 from typing import Annotated
 
-import pandas as pd
 import typer
 from rich.console import Console
 
 from judgeaudit.commands import tracking
 from judgeaudit.commands.batch import batching
 from judgeaudit.errors import InputError
-from judgeaudit.interop import inspect as _inspect_format, promptfoo as _promptfoo_format  # noqa: F401 - register
 from judgeaudit.judges import Judge, make_judge
-from judgeaudit.records import JudgeRequest, verdicts_frame
 from judgeaudit.runtime import backends
-from judgeaudit.runtime.batch import Deferred
-from judgeaudit.runtime.executor import RetryPolicy, call_defaults, run
+from judgeaudit.runtime.executor import call_defaults
 from judgeaudit.runtime.failures import CallSummary, Recorder, recording
-from judgeaudit.runtime.store import CallStore
 
 ALLOW_FAILURES_HELP = "exit 0 even when a judge produced no usable verdict (the failures are still reported)"
 DEFAULT_BACKEND = backends.DEFAULT
@@ -86,27 +80,6 @@ def build_judges(specs: list[str | dict], *, api_base: str | None = None,
             raise InputError(f"judge id {j.id!r} given twice", field="judge")
         seen.add(j.id)
     return judges
-
-
-def judge_all(judges: list[Judge], requests: list[JudgeRequest], *, store_path: Path,
-              concurrency: int | None = None, policy: RetryPolicy | None = None,
-              progress: bool = True) -> pd.DataFrame:
-    """Run every judge on every request it can answer (``Judge.can_answer``) through one call store;
-    the verdict table of all of them."""
-    frames = []
-    deferred: list[Deferred] = []   # with --batch, every judge's missing calls go to the one batch file
-    with CallStore(store_path) as store:
-        for j in judges:
-            try:
-                verdicts = run(j, [r for r in requests if j.can_answer(r)], store=store, concurrency=concurrency,
-                               policy=policy, progress=progress)
-            except Deferred as d:
-                deferred.append(d)
-                continue
-            frames.append(verdicts_frame(verdicts))
-    if deferred:
-        raise Deferred(", ".join(d.judge_id for d in deferred), sum(d.n for d in deferred))
-    return pd.concat(frames, ignore_index=True) if frames else verdicts_frame([])
 
 
 def report_calls(summary: CallSummary, *, allow_failures: bool, echo: Console | None = None,

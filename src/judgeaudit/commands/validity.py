@@ -49,7 +49,8 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     api/local judge renders), then compute the profile on each judge's own scale."""
     from judgeaudit.analyses.grade_scale import orient, scale_record
     from judgeaudit.analyses.validity import validity_profile
-    from judgeaudit.commands.common import build_judges, judge_all
+    from judgeaudit.commands.common import build_judges
+    from judgeaudit.runtime.executor import judge_all
     from judgeaudit.io import write_parquet
     from judgeaudit.runinfo import write_result
     from judgeaudit.probes.design import graded_requests

@@ -107,7 +107,7 @@ def judge_pairs(judge, items: list, complaints: list[tuple[str, dict]], *, store
     """Ask ``judge`` about every (complaint, segment) pair of ``complaints`` (through the call store) and
     return the generous matcher reading its replies (``analyses.world.matching``)."""
     from judgeaudit.analyses.world.matching import JudgeMatcher, pair_requests, read_yes_no
-    from judgeaudit.commands.common import judge_all
+    from judgeaudit.runtime.executor import judge_all
 
     reqs = pair_requests(items, complaints)
     if not reqs:
@@ -218,7 +218,7 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
                       progress: bool = True, split: str = "all") -> WorldResult:
     from judgeaudit.errors import InputError
     from judgeaudit.runinfo import write_result
-    from judgeaudit.world.run import factorial_arms, factorial_table, parse_factors
+    from judgeaudit.world.run import factorial_arms, parse_factors
 
     fs = parse_factors(factors)
     if ("instrument" in fs) != (len(judge_specs) == 2) or len(judge_specs) not in (1, 2):

@@ -17,7 +17,6 @@ task written here (``replay:inspect:LOG``).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 

@@ -28,11 +28,13 @@ import asyncio
 import os
 import time
 import uuid
+from pathlib import Path
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+import pandas as pd
 from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
@@ -40,7 +42,7 @@ from rich.text import Text
 
 from judgeaudit.errors import InputError
 from judgeaudit.judges.base import Judge
-from judgeaudit.records import JudgeRequest, Verdict
+from judgeaudit.records import JudgeRequest, Verdict, verdicts_frame
 from judgeaudit.runtime import backends, batch, failures
 from judgeaudit.runtime.calls import LEASE_POLL, LEASE_SECONDS, RUN, RateLimiter, RetryPolicy, RunState
 from judgeaudit.runtime.estimate import Remaining, duration, estimate, request_kind
@@ -303,3 +305,24 @@ def _as_answer_to(verdict: Verdict, request: JudgeRequest, judge: Judge) -> Verd
 def run(judge: Judge, requests: list[JudgeRequest], **kwargs) -> list[Verdict]:
     """Synchronous ``arun`` (see there for arguments)."""
     return asyncio.run(arun(judge, requests, **kwargs))
+
+
+def judge_all(judges: list[Judge], requests: list[JudgeRequest], *, store_path: Path,
+              concurrency: int | None = None, policy: RetryPolicy | None = None,
+              progress: bool = True) -> pd.DataFrame:
+    """Run every judge on every request it can answer (``Judge.can_answer``) through one call store;
+    the verdict table of all of them."""
+    frames = []
+    deferred: list[batch.Deferred] = []   # with --batch, every judge's missing calls go to the one batch file
+    with CallStore(store_path) as store:
+        for j in judges:
+            try:
+                verdicts = run(j, [r for r in requests if j.can_answer(r)], store=store, concurrency=concurrency,
+                               policy=policy, progress=progress)
+            except batch.Deferred as d:
+                deferred.append(d)
+                continue
+            frames.append(verdicts_frame(verdicts))
+    if deferred:
+        raise batch.Deferred(", ".join(d.judge_id for d in deferred), sum(d.n for d in deferred))
+    return pd.concat(frames, ignore_index=True) if frames else verdicts_frame([])

@@ -1,7 +1,7 @@
 """The world runs: (items × arms × votes) through each judge and the call store, pooled and scored.
 
 ``analyse`` is the pure part (items + verdict table -> result dict); ``run_world`` and
-``run_factorial`` build the requests, run the judges (``commands.common.judge_all``: store,
+``run_factorial`` build the requests, run the judges (``runtime.executor.judge_all``: store,
 progress, failures as verdict rows) and analyse.
 """
 
@@ -329,7 +329,7 @@ def judge_world(items: list[WorldItem], judges: list, arms: Sequence[str], *, fo
                 store_path, seed: int = 0, encoder=None, top_k: int = 5, concurrency: int | None = None,
                 progress: bool = True) -> pd.DataFrame:
     """The verdict table of every judge on every (item, arm, vote)."""
-    from judgeaudit.commands.common import judge_all
+    from judgeaudit.runtime.executor import judge_all
 
     requests = build_requests(items, list(arms), context_for(items, seed, encoder, top_k), form=form, votes=votes)
     return judge_all(judges, requests, store_path=store_path, concurrency=concurrency, progress=progress)
