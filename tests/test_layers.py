@@ -22,8 +22,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: Low → high. A unit is a subpackage of ``judgeaudit`` or a top-level module; units in one layer may
 #: import each other (without a cycle), a unit imports nothing from a layer above its own.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "records", "io", "families", "stats", "runinfo", "runfolder", "validate", "plugins",
-     "_startup"),
+    ("errors", "records", "io", "yamlfile", "families", "stats", "runinfo", "runfolder", "validate",
+     "plugins", "_startup"),
     ("datasets", "checkers"),
     ("judges",),
     ("runtime",),
@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("world", "loop", "structural", "interop"),
     ("card", "ledger", "gate"),
     ("report",),
-    ("commands", "default_runs", "demo", "experiment"),
+    ("commands", "demo", "experiment"),
     ("cli",),
 )
 
@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 KNOWN: frozenset[tuple[str, str]] = frozenset({
     # the card names the default runs it lacks (their commands) and is callable through commands
     ("judgeaudit.card", "judgeaudit.commands.card"),
-    ("judgeaudit.card.build", "judgeaudit.default_runs"),
+    ("judgeaudit.card.build", "judgeaudit.commands.default_runs"),
 })
 
 

@@ -6,9 +6,9 @@ Layers, low to high (a module imports only from its own layer or the layers belo
 higher one, not even inside a function; ``tests/test_layers.py`` checks this and that no imports form
 a cycle):
 
-1. errors, records, io, families, stats, runinfo, runfolder, validate, plugins, _startup — the typed rows,
-   file readers, the model-family table, the shared estimators, the run-folder records and the plug-in
-   loader;
+1. errors, records, io, yamlfile, families, stats, runinfo, runfolder, validate, plugins, _startup — the
+   typed rows, file readers, the model-family table, the shared estimators, the run-folder records and
+   the plug-in loader;
 2. datasets, checkers — the public sets' adapters and the programs that label outputs;
 3. judges — the instruments and their elicitation;
 4. runtime — the call store and the executors;
@@ -19,7 +19,8 @@ a cycle):
 8. card, ledger, gate — the per-judge card, the prediction ledger and the CI gate, read from the
    analyses' results;
 9. report — the HTML, Markdown and JSON pages;
-10. commands, default_runs, demo, experiment — the command edge: options, orchestration, the demo;
+10. commands, demo, experiment — the command edge: options, orchestration (the default runs a card
+    lacks, ``commands.default_runs``), the demo;
 11. cli — the command line.
 
 Where a lower layer must reach something defined above it (a judge backend, an executor backend, a verdict

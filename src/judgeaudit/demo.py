@@ -13,7 +13,7 @@
    responses), under the control, blind, informed and certificate regulators, scored by the IFEval checker;
 6. the embedded judge's validity card, gathered from the runs above (OUT/card).
 Everything goes through the call store in OUT, so a rerun is instant. Steps 1, 2, 4 and 5 are the default
-runs of ``judgeaudit.default_runs``, which ``card --run-missing`` runs for any judge.
+runs of ``judgeaudit.commands.default_runs``, which ``card --run-missing`` runs for any judge.
 
 By default the demo is cut to run in minutes (``SLICES``, stated in the report): the validity probes of one
 base item per group, fewer regrades, and a shorter loop slice with shorter generations; every number is still
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from judgeaudit.default_runs import DEFAULT_RUNS
+from judgeaudit.commands.default_runs import DEFAULT_RUNS
 from judgeaudit.report.html import Section, write_page
 
 EMBEDDED = "local"
@@ -121,7 +121,7 @@ def _loop(out: Path, slices: Slices) -> list[Section]:
     if slices.loop_items is None:
         return loop_sections(DEFAULT_RUNS["loop"].run([EMBEDDED], out / "loop", out / "calls.sqlite", 2000))
     from judgeaudit.commands.loop import run_loop_command
-    from judgeaudit.default_runs import DATA, LOOP_REGULATORS
+    from judgeaudit.commands.default_runs import DATA, LOOP_REGULATORS
     from judgeaudit.judges import make_judge
 
     local = make_judge(EMBEDDED, max_tokens=slices.max_tokens)

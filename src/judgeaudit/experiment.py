@@ -34,6 +34,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
 
 from judgeaudit.errors import InputError
+from judgeaudit.yamlfile import line_of, load_yaml
 from judgeaudit.io import read_text
 from judgeaudit.validate import OPTION_RULES, option_problem, output_dir, set_inputs, spec_inputs
 
@@ -154,23 +155,6 @@ def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
 _WRITES = {"validity": ("result.json", "verdicts.parquet", "report.html"), "world": (), "loop": (), "card": ()}
 
 
-def _line_of(node: yaml.Node, loc: tuple[Any, ...]) -> int | None:
-    """1-based line of the YAML node at ``loc`` (the deepest node found)."""
-    line = node.start_mark.line + 1
-    for key in loc:
-        if isinstance(node, yaml.MappingNode):
-            match = next((v for k, v in node.value if k.value == key), None)
-            if match is None:
-                break
-            node = match
-        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-            node = node.value[key]
-        else:
-            break
-        line = node.start_mark.line + 1
-    return line
-
-
 def _relative(base: Path, v: Any) -> Any:
     if isinstance(v, Path):
         return v if v.is_absolute() else base / v
@@ -182,27 +166,21 @@ def _relative(base: Path, v: Any) -> Any:
 def load_experiment(path: str | Path) -> _Experiment:
     p = Path(path)
     text = read_text(p)
-    try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise InputError(f"malformed YAML ({getattr(e, 'problem', None) or e})", path=p,
-                         line=mark.line + 1 if mark else None) from None
+    node, data = load_yaml(text, p)
     if not isinstance(data, dict):
         raise InputError("an experiment file is a YAML mapping", path=p, line=1)
     kind = data.get("analysis")
     if kind not in EXPERIMENTS:
         raise InputError(f"unknown analysis {kind!r}: experiment files run {', '.join(EXPERIMENTS)}; use "
                          "`judgeaudit vp audit` and `judgeaudit cap run` for the others",
-                         path=p, line=_line_of(node, ("analysis",)), field="analysis")
+                         path=p, line=line_of(node, ("analysis",)), field="analysis")
     try:
         exp = EXPERIMENTS[kind].model_validate(data)
     except ValidationError as e:
         first = e.errors()[0]
         loc = tuple(x for x in first["loc"] if not (isinstance(x, str) and x in ("str", "JudgeEntry")))
         msg = "required field is missing" if first["type"] == "missing" else first["msg"].removeprefix("Value error, ")
-        raise InputError(msg, path=p, line=_line_of(node, loc), field=".".join(map(str, loc))) from None
+        raise InputError(msg, path=p, line=line_of(node, loc), field=".".join(map(str, loc))) from None
     base = p.parent
     update = {name: _relative(base, getattr(exp, name)) for name in ("out", "store", "data", "ledger", "from_")
               if hasattr(exp, name)}
@@ -216,12 +194,12 @@ def load_experiment(path: str | Path) -> _Experiment:
     _resolve_templates(exp, base, node, p)
     for loc, f in _inputs(exp):
         if not f.exists():
-            raise InputError(f"{f}: not found", path=p, line=_line_of(node, loc), field=str(loc[0]))
+            raise InputError(f"{f}: not found", path=p, line=line_of(node, loc), field=str(loc[0]))
     try:
         output_dir(exp.out, writes=_WRITES[kind], inputs=[p, getattr(exp, "store", None),
                                                           *spec_inputs(judge_specs(exp))])
     except InputError as e:
-        raise InputError(f"{e.path} {e.message}", path=p, line=_line_of(node, ("out",)), field="out") from None
+        raise InputError(f"{e.path} {e.message}", path=p, line=line_of(node, ("out",)), field="out") from None
     exp._node, exp._path = node, p   # for errors the run raises (``yaml_error``)
     return exp
 
@@ -237,12 +215,12 @@ def _resolve_templates(exp: _Experiment, base: Path, node: yaml.Node, path: Path
             continue
         if not isinstance(name, str):
             raise InputError("template is a built-in name or a file", path=path,
-                             line=_line_of(node, ("judges", i, "template")), field=f"judges.{i}.template")
+                             line=line_of(node, ("judges", i, "template")), field=f"judges.{i}.template")
         if name not in library():
             f = Path(name) if Path(name).is_absolute() else base / name
             if not f.is_file():
                 raise InputError(f"{f}: not found (nor a built-in template)", path=path,
-                                 line=_line_of(node, ("judges", i, "template")), field=f"judges.{i}.template")
+                                 line=line_of(node, ("judges", i, "template")), field=f"judges.{i}.template")
             j.template = str(f)   # type: ignore[attr-defined]
         get_template(j.template)   # type: ignore[attr-defined]
 
@@ -255,7 +233,7 @@ def yaml_error(exp: _Experiment, err: InputError) -> InputError:
     name = {"--set": "set", "--arm": "arms", "--judge": "judges" if hasattr(exp, "judges") else "judge",
             "--regulator": "regulators", "--from": "from"}.get(err.field, err.field[2:].replace("-", "_"))
     node, path = getattr(exp, "_node", None), getattr(exp, "_path", None)
-    line = _line_of(node, (name,)) if node is not None else None
+    line = line_of(node, (name,)) if node is not None else None
     return InputError(err.message, path=path, line=line, field=name)
 
 

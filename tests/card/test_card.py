@@ -151,7 +151,7 @@ def test_card_with_every_section_absent(tmp_path):
     s = card["sections"]
     from html import unescape
 
-    from judgeaudit.default_runs import DEFAULT_RUNS
+    from judgeaudit.commands.default_runs import DEFAULT_RUNS
 
     alt = f" (or: judgeaudit card --judge {J} --run-missing --out DIR)"
     expect = {k: f"not measured — run: {r.command.format(judge=J)}{alt}" for k, r in DEFAULT_RUNS.items()}

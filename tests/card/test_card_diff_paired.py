@@ -177,7 +177,7 @@ def test_card_diff_of_two_judges_pairs_the_cap_pairs(tmp_path):
     from judgeaudit.card.diff import diff_cards
     from judgeaudit.commands.card import card
     from judgeaudit.commands.cap import run_cap
-    from judgeaudit.default_runs import CAP_SETS
+    from judgeaudit.commands.default_runs import CAP_SETS
 
     run_cap(list(CAP_SETS), judge_specs=["reference:length", "reference:random"], n_boot=100,
             store=tmp_path / "calls.sqlite", out=tmp_path / "cap")
@@ -209,7 +209,7 @@ def test_card_diff_of_two_world_instruments_pairs_the_answers(tmp_path):
     (every resample: 1 − 0)."""
     from judgeaudit.card.diff import diff_cards
     from judgeaudit.commands.card import card
-    from judgeaudit.default_runs import DEFAULT_RUNS
+    from judgeaudit.commands.default_runs import DEFAULT_RUNS
 
     DEFAULT_RUNS["world"].run(["reference:oracle", "reference:flag-all"], tmp_path / "w", tmp_path / "c.sqlite", 100)
     ca = card("reference:oracle", [tmp_path / "w"], tmp_path / "ca")

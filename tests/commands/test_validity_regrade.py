@@ -14,7 +14,7 @@ import numpy as np
 
 from judgeaudit.analyses.validity import validity_profile
 from judgeaudit.runtime.executor import judge_all
-from judgeaudit.commands.validity import regrade_requests
+from judgeaudit.probes.design import regrade_requests
 from judgeaudit.judges import local, make_judge
 from judgeaudit.probes.design import graded_requests
 

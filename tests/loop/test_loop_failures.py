@@ -132,7 +132,7 @@ def test_loop_worlds_reads_the_world_set_spec_grammar(tmp_path, data_dir):
 def test_demo_loop_sections_say_an_all_unparsed_regulator_had_no_usable_report(ifeval_dir, tmp_path):
     # the demo's loop step renders loop_sections of this run (default_runs.LOOP_REGULATORS, votes 1)
     from judgeaudit.commands.loop import run_loop_command
-    from judgeaudit.default_runs import LOOP_REGULATORS
+    from judgeaudit.commands.default_runs import LOOP_REGULATORS
     from judgeaudit.report.loop import loop_sections, summary_frame
 
     r = run_loop_command(task="ifeval", data=ifeval_dir, initial="shipped", responder="reference:echo",

@@ -17,7 +17,7 @@ from typing import Any
 from judgeaudit.card.checklist import checklist
 from judgeaudit.card.numbers import above, below, ci_ok, excludes_zero, with_ci
 from judgeaudit.card.sources import Run, of_kind
-from judgeaudit.default_runs import DEFAULT_RUNS
+from judgeaudit.commands.default_runs import DEFAULT_RUNS
 from judgeaudit.runinfo import utc_now
 
 COMMANDS = {

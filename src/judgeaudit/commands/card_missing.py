@@ -1,4 +1,4 @@
-"""``card --run-missing``: the default runs (``judgeaudit.default_runs``) a card lacks — planned,
+"""``card --run-missing``: the default runs (``judgeaudit.commands.default_runs``) a card lacks — planned,
 estimated before anything runs (calls to make against calls stored, time, money), then run under
 OUT/runs so the card reads them.
 
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from judgeaudit.default_runs import DEFAULT_RUNS, WORLD_REFERENCES, DefaultRun
+from judgeaudit.commands.default_runs import DEFAULT_RUNS, WORLD_REFERENCES, DefaultRun
 from judgeaudit.runtime.estimate import Estimate, duration
 
 

@@ -29,7 +29,7 @@ FILES = ("requests.jsonl", "inspect_task.py", "promptfoo_tests.yaml", "promptfoo
 
 def validity_requests(probes: str = "bundled", *, regrade: int = 48) -> list[JudgeRequest]:
     """What ``validity run --probes PROBES --regrade N`` sends."""
-    from judgeaudit.commands.validity import regrade_requests
+    from judgeaudit.probes.design import regrade_requests
     from judgeaudit.probes.design import graded_requests
     from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
     from judgeaudit.records import probes_frame

@@ -20,18 +20,6 @@ from judgeaudit.records import JudgeRequest
 app = typer.Typer(help="The (S, R) validity profile (construct-validity.txt §2, §5.1–5.2).", no_args_is_help=True)
 console = Console(stderr=True)
 
-def regrade_requests(requests: list[JudgeRequest], n: int) -> list[JudgeRequest]:
-    """A deterministic, evenly spaced sample of ``n`` requests, re-asked as epoch 1 (regrade agreement,
-    App. D). Epoch 1 gives each its own call key, so the call store cannot answer it with the first
-    grade, and ``meta["regrade"]`` tells a backend that keeps an in-process cache of results
-    (the local judge's prompt cache) to make a fresh call."""
-    if n <= 0 or not requests:
-        return []
-    step = max(1, len(requests) // n)
-    return [r.model_copy(update={"epoch": 1, "meta": {**r.meta, "regrade": True}})
-            for r in requests[::step][:n]]
-
-
 @dataclass(frozen=True)
 class ValidityRun:
     probes: pd.DataFrame
@@ -53,7 +41,7 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     from judgeaudit.runtime.executor import judge_all
     from judgeaudit.io import write_parquet
     from judgeaudit.runinfo import write_result
-    from judgeaudit.probes.design import graded_requests
+    from judgeaudit.probes.design import graded_requests, regrade_requests
     from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
     from judgeaudit.records import probes_frame
     from judgeaudit.validate import check_options, output_dir, spec_inputs

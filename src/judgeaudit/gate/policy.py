@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from judgeaudit.errors import InputError
+from judgeaudit.yamlfile import line_of, load_yaml
 from judgeaudit.ledger.model import Condition, parse_bar
 
 _OP = re.compile(r"(<=|>=|<|>|≥|≤|==|=|\bbetween\b|\bwithin\b|\bsign\b)", re.I)
@@ -58,24 +58,6 @@ class Policy:
     bars: tuple[Bar, ...]
     judge: str | None = None
     path: str | None = None
-
-
-def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
-    if node is None:
-        return None
-    line = node.start_mark.line + 1
-    for key in loc:
-        if isinstance(node, yaml.MappingNode):
-            nxt = next(((k, v) for k, v in node.value if getattr(k, "value", None) == key), None)
-            if nxt is None:
-                break
-            node = nxt[1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-            node = node.value[key]
-        else:
-            break
-        line = node.start_mark.line + 1
-    return line
 
 
 def parse_expression(text: str, *, metric: str | None = None) -> tuple[tuple[str, ...], Condition]:
@@ -143,26 +125,20 @@ def load_policy(path: str | Path) -> Policy:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"cannot read the policy ({e})", path=p) from None
-    try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise InputError(f"not valid YAML ({getattr(e, 'problem', e)})", path=p,
-                         line=mark.line + 1 if mark else None) from None
+    node, data = load_yaml(text, p)
     if not isinstance(data, dict):
         raise InputError("a policy is a YAML mapping with 'bars'", path=p, line=1)
     unknown = sorted(set(data) - {"bars", "judge", "min_units", "name"})
     if unknown:
         raise InputError(f"unknown key {unknown[0]!r} (bars, judge, min_units, name)", path=p,
-                         line=_line_of(node, (unknown[0],)), field=unknown[0])
+                         line=line_of(node, (unknown[0],)), field=unknown[0])
     bars = data.get("bars")
     if not isinstance(bars, list) or not bars:
-        raise InputError("'bars' is a non-empty list", path=p, line=_line_of(node, ("bars",)), field="bars")
+        raise InputError("'bars' is a non-empty list", path=p, line=line_of(node, ("bars",)), field="bars")
     units = data.get("min_units")
     if units is not None and (isinstance(units, bool) or not isinstance(units, int) or units < 1):
         raise InputError(f"min_units is a whole number ≥ 1, got {units!r}", path=p,
-                         line=_line_of(node, ("min_units",)), field="min_units")
+                         line=line_of(node, ("min_units",)), field="min_units")
     out = []
     for i, entry in enumerate(bars):
         try:
@@ -170,7 +146,7 @@ def load_policy(path: str | Path) -> Policy:
         except InputError as e:
             sub = e.field.split(".", 1)[1] if e.field and "." in e.field else None
             loc = ("bars", i) + ((sub,) if sub and isinstance(entry, dict) else ())
-            raise InputError(e.message, path=p, line=_line_of(node, loc), field=e.field) from None
-        out.append(Bar(b.name, b.text, b.terms, b.condition, b.at, b.min_units, _line_of(node, ("bars", i))))
+            raise InputError(e.message, path=p, line=line_of(node, loc), field=e.field) from None
+        out.append(Bar(b.name, b.text, b.terms, b.condition, b.at, b.min_units, line_of(node, ("bars", i))))
     judge = data.get("judge")
     return Policy(tuple(out), None if judge is None else str(judge), str(p))

@@ -14,34 +14,13 @@ import yaml
 from pydantic import ValidationError
 
 from judgeaudit.errors import InputError
+from judgeaudit.yamlfile import line_of, load_yaml
 from judgeaudit.ledger.model import Ledger
-
-
-def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
-    """1-based line of the deepest YAML node reached along ``loc``."""
-    line = node.start_mark.line + 1 if node is not None else None
-    for key in loc:
-        if isinstance(node, yaml.MappingNode):
-            nxt = next((v for k, v in node.value if k.value == key), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-            nxt = node.value[key]
-        else:
-            nxt = None
-        if nxt is None:
-            break
-        node, line = nxt, nxt.start_mark.line + 1
-    return line
 
 
 def parse_ledger(text: str, path: str | Path = "<ledger>") -> Ledger:
     """The ledger in ``text`` (YAML, of which JSON is a subset)."""
-    try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise InputError(f"not valid YAML/JSON ({getattr(e, 'problem', e)})", path=path,
-                         line=mark.line + 1 if mark else None) from None
+    node, data = load_yaml(text, path)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -57,7 +36,7 @@ def parse_ledger(text: str, path: str | Path = "<ledger>") -> Ledger:
             msg, field = cause.message, ".".join(x for x in (field, cause.field) if x)
         else:
             msg = str(cause or err["msg"]).removeprefix("Value error, ")
-        raise InputError(msg, path=path, line=_line_of(node, loc), field=field or None) from None
+        raise InputError(msg, path=path, line=line_of(node, loc), field=field or None) from None
 
 
 def read_ledger(path: str | Path) -> Ledger:

@@ -40,3 +40,15 @@ def graded_requests(probes_df: pd.DataFrame) -> list[JudgeRequest]:
                                     evidence=r["evidence"], criterion=r["criterion"],
                                     meta={**common, "role": "edited", "slot": r["slot"]}))
     return out
+
+
+def regrade_requests(requests: list[JudgeRequest], n: int) -> list[JudgeRequest]:
+    """A deterministic, evenly spaced sample of ``n`` requests, re-asked as epoch 1 (regrade agreement,
+    App. D). Epoch 1 gives each its own call key, so the call store cannot answer it with the first
+    grade, and ``meta["regrade"]`` tells a backend that keeps an in-process cache of results
+    (the local judge's prompt cache) to make a fresh call."""
+    if n <= 0 or not requests:
+        return []
+    step = max(1, len(requests) // n)
+    return [r.model_copy(update={"epoch": 1, "meta": {**r.meta, "regrade": True}})
+            for r in requests[::step][:n]]

@@ -39,10 +39,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import jinja2
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from judgeaudit.errors import InputError
+from judgeaudit.yamlfile import line_of, load_yaml
 from judgeaudit.judges.forms import family as get_family
 from judgeaudit.judges.replies import FORMATS, ParseResult
 from judgeaudit.judges.scale import Scale
@@ -231,25 +231,9 @@ def _env() -> jinja2.Environment:
 
 # ---------------------------------------------------------------------------- loading
 
-def _line_of(node: yaml.Node | None, key: str | None) -> int | None:
-    if node is None:
-        return None
-    if key is not None and isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            if k.value == key:
-                return k.start_mark.line + 1
-    return node.start_mark.line + 1
-
-
 def parse_template(text: str, *, path: str | Path = "<template>") -> JudgeTemplate:
     """A template from YAML text; ``InputError`` naming the file, line and field otherwise."""
-    try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise InputError(f"malformed YAML ({getattr(e, 'problem', None) or e})", path=path,
-                         line=mark.line + 1 if mark else None) from None
+    node, data = load_yaml(text, path)
     if not isinstance(data, dict):
         raise InputError("a template file is a YAML mapping (name, version, form, scale, system, user, parser)",
                          path=path, line=1)
@@ -261,7 +245,7 @@ def parse_template(text: str, *, path: str | Path = "<template>") -> JudgeTempla
         loc = [problem.field] if isinstance(problem, _FieldProblem) else [str(x) for x in first["loc"]]
         key = loc[0] if loc else None
         msg = "required field is missing" if first["type"] == "missing" else first["msg"].removeprefix("Value error, ")
-        line = _line_of(node, key) if key in data else 1
+        line = line_of(node, (key,), key_line=True) if key in data else 1
         raise InputError(msg, path=path, line=line, field=".".join(loc) or None) from None
 
 

@@ -48,8 +48,7 @@ class DefaultRun:
 
 
 def _validity_requests(_: Judge) -> list[JudgeRequest]:
-    from judgeaudit.commands.validity import regrade_requests
-    from judgeaudit.probes.design import graded_requests
+    from judgeaudit.probes.design import graded_requests, regrade_requests
     from judgeaudit.probes.io import bundled_probes_path, read_probes
     from judgeaudit.records import probes_frame
 
