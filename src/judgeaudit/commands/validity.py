@@ -15,7 +15,6 @@ from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands.common import RetriesOpt, RpmOpt, TemplateOpt, TimeoutOpt
 from judgeaudit.commands import register
-from judgeaudit.records import JudgeRequest
 
 app = typer.Typer(help="The (S, R) validity profile (construct-validity.txt §2, §5.1–5.2).", no_args_is_help=True)
 console = Console(stderr=True)
