@@ -45,7 +45,8 @@ import pandas as pd
 
 from judgeaudit.errors import InputError
 from judgeaudit.judges.base import Judge, make_judge
-from judgeaudit.judges.replay import ReplayJudge, _judge_of, normalise_replay_table, parse_spec, register_format
+from judgeaudit.judges.replay import (ReplayJudge, _judge_of, normalise_replay_table, parse_scale, parse_spec,
+                                     register_format)
 from judgeaudit.records import JudgeRequest, Verdict
 
 EXTRA = "pip install 'judgeaudit[inspect]'"
@@ -107,18 +108,6 @@ def scorer_names(log: Any) -> list[str]:
     for sample in log.samples or []:
         names += list(sample.scores or {})
     return list(dict.fromkeys(names))
-
-
-def _scale(text: str | None, path: str) -> tuple[float, float] | None:
-    if text is None:
-        return None
-    try:
-        lo, hi = (float(x) for x in text.split(","))
-    except ValueError:
-        lo = hi = float("nan")
-    if not lo < hi:
-        raise InputError(f"scale must be LO,HI with LO < HI, e.g. scale=0,1; got {text!r}", path=path, field="scale")
-    return lo, hi
 
 
 def _first_line(text: str, limit: int = 300) -> str:
@@ -206,7 +195,7 @@ def _judges(argument: str, family: str | None, spec_id: str | None, *, one: bool
     if unknown:
         raise InputError(f"unknown option {unknown[0]!r} for replay:inspect (options: {', '.join(_OPTIONS)})",
                          path=path, field=unknown[0])
-    scale = _scale(mapping.get("scale"), path)
+    scale = parse_scale(mapping.get("scale"), path)
     log = read_log(path)
     if not log.samples:
         raise InputError("the Inspect eval log holds no samples (was it written with --no-log-samples?)", path=path,

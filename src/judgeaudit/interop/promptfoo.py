@@ -52,25 +52,14 @@ import pandas as pd
 
 from judgeaudit.errors import InputError
 from judgeaudit.judges.base import Judge
-from judgeaudit.judges.replay import ReplayJudge, _judge_of, normalise_replay_table, parse_spec, register_format
+from judgeaudit.judges.replay import (ReplayJudge, _judge_of, normalise_replay_table, parse_scale, parse_spec,
+                                     register_format)
 from judgeaudit.records import JudgeRequest
 
 _OPTIONS = ("id", "metric", "scale", "judge")
 DEFAULT_ID_VAR = "id"
 DEFAULT_THRESHOLD = 5.0
 ERROR = 2   # promptfoo's ResultFailureReason.ERROR
-
-
-def _scale(text: str | None, path: str) -> tuple[float, float]:
-    if text is None:
-        return 0.0, 1.0
-    try:
-        lo, hi = (float(x) for x in text.split(","))
-    except ValueError:
-        lo = hi = float("nan")
-    if not lo < hi:
-        raise InputError(f"scale must be LO,HI with LO < HI, e.g. scale=0,1; got {text!r}", path=path, field="scale")
-    return lo, hi
 
 
 def read_results(path: str) -> list[dict[str, Any]]:
@@ -200,7 +189,7 @@ def _judges(argument: str, family: str | None, spec_id: str | None, *, one: bool
         raise InputError(f"unknown option {unknown[0]!r} for replay:promptfoo (options: {', '.join(_OPTIONS)})",
                          path=path, field=unknown[0])
     tables = results_tables(path, id_var=mapping.get("id", DEFAULT_ID_VAR), metric=mapping.get("metric"),
-                            scale=_scale(mapping.get("scale"), path))
+                            scale=parse_scale(mapping.get("scale"), path) or (0.0, 1.0))
     names = {k: k[0] if sum(1 for x in tables if x[0] == k[0]) == 1 else f"{k[0]}#{k[1]}" for k in tables}
     wanted = mapping.get("judge")
     if wanted is not None:

@@ -317,6 +317,19 @@ PLUGIN_GROUP = "judgeaudit.replay_formats"
 """The entry-point group of modules that register replay formats when imported (``judgeaudit.plugins``)."""
 
 
+def parse_scale(text: str | None, path: str) -> tuple[float, float] | None:
+    """A replay option ``scale=LO,HI`` (None when not given); ``InputError`` unless LO < HI."""
+    if text is None:
+        return None
+    try:
+        lo, hi = (float(x) for x in text.split(","))
+    except ValueError:
+        lo = hi = float("nan")
+    if not lo < hi:
+        raise InputError(f"scale must be LO,HI with LO < HI, e.g. scale=0,1; got {text!r}", path=path, field="scale")
+    return lo, hi
+
+
 def register_format(name: str, *, judges: Callable[[str], list[Judge]],
                     judge: Callable[[str, dict[str, Any]], Judge], help: str) -> None:
     """Register a replay format under ``name`` (``replay:<name>:<file>``); a later registration replaces it."""

@@ -89,7 +89,7 @@ def parse_bar(text: str) -> tuple[str, float | tuple[float, float]]:
 
 def _signed_bar(text: str) -> bool:
     """Whether a one-number bar is written with an explicit sign (``">= +0.15"``): an effect."""
-    return re.fullmatch(rf"(<=|>=|<|>|==|=)\s*[-+](?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", _normalise(text)) is not None
+    return re.fullmatch(r"(<=|>=|<|>|==|=)\s*[-+](?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", _normalise(text)) is not None
 
 
 OWN_METRICS = ("R_plus", "wrong_way_rate", "R_excess")
