@@ -575,19 +575,22 @@ def test_ctrl_c_while_the_command_line_starts_is_one_line(tmp_path: Path) -> Non
     import signal
     import time
 
-    proc = subprocess.Popen([sys.executable, "-m", "judgeaudit.cli", "validity", "run", "--help"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    maps = Path(f"/proc/{proc.pid}/maps")
-    deadline = time.time() + 60
-    while time.time() < deadline and proc.poll() is None:
-        try:
-            if "numpy" in maps.read_text():
-                break
-        except OSError:
-            pass
-        time.sleep(0.002)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    for _ in range(5):   # a signal sent after the program finished loading tests nothing: send it again
+        proc = subprocess.Popen([sys.executable, "-m", "judgeaudit.cli", "validity", "run", "--help"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        maps = Path(f"/proc/{proc.pid}/maps")
+        deadline = time.time() + 60
+        while time.time() < deadline and proc.poll() is None:
+            try:
+                if "numpy" in maps.read_text():
+                    break
+            except OSError:
+                pass
+            time.sleep(0.002)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        if not (proc.returncode == 0 and "Usage" in out):
+            break
     assert "Traceback" not in err, err
     assert proc.returncode == 130, (proc.returncode, err)
     assert err.strip() == "interrupted while starting: nothing was run" or "interrupted" in err.splitlines()[-1]
