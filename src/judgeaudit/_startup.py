@@ -1,7 +1,8 @@
 """Ctrl-C while the ``judgeaudit`` program is still loading its modules (pandas, typer, the verb groups):
 one line and exit 130 instead of a traceback from inside an import. Installed by the package's first
 import only when the process is the command line (the ``judgeaudit`` script or ``python -m
-judgeaudit.cli``); ``cli.main`` puts Python's own handler back before a command runs."""
+judgeaudit.cli``); the command line puts Python's own handler back once the command named on it is loaded
+(``cli._LazyGroup.resolve_command``), before it runs."""
 
 from __future__ import annotations
 

@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import click
 import typer
+import typer.core
 from rich.console import Console
 from rich.table import Table
 
@@ -15,15 +17,9 @@ from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, Ba
                                          RayAddressOpt, calls_checked, checked_calls)
 from judgeaudit.errors import InputError
 
-app = typer.Typer(help="Audit LLM-as-a-judge instruments: is the judge valid, not just reliable?",
-                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
-judges_app = typer.Typer(help="Judge backends.", no_args_is_help=True)
-store_app = typer.Typer(help="The resumable call store.", no_args_is_help=True)
-app.add_typer(judges_app, name="judges")
-app.add_typer(store_app, name="store")
-console = Console(stderr=True, soft_wrap=True)
-
-# Verb groups that live in their own modules (each exposes a typer app named ``app``).
+# Verb groups that live in their own modules (each exposes a typer app named ``app``), and commands that are one
+# function of a module. Each is imported only when its name is on the command line (or for the top-level help),
+# so that a command starts without loading every other command's analyses.
 _GROUPS = {
     "validity": "judgeaudit.commands.validity",
     "vp": "judgeaudit.commands.vp",
@@ -41,13 +37,57 @@ _GROUPS = {
     "requests": "judgeaudit.commands.requests",
     "templates": "judgeaudit.commands.templates",
 }
-for _name, _module in _GROUPS.items():
+_COMMANDS = {"gate": ("judgeaudit.commands.gate", "gate_cmd")}   # gate takes POLICY.yaml as its argument
+
+
+class _LazyGroup(typer.core.TyperGroup):
+    """The top-level group: the commands defined here, plus ``_GROUPS`` and ``_COMMANDS`` loaded on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*super().list_commands(ctx), *(n for n in (*_GROUPS, *_COMMANDS) if n not in self.commands)]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and (name in _GROUPS or name in _COMMANDS):
+            cmd = _load_command(name)
+            if cmd is None:
+                return None
+            self.add_command(cmd, name)
+        return super().get_command(ctx, name)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):  # noqa: ANN201 - click's own triple
+        found = super().resolve_command(ctx, args)   # the command's module is loaded by now
+        from judgeaudit import _startup
+
+        _startup.uninstall()   # from here on Ctrl-C is handled by main()
+        return found
+
+
+def _load_command(name: str) -> click.Command | None:
+    """The click command of a lazily loaded group or command (None when its module is absent from this install)."""
+    module = _GROUPS.get(name) or _COMMANDS[name][0]
     try:
-        app.add_typer(importlib.import_module(_module).app, name=_name)
-    except ModuleNotFoundError as _e:  # a group whose module is absent from this install
-        if _e.name != _module:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name != module:
             raise
-app.command("gate")(importlib.import_module("judgeaudit.commands.gate").gate_cmd)   # takes POLICY.yaml as argument
+        return None
+    if name in _GROUPS:
+        cmd = typer.main.get_group(mod.app)
+    else:
+        one = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
+        one.command(name)(getattr(mod, _COMMANDS[name][1]))
+        cmd = typer.main.get_command(one)
+    cmd.name = name
+    return cmd
+
+
+app = typer.Typer(cls=_LazyGroup, help="Audit LLM-as-a-judge instruments: is the judge valid, not just reliable?",
+                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+judges_app = typer.Typer(help="Judge backends.", no_args_is_help=True)
+store_app = typer.Typer(help="The resumable call store.", no_args_is_help=True)
+app.add_typer(judges_app, name="judges")
+app.add_typer(store_app, name="store")
+console = Console(stderr=True, soft_wrap=True)
 
 
 @app.callback()
@@ -268,9 +308,6 @@ def demo_cmd(
 
 def main() -> None:
     """Entry point: bad input prints one line naming file, line and field, and exits 2."""
-    from judgeaudit import _startup
-
-    _startup.uninstall()   # loaded: from here on Ctrl-C is handled below
     try:
         app()
     except InputError as e:

@@ -1,0 +1,39 @@
+"""The command line loads only the command named on it: ``judgeaudit gate …`` does not import the validation-power
+analysis, and the top-level help still lists every verb group."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from judgeaudit import cli
+
+
+def test_a_command_loads_only_its_own_module() -> None:
+    code = ("import sys; sys.argv = ['judgeaudit', 'gate', '--help']\n"
+            "from judgeaudit.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('judgeaudit.commands.')))\n"
+            "print('judgeaudit.analyses.validation_power' in sys.modules)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    *_, loaded, vp = r.stdout.strip().splitlines()
+    assert "judgeaudit.commands.gate" in loaded
+    for other in ("judgeaudit.commands.vp", "judgeaudit.commands.validity", "judgeaudit.commands.world",
+                  "judgeaudit.commands.loop", "judgeaudit.commands.cap"):
+        assert other not in loaded, loaded
+    assert vp == "False"
+
+
+def test_the_top_level_help_lists_every_group(cli_main) -> None:
+    r = cli_main("--help")
+    assert r.returncode == 0
+    for name in (*cli._GROUPS, *cli._COMMANDS, "judge", "run", "demo", "judges", "store"):
+        assert f" {name} " in r.stdout, name
+
+
+def test_every_group_runs_its_subcommands(cli_main) -> None:
+    r = cli_main("batch", "--help")
+    assert r.returncode == 0 and "ingest" in r.stdout
+    r = cli_main("templates", "list")
+    assert r.returncode == 0 and "mt-bench" in r.stdout.lower()
