@@ -59,9 +59,9 @@ def test_a_score_outside_the_declared_scale_is_one_line_naming_file_line_and_fie
     f.write_text('{"request_id": "a", "score": 10}\n')
     assert make_judge(f"replay:{f}?scale=1,10").scale.label() == "1-10"
     f.write_text('{"request_id": "a", "score": 10}\n{"request_id": "b", "score": 11}\n')
-    with pytest.raises(InputError, match=r"r.jsonl:2: field 'score': score 11 is outside the declared 1-10 scale"):
+    with pytest.raises(InputError, match=r"r.jsonl:2: field 'score': score 11.0 is outside the declared 1-10 scale"):
         make_judge(f"replay:{f}?scale=1,10")
-    with pytest.raises(InputError, match=r"r.jsonl:1: field 'score': score 10 is outside the judges' 1–9 scale"):
+    with pytest.raises(InputError, match=r"r.jsonl:1: field 'score': score 10.0 is outside the judges' 1–9 scale"):
         make_judge(f"replay:{f}")
     for spec, field in ((f"replay:{f}?scale=1.5,10", "scale"), (f"replay:{f}?scale=10,1", "scale"),
                         (f"replay:{f}?scale=1,10&higher=up", "higher"), (f"replay:{f}?higher=better", "higher")):

@@ -120,9 +120,8 @@ def normalise_replay_table(df: pd.DataFrame, path: str, mapping: dict[str, str] 
         out = df["score"].notna() & ~df["score"].between(lo, hi)
         if out.any():
             row = int(out.to_numpy().nonzero()[0][0])
-            where = "the judges' 1–9 scale (another: ?scale=LO,HI)" if scale is None else \
-                f"the declared {scale.label()} scale"
-            fail(row, f"score {float(df['score'].iloc[row]):g} is outside {where}", "score")
+            where = "the judges' 1–9 scale" if scale is None else f"the declared {scale.label()} scale"
+            fail(row, f"score {float(df['score'].iloc[row])!r} is outside {where}", "score")
     ids = df["request_id"]
     bad = ids.map(lambda v: v is None or v != v or isinstance(v, bool) or (isinstance(v, str) and not v.strip()))
     if bad.any():
