@@ -78,3 +78,36 @@ def world(request):
 
 
 NOT_CALLABLE = 3
+
+
+def rate10(request):
+    """A 1–10 quality rating (higher = better): 2 for a construct-changing edit of a validity probe, 8 for an
+    original or a construct-preserving edit, else ``request.meta['rating']``."""
+    from judgeaudit.probes.taxonomy import SLOT_BY_NAME
+
+    if "rating" in request.meta:
+        return request.meta["rating"]
+    slot = request.meta.get("slot")
+    return 2 if slot is not None and SLOT_BY_NAME[slot].axis != "control" else 8
+
+
+def rate10_declared(request):
+    return rate10(request)
+
+
+rate10_declared.judge_scale = "1,10"
+
+
+def passes(request):
+    """pass/fail: True (pass) unless the text says 'always'."""
+    return "always" not in (request.text or "")
+
+
+passes.judge_scale = "pass_fail"
+
+
+def badly_declared(request):
+    return 5
+
+
+badly_declared.judge_scale = (1, 2.5)

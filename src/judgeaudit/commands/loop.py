@@ -186,6 +186,8 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
         "initial": initial if isinstance(initial, str) else getattr(initial, "id", str(initial)),
         "responder": getattr(resp, "id", str(responder)),
         "judge": getattr(j, "id", None), "judge2": getattr(j2, "id", None),
+        # the template each feedback judge was asked with (judge id -> name, version, sha256, source)
+        "templates": {x.id: rec for x in (j, j2) if x is not None and (rec := x.template_record("generate"))},
         "checker": "IFEval strict (loose reported beside)" if task == "ifeval" else
                    ("GSM8K answer key" if task == "gsm8k" else checker),
         **({"checker_routes": checker_routes(t, fallback)} if task == "halueval_qa" else {}),

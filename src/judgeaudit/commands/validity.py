@@ -57,7 +57,7 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     requests = requests + regrade_requests(requests, n_regrade)
     judges = build_judges(judge_specs, api_base=api_base, template=template)
     verdicts = judge_all(judges, requests, store_path=store or out / "calls.sqlite", concurrency=concurrency)
-    scales = {j.id: j.template.scale for j in judges if j.template is not None and j.template.scale is not None}
+    scales = {j.id: j.scale for j in judges if j.scale is not None}
     result = validity_profile(probes, orient(verdicts, scales), s_floor=s_floor, bar=bar, n_boot=n_boot, seed=seed)
     payload = result.to_dict()
     for j in judges:   # which template and scale each judge answered on

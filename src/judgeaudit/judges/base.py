@@ -159,6 +159,12 @@ class Judge:
         return self.spec.id
 
     @property
+    def scale(self) -> Any:
+        """The scale this judge's grades are on (``judges.scale.Scale``): its template's, or the one its
+        spec declares (a replay file's, a python judge's); None for judgeaudit's own 1–9."""
+        return self.template.scale if self.template is not None else None
+
+    @property
     def provider(self) -> str:
         """The rate-limit bucket this judge's calls share."""
         return self.spec.backend
@@ -209,16 +215,23 @@ class Judge:
 
 JudgeFactory = Callable[[str, dict[str, Any]], Judge]
 _REGISTRY: dict[str, tuple[JudgeFactory, str]] = {}
+#: backends built from other judges' specs: a template (``?template=`` in an inner spec, the ``template``
+#: option) is their inner judges', so ``make_judge`` leaves it to their factory
+_COMPOSITE: set[str] = set()
 
 
-def register(backend: str, help: str) -> Callable[[JudgeFactory], JudgeFactory]:
+def register(backend: str, help: str, *, composite: bool = False) -> Callable[[JudgeFactory], JudgeFactory]:
     """Register a backend factory: ``factory(argument, options) -> Judge``.
 
-    ``argument`` is the part of the spec string after ``backend:`` ("" when absent).
+    ``argument`` is the part of the spec string after ``backend:`` ("" when absent). A ``composite``
+    backend's argument holds other judges' specs; its factory receives the ``template`` option and passes
+    it (and each inner spec's own ``?template=``) to the judges it builds.
     """
 
     def deco(factory: JudgeFactory) -> JudgeFactory:
         _REGISTRY[backend] = (factory, help)
+        if composite:
+            _COMPOSITE.add(backend)
         return factory
 
     return deco
@@ -259,6 +272,10 @@ def make_judge(spec: str, **options: Any) -> Judge:
     options = {k: v for k, v in options.items() if v is not None}
     options.setdefault("id", spec)
     recipe = dict(options)
+    if backend in _COMPOSITE:
+        judge = factory(argument, options)
+        judge.recipe = (spec, recipe)
+        return judge
     argument, in_spec = _split_template(argument)
     named = options.pop("template", None) or in_spec
     judge = factory(argument, options)

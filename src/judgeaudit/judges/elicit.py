@@ -158,11 +158,12 @@ def parse(form: str, text: str | None, scale: Scale = OVERREACH_SCALE) -> ParseR
     return ParseResult(ok=ok, error=None if ok else "empty response")
 
 
-def parse_request(request: JudgeRequest, text: str | None) -> ParseResult:
-    """``parse`` for a request: world requests go to the world parsers (which need the units)."""
+def parse_request(request: JudgeRequest, text: str | None, scale: Scale | None = None) -> ParseResult:
+    """``parse`` for a request (graded replies on ``scale``, default the 1–9): world requests go to the
+    world parsers (which need the units)."""
     if is_world(request):
         return family(WORLD_TEMPLATE).parse(request, text)
-    return parse(request.form, text)
+    return parse(request.form, text, scale or OVERREACH_SCALE)
 
 
 def world_fields(request: JudgeRequest, parsed: ParseResult) -> dict:

@@ -18,7 +18,11 @@ callable that calls its own model with it.
 
 What it may return, by form:
 
-* graded: a number on the 1–9 scale (an ``int`` or ``float``, not a ``bool``);
+* graded: a number on the 1–9 scale (an ``int`` or ``float``, not a ``bool``), or on the scale the
+  judge declares: ``?scale=1,10`` on the spec (``&higher=better``, the default, or ``worse``;
+  ``scale=pass_fail``: 1/0 or True/False), or a ``judge_scale`` attribute on the callable (``"1,10"``,
+  ``(1, 10)``, ``"pass_fail"``, ``{"min": 1, "max": 5, "higher": "better"}``). The scale enters the
+  call key, and the validity analysis reads the judge's frontier on it;
 * pairwise: ``"A"``, ``"B"`` or ``"tie"``;
 * defects: a list of ``{"quote": …, "reason": …}`` (``"span"`` is read as the quote, ``"citation"``
   is optional);
@@ -32,7 +36,7 @@ Anything else is a parse failure (``parse_ok=False`` with the reason in ``meta['
 counted with every other parse failure; an exception the callable raises is a failed call, stored
 with its error and retried on the next run.
 
-Spec options: ``?version=V`` (the user's version of the code: it enters the call key with the
+Spec options: ``?scale=LO,HI&higher=…`` (above), ``?version=V`` (the user's version of the code: it enters the call key with the
 function's qualified name, so changing it re-calls everything; without it the version is the hash
 of the function's source, ``src-<hash>``), ``?family=F`` (the model family the code wraps, for the
 disjointness rules), ``?concurrency=N`` (calls at once; default 8). A sync callable runs in a worker
@@ -59,10 +63,14 @@ from urllib.parse import parse_qsl
 from judgeaudit.errors import InputError
 from judgeaudit.families import parse_family
 from judgeaudit.judges.base import Judge, JudgeSpec, register
-from judgeaudit.judges.elicit import SCALE, ParseResult, is_world, parse_request, world_fields
-from judgeaudit.records import Defect, JudgeRequest, Verdict
+from judgeaudit.judges.elicit import ParseResult, is_world, parse_request, world_fields
+from judgeaudit.judges.replies import defect_list
+from judgeaudit.judges.scale import OVERREACH_SCALE, Scale, declared_scale
+from judgeaudit.records import JudgeRequest, Verdict
 
-_OPTIONS = ("version", "family", "concurrency")
+_OPTIONS = ("version", "family", "concurrency", "scale", "higher")
+#: the attribute a callable may carry to declare its scale (as ``?scale=`` does)
+SCALE_ATTRIBUTE = "judge_scale"
 _WORLD_KEYS = {"label": "defective", "sentences": "labels", "typed": "defect_ids", "score": "score",
                "defects": "defects"}
 #: Verdict-field spellings of the world keys, read as the world parser's keys
@@ -118,9 +126,9 @@ def _describe(value: Any) -> str:
     return f"{type(value).__name__} {text[:60] + '…' if len(text) > 60 else text}"
 
 
-def read_return(request: JudgeRequest, value: Any) -> tuple[ParseResult, dict[str, Any]]:
-    """What a callable returned, read for ``request``'s form: the parse result and the extra Verdict
-    fields it sets (``raw``, ``rationale``, the graded ``score``)."""
+def read_return(request: JudgeRequest, value: Any, scale: Scale = OVERREACH_SCALE) -> tuple[ParseResult, dict[str, Any]]:
+    """What a callable returned, read for ``request``'s form (a graded score on ``scale``): the parse result
+    and the extra Verdict fields it sets (``raw``, ``rationale``, the graded ``score``)."""
     extra: dict[str, Any] = {}
     if isinstance(value, dict):
         if value.get("raw") is not None:
@@ -132,12 +140,15 @@ def read_return(request: JudgeRequest, value: Any) -> tuple[ParseResult, dict[st
     form = request.form
     if form == "graded":
         score = value.get("score") if isinstance(value, dict) else value
-        number = _number(score)
+        number = float(score) if scale.pass_fail and isinstance(score, bool) else _number(score)
         if number is None:
             what = "no 'score'" if isinstance(value, dict) and "score" not in value else _describe(score)
             return ParseResult(ok=False, error=f"a graded request needs a number, got {what}"), extra
-        if not math.isfinite(number) or not SCALE[0] <= number <= SCALE[-1]:
-            return ParseResult(ok=False, error=f"score {number!r} is outside the {SCALE[0]}–{SCALE[-1]} scale"), extra
+        if not math.isfinite(number) or not scale.min <= number <= scale.max:
+            where = "1–9 scale" if scale == OVERREACH_SCALE else f"declared {scale.label()} scale"
+            return ParseResult(ok=False, error=f"score {number!r} is outside the {where}"), extra
+        if scale.pass_fail and number not in (0.0, 1.0):
+            return ParseResult(ok=False, error=f"score {number!r} is neither pass (1) nor fail (0)"), extra
         return ParseResult(ok=True, score=number), extra
     if form == "pairwise":
         choice = value.get("choice") if isinstance(value, dict) else value
@@ -150,13 +161,9 @@ def read_return(request: JudgeRequest, value: Any) -> tuple[ParseResult, dict[st
         if not isinstance(items, list):
             what = "no 'defects'" if isinstance(value, dict) and "defects" not in value else _describe(items)
             return ParseResult(ok=False, error=f"a defects request needs a list of {{quote, reason}}, got {what}"), extra
-        defects = []
-        for i, d in enumerate(items):
-            quote = d.get("quote", d.get("span")) if isinstance(d, dict) else None
-            if not isinstance(quote, str) or not isinstance(d.get("reason"), str):
-                return ParseResult(ok=False, error=f"defect {i} lacks a string 'quote' and 'reason'"), extra
-            cit = d.get("citation")
-            defects.append(Defect(span=quote, reason=d["reason"], citation=None if cit is None else str(cit)))
+        defects = defect_list(items)
+        if isinstance(defects, str):
+            return ParseResult(ok=False, error=defects), extra
         return ParseResult(ok=True, defects=defects), extra
     return ParseResult(ok=False, error=f"a python judge has no {form!r} form"), extra
 
@@ -170,9 +177,6 @@ def _read_world(request: JudgeRequest, value: Any) -> ParseResult:
         obj = {_WORLD_ALIASES.get(k, k): v for k, v in value.items() if k not in ("raw", "rationale")}
         if request.form == "score" and isinstance(obj.get("score"), float) and obj["score"].is_integer():
             obj["score"] = int(obj["score"])
-        if request.form == "defects" and isinstance(obj.get("defects"), list):
-            obj["defects"] = [{"quote": d.get("span"), **d} if isinstance(d, dict) and "quote" not in d else d
-                              for d in obj["defects"]]
         if key in obj:
             try:
                 return parse_request(request, json.dumps({key: obj[key]}))
@@ -184,15 +188,20 @@ def _read_world(request: JudgeRequest, value: Any) -> ParseResult:
 class PythonJudge(Judge):
     """A judge that is a user's Python callable, rebuilt from its spec string wherever it runs."""
 
-    def __init__(self, spec: JudgeSpec, fn: Callable[..., Any]):
+    def __init__(self, spec: JudgeSpec, fn: Callable[..., Any], scale: Scale | None = None):
         super().__init__(spec)
         self.fn = fn
+        self.declared = scale
         self.max_concurrency = int(spec.options.get("concurrency", 8))
         self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
 
     @property
     def provider(self) -> str:
         return f"python:{self.spec.model}"
+
+    @property
+    def scale(self) -> Scale | None:
+        return self.declared
 
     def render(self, request: JudgeRequest) -> str:
         """The request's fields (not its ``meta``) as canonical JSON: what the call key covers."""
@@ -206,7 +215,7 @@ class PythonJudge(Judge):
             value = await asyncio.to_thread(self.fn, request)
             if inspect.isawaitable(value):
                 value = await value
-        parsed, extra = read_return(request, value)
+        parsed, extra = read_return(request, value, self.declared or OVERREACH_SCALE)
         if "raw" not in extra:
             extra["raw"] = json.dumps(value, default=str, ensure_ascii=False)
         fields: dict[str, Any] = dict(parse_ok=parsed.ok, choice=parsed.choice, defects=parsed.defects,
@@ -245,7 +254,25 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
         raise InputError(f"judge spec {spec_string!r}: concurrency must be a whole number ≥ 1", field="judge") from None
     given = options.get("family") or opts.get("family")
     family = parse_family(given) if given else None   # the code's model is unknown unless the user names it
+    scale = _declared(fn, opts, spec_string)
     spec = JudgeSpec(id=options["id"], backend="python", model=qualname, family=family,
                      template_version=str(version) if version is not None else source_version(fn),
+                     params={"scale": scale.model_dump()} if scale is not None else {},
                      options={"concurrency": concurrency})
-    return PythonJudge(spec, fn)
+    return PythonJudge(spec, fn, scale)
+
+
+def _declared(fn: Callable[..., Any], opts: dict[str, str], spec: str) -> Scale | None:
+    """The scale a python judge grades on: ``?scale=LO,HI[&higher=better|worse]`` on the spec, else the
+    callable's ``judge_scale`` attribute; None (the 1–9) when neither is given. The spec's wins."""
+    given = opts.get("scale", getattr(fn, SCALE_ATTRIBUTE, None))
+    if given is None:
+        if "higher" in opts:
+            raise InputError(f"judge spec {spec!r}: higher= says which end of a declared scale is the defect; "
+                             "give scale=LO,HI too", field="judge")
+        return None
+    try:
+        return declared_scale(given, opts.get("higher"))
+    except ValueError as e:
+        source = "scale=" if "scale" in opts else f"the callable's {SCALE_ATTRIBUTE}"
+        raise InputError(f"judge spec {spec!r}: {source}: {e}", field="judge") from None

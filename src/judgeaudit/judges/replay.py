@@ -30,7 +30,11 @@ verdict fails the run. List cells in CSV are JSON text.
 that define a format register it when imported (the command line imports them); a format from another package
 registers through the ``judgeaudit.replay_formats`` entry point group.
 
-Scores lie on the judges' 1–9 scale (an empty cell is no score); an epoch is a whole number ≥ 0 (a
+Scores lie on the judges' 1–9 scale, or on the scale the spec declares: ``?scale=1,10`` (whole
+numbers; ``scale=pass_fail`` for 1/0), ``&higher=better`` (the default: a quality rating) or ``worse``
+(a higher grade is more of the defect, as on the 1–9 scale); the validity analysis then reads the
+frontier on that scale (``analyses.grade_scale``), and ``raw`` replies are parsed on it. An empty cell
+is no score; an epoch is a whole number ≥ 0 (a
 row without one is epoch 0). A score off the scale or not a number, an epoch that is text or blank,
 and a (judge, request, epoch) given twice are errors naming the file, the line and the field.
 """
@@ -52,6 +56,7 @@ from judgeaudit.io import read_table
 from judgeaudit.judges.base import Judge, JudgeSpec, register
 from judgeaudit.judges.elicit import SCALE, WORLD_TEMPLATE, ParseResult, is_world, parse_request, world_fields
 from judgeaudit.judges.forms import family
+from judgeaudit.judges.scale import Scale, declared_scale, parse_bounds
 from judgeaudit.records import JudgeRequest, Verdict
 
 _COLUMNS = ("request_id", "score", "choice", "label", "unit_labels", "defect_ids", "defects", "judge_id", "epoch",
@@ -69,14 +74,16 @@ def parse_spec(argument: str) -> tuple[str, dict[str, str]]:
     return path, dict(parse_qsl(query))
 
 
-def load_replay_table(path: str, mapping: dict[str, str] | None = None) -> pd.DataFrame:
+def load_replay_table(path: str, mapping: dict[str, str] | None = None, scale: Scale | None = None) -> pd.DataFrame:
     """Read and normalise a replay file to the documented columns (InputError on bad input)."""
-    return normalise_replay_table(read_table(path), path, mapping)
+    return normalise_replay_table(read_table(path), path, mapping, scale)
 
 
-def normalise_replay_table(df: pd.DataFrame, path: str, mapping: dict[str, str] | None = None) -> pd.DataFrame:
-    """Check and normalise a table of verdicts read from ``path`` to the documented columns; errors name
-    the row by ``df.attrs["lines"]`` (InputError on bad input)."""
+def normalise_replay_table(df: pd.DataFrame, path: str, mapping: dict[str, str] | None = None,
+                           scale: Scale | None = None) -> pd.DataFrame:
+    """Check and normalise a table of verdicts read from ``path`` to the documented columns (scores on
+    ``scale``, default the judges' 1–9); errors name the row by ``df.attrs["lines"]`` (InputError on bad
+    input)."""
     mapping = dict(mapping or {})
     mapping.pop("judge", None)
     rename = {src: dst for dst, src in mapping.items() if dst in _COLUMNS}
@@ -109,11 +116,12 @@ def normalise_replay_table(df: pd.DataFrame, path: str, mapping: dict[str, str] 
             fail(row, f"choice must be A, B or tie, got {df['choice'].iloc[row]!r}", "choice")
     if "score" in df.columns:
         df["score"] = _numbers(df["score"], lambda row, v: fail(row, f"score must be a number, got {v!r}", "score"))
-        lo, hi = SCALE[0], SCALE[-1]
+        lo, hi = (SCALE[0], SCALE[-1]) if scale is None else (scale.min, scale.max)
         out = df["score"].notna() & ~df["score"].between(lo, hi)
         if out.any():
             row = int(out.to_numpy().nonzero()[0][0])
-            fail(row, f"score {float(df['score'].iloc[row])!r} is outside the judges' {lo}–{hi} scale", "score")
+            where = "the judges' 1–9 scale" if scale is None else f"the declared {scale.label()} scale"
+            fail(row, f"score {float(df['score'].iloc[row])!r} is outside {where}", "score")
     ids = df["request_id"]
     bad = ids.map(lambda v: v is None or v != v or isinstance(v, bool) or (isinstance(v, str) and not v.strip()))
     if bad.any():
@@ -205,12 +213,10 @@ def _cell(row: dict[str, Any], column: str) -> Any:
 
 def _world_reply(request: JudgeRequest, value: Any) -> str:
     """A world column's value as the reply a judge would have written for ``request``'s form, so that
-    the world parser checks it (``defects`` objects' ``span`` is the reply's ``quote``)."""
+    the world parser checks it (a defect's quote is its ``span`` or ``quote``)."""
     keys = family(WORLD_TEMPLATE).reply_keys or {}
     if request.form == "score" and isinstance(value, float) and value.is_integer():
         value = int(value)
-    if request.form == "defects":
-        value = [{"quote": d.get("span"), **d} if isinstance(d, dict) and "quote" not in d else d for d in value]
     return json.dumps({keys[request.form]: value}, default=str)
 
 
@@ -218,10 +224,15 @@ class ReplayJudge(Judge):
     cacheable = False
     max_concurrency = 4096
 
-    def __init__(self, spec: JudgeSpec, table: pd.DataFrame, path: str):
+    def __init__(self, spec: JudgeSpec, table: pd.DataFrame, path: str, scale: Scale | None = None):
         super().__init__(spec)
         self.path = path
+        self.declared = scale
         self._rows = {(r["request_id"], int(r["epoch"])): r for r in table.to_dict("records")}
+
+    @property
+    def scale(self) -> Scale | None:
+        return self.declared
 
     @property
     def provider(self) -> str:
@@ -251,7 +262,7 @@ class ReplayJudge(Judge):
         source = "replay" if score is not None else None
         if score is None and choice is None and raw is not None and error is None:
             # only the reply as the judge wrote it: read with the form's parser, as a live call is read
-            parsed = parse_request(request, str(raw))
+            parsed = parse_request(request, str(raw), self.declared)
             score, choice, source = parsed.score, parsed.choice, "parsed" if parsed.score is not None else None
             rationale = parsed.rationale if rationale is None else rationale
             parse_ok = parsed.ok if parse_ok is None else (bool(parse_ok) and parsed.ok)
@@ -288,8 +299,10 @@ class ReplayJudge(Judge):
                              meta={} if parsed.ok else {"parse_error": parsed.error}, **fields)
 
 
-def _judge_of(df: pd.DataFrame, path: str, wanted: str | None, spec_id: str, family: str | None) -> ReplayJudge:
-    """The judge ``wanted`` of a normalised replay table (the whole table when it has no judge_id column)."""
+def _judge_of(df: pd.DataFrame, path: str, wanted: str | None, spec_id: str, family: str | None,
+              scale: Scale | None = None) -> ReplayJudge:
+    """The judge ``wanted`` of a normalised replay table (the whole table when it has no judge_id column),
+    its scores on ``scale`` (None: the judges' 1–9)."""
     if wanted is not None and "judge_id" in df.columns:
         df = df[df["judge_id"].astype(str) == wanted]
         if df.empty:
@@ -297,8 +310,9 @@ def _judge_of(df: pd.DataFrame, path: str, wanted: str | None, spec_id: str, fam
     model = str(df["model"].iloc[0]) if "model" in df.columns else wanted
     given = df["family"].dropna() if "family" in df.columns else ()
     family = resolve(model, family if family is not None else (given.iloc[0] if len(given) else None))
-    return ReplayJudge(JudgeSpec(id=spec_id, backend="replay", model=model, family=family,
-                                 options={"path": path}), df, path)
+    options: dict[str, Any] = {"path": path, **({"scale": scale.to_dict()} if scale is not None else {})}
+    return ReplayJudge(JudgeSpec(id=spec_id, backend="replay", model=model, family=family, options=options),
+                       df, path, scale)
 
 
 @dataclass(frozen=True)
@@ -322,12 +336,26 @@ def parse_scale(text: str | None, path: str) -> tuple[float, float] | None:
     if text is None:
         return None
     try:
-        lo, hi = (float(x) for x in text.split(","))
-    except ValueError:
-        lo = hi = float("nan")
-    if not lo < hi:
-        raise InputError(f"scale must be LO,HI with LO < HI, e.g. scale=0,1; got {text!r}", path=path, field="scale")
-    return lo, hi
+        return parse_bounds(text)
+    except ValueError as e:
+        raise InputError(str(e), path=path, field="scale") from None
+
+
+def replay_scale(mapping: dict[str, str], path: str) -> Scale | None:
+    """The scale a plain replay file's scores are on: ``?scale=LO,HI`` (whole numbers; or ``scale=pass_fail``)
+    with ``&higher=better`` (the default) or ``worse``; None (judgeaudit's 1–9) when not given."""
+    text, higher = mapping.get("scale"), mapping.get("higher")
+    if text is None:
+        if higher is not None:
+            raise InputError("higher= says which end of a declared scale is the defect; give scale=LO,HI too",
+                             path=path, field="higher")
+        return None
+    if text != "pass_fail":
+        parse_scale(text, path)
+    try:
+        return declared_scale(text, higher)
+    except ValueError as e:
+        raise InputError(str(e), path=path, field="higher" if "higher" in str(e) else "scale") from None
 
 
 def register_format(name: str, *, judges: Callable[[str], list[Judge]],
@@ -359,11 +387,12 @@ def replay_judges(argument: str) -> list[Judge]:
     if (fmt := _format_of(argument)) is not None:
         return fmt[0].judges(fmt[1])
     path, mapping = parse_spec(argument)
-    df = load_replay_table(path, mapping)
+    scale = replay_scale(mapping, path)
+    df = load_replay_table(path, mapping, scale)
     ids = _judge_ids(df)
     if not ids:
-        return [_judge_of(df, path, None, f"replay:{argument}", None)]
-    return [_judge_of(df, path, i, i, None) for i in ids]
+        return [_judge_of(df, path, None, f"replay:{argument}", None, scale)]
+    return [_judge_of(df, path, i, i, None, scale) for i in ids]
 
 
 @register("replay", "verdicts from a JSONL/CSV/Parquet file: replay:<path>[?judge=ID&score=col…]; "
@@ -375,7 +404,8 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
     path, mapping = parse_spec(argument)
     if not path:
         raise InputError("replay judge needs a file: replay:<path>", field="judge")
-    df = load_replay_table(path, mapping)
+    scale = replay_scale(mapping, path)
+    df = load_replay_table(path, mapping, scale)
     wanted = mapping.get("judge")
     if "judge_id" in df.columns:
         ids = _judge_ids(df)
@@ -384,4 +414,4 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
                              path=path, field="judge_id")
         wanted = wanted or (ids[0] if ids else None)
     spec_id = options["id"] if wanted is None or options["id"] != f"replay:{argument}" else wanted
-    return _judge_of(df, path, wanted, spec_id, options.get("family"))
+    return _judge_of(df, path, wanted, spec_id, options.get("family"), scale)

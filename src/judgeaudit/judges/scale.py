@@ -7,9 +7,10 @@ grade is more overreach) or ``"better"`` (the MT-Bench 1–10 quality rating, Pr
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 
 class Scale(BaseModel):
@@ -57,3 +58,45 @@ class Scale(BaseModel):
 
 OVERREACH_SCALE = Scale(min=1, max=9, higher="worse")
 """judgeaudit's own graded scale (construct-validity.txt Remark 1: cut by us)."""
+
+
+def parse_bounds(text: str) -> tuple[float, float]:
+    """``"LO,HI"`` as two numbers with LO < HI; ValueError otherwise."""
+    try:
+        lo, hi = (float(x) for x in text.split(","))
+    except ValueError:
+        lo = hi = float("nan")
+    if not lo < hi:
+        raise ValueError(f"scale must be LO,HI with LO < HI, e.g. scale=1,10; got {text!r}")
+    return lo, hi
+
+
+def declared_scale(value: Any, higher: str | None = None) -> Scale:
+    """The scale a user declares for a judge of theirs: ``"LO,HI"`` or ``(LO, HI)`` (whole numbers),
+    ``"pass_fail"``, a mapping of the fields of ``Scale`` or a ``Scale``. ``higher``: which end is the
+    defect, ``"better"`` (the default, as in a judge template: a quality rating) or ``"worse"``.
+    ValueError saying what is wrong."""
+    if higher is not None and higher not in ("better", "worse"):
+        raise ValueError(f"higher must be better or worse, got {higher!r}")
+    if isinstance(value, Scale):
+        return value if higher is None else value.model_copy(update={"higher": higher})
+    if value == "pass_fail":
+        return Scale.passfail()
+    if isinstance(value, Mapping):
+        fields = {**value, **({"higher": higher} if higher else {})}
+        try:
+            return Scale.model_validate({"higher": "better", **fields})
+        except ValidationError as e:
+            raise ValueError(f"not a scale ({e.errors()[0]['msg']})") from None
+    if isinstance(value, str):
+        lo, hi = parse_bounds(value)
+    elif isinstance(value, (tuple, list)) and len(value) == 2 and \
+            all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        lo, hi = float(value[0]), float(value[1])
+        if not lo < hi:
+            raise ValueError(f"scale must be (LO, HI) with LO < HI; got {tuple(value)!r}")
+    else:
+        raise ValueError(f"a scale is LO,HI, (LO, HI), pass_fail or a mapping {{min, max, higher}}; got {value!r}")
+    if not (lo.is_integer() and hi.is_integer()):
+        raise ValueError(f"a judge's scale runs between whole numbers; got {lo:g},{hi:g}")
+    return Scale(min=int(lo), max=int(hi), higher=higher or "better")

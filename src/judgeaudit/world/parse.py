@@ -1,19 +1,23 @@
 """Parsers for the world report forms (strict schema, tolerant framing).
 
 The schema is strict: one JSON object with the form's key (``defective``, ``labels``,
-``defect_ids``, ``score``, ``defects``) and values of the stated types. The framing is tolerant:
+``defect_ids``, ``score``) and values of the stated types. The framing is tolerant:
 the object may sit in a code fence, after a restatement, or before trailing text; the first object
-in the reply that carries the form's key is read. Anything else is a parse failure
+in the reply that carries the form's key is read. The ``defects`` form is read by the defect-list
+reader every defects form shares (``judges.replies.read_defects``: ``{"defects": [...]}``, a bare
+list, loose defect objects; every list the reply gives must agree). Anything else is a parse failure
 (``ok=False`` with the reason), never a guess.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from judgeaudit.judges.elicit import ParseResult
-from judgeaudit.records import Defect, JudgeRequest
+from judgeaudit.judges.replies import read_defects
+from judgeaudit.records import JudgeRequest
 
 _KEYS = {"label": "defective", "sentences": "labels", "typed": "defect_ids", "score": "score",
          "defects": "defects"}
@@ -46,6 +50,9 @@ def parse(request: JudgeRequest, text: str | None) -> ParseResult:
     key = _KEYS[form]
     if not text or not text.strip():
         return _fail("empty response")
+    if form == "defects":   # the defect-list reader of every defects form (judges.replies.read_defects)
+        got = read_defects(text)
+        return replace(got, label=bool(got.defects)) if got.ok else got
     obj = find_object(text, key)
     if obj is None:
         return _fail(f"no JSON object with {key!r} found")
@@ -74,12 +81,4 @@ def parse(request: JudgeRequest, text: str | None) -> ParseResult:
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
             return _fail("'score' is not a whole number from 1 to 5")
         return ParseResult(ok=True, score=float(value))
-    if not isinstance(value, list):
-        return _fail("'defects' is not a list")
-    defects = []
-    for i, d in enumerate(value):
-        if not isinstance(d, dict) or not isinstance(d.get("quote"), str) or not isinstance(d.get("reason"), str):
-            return _fail(f"defect {i} lacks a string 'quote' and 'reason'")
-        cit = d.get("citation")
-        defects.append(Defect(span=d["quote"], reason=d["reason"], citation=None if cit is None else str(cit)))
-    return ParseResult(ok=True, defects=defects, label=bool(defects))
+    raise ValueError(f"no world form {form!r}")
