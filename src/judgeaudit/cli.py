@@ -13,8 +13,9 @@ import typer.core
 from rich.console import Console
 from rich.table import Table
 
-from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt,
-                                         RayAddressOpt, calls_checked, checked_calls)
+from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
+from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
+from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.errors import InputError
 
 # Verb groups that live in their own modules (each exposes a typer app named ``app``), and commands that are one
@@ -217,20 +218,26 @@ def run_experiment(
                                                  "allow_failures: true in the file)")] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    batch: BatchOpt = None,
+    batch_out: BatchOutOpt = None,
+    mlflow: MlflowOpt = None,
+    mlflow_experiment: MlflowExperimentOpt = None,
 ) -> None:
     """Run an experiment described by one YAML file (see judgeaudit.experiment): analysis validity, world,
-    loop or card, with the options of the command of that name."""
-    from judgeaudit.commands.common import call_context
-    from judgeaudit.experiment import load_experiment, yaml_error
-    from judgeaudit.runtime import backends
+    loop or card, with the options of the command of that name. --batch, --batch-out, --mlflow and
+    --mlflow-experiment (or the file's batch, batch_out, mlflow and mlflow_experiment keys) act as on that
+    command; a flag replaces the file's key."""
+    from judgeaudit.commands.common import command_calls
+    from judgeaudit.experiment import command_options, load_experiment, yaml_error
 
     exp = load_experiment(experiment)
+    flags = {"batch": batch, "batch_out": batch_out, "mlflow": mlflow, "mlflow_experiment": mlflow_experiment}
     try:
-        with call_context(api_base=exp.api_base, timeout=exp.timeout, retries=exp.retries, rpm=exp.rpm), \
-                backends.use(backend, ray_address), checked_calls(allow_failures or exp.allow_failures):
+        opts = command_options(exp, flags, allow_failures=allow_failures, backend=backend, ray_address=ray_address)
+        with command_calls(f"{exp.analysis} run", opts):
             _EXPERIMENT_RUNNERS[exp.analysis](exp)
     except InputError as e:
-        raise yaml_error(exp, e) from None
+        raise yaml_error(exp, e, flags) from None
 
 
 def _run_validity_experiment(exp) -> None:  # noqa: ANN001 - experiment.ValidityExperiment

@@ -20,6 +20,17 @@
 ``responder``, ``regulators``, …; ``judge``, ``from``, ``run_missing``, …), and every analysis takes the call
 options ``timeout``, ``retries``, ``rpm`` and ``api_base``.
 
+``validity``, ``world`` and ``loop`` experiments also take the keys of their commands' ``--batch``,
+``--batch-out``, ``--mlflow`` and ``--mlflow-experiment`` flags, with the same effect::
+
+    batch: openai                 # or anthropic: write the provider's batch request file for every api: judge
+    batch_out: batch.jsonl        #   call not yet in the store and make no call (default batch-openai.jsonl)
+    mlflow: sqlite:///mlflow.db   # log the finished run's numbers, intervals and report files to MLflow
+    mlflow_experiment: audit      #   (default experiment: judgeaudit)
+
+``batch_out`` is relative to the experiment file, as ``out`` is; the MLflow URI is passed as it is written.
+``judgeaudit run`` takes the same flags, which replace the file's keys.
+
 Validation errors name the file, the line and the field: the same rules as the command line
 (``validate.OPTION_RULES``), an input file that is missing, and an error the run raises about one of its
 options (``--votes`` is the file's ``votes``).
@@ -70,7 +81,16 @@ class _Experiment(BaseModel):
         return v
 
 
-class _WithJudges(_Experiment):
+class _CallingExperiment(_Experiment):
+    """An experiment whose command calls judges and takes ``--batch``/``--mlflow``: the same keys here."""
+
+    batch: Literal["openai", "anthropic"] | None = None
+    batch_out: Path | None = None
+    mlflow: str | None = None
+    mlflow_experiment: str | None = None
+
+
+class _WithJudges(_CallingExperiment):
     judges: list[str | JudgeEntry] = Field(min_length=1)
 
     @field_validator("judges")
@@ -107,7 +127,7 @@ class WorldExperiment(_WithJudges):
     split: str = "all"
 
 
-class LoopExperiment(_Experiment):
+class LoopExperiment(_CallingExperiment):
     analysis: Literal["loop"]
     task: str
     data: Path
@@ -182,8 +202,8 @@ def load_experiment(path: str | Path) -> _Experiment:
         msg = "required field is missing" if first["type"] == "missing" else first["msg"].removeprefix("Value error, ")
         raise InputError(msg, path=p, line=line_of(node, loc), field=".".join(map(str, loc))) from None
     base = p.parent
-    update = {name: _relative(base, getattr(exp, name)) for name in ("out", "store", "data", "ledger", "from_")
-              if hasattr(exp, name)}
+    update = {name: _relative(base, getattr(exp, name))
+              for name in ("out", "store", "data", "ledger", "from_", "batch_out") if hasattr(exp, name)}
     if isinstance(exp, ValidityExperiment) and exp.probes != "bundled" and not Path(exp.probes).is_absolute():
         update["probes"] = str(base / exp.probes)
     if isinstance(exp, WorldExperiment) and ":" in exp.set_:
@@ -225,10 +245,39 @@ def _resolve_templates(exp: _Experiment, base: Path, node: yaml.Node, path: Path
         get_template(j.template)   # type: ignore[attr-defined]
 
 
-def yaml_error(exp: _Experiment, err: InputError) -> InputError:
+CALL_FLAGS = {"batch": "--batch", "batch_out": "--batch-out", "mlflow": "--mlflow",
+              "mlflow_experiment": "--mlflow-experiment"}
+"""The keys of a judge-calling experiment (``validity``, ``world``, ``loop``) that ``judgeaudit run`` also takes
+as flags, by key: a flag given on the command line replaces the file's key."""
+
+
+def command_options(exp: _Experiment, flags: dict[str, Any] | None = None, *, allow_failures: bool = False,
+                    backend: str | None = None, ray_address: str | None = None) -> dict[str, Any]:
+    """The options ``commands.common.command_calls`` puts around the experiment's run, by the command's parameter
+    names: the file's call options and ``batch``/``mlflow`` keys, the command-line ``flags`` (``CALL_FLAGS``'
+    keys; None: not given) over them. A flag the analysis's command does not take (``card``) is an
+    ``InputError``."""
+    given = {k: v for k, v in (flags or {}).items() if v is not None}
+    if given and not isinstance(exp, _CallingExperiment):
+        name = next(iter(given))
+        raise InputError(f"a {getattr(exp, 'analysis', '')} experiment takes no {CALL_FLAGS[name]} (its command has "
+                         "none; validity, world and loop experiments take it)", field=CALL_FLAGS[name])
+    opts: dict[str, Any] = {"out": exp.out, "api_base": exp.api_base, "call_timeout": exp.timeout,
+                            "call_retries": exp.retries, "call_rpm": exp.rpm,
+                            "allow_failures": allow_failures or exp.allow_failures, "backend": backend,
+                            "ray_address": ray_address}
+    for key in CALL_FLAGS:
+        opts[key] = given.get(key, getattr(exp, key, None))
+    return opts
+
+
+def yaml_error(exp: _Experiment, err: InputError, flags: dict[str, Any] | None = None) -> InputError:
     """An error the run raised about one of its options (``--max-items``), as the file's field and line;
-    any other error (a data file's line) as it is."""
+    an error about a flag given on the command line (``flags``, as ``command_options`` takes them) or any other
+    error (a data file's line) as it is."""
     if not (err.field or "").startswith("--") or err.path:
+        return err
+    if any(CALL_FLAGS.get(k) == err.field for k, v in (flags or {}).items() if v is not None):
         return err
     name = {"--set": "set", "--arm": "arms", "--judge": "judges" if hasattr(exp, "judges") else "judge",
             "--regulator": "regulators", "--from": "from"}.get(err.field, err.field[2:].replace("-", "_"))

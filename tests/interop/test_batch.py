@@ -330,3 +330,123 @@ def test_ingest_in_python(tmp_path, fake_server):
         report = ingest([path], cs)
         assert (report.stored, report.already, dict(report.missing)) == (3, 0, {})
         assert len(cs.completed([q["custom_id"] for q in reqs])) == 3
+
+
+# ------------------------------------------------------------------------------- experiment files, Python
+
+
+def experiment(tmp_path: Path, srv, judge: str = "api:openai/fake-model", extra: str = "") -> Path:
+    """A world experiment file on the tiny set, its paths relative to the file."""
+    (tmp_path / "x").write_text("")                                   # the set's path (load_world is patched)
+    path = tmp_path / "exp.yaml"
+    path.write_text("analysis: world\nout: o\nstore: s.sqlite\nset: tiny:x\n"
+                    f"judges:\n  - {judge}\n  - reference:flag-none\n"
+                    f"votes: 1\nbootstrap: 0\npermutations: 0\napi_base: {srv.base_url}\n" + extra)
+    return path
+
+
+def test_an_experiment_with_batch_writes_the_request_file_then_runs_from_the_store(tmp_path, fake_server):
+    srv = fake_server(responder=label_reply)
+    r = invoke(world(tmp_path / "a", tmp_path / "a.sqlite", "api:openai/fake-model", "--judge", "reference:flag-none",
+                     "--api-base", srv.base_url))
+    assert r.exit_code == 0, r.output
+    online, served = stored(tmp_path / "a.sqlite"), len(srv.requests)
+    exp = experiment(tmp_path, srv, extra="batch: openai\nbatch_out: batches/b.jsonl\n")
+    r = invoke(["run", str(exp)])
+    assert r.exit_code == 0, r.output
+    assert len(srv.requests) == served                               # no call was made
+    assert not (tmp_path / "o" / "result.json").exists()
+    reqs = openai_requests(tmp_path / "batches" / "b.jsonl")         # batch_out is relative to the file
+    assert {q["custom_id"] for q in reqs} == set(online)             # the online run's call keys
+    assert f"batch: {N_CALLS} requests → {tmp_path / 'batches' / 'b.jsonl'} (openai); no call was made" in r.output
+    results = write_jsonl(tmp_path / "output.jsonl", [openai_answer(srv, q) for q in reqs])
+    assert invoke(["batch", "ingest", str(results), "--store", str(tmp_path / "s.sqlite")]).exit_code == 0
+    r = invoke(["run", str(exp)])                                    # the same file: served from the store
+    assert r.exit_code == 0, r.output
+    assert "no api: judge call is missing from the store; no batch file written" in r.output
+    assert len(srv.requests) == served
+    assert stored(tmp_path / "s.sqlite") == online
+    ra = json.loads((tmp_path / "a" / "result.json").read_text())
+    rb = json.loads((tmp_path / "o" / "result.json").read_text())
+    assert ra["judges"] == rb["judges"]
+
+
+def test_run_batch_flags_replace_the_file_keys(tmp_path, fake_server):
+    srv = fake_server(responder=label_reply)
+    exp = experiment(tmp_path, srv, extra="batch: anthropic\n")
+    r = invoke(["run", str(exp), "--batch", "openai", "--batch-out", str(tmp_path / "flag.jsonl")])
+    assert r.exit_code == 0, r.output
+    assert len(openai_requests(tmp_path / "flag.jsonl")) == N_CALLS and srv.requests == []
+
+
+@pytest.mark.parametrize("extra, line, field, message", [
+    ("batch: azure\n", 12, "batch", "Input should be 'openai' or 'anthropic'"),
+    ("bacth: openai\n", 12, "bacth", "Extra inputs are not permitted"),
+    ("batch_out: b.jsonl\n", 12, "batch_out", "--batch-out needs --batch openai|anthropic"),
+    ("mlflow_experiment: [a]\n", 12, "mlflow_experiment", "Input should be a valid string"),
+])
+def test_a_bad_batch_or_mlflow_key_is_one_line_naming_it(tmp_path, fake_server, extra, line, field, message):
+    srv = fake_server(responder=label_reply)
+    exp = experiment(tmp_path, srv, extra=extra)
+    r = CliRunner().invoke(app, ["run", str(exp)])
+    e = r.exception
+    assert isinstance(e, InputError), r.output
+    assert (e.path, e.line, e.field) == (str(exp), line, field) and message in e.message, str(e)
+    assert srv.requests == [] and not (tmp_path / "o" / "result.json").exists()
+
+
+def test_a_batch_error_names_the_key_from_the_file_and_the_flag_from_the_command_line(tmp_path, fake_server):
+    srv = fake_server(responder=label_reply)
+    claude = "api:anthropic/claude-3-5-haiku-20241022"
+    exp = experiment(tmp_path, srv, judge=claude, extra="batch: openai\n")
+    e = CliRunner().invoke(app, ["run", str(exp)]).exception
+    assert isinstance(e, InputError) and (e.path, e.line, e.field) == (str(exp), 12, "batch"), e
+    assert "an openai batch file cannot send it" in e.message
+    exp = experiment(tmp_path, srv, judge=claude)
+    e = CliRunner().invoke(app, ["run", str(exp), "--batch", "openai"]).exception
+    assert isinstance(e, InputError) and (e.path, e.field) == (None, "--batch"), e
+
+
+def test_a_card_experiment_takes_no_batch(tmp_path):
+    (tmp_path / "runs").mkdir()
+    exp = tmp_path / "card.yaml"
+    exp.write_text("analysis: card\nout: c\njudge: j\nfrom: [runs]\nbatch: openai\n")
+    e = CliRunner().invoke(app, ["run", str(exp)]).exception
+    assert isinstance(e, InputError) and (e.line, e.field) == (5, "batch"), e
+    exp.write_text("analysis: card\nout: c\njudge: j\nfrom: [runs]\n")
+    e = CliRunner().invoke(app, ["run", str(exp), "--batch", "openai"]).exception
+    assert isinstance(e, InputError) and e.field == "--batch" and "card experiment takes no --batch" in e.message
+
+
+def test_write_batch_in_python_then_ingest_then_run_from_the_store(tmp_path, fake_server):
+    from judgeaudit.interop.batch import write_batch
+    from judgeaudit.judges import make_judge
+    from judgeaudit.records import JudgeRequest
+    from judgeaudit.runtime.executor import run
+
+    srv = fake_server(responder=lambda prompt: "Score: %d" % (1 + len(prompt) % 9))
+    judge = make_judge("api:openai/fake-model", api_base=srv.base_url)
+    requests = [JudgeRequest(request_id=f"r{i}", form="graded", text="answer " * (i + 1)) for i in range(5)]
+    with CallStore(tmp_path / "online.sqlite") as cs:
+        online = run(judge, requests, store=cs, progress=False)
+    served = len(srv.requests)
+    store = tmp_path / "s.sqlite"
+    files = write_batch(judge, requests, store, provider="openai", out=tmp_path / "b.jsonl")
+    assert files == [(tmp_path / "b.jsonl", 5)] and len(srv.requests) == served
+    reqs = openai_requests(tmp_path / "b.jsonl")
+    assert [q["custom_id"] for q in reqs] == [judge.key(r) for r in requests]
+    lines = [openai_answer(srv, q, text=srv._reply_text(q["body"], q["body"]["messages"][0]["content"]))
+             for q in reqs[:4]]                                       # the fifth answer is missing
+    report = ingest([write_jsonl(tmp_path / "out.jsonl", lines)], store)
+    assert (report.stored, report.already) == (4, 0)
+    assert write_batch([judge], requests, store, provider="openai", out=tmp_path / "b2.jsonl") == \
+        [(tmp_path / "b2.jsonl", 1)]                                  # only the missing call is batched again
+    with CallStore(store) as cs:
+        got = run(judge, requests, store=cs, progress=False)
+    assert len(srv.requests) == served + 1                           # the missing call, made online
+    assert [(v.call_key, v.score) for v in got] == [(v.call_key, v.score) for v in online]
+    assert write_batch(judge, requests, store, provider="openai", out=tmp_path / "b3.jsonl") == []
+    assert not (tmp_path / "b3.jsonl").exists()
+    with pytest.raises(InputError) as e:
+        write_batch(make_judge("reference:constant"), requests, store, provider="openai", out=tmp_path / "b4.jsonl")
+    assert e.value.field == "judge"

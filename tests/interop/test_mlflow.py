@@ -39,7 +39,7 @@ def test_numbers_and_intervals_are_flattened_by_path():
                                                                                     "seed": "3"}
 
 
-def _logged_run(uri: str, out):
+def _logged_run(uri: str, out, probe_set: str = "bundled"):
     import mlflow
 
     doc = json.loads((out / "result.json").read_text())
@@ -54,7 +54,7 @@ def _logged_run(uri: str, out):
         for key in ("S", "R", "gap", "tau"):
             if isinstance(v.get(key), float):
                 assert run.data.metrics[f"judges.{jid}.{key}"] == v[key]
-    assert run.data.params["probe_set"] == "bundled"
+    assert run.data.params["probe_set"] == probe_set
     logged = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"result.json", "report.html", "verdicts.parquet"} <= logged
     return run
@@ -102,3 +102,44 @@ def test_mlflow_missing_is_one_error_before_anything_runs(tmp_path, monkeypatch)
                                  "--mlflow", f"file:{tmp_path / 'm'}"])
     assert isinstance(r.exception, InputError) and r.exception.field == "--mlflow"
     assert not (tmp_path / "o").exists()
+
+
+def _experiment(tmp_path, mlflow_keys: str):
+    """A validity experiment on the bundled probes of the first 4 base items (48 edits)."""
+    from judgeaudit.probes.io import bundled_probes_path
+
+    lines = bundled_probes_path().read_text(encoding="utf-8").splitlines()[:48]
+    (tmp_path / "probes.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = tmp_path / "exp.yaml"
+    path.write_text("analysis: validity\nout: o\nprobes: probes.jsonl\njudges: [reference:length, reference:constant]\n"
+                    "bootstrap: 50\nregrade: 0\n" + mlflow_keys)
+    return path
+
+
+def test_an_experiment_file_with_mlflow_logs_its_run(tmp_path, monkeypatch):
+    _require_mlflow()
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    uri = f"file:{tmp_path / 'mlruns'}"
+    r = CliRunner().invoke(app, ["run", str(_experiment(tmp_path, f"mlflow: {uri}\nmlflow_experiment: audit\n"))])
+    assert r.exit_code == 0, r.output
+    _logged_run(uri, tmp_path / "o", str(tmp_path / "probes.jsonl"))
+
+
+def test_run_mlflow_flags_replace_the_file_keys_and_log_run_works_from_python(tmp_path, monkeypatch):
+    _require_mlflow()
+    import mlflow
+
+    from judgeaudit.interop.mlflow import log_run
+
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    uri, other = f"file:{tmp_path / 'mlruns'}", f"file:{tmp_path / 'elsewhere'}"
+    exp = _experiment(tmp_path, f"mlflow: {other}\nmlflow_experiment: audit\n")
+    r = CliRunner().invoke(app, ["run", str(exp), "--mlflow", uri])
+    assert r.exit_code == 0, r.output
+    _logged_run(uri, tmp_path / "o", str(tmp_path / "probes.jsonl"))
+    assert not (tmp_path / "elsewhere").exists()
+    # the same folder logged from Python: the same metrics, in a run of its own
+    py = f"file:{tmp_path / 'py'}"
+    run_id = log_run(tmp_path / "o", py, command="validity run", experiment="audit")
+    logged = mlflow.MlflowClient(tracking_uri=py).get_run(run_id)
+    assert logged.data.metrics == pytest.approx(_logged_run(uri, tmp_path / "o", str(tmp_path / "probes.jsonl")).data.metrics)

@@ -140,6 +140,16 @@ def test_two_providers_are_two_judges_and_a_repeat_is_an_epoch(tmp_path):
     assert run(one, [graded("a")], progress=False)[0].score == 1.0
 
 
+def test_promptfoo_judges_in_python(basic):
+    from judgeaudit.interop.promptfoo import promptfoo_judges
+
+    judge, = promptfoo_judges(str(basic))                                           # one provider × prompt
+    assert judge.id == f"replay:promptfoo:{basic}"
+    v = {x.request_id: x for x in run(judge, [graded("q1"), graded("q2"), graded("q3")], progress=False)}
+    assert (v["q1"].score, v["q1"].rationale, v["q2"].score) == (9.0, "correct", 1.0)
+    assert v["q3"].error == "promptfoo error: API error: 500"
+
+
 def test_a_score_on_another_range_needs_scale(tmp_path):
     path = output_file(tmp_path / "r.json", [result(0, vars_={"id": "a"}, passed=True, score=8.0)])
     with pytest.raises(InputError) as e:

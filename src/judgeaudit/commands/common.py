@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -152,14 +152,24 @@ def calls_checked(command: Callable[..., object]) -> Callable[..., object]:
 
     @functools.wraps(command)
     def wrapper(*args: object, **kwargs: object) -> object:
-        tracking.check(kwargs)
-        with call_context(api_base=kwargs.get("api_base"), timeout=kwargs.get("call_timeout"),  # type: ignore
-                          retries=kwargs.get("call_retries"), rpm=kwargs.get("call_rpm")), \
-                batching(kwargs.get("batch"), kwargs.get("batch_out")), \
-                backends.use(kwargs.get("backend"), kwargs.get("ray_address")), \
-                checked_calls(bool(kwargs.get("allow_failures"))):
-            result = command(*args, **kwargs)
-            tracking.log(name, kwargs)   # --mlflow: the outputs just written
-            return result
+        with command_calls(name, kwargs):
+            return command(*args, **kwargs)
 
     return wrapper
+
+
+@contextmanager
+def command_calls(name: str, options: Mapping[str, Any]) -> Iterator[None]:
+    """What ``calls_checked`` puts around the command ``name`` (``validity run``), given its options by their
+    parameter names (``allow_failures``, ``backend``, ``ray_address``, ``api_base``, ``call_timeout``,
+    ``call_retries``, ``call_rpm``, ``batch``, ``batch_out``, ``mlflow``, ``mlflow_experiment``, ``out``; absent
+    ones are off): ``judgeaudit run`` puts it around an experiment file's run. When the block ends without an
+    error, ``--mlflow`` logs the outputs in ``out`` (nothing is logged when ``--batch`` deferred the calls)."""
+    tracking.check(options)
+    with call_context(api_base=options.get("api_base"), timeout=options.get("call_timeout"),
+                      retries=options.get("call_retries"), rpm=options.get("call_rpm")), \
+            batching(options.get("batch"), options.get("batch_out")), \
+            backends.use(options.get("backend"), options.get("ray_address")), \
+            checked_calls(bool(options.get("allow_failures"))):
+        yield
+        tracking.log(name, options)   # --mlflow: the outputs just written

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,7 +17,7 @@ MlflowExperimentOpt = Annotated[str | None, typer.Option(
     "--mlflow-experiment", help="MLflow experiment of --mlflow (default: judgeaudit)")]
 
 
-def check(kwargs: dict[str, Any]) -> None:
+def check(kwargs: Mapping[str, Any]) -> None:
     """Before a command runs: ``--mlflow`` needs the mlflow package (so a long run does not end unlogged)."""
     if kwargs.get("mlflow"):
         from judgeaudit.interop.mlflow import require_mlflow
@@ -24,7 +25,7 @@ def check(kwargs: dict[str, Any]) -> None:
         require_mlflow()
 
 
-def log(command: str, kwargs: dict[str, Any]) -> None:
+def log(command: str, kwargs: Mapping[str, Any]) -> None:
     """After a command wrote its outputs: log them to MLflow when ``--mlflow`` was given."""
     uri = kwargs.get("mlflow")
     if not uri or kwargs.get("out") is None:

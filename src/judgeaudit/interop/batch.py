@@ -1,6 +1,6 @@
 """Provider batch files: OpenAI's Batch API and Anthropic's Message Batches.
 
-Writing (``BatchWriter``, the sink of ``runtime.batch``): every call of an ``api:`` judge that is not yet in the
+Writing (``BatchWriter``, the sink of ``runtime.batch``; in Python, ``write_batch``): every call of an ``api:`` judge that is not yet in the
 call store becomes one request of the provider's batch file, with the call's key as its ``custom_id``:
 
 * OpenAI (JSONL, one request a line): ``{"custom_id", "method": "POST", "url": "/v1/chat/completions",
@@ -172,6 +172,37 @@ class BatchWriter:
             path.write_text(text, encoding="utf-8")
             written.append((path, len(lines)))
         return written
+
+
+def write_batch(judges: Judge | list[Judge], requests: list[JudgeRequest], store: Any, *, provider: str,
+                out: str | Path) -> list[tuple[Path, int]]:
+    """Write the provider's batch request file(s) for every call of ``judges`` (``api:`` judges) on ``requests``
+    that is not yet in ``store`` (a ``CallStore``, or the path of one, created if absent); no call is made.
+    The Python form of ``--batch PROVIDER --batch-out OUT``: ``(path, requests)`` per file written (none when
+    every call is stored). Then ``ingest`` the provider's results into the same store, and
+    ``runtime.executor.run(judge, requests, store=store)`` is served from it with the keys and verdicts of online
+    calls."""
+    from judgeaudit.runtime.batch import Deferred, deferring
+    from judgeaudit.runtime.executor import run
+    from judgeaudit.runtime.store import CallStore
+
+    judges = [judges] if isinstance(judges, Judge) else list(judges)
+    writer = BatchWriter(provider, Path(out))
+    for j in judges:
+        if not writer.takes(j):
+            raise InputError(f"judge {j.id} is not an api: judge: a batch file sends only api: judges' calls",
+                             field="judge")
+    if not isinstance(store, CallStore):
+        with CallStore(store) as cs:
+            return write_batch(judges, requests, cs, provider=provider, out=out)
+    deferred = False
+    with deferring(writer):
+        for j in judges:
+            try:
+                run(j, [r for r in requests if j.can_answer(r)], store=store, progress=False)
+            except Deferred:
+                deferred = True
+    return writer.write() if deferred else []
 
 
 # --- reading a provider's results ------------------------------------------------------------------------------
