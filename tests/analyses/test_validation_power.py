@@ -633,3 +633,19 @@ def test_transfer_is_admitted_by_label_origin_as_in_section_5_4():
 
     assert transfer_sentence(res) == "paired mode: 2 of 6 ordered set pairs admitted."
     assert transfer_frame(res)["admitted"].str.startswith("no (label origins differ").sum() == 4
+
+
+def test_balanced_sample_weights_are_scikit_learns():
+    from sklearn.utils.class_weight import compute_class_weight
+
+    from judgeaudit.analyses.validation_power.logistic import _problems
+
+    rng = np.random.default_rng(5)
+    for k in (2, 3, 5):
+        codes = [rng.permutation(np.r_[np.arange(k), rng.integers(0, k, 40)]) for _ in range(6)]
+        for c, (target, sw, l2) in zip(codes, _problems(codes, k), strict=True):
+            want = compute_class_weight("balanced", classes=np.arange(k), y=c)[c]
+            np.testing.assert_array_equal(sw, want)
+            assert target.dtype == np.float64 and l2 == 1.0 / want.sum()
+    with pytest.raises(ValueError):
+        _problems([np.array([0, 0, 1])], 3)

@@ -9,9 +9,19 @@ import sys
 import pytest
 
 
-def _run(*args):
+def _subprocess(*args):
+    """The real entry point (one test keeps it); the others run the command line in this process."""
     p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", *args], capture_output=True, text=True)
     return p.returncode, p.stdout + p.stderr
+
+
+@pytest.fixture
+def _run(cli_main):
+    def run(*args):
+        p = cli_main(*args)
+        return p.returncode, p.stdout + p.stderr
+
+    return run
 
 
 @pytest.mark.parametrize("content,expected", [
@@ -21,23 +31,23 @@ def _run(*args):
     ('{"item_id": "a", "text": "x"}\n{"item_id": "a", "text": "y"}\n', "bad.jsonl:2: field 'item_id': duplicate"),
     ("", "bad.jsonl: file holds no items"),
 ])
-def test_bad_items_file(tmp_path, content, expected):
+def test_bad_items_file(tmp_path, content, expected, _run):
     f = tmp_path / "bad.jsonl"
     f.write_text(content)
     rc, out = _run("judge", "--judge", "reference:constant", "--input", str(f), "--out", str(tmp_path / "o"))
     assert rc == 2 and expected in out and "Traceback" not in out
 
 
-def test_unknown_judge_and_missing_file(tmp_path):
+def test_unknown_judge_and_missing_file(tmp_path, _run):
     f = tmp_path / "ok.jsonl"
     f.write_text(json.dumps({"item_id": "a", "text": "x"}) + "\n")
-    rc, out = _run("judge", "--judge", "nosuch:thing", "--input", str(f), "--out", str(tmp_path / "o"))
+    rc, out = _subprocess("judge", "--judge", "nosuch:thing", "--input", str(f), "--out", str(tmp_path / "o"))
     assert rc == 2 and "unknown judge spec 'nosuch:thing'" in out and "Traceback" not in out
     rc, out = _run("judge", "--judge", "local", "--input", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path))
     assert rc == 2 and "missing.jsonl: cannot read file" in out
 
 
-def test_judge_command_writes_both_tables(tmp_path):
+def test_judge_command_writes_both_tables(tmp_path, _run):
     import pandas as pd
 
     f = tmp_path / "items.jsonl"

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 from judgeaudit.probes.io import bundled_probes_path
 
@@ -16,11 +17,22 @@ REFUSAL = "invalid option: top_k is not supported"
 JUDGE = "api:openai/fake-judge"
 
 
-def _run(*args, cwd=None):
+def _subprocess(*args):
+    """The real entry point (one test keeps it); the others run the command line in this process."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
-    p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", *args], capture_output=True, text=True, cwd=cwd,
-                       env=env)
+    p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", *args], capture_output=True, text=True, env=env)
     return p.returncode, p.stderr, p.stdout
+
+
+@pytest.fixture
+def _run(cli_main, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+    def run(*args):
+        p = cli_main(*args)
+        return p.returncode, p.stderr, p.stdout
+
+    return run
 
 
 def _items(tmp_path, n):
@@ -47,7 +59,7 @@ def test_judge_every_call_refused_exits_1_and_keeps_the_verdicts(tmp_path, fake_
     items, out = _items(tmp_path, 3), tmp_path / "out"
     args = ["judge", "--judge", JUDGE, "--api-base", srv.base_url, "--input", str(items), "--out", str(out),
             "--retries", "0"]
-    rc, err, _ = _run(*args)
+    rc, err, _ = _subprocess(*args)
     assert rc == 1, err
     last = _last_line(err)
     assert last.startswith(f"error: judge '{JUDGE}' produced no usable verdict: 3 of 3 calls failed")
@@ -57,13 +69,13 @@ def test_judge_every_call_refused_exits_1_and_keeps_the_verdicts(tmp_path, fake_
     assert (calls["calls"], calls["failed_calls"], calls["parse_failures"], calls["usable"]) == (3, 3, 0, 0)
     assert len(calls["reasons"]) == 1 and REFUSAL in calls["reasons"][0]
 
-    rc, err, _ = _run(*args, "--allow-failures")
+    rc, err, _ = _subprocess(*args, "--allow-failures")
     assert rc == 0, err
     assert f"{JUDGE}: 3 calls, 3 failed, 0 parse failures" in err
     assert json.loads((out / "result.json").read_text())["calls"][JUDGE]["failed_calls"] == 3
 
 
-def test_judge_with_a_model_that_cannot_load(tmp_path):
+def test_judge_with_a_model_that_cannot_load(tmp_path, _run):
     items, out = _items(tmp_path, 2), tmp_path / "out"
     rc, err, _ = _run("judge", "--judge", "hf:/nonexistent", "--input", str(items), "--out", str(out))
     assert rc == 1, err
@@ -73,7 +85,7 @@ def test_judge_with_a_model_that_cannot_load(tmp_path):
     assert len((out / "verdicts.jsonl").read_text().splitlines()) == 2
 
 
-def test_partial_failures_are_counted_exactly(tmp_path, fake_server):
+def test_partial_failures_are_counted_exactly(tmp_path, fake_server, _run):
     srv = fake_server(responder=lambda p: "Score: 6")
     srv.fault("400", times=2, message=REFUSAL)
     srv.fault("garbage", times=1)
@@ -88,7 +100,7 @@ def test_partial_failures_are_counted_exactly(tmp_path, fake_server):
     assert calls["reasons"][1].startswith("unparseable")
 
 
-def test_validity_run_with_a_failing_judge(tmp_path, fake_server):
+def test_validity_run_with_a_failing_judge(tmp_path, fake_server, _run):
     srv = fake_server()
     srv.fault("400", times=1000, message=REFUSAL)
     out = tmp_path / "out"
@@ -113,7 +125,7 @@ def test_validity_run_with_a_failing_judge(tmp_path, fake_server):
     assert "failed_calls" in stdout + err                          # the summary table's errors column
 
 
-def test_yaml_experiment_fails_and_allow_failures_keeps_going(tmp_path, fake_server):
+def test_yaml_experiment_fails_and_allow_failures_keeps_going(tmp_path, fake_server, _run):
     srv = fake_server()
     srv.fault("400", times=1000, message=REFUSAL)
     probes = _probes(tmp_path)
@@ -130,7 +142,7 @@ def test_yaml_experiment_fails_and_allow_failures_keeps_going(tmp_path, fake_ser
     assert json.loads((tmp_path / "out" / "result.json").read_text())["calls"][JUDGE]["failed_calls"] == 26
 
 
-def test_cap_run_with_a_failing_live_judge(tmp_path, fake_server):
+def test_cap_run_with_a_failing_live_judge(tmp_path, fake_server, _run):
     import judgeaudit
 
     data = os.path.join(os.path.dirname(judgeaudit.__file__), "data", "judgebench")
@@ -149,7 +161,7 @@ def test_cap_run_with_a_failing_live_judge(tmp_path, fake_server):
     assert rc == 0, err
 
 
-def test_probes_build_with_a_refusing_generator(tmp_path, fake_server):
+def test_probes_build_with_a_refusing_generator(tmp_path, fake_server, _run):
     srv = fake_server()
     srv.fault("400", times=10000, message=REFUSAL)
     bases = tmp_path / "bases.jsonl"
@@ -169,7 +181,7 @@ def test_probes_build_with_a_refusing_generator(tmp_path, fake_server):
     assert rc == 0, err
 
 
-def test_cap_build_with_a_refusing_generator(tmp_path, fake_server):
+def test_cap_build_with_a_refusing_generator(tmp_path, fake_server, _run):
     srv = fake_server()
     srv.fault("400", times=10000, message=REFUSAL)
     src = tmp_path / "qa.jsonl"
