@@ -17,11 +17,11 @@ from typing import Any
 from judgeaudit.card.checklist import checklist
 from judgeaudit.card.numbers import above, below, ci_ok, excludes_zero, with_ci
 from judgeaudit.card.sources import Run, of_kind
-from judgeaudit.commands.default_runs import DEFAULT_RUNS
+from judgeaudit.card.defaults import DEFAULT_COMMANDS
 from judgeaudit.runinfo import utc_now
 
 COMMANDS = {
-    **{k: f"{r.command} (or: judgeaudit card --judge {{judge}} --run-missing --out DIR)" for k, r in DEFAULT_RUNS.items()},
+    **{k: f"{c} (or: judgeaudit card --judge {{judge}} --run-missing --out DIR)" for k, c in DEFAULT_COMMANDS.items()},
     "ledger": "judgeaudit card --judge {judge} --from DIR --ledger FILE --out DIR",
 }
 VALIDITY_KEYS = ("S", "R", "R_scope", "R_strength", "gap", "R_plus", "wrong_way_rate", "control_flip_rate")
