@@ -142,8 +142,7 @@ _HOW: dict[str, tuple[str, str | None, Callable[[Judge], list[JudgeRequest]], Ca
     "world": ("world", "label", _world_requests, _world),
     "loop": ("loop", "generate", _loop_requests, _loop),
 }
-DEFAULT_RUNS: dict[str, DefaultRun] = {
-    k: DefaultRun(k, folder, form, DEFAULT_COMMANDS[k], requests, run) for k, (folder, form, requests, run) in _HOW.items()
-}
+DEFAULT_RUNS: dict[str, DefaultRun] = {k: DefaultRun(k, folder, form, DEFAULT_COMMANDS[k], requests, run)
+                                       for k, (folder, form, requests, run) in _HOW.items()}
 __all__ = ["CAP_SETS", "DATA", "DEFAULT_RUNS", "LOOP_REGULATORS", "WORLD_ARMS", "WORLD_REFERENCES", "WORLD_SET",
            "WORLD_SPLIT", "DefaultRun"]
