@@ -48,6 +48,7 @@ ENTRY_POINTS: dict[str, dict[str, str]] = {
     "judgeaudit.backends": {"ray": "judgeaudit.runtime.raybackend"},
     "judgeaudit.replay_formats": {"inspect": "judgeaudit.interop.inspect", "promptfoo": "judgeaudit.interop.promptfoo"},
     "judgeaudit.template_families": {"world": "judgeaudit.world.forms"},
+    "judgeaudit.card_missing": {"default_runs": "judgeaudit.commands.card_missing"},
 }
 """judgeaudit's own plug-ins by entry-point group, as ``pyproject.toml``'s ``[project.entry-points]`` declares
 them (a test keeps the two equal): a lower layer's registry loads them through ``judgeaudit.plugins`` on its

@@ -130,11 +130,12 @@ def test_card_with_every_section_present(tmp_path):
         f"At matched invariance (S = 0.930 [0.900, 0.960] ≥ 0.9), {J} moves on R = 0.31 [0.25, 0.37] of "
         "construct-changing edits.",
         "It is insensitive on strength at matched invariance (R_strength 0.20 [0.14, 0.27], below 0.5 with its "
-        "interval, vs R_scope 0.40 [0.33, 0.47]; the gap's interval excludes zero).",
+        "interval, vs R_scope 0.40 [0.33, 0.47]; the gap's interval excludes zero and its axis-label permutation "
+        "p = 0.002).",
         "Most of its construct flips go the wrong way (wrong-way rate 0.23 [0.18, 0.29], its interval above R⁺'s "
         "0.080 [0.050, 0.120]; both are judgeaudit's own extensions, not paper quantities).",
         "Length alone reproduces part of its validation set prefs (item) (a_imp 0.45 [0.30, 0.60], above its "
-        "permutation null; §5.4 reads a_imp up to 0.3 as headroom).",
+        "permutation null and its interval above 0; §5.4 reads a_imp up to 0.3 as headroom).",
         "On judgebench its CAP profile is weakest on C2 (0.35 [0.25, 0.45], n = 50; below C1 with intervals; "
         "direct-coverage cells compared).",
         "§6.1 checklist: 6 of 6 items met.",

@@ -89,6 +89,21 @@ def test_insensitive_on_strength_is_reserved_for_the_low_R_corner(tmp_path, st, 
     assert _has(lines, "moves less on strength") is (text == "It moves less on strength than on scope")
 
 
+@pytest.mark.parametrize(("p", "claimed"), [(0.002, True), (0.31, False), (None, True)])
+def test_the_axis_gap_is_claimed_only_when_its_permutation_null_agrees_with_its_interval(tmp_path, p, claimed):
+    """§5.2 reports the gap with a bootstrap interval excluding zero *and* an axis-label permutation p:
+    an interval that excludes zero against a permutation p ≥ 0.05 claims no gap and says so."""
+    lines = _verdict(tmp_path, _block(gap_perm_p=p))
+    assert _has(lines, "It is insensitive on strength") is claimed
+    if p is not None and claimed:
+        assert _has(lines, f"the gap's interval excludes zero and its axis-label permutation p = {p:.2g}")
+    if p is None:
+        assert _has(lines, "the gap's interval excludes zero; no permutation null was run")
+    if not claimed:
+        assert _has(lines, "The scope − strength gap (+0.20 [+0.10, +0.30]) is not established: its interval "
+                           "excludes zero but its axis-label permutation p = 0.31.")
+
+
 def _vp(a_imp: float, ci: list[float], clears: bool = True, origin: str = "human vote") -> dict:
     mode = {"applicable": True, "n": 6710, "a_imp": a_imp, "a_imp_ci": ci, "a_imp_member": "surface_features",
             "a_imp_null": {"n": 200, "p_value": 0.005 if clears else 0.4, "p95": 0.02, "clears_null": clears},
@@ -106,6 +121,21 @@ def test_recoverable_from_surface_form_reads_the_a_imp_scale(tmp_path, a_imp, ci
     lines = _verdict(tmp_path, _block(), vp=_vp(a_imp, ci, clears))
     assert _has(lines, "is recoverable from surface form alone") is recoverable
     assert _has(lines, "reproduces part of its validation set") is partial
+
+
+@pytest.mark.parametrize(("a_imp", "ci", "clears", "rests_on"), [
+    (0.40, [-0.08, 0.88], True, "clears its permutation null (p = 0.005) but its 95% interval includes 0"),
+    (0.05, [0.01, 0.09], False, "its 95% interval excludes 0 but it does not clear its permutation null"),
+])
+def test_surface_recovery_is_claimed_only_when_the_null_and_the_interval_both_support_it(tmp_path, a_imp, ci,
+                                                                                         clears, rests_on):
+    """§5.4 reports a_imp against its label-permutation null and with its interval: where the two
+    disagree the card claims no recovery and says which test the reading would rest on."""
+    lines = _verdict(tmp_path, _block(), vp=_vp(a_imp, ci, clears))
+    assert not _has(lines, "reproduces part of its validation set")
+    assert not _has(lines, "is recoverable from")
+    (line,) = [x for x in lines if "helpsteer2" in x]
+    assert rests_on in line and "not established" in line, line
 
 
 # --- item 11: caveats, checklist rule, constant judge, CAP weakest cell --------------------------------

@@ -11,8 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
+from testkit import length_pairs_file
 from typer.testing import CliRunner
 
 import judgeaudit
@@ -24,19 +24,6 @@ from judgeaudit.runinfo import file_sha256, write_result
 DATA = Path(judgeaudit.__file__).parent / "data"
 
 
-def _pairs_file(folder: Path, n: int = 40) -> Path:
-    rng = np.random.default_rng(0)
-    words = "red green blue stone river cloud light paper".split()
-    lines = []
-    for i in range(n):
-        a = " ".join(rng.choice(words, int(rng.integers(3, 40))))
-        b = " ".join(rng.choice(words, int(rng.integers(3, 40))))
-        lines.append(json.dumps({"q": f"q{i}", "ra": a, "rb": b, "pref": "A" if len(a) > len(b) else "B"}))
-    p = folder / "pairs.jsonl"
-    p.write_text("\n".join(lines) + "\n")
-    return p
-
-
 def _argv(name: str, out: Path, tmp: Path, seed: int) -> list[str]:
     """A quick, call-free (or reference-judge) run of each command into ``out``."""
     if name == "validity":
@@ -46,7 +33,7 @@ def _argv(name: str, out: Path, tmp: Path, seed: int) -> list[str]:
         return ["cap", "run", "--set", f"judgebench:{DATA / 'judgebench'}", "--published", "--bootstrap", "30",
                 "--seed", str(seed), "--out", str(out)]
     if name == "vp":
-        p = _pairs_file(tmp)
+        p = length_pairs_file(tmp)
         return ["vp", "audit", "--set", f"jsonl:{p}?prompt=q&response_a=ra&response_b=rb&label=pref",
                 "--permutations", "3", "--no-transfer", "--jobs", "1", "--seed", str(seed), "--out", str(out)]
     if name == "loop worlds":

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
+from testkit import length_pairs_file
 from typer.testing import CliRunner
 
 from judgeaudit.commands import datasets as datasets_cmd
@@ -13,22 +13,8 @@ from judgeaudit.commands import vp as vp_cmd
 from judgeaudit.errors import InputError
 
 
-def _pairs_file(tmp_path, n=60):
-    rng = np.random.default_rng(0)
-    words = "red green blue stone river cloud light paper".split()
-    lines = []
-    for i in range(n):
-        a = " ".join(rng.choice(words, int(rng.integers(3, 40))))
-        b = " ".join(rng.choice(words, int(rng.integers(3, 40))))
-        lab = "A" if len(a) > len(b) else "B"
-        lines.append(json.dumps({"q": f"q{i}", "ra": a, "rb": b, "pref": lab}))
-    p = tmp_path / "pairs.jsonl"
-    p.write_text("\n".join(lines) + "\n")
-    return p
-
-
 def test_vp_audit_writes_result_and_report(tmp_path):
-    p = _pairs_file(tmp_path)
+    p = length_pairs_file(tmp_path, 60)
     out = tmp_path / "out"
     res = CliRunner().invoke(vp_cmd.app, ["audit", "--set", f"jsonl:{p}?prompt=q&response_a=ra&response_b=rb&label=pref",
                                           "--permutations", "3", "--out", str(out), "--no-transfer"])

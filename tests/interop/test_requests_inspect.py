@@ -6,25 +6,17 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 import pyjudge_callables as cb
+from testkit import require
 from judgeaudit.cli import app
 from judgeaudit.commands.validity import run_validity
 from judgeaudit.interop.export import request_of
 from judgeaudit.probes.io import bundled_probes_path
-
-
-def _require_inspect() -> None:
-    if importlib.util.find_spec("inspect_ai") is None:
-        msg = "the Inspect AI tests need inspect-ai (pip install -e '.[inspect]')"
-        if os.environ.get("CI") == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
 
 
 def _small_probes(tmp_path: Path, n_bases: int = 6) -> Path:
@@ -65,7 +57,7 @@ def _eval(task_file: Path, replies: dict[str, str], log_dir: Path, monkeypatch):
 
 @pytest.mark.slow   # two Inspect evals and three validity runs
 def test_exported_inspect_task_round_trip(tmp_path, monkeypatch):
-    _require_inspect()
+    require("inspect_ai", "the Inspect AI tests need inspect-ai (pip install -e '.[inspect]')")
     probes = _small_probes(tmp_path)
     out = tmp_path / "export"
     res = CliRunner().invoke(app, ["requests", "export", "--analysis", "validity", "--probes", str(probes),

@@ -16,10 +16,9 @@ ITEMS = [  # key, instruction ids, initial response
 ]
 
 
-@pytest.fixture
-def ifeval_dir(tmp_path):
-    """A four-prompt IFEval folder (5 constraints, 3 failing in the shipped responses)."""
-    d = tmp_path / "ifeval"
+def write_ifeval_dir(d: Path) -> Path:
+    """Write the four-prompt IFEval folder of ``ITEMS`` at ``d`` (5 constraints, 3 failing in the shipped
+    responses)."""
     d.mkdir()
     with (d / "input_data.jsonl").open("w") as fh:
         for key, ids, _ in ITEMS:
@@ -29,3 +28,9 @@ def ifeval_dir(tmp_path):
         for key, _, resp in ITEMS:
             fh.write(json.dumps({"prompt": f"Prompt {key}.", "response": resp}) + "\n")
     return d
+
+
+@pytest.fixture
+def ifeval_dir(tmp_path):
+    """A four-prompt IFEval folder (5 constraints, 3 failing in the shipped responses)."""
+    return write_ifeval_dir(tmp_path / "ifeval")

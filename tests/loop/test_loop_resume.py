@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from fakeserver import FakeServer
+from testkit import stored_ok
 
 COMMA = json.dumps({"defects": [{"quote": "x", "reason": "uses a comma", "severity": 2}], "violated":
                     ["punctuation:no_comma"], "score": 3})
@@ -26,18 +26,6 @@ def _reply(prompt: str) -> str:
         return "Write something."
     prev = prompt.split("Your previous response:\n<<<\n", 1)
     return prev[1].split("\n>>>", 1)[0].replace(",", "") + " ok" if len(prev) == 2 else "A: 18"
-
-
-def _ok(db: Path) -> int:
-    if not db.exists():
-        return 0
-    con = sqlite3.connect(db, timeout=30)
-    try:
-        return con.execute("SELECT count(*) FROM calls WHERE status='ok'").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        con.close()
 
 
 def _settled(srv: FakeServer) -> int:
@@ -71,16 +59,16 @@ def test_killed_mid_round_and_resumed_buys_nothing_twice(tmp_path):
                 "--votes", "1", "--concurrency", "4", "--bootstrap", "50", "--store", str(db), "--out", str(out)]
         proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 120
-        while _ok(db) < 30 and time.time() < deadline and proc.poll() is None:
+        while stored_ok(db) < 30 and time.time() < deadline and proc.poll() is None:
             time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         answered_before = _settled(srv)   # the server finishes answering what was in flight at the kill
-        before = _ok(db)
+        before = stored_ok(db)
         assert 30 <= before < 120, "the kill must land mid-run"
         rc = subprocess.run(args, env=env, capture_output=True, text=True)
         assert rc.returncode == 0, rc.stderr
-        total = _ok(db)
+        total = stored_ok(db)
         # 2 arms x 2 rounds x 20 items judged (the world block makes the arms' prompts differ) + 2 rounds x
         # 20 revisions (the two arms send byte-identical revision requests, so they share those calls)
         assert total == 2 * 2 * 20 + 2 * 20

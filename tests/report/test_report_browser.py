@@ -147,19 +147,10 @@ def _loop(root: Path) -> dict[str, Path]:
     spec = importlib.util.spec_from_file_location("_loop_conftest", TESTS / "loop" / "conftest.py")
     loop_conftest = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(loop_conftest)
-    ITEMS = loop_conftest.ITEMS   # tests/loop's four-prompt IFEval folder
 
     from judgeaudit.commands.loop import run_loop_command
 
-    d = root / "ifeval"
-    d.mkdir()
-    with (d / "input_data.jsonl").open("w") as fh:
-        for key, ids, _ in ITEMS:
-            fh.write(json.dumps({"key": key, "prompt": f"Prompt {key}.", "instruction_id_list": ids,
-                                 "kwargs": [{} for _ in ids]}) + "\n")
-    with (d / "input_response_data_test.jsonl").open("w") as fh:
-        for key, _, resp in ITEMS:
-            fh.write(json.dumps({"prompt": f"Prompt {key}.", "response": resp}) + "\n")
+    d = loop_conftest.write_ifeval_dir(root / "ifeval")   # tests/loop's four-prompt IFEval folder
     judge = Constant({"score": 3, "defects": [{"quote": "x", "reason": "the response uses a comma", "severity": 2}]})
     run_loop_command(task="ifeval", data=d, initial="shipped", responder=FixNamedUnits(), judge=judge,
                      regulators=["control", "score", "blind", "informed", "certificate"], out=root / "loop",

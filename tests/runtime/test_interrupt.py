@@ -7,26 +7,14 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 
 from fakeserver import FakeServer
+from testkit import stored_ok
 
 N = 200
-
-
-def _n_ok(db) -> int:
-    if not db.exists():
-        return 0
-    con = sqlite3.connect(db, timeout=30)
-    try:
-        return con.execute("SELECT COUNT(*) FROM calls WHERE status='ok'").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        con.close()
 
 
 def _judge_args(tmp_path, srv, n: int, concurrency: int) -> tuple[list[str], object, object]:
@@ -43,7 +31,7 @@ def _judge_args(tmp_path, srv, n: int, concurrency: int) -> tuple[list[str], obj
 def _interrupt_once_stored(proc, db, k: int) -> str:
     """SIGINT once ``k`` calls are stored; the process's stderr."""
     deadline = time.time() + 120
-    while _n_ok(db) < k and time.time() < deadline and proc.poll() is None:
+    while stored_ok(db) < k and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -58,7 +46,7 @@ def test_sigint_mid_run_prints_the_resume_line_and_keeps_the_calls(tmp_path):
         args, db, out = _judge_args(tmp_path, srv, N, 2)
         proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         err = _interrupt_once_stored(proc, db, 20)
-        stored = _n_ok(db)
+        stored = stored_ok(db)
         assert 20 <= stored < N, "the interrupt must land mid-run"
         m = re.search(r"interrupted: (\d+) of (\d+) calls of api:openai/fake-judge stored in (.+); "
                       r"rerun the same command to resume", err)
@@ -70,7 +58,7 @@ def test_sigint_mid_run_prints_the_resume_line_and_keeps_the_calls(tmp_path):
         rc = subprocess.run(args, env=env, capture_output=True, text=True).returncode
         assert rc == 0
         assert len(srv.requests) - asked_before == N - stored   # only the missing calls are made
-    assert _n_ok(db) == N
+    assert stored_ok(db) == N
     assert len((out / "verdicts.jsonl").read_text().splitlines()) == N
 
 
@@ -82,7 +70,7 @@ def test_first_ctrl_c_waits_for_the_calls_in_flight_and_stores_them(tmp_path):
         args, db, _ = _judge_args(tmp_path, srv, n, 8)
         proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         err = _interrupt_once_stored(proc, db, 16)
-        stored = _n_ok(db)
+        stored = stored_ok(db)
         assert 16 <= stored < n
         assert "sending no new calls; waiting up to" in err, err
         assert len(srv.requests) == stored, "calls the server was asked for but the client did not store"

@@ -5,7 +5,6 @@ and one-line errors when Ray is missing or the cluster does not answer."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import signal
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from fakeserver import FakeServer
+from testkit import require_ray
 
 from judgeaudit.errors import InputError
 from judgeaudit.judges import make_judge
@@ -33,18 +33,10 @@ KEY = "sk-test-not-a-secret"
 RUN_DEPENDENT = ["latency_s", "timestamp"]   # how long a call took and when: the only columns that may differ
 
 
-def _require_ray() -> None:
-    if importlib.util.find_spec("ray") is None:
-        msg = "the Ray backend tests need ray (pip install 'judgeaudit[ray]')"
-        if os.environ.get("CI") == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
-
-
 @pytest.fixture(scope="module")
 def ray_cluster():
     """A local Ray instance for the module; its workers get the test key from this process."""
-    _require_ray()
+    require_ray()
     import ray
 
     old = os.environ.get("OPENAI_API_KEY")
@@ -226,7 +218,7 @@ def _closed_port() -> int:
 
 @pytest.mark.timeout(60)   # at once, not after Ray's minutes of retrying
 def test_unreachable_cluster_is_an_input_error_at_once():
-    _require_ray()
+    require_ray()
     address = f"127.0.0.1:{_closed_port()}"
     with pytest.raises(InputError, match=rf"Ray cluster at {address} is unreachable") as e:
         backends.make("ray", address)
@@ -238,7 +230,7 @@ def test_unreachable_cluster_is_an_input_error_at_once():
 
 
 def test_cli_reports_an_unreachable_cluster_in_one_line(tmp_path):
-    _require_ray()
+    require_ray()
     items = tmp_path / "items.jsonl"
     items.write_text(json.dumps({"item_id": "a", "text": "claim"}) + "\n")
     address = f"127.0.0.1:{_closed_port()}"

@@ -5,48 +5,26 @@ test process."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from fakeserver import FakeServer
+from testkit import require_ray, stored_ok
 
 from judgeaudit.runtime import raywatch
 
 KEY = "sk-test-not-a-secret"
 
 
-def _require_ray() -> None:
-    if importlib.util.find_spec("ray") is None:
-        msg = "the Ray backend tests need ray (pip install 'judgeaudit[ray]')"
-        if os.environ.get("CI") == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
-
-
-def _stored(db: Path) -> int:
-    if not db.exists():
-        return 0
-    con = sqlite3.connect(db, timeout=30)
-    try:
-        return con.execute("SELECT COUNT(*) FROM calls WHERE status='ok'").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        con.close()
-
-
 @pytest.mark.slow   # starts a local Ray instance of its own in a subprocess
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the watcher reads /proc (Linux)")
 def test_killing_the_driver_ends_its_local_ray_instance(tmp_path):
-    _require_ray()
+    require_ray()
     n = 200
     items = tmp_path / "items.jsonl"
     items.write_text("".join(json.dumps({"item_id": f"i{i}", "text": f"claim {i}", "evidence": "e"}) + "\n"
@@ -63,9 +41,9 @@ def test_killing_the_driver_ends_its_local_ray_instance(tmp_path):
             proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)
             try:
                 deadline = time.time() + 300
-                while _stored(db) < 3 and time.time() < deadline and proc.poll() is None:
+                while stored_ok(db) < 3 and time.time() < deadline and proc.poll() is None:
                     time.sleep(0.1)
-                assert proc.poll() is None and _stored(db) >= 3, (tmp_path / "run.log").read_text()
+                assert proc.poll() is None and stored_ok(db) >= 3, (tmp_path / "run.log").read_text()
                 ray_procs = raywatch.ray_descendants(proc.pid)
                 names = {pid: raywatch._cmdline(pid)[:80] for pid in ray_procs}
                 # the instance's own processes: its GCS server, raylet, agents and the actors' workers
@@ -80,7 +58,7 @@ def test_killing_the_driver_ends_its_local_ray_instance(tmp_path):
         time.sleep(0.25)
         left = {p: s for p, s in left.items() if raywatch.alive(p, s)}
     assert left == {}, {p: names[p] for p in left}
-    assert 3 <= _stored(db) < n                    # it was killed mid-run; what was answered is stored
+    assert 3 <= stored_ok(db) < n                    # it was killed mid-run; what was answered is stored
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the watcher reads /proc (Linux)")

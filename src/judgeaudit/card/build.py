@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.card.checklist import checklist
-from judgeaudit.card.numbers import above, below, ci_ok, excludes_zero, with_ci
+from judgeaudit.card.numbers import above, below, ci_ok, excludes_zero, p_value, with_ci
 from judgeaudit.card.sources import Run, of_kind
-from judgeaudit.commands.default_runs import DEFAULT_RUNS
+from judgeaudit.card.defaults import DEFAULT_COMMANDS
 from judgeaudit.runinfo import utc_now
 
 COMMANDS = {
-    **{k: f"{r.command} (or: judgeaudit card --judge {{judge}} --run-missing --out DIR)" for k, r in DEFAULT_RUNS.items()},
+    **{k: f"{c} (or: judgeaudit card --judge {{judge}} --run-missing --out DIR)" for k, c in DEFAULT_COMMANDS.items()},
     "ledger": "judgeaudit card --judge {judge} --from DIR --ledger FILE --out DIR",
 }
 VALIDITY_KEYS = ("S", "R", "R_scope", "R_strength", "gap", "R_plus", "wrong_way_rate", "control_flip_rate")
@@ -238,7 +238,11 @@ R = 0.319 at S = 0.945 as the insensitive cell)."""
 SURFACE_RECOVERABLE = 0.30
 """judgeaudit's reading of the a_imp scale (§5.4): per-item a_imp of 0.07–0.30 "reads as healthy
 headroom", so a set is called recoverable from surface form only when a_imp's interval lies wholly
-above 0.30 (and it clears its permutation null); below that, surface form reproduces part of it."""
+above 0.30 (and it clears its permutation null); below that, surface form reproduces part of it when its
+interval lies above 0 and it clears its null (``_vp_recovery``)."""
+ALPHA = 0.05
+"""The level of the permutation tests a sentence rests on beside its 95% interval (§5.2: the gap's
+bootstrap interval excludes zero and its axis-label permutation null gives p < 0.05)."""
 EXTENSION = "judgeaudit's own extension, not a paper quantity"
 EXTENSIONS = "judgeaudit's own extensions, not paper quantities"
 
@@ -264,19 +268,22 @@ def _validity_verdict(v: dict[str, Any], j: str) -> list[str]:
     out.append(f"At matched invariance (S = {with_ci(S['value'], S['ci'])} ≥ {v['s_floor']}), {j} moves on "
                f"R = {with_ci(R['value'], R['ci'])} of construct-changing edits.")
     gap, sc, st = m["gap"], m["R_scope"], m["R_strength"]
-    for low, high, name in ((st, sc, "strength"), (sc, st, "scope")):
-        if low["value"] is None or high["value"] is None or not excludes_zero(gap["ci"]):
-            continue
-        if (gap["value"] > 0) != (name == "strength"):
-            continue
+    p = v.get("gap_perm_p")
+    if gap["value"] is not None and excludes_zero(gap["ci"]) and p is not None and p >= ALPHA:
+        out.append(f"The scope − strength gap ({with_ci(gap['value'], gap['ci'], sign=True)}) is not established: "
+                   f"its interval excludes zero but its axis-label permutation p = {p_value(p)}.")
+    elif sc["value"] is not None and st["value"] is not None and excludes_zero(gap["ci"]):
+        both = (f"the gap's interval excludes zero and its axis-label permutation p = {p_value(p)}" if p is not None
+                else "the gap's interval excludes zero; no permutation null was run")
+        low, high, name = (st, sc, "strength") if gap["value"] > 0 else (sc, st, "scope")
+        other = "scope" if name == "strength" else "strength"
         if below(low["ci"], LOW_R):
             out.append(f"It is insensitive on {name} at matched invariance (R_{name} {with_ci(low['value'], low['ci'])}"
-                       f", below {LOW_R} with its interval, vs R_{'scope' if name == 'strength' else 'strength'} "
-                       f"{with_ci(high['value'], high['ci'])}; the gap's interval excludes zero).")
+                       f", below {LOW_R} with its interval, vs R_{other} {with_ci(high['value'], high['ci'])}; "
+                       f"{both}).")
         else:
-            out.append(f"It moves less on {name} than on {'scope' if name == 'strength' else 'strength'} "
-                       f"(R_{name} {with_ci(low['value'], low['ci'])} vs {with_ci(high['value'], high['ci'])}; "
-                       "the gap's interval excludes zero).")
+            out.append(f"It moves less on {name} than on {other} (R_{name} {with_ci(low['value'], low['ci'])} vs "
+                       f"{with_ci(high['value'], high['ci'])}; {both}).")
     rp, ww = m["R_plus"], m["wrong_way_rate"]
     if above(ww["ci"], rp["ci"]):
         out.append(f"Most of its construct flips go the wrong way (wrong-way rate {with_ci(ww['value'], ww['ci'])}, "
@@ -285,6 +292,34 @@ def _validity_verdict(v: dict[str, Any], j: str) -> list[str]:
         out.append("Its construct directions are author-intended and not human-verified: every construct edit is "
                    "assumed to change the correct verdict.")
     return out
+
+
+def _vp_recovery(row: dict[str, Any]) -> str | None:
+    """The sentence on how much of a label set surface form recovers (§5.4). Recovery is claimed only
+    when a_imp clears its label-permutation null *and* its bootstrap interval lies above 0; where the two
+    disagree the sentence says so and claims nothing; neither: no sentence."""
+    if row["a_imp"] is None:
+        return None
+    a = with_ci(row["a_imp"], row["a_imp_ci"])
+    what = "length alone" if row["a_imp_member"] == "length_only" else "surface form alone"
+    member = "" if row["a_imp_member"] == "length_only" else f"{row['a_imp_member']}: "
+    ci = row["a_imp_ci"] if ci_ok(row["a_imp_ci"]) else None
+    null, interval_above = bool(row["clears_null"]), ci is not None and float(ci[0]) > 0
+    if null and interval_above:
+        if float(ci[0]) > SURFACE_RECOVERABLE:
+            return (f"Its validation set {row['set']} ({row['mode']}) is recoverable from {what} "
+                    f"({member}a_imp {a}, above {SURFACE_RECOVERABLE} with its interval and above its "
+                    "permutation null).")
+        return (f"{what[0].upper()}{what[1:]} reproduces part of its validation set {row['set']} "
+                f"({row['mode']}) ({member}a_imp {a}, above its permutation null and its interval above 0; "
+                f"§5.4 reads a_imp up to {SURFACE_RECOVERABLE} as headroom).")
+    if null == interval_above or ci is None:
+        return None
+    p = f" (p = {p_value(row.get('null_p'))})" if row.get("null_p") is not None else ""
+    why = (f"clears its permutation null{p} but its 95% interval includes 0" if null
+           else "its 95% interval excludes 0 but it does not clear its permutation null")
+    return (f"Recovery of {row['set']} ({row['mode']}) from {what} is not established: {member}a_imp {a} {why}, "
+            "and §5.4 reads a_imp against both.")
 
 
 def _cap_verdict(name: str, sb: dict[str, Any]) -> str | None:
@@ -311,18 +346,8 @@ def verdict(card: dict[str, Any]) -> list[str]:
     if s["validity"]["measured"]:
         out += _validity_verdict(s["validity"], j)
     for row in s["vp"].get("rows", []) if s["vp"]["measured"] else []:
-        a = with_ci(row["a_imp"], row["a_imp_ci"])
-        if row["clears_null"] and row["a_imp"] is not None:
-            what = "length alone" if row["a_imp_member"] == "length_only" else "surface form alone"
-            member = "" if row["a_imp_member"] == "length_only" else f"{row['a_imp_member']}: "
-            if row["a_imp_ci"] and ci_ok(row["a_imp_ci"]) and row["a_imp_ci"][0] > SURFACE_RECOVERABLE:
-                out.append(f"Its validation set {row['set']} ({row['mode']}) is recoverable from {what} "
-                           f"({member}a_imp {a}, above {SURFACE_RECOVERABLE} with its interval and above its "
-                           "permutation null).")
-            else:
-                out.append(f"{what[0].upper()}{what[1:]} reproduces part of its validation set {row['set']} "
-                           f"({row['mode']}) ({member}a_imp {a}, above its permutation null; §5.4 reads a_imp up "
-                           f"to {SURFACE_RECOVERABLE} as headroom).")
+        if (line := _vp_recovery(row)) is not None:
+            out.append(line)
         if row["vp"] is not None and row["resolvable"] is False:
             out.append(f"The ruler {row['set']} ({row['mode']}) cannot resolve a judge from its impoverished "
                        f"baseline (VP {row['vp']:+.3f}).")

@@ -4,13 +4,19 @@ OUT/runs so the card reads them.
 
 A section is planned when no run folder given measured it. A run whose verdict form the judge does
 not have (a fixed reference instrument without a world form, say) is not run: the card says so.
+
+A plug-in of ``judgeaudit.card_missing``: importing it registers this module as the card's planner
+(``judgeaudit.card.make.register_missing``), so the card layer runs it without importing it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from judgeaudit.card.make import register_missing
 
 from judgeaudit.commands.default_runs import DEFAULT_RUNS, WORLD_REFERENCES, DefaultRun
 from judgeaudit.runtime.estimate import Estimate, duration
@@ -96,3 +102,6 @@ def run_planned(judge_spec: str, planned: Sequence[Planned], out: Path, *, n_boo
         p.run.run(judges, p.folder, store, n_boot)
         done.append(p.folder)
     return done
+
+
+register_missing(sys.modules[__name__])  # type: ignore[arg-type]

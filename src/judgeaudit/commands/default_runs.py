@@ -3,7 +3,8 @@
 
 One table, ``DEFAULT_RUNS`` (card section → ``DefaultRun``). Each entry knows
 
-* the folder it writes under OUT, and the equivalent command;
+* the folder it writes under OUT, and the equivalent command (``judgeaudit.card.defaults``, the table
+  the card names them from, with the bundled data they read);
 * the verdict form the judge must answer (``None``: the run calls no judge);
 * the judge's requests (to estimate calls, time and money before anything runs; the loop's depend on
   the replies, so its list is the upper bound: a report per output and regulator, and a revision of
@@ -15,22 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.card.defaults import (CAP_SETS, DATA, DEFAULT_COMMANDS, LOOP_REGULATORS, WORLD_ARMS,
+                                     WORLD_REFERENCES, WORLD_SET, WORLD_SPLIT)
 from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest
-
-DATA = Path(str(files("judgeaudit") / "data"))
-WORLD_SET = f"halueval:{DATA / 'halueval'}?part=qa&max_rows=40"
-WORLD_ARMS = ("blind", "informed", "placebo")
-WORLD_SPLIT = "report"
-"""The structural judge's development questions are never reported on (its thresholds were chosen on them)."""
-WORLD_REFERENCES = ("reference:oracle", "reference:flag-all", "reference:flag-none")
-"""The world run's instruments beside the judge: the oracle ceiling and the two constant floors."""
-CAP_SETS = (f"judgebench:{DATA / 'judgebench'}", f"llmbar:{DATA / 'llmbar'}")
-LOOP_REGULATORS = ("control", "blind", "informed", "certificate")
 
 
 @dataclass(frozen=True)
@@ -143,20 +135,14 @@ def _loop(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
                             votes=1, bootstrap=n_boot)
 
 
-DEFAULT_RUNS: dict[str, DefaultRun] = {r.section: r for r in (
-    DefaultRun("validity", "validity", "graded",
-               "judgeaudit validity run --judge {judge} --probes bundled --out DIR", _validity_requests, _validity),
-    DefaultRun("vp", "validation_power", None, "judgeaudit vp audit --set SPEC --out DIR",
-               lambda _: [], _vp),
-    DefaultRun("cap", "cap", "pairwise",
-               f"judgeaudit cap run --set {CAP_SETS[0]} --set {CAP_SETS[1]} --judge {{judge}} --out DIR",
-               _cap_requests, _cap),
-    DefaultRun("world", "world", "label",
-               f"judgeaudit world run --set '{WORLD_SET}' --judge {{judge}} "
-               + " ".join(f"--judge {r}" for r in WORLD_REFERENCES) + " "
-               + " ".join(f"--arm {a}" for a in WORLD_ARMS) + f" --split {WORLD_SPLIT} --votes 1 --out DIR", _world_requests, _world),
-    DefaultRun("loop", "loop", "generate",
-               f"judgeaudit loop run --task ifeval --data {DATA / 'ifeval'} --initial shipped --responder {{judge}} "
-               "--judge {judge} " + " ".join(f"--regulator {r}" for r in LOOP_REGULATORS)
-               + " --rounds 1 --votes 1 --out DIR", _loop_requests, _loop),
-)}
+_HOW: dict[str, tuple[str, str | None, Callable[[Judge], list[JudgeRequest]], Callable[..., Any]]] = {
+    "validity": ("validity", "graded", _validity_requests, _validity),
+    "vp": ("validation_power", None, lambda _: [], _vp),
+    "cap": ("cap", "pairwise", _cap_requests, _cap),
+    "world": ("world", "label", _world_requests, _world),
+    "loop": ("loop", "generate", _loop_requests, _loop),
+}
+DEFAULT_RUNS: dict[str, DefaultRun] = {k: DefaultRun(k, folder, form, DEFAULT_COMMANDS[k], requests, run)
+                                       for k, (folder, form, requests, run) in _HOW.items()}
+__all__ = ["CAP_SETS", "DATA", "DEFAULT_RUNS", "LOOP_REGULATORS", "WORLD_ARMS", "WORLD_REFERENCES", "WORLD_SET",
+           "WORLD_SPLIT", "DefaultRun"]

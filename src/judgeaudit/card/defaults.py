@@ -1,0 +1,32 @@
+"""The default runs a card names for a section no run folder measured: the bundled data they read and
+the equivalent command lines. What runs them (their requests and their run functions) is the command
+edge's ``judgeaudit.commands.default_runs``, built on this table.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+DATA = Path(str(files("judgeaudit") / "data"))
+WORLD_SET = f"halueval:{DATA / 'halueval'}?part=qa&max_rows=40"
+WORLD_ARMS = ("blind", "informed", "placebo")
+WORLD_SPLIT = "report"
+"""The structural judge's development questions are never reported on (its thresholds were chosen on them)."""
+WORLD_REFERENCES = ("reference:oracle", "reference:flag-all", "reference:flag-none")
+"""The world run's instruments beside the judge: the oracle ceiling and the two constant floors."""
+CAP_SETS = (f"judgebench:{DATA / 'judgebench'}", f"llmbar:{DATA / 'llmbar'}")
+LOOP_REGULATORS = ("control", "blind", "informed", "certificate")
+
+DEFAULT_COMMANDS: dict[str, str] = {
+    "validity": "judgeaudit validity run --judge {judge} --probes bundled --out DIR",
+    "vp": "judgeaudit vp audit --set SPEC --out DIR",
+    "cap": f"judgeaudit cap run --set {CAP_SETS[0]} --set {CAP_SETS[1]} --judge {{judge}} --out DIR",
+    "world": f"judgeaudit world run --set '{WORLD_SET}' --judge {{judge}} "
+             + " ".join(f"--judge {r}" for r in WORLD_REFERENCES) + " "
+             + " ".join(f"--arm {a}" for a in WORLD_ARMS) + f" --split {WORLD_SPLIT} --votes 1 --out DIR",
+    "loop": f"judgeaudit loop run --task ifeval --data {DATA / 'ifeval'} --initial shipped --responder {{judge}} "
+            "--judge {judge} " + " ".join(f"--regulator {r}" for r in LOOP_REGULATORS)
+            + " --rounds 1 --votes 1 --out DIR",
+}
+"""Card section → the command that measures it (``{judge}`` the judge's spec), in the card's order."""

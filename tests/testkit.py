@@ -1,0 +1,52 @@
+"""Small helpers several test modules share: an optional package's guard, the calls a store holds, and a
+small paired label set."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+
+def require(module: str, msg: str) -> None:
+    """Skip the test when ``module`` is not installed (``msg`` says how to install it); under CI, fail."""
+    if importlib.util.find_spec(module) is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+
+
+def stored_ok(db: Path) -> int:
+    """How many calls the store ``db`` holds with status ok (0 before it exists or has its table)."""
+    if not db.exists():
+        return 0
+    con = sqlite3.connect(db, timeout=30)
+    try:
+        return con.execute("SELECT COUNT(*) FROM calls WHERE status='ok'").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()
+
+
+def require_ray() -> None:
+    require("ray", "the Ray backend tests need ray (pip install 'judgeaudit[ray]')")
+
+
+def length_pairs_file(folder: Path, n: int = 40) -> Path:
+    """``folder``/pairs.jsonl: ``n`` pairs of random word strings (seed 0), the longer side preferred."""
+    rng = np.random.default_rng(0)
+    words = "red green blue stone river cloud light paper".split()
+    lines = []
+    for i in range(n):
+        a = " ".join(rng.choice(words, int(rng.integers(3, 40))))
+        b = " ".join(rng.choice(words, int(rng.integers(3, 40))))
+        lines.append(json.dumps({"q": f"q{i}", "ra": a, "rb": b, "pref": "A" if len(a) > len(b) else "B"}))
+    p = folder / "pairs.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    return p
