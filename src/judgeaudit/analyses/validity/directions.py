@@ -8,7 +8,7 @@ not its original; a flip the wrong way flags the original and not the edit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -49,10 +49,14 @@ def directional_block(mv: Mapping[str, np.ndarray], est: Mapping[str, float], ci
     return directional
 
 
-def wrong_way_note(directional: Mapping[str, Any]) -> str | None:
-    """The note a profile carries when at least half of its construct flips go the wrong way."""
-    if directional["n_flips"] and directional["n_wrong_way"] * 2 >= directional["n_flips"]:
-        return (f"{directional['n_wrong_way']} of {directional['n_flips']} construct flips at τ go the "
-                "wrong way (the edit graded as overreaching less than its original): R counts them, R⁺ "
-                "does not")
-    return None
+def wrong_way_note(directional: Mapping[str, Any], wrong_way_ci: Sequence[float] | None,
+                   r_plus_ci: Sequence[float] | None) -> str | None:
+    """The note a profile carries when most of its construct flips go the wrong way: the wrong-way rate's 95%
+    interval lies wholly above R⁺'s (the card's rule). A count ("at least half of the flips") would fire on
+    about half of the judges with no direction preference."""
+    if not (directional["n_flips"] and wrong_way_ci and r_plus_ci and wrong_way_ci[0] > r_plus_ci[1]):
+        return None
+    return (f"{directional['n_wrong_way']} of {directional['n_flips']} construct flips at τ go the wrong way (the "
+            "edit graded as overreaching less than its original; wrong-way rate interval "
+            f"[{wrong_way_ci[0]:.2f}, {wrong_way_ci[1]:.2f}] above R⁺'s [{r_plus_ci[0]:.2f}, {r_plus_ci[1]:.2f}]): "
+            "R counts them, R⁺ does not")

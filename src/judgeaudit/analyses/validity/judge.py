@@ -388,7 +388,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     directional = directional_block(moves_at(th.F, a.bs, a.es, a.usable, th.taus, idx), est, cis, subsets,
                                     measurable)
     stats["directional"] = directional
-    if (note := wrong_way_note(directional)) is not None:
+    if (note := wrong_way_note(directional, stats["wrong_way_rate_ci"], stats["R_plus_ci"])) is not None:
         notes.append(note)
     # ---- the axes and the scope − strength gap (§5.2)
     gap_stats, gap_ok = axis_gap(th.F[:, idx], a.cons, d, est, cis, boot, col, subsets, level=level,
