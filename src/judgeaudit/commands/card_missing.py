@@ -11,13 +11,12 @@ A plug-in of ``judgeaudit.card_missing``: importing it registers this module as 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from judgeaudit.card.make import register_missing
-
 from judgeaudit.commands.default_runs import DEFAULT_RUNS, WORLD_REFERENCES, DefaultRun
 from judgeaudit.runtime.estimate import Estimate, duration
 
