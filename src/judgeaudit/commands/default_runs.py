@@ -23,7 +23,15 @@ from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest
 
 DATA = Path(str(files("judgeaudit") / "data"))
-WORLD_SET = f"halueval:{DATA / 'halueval'}?part=qa&max_rows=40"
+WORLD_ROWS = 40
+
+
+def world_set(rows: int = WORLD_ROWS) -> str:
+    """The world run's data-set spec: the first ``rows`` rows (answers) of the HaluEval QA slice."""
+    return f"halueval:{DATA / 'halueval'}?part=qa&max_rows={rows}"
+
+
+WORLD_SET = world_set()
 WORLD_ARMS = ("blind", "informed", "placebo")
 WORLD_SPLIT = "report"
 """The structural judge's development questions are never reported on (its thresholds were chosen on them)."""
@@ -93,17 +101,18 @@ def _cap(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
 # --- world: a HaluEval QA slice, blind / informed / placebo ---------------------------------------------------
 
 
-def _world_items() -> list:
+def _world_items(spec: str = WORLD_SET) -> list:
     from judgeaudit.commands.world import load_items, split_items
 
-    return split_items(load_items(WORLD_SET, None), WORLD_SPLIT)[0]
+    return split_items(load_items(spec, None), WORLD_SPLIT)[0]
 
 
-def _world_requests(_: Judge) -> list[JudgeRequest]:
+def world_requests(spec: str = WORLD_SET) -> list[JudgeRequest]:
+    """The judge's requests of the world run on ``spec`` (one vote per item and arm)."""
     from judgeaudit.world.requests import build_requests
     from judgeaudit.world.run import context_for
 
-    items = _world_items()
+    items = _world_items(spec)
     return build_requests(items, list(WORLD_ARMS), context_for(items, 0), form="label", votes=1)
 
 
@@ -117,22 +126,26 @@ def _world(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
 # --- loop: an IFEval slice, the judge as judge and responder --------------------------------------------------
 
 
-def _loop_task() -> Any:
+def _loop_task(max_items: int | None = None) -> Any:
     from judgeaudit.loop.tasks import load_task
 
-    return load_task("ifeval", DATA / "ifeval")
+    return load_task("ifeval", DATA / "ifeval", max_items=max_items)
 
 
-def _loop_requests(_: Judge) -> list[JudgeRequest]:
+def loop_requests(max_items: int | None = None) -> list[JudgeRequest]:
+    """The loop run's judge and responder calls on the first ``max_items`` IFEval items (an upper bound:
+    a report per item and judging regulator, a revision per item and regulator)."""
     from judgeaudit.loop.regulators import get_regulator
 
-    task = _loop_task()
+    task = _loop_task(max_items)
     regs = [get_regulator(r) for r in LOOP_REGULATORS]
     asks = [(r.name, it, what) for r in regs for it in task.items
             for what in (("report", "revise") if r.calls_judge else ("revise",))]
-    # each its own call (own epoch): the real prompts differ by regulator and report
+    # each its own call (own epoch): the real prompts differ by regulator and report from their first
+    # line, so none reuses another's evaluated prompt
     return [JudgeRequest(form="generate", request_id=f"{name}|{it.item_id}|{what}", epoch=i,
-                         prompt=f"{it.request}\n\n{it.shipped or ''}") for i, (name, it, what) in enumerate(asks)]
+                         prompt=f"[{name} {what}]\n{it.request}\n\n{it.shipped or ''}")
+            for i, (name, it, what) in enumerate(asks)]
 
 
 def _loop(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
@@ -154,9 +167,9 @@ DEFAULT_RUNS: dict[str, DefaultRun] = {r.section: r for r in (
     DefaultRun("world", "world", "label",
                f"judgeaudit world run --set '{WORLD_SET}' --judge {{judge}} "
                + " ".join(f"--judge {r}" for r in WORLD_REFERENCES) + " "
-               + " ".join(f"--arm {a}" for a in WORLD_ARMS) + f" --split {WORLD_SPLIT} --votes 1 --out DIR", _world_requests, _world),
+               + " ".join(f"--arm {a}" for a in WORLD_ARMS) + f" --split {WORLD_SPLIT} --votes 1 --out DIR", lambda _: world_requests(), _world),
     DefaultRun("loop", "loop", "generate",
                f"judgeaudit loop run --task ifeval --data {DATA / 'ifeval'} --initial shipped --responder {{judge}} "
                "--judge {judge} " + " ".join(f"--regulator {r}" for r in LOOP_REGULATORS)
-               + " --rounds 1 --votes 1 --out DIR", _loop_requests, _loop),
+               + " --rounds 1 --votes 1 --out DIR", lambda _: loop_requests(), _loop),
 )}
