@@ -20,8 +20,8 @@ the validity probes of one base item in each of 8 of the 24 probe groups (two pe
 the world on 16 of the HaluEval slice's 40 rows, the loop on one IFEval item with generations of at
 most 48 tokens, and 500 bootstrap resamples; every number is still computed from that run's own verdicts.
 ``full=True`` (``judgeaudit demo --full``) runs the default runs at their own sizes. The steps that make no
-model calls (validation power, CAP) run beside the ones that do: the embedded judge has one model thread,
-so its steps run one after another. Before each model step the demo prints the estimate of the embedded
+model calls (validation power, CAP) and the loading of ``reference:similarity``'s sentence encoder run beside
+the ones that do: the embedded judge has one model thread, so its steps run one after another. Before each model step the demo prints the estimate of the embedded
 judge's calls (``runtime.estimate``: its stored calls, else a timed warm-up, per request kind); after it,
 the measured time; the table of both is OUT/steps.json and a section of the report.
 """
@@ -205,9 +205,68 @@ def _cap() -> list[Section]:
     return cap_demo()
 
 
+def _load_embedder() -> None:
+    """Load the sentence encoder of ``reference:similarity`` (its import and weights: minutes on a busy
+    machine) beside the embedded judge's calls, which come first in the validity step. Without the
+    package nothing is loaded: the judge's own call reports it."""
+    from judgeaudit.errors import InputError
+    from judgeaudit.judges import reference
+
+    try:
+        reference._embedder()
+    except InputError:
+        pass
+
+
+class _InTurn:
+    """A judge whose warm-up plan was made beside the step's other judges (``_planned_in_turn``)."""
+
+    def __init__(self, judge: Any, plan: dict[str, tuple[int, float]]):
+        self._judge, self._plan = judge, plan
+
+    def planned_seconds(self, todo: list) -> dict[str, tuple[int, float]]:
+        return self._plan
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._judge, name)
+
+
+def _planned_in_turn(judges: list, todos: list[list]) -> list[dict[str, tuple[int, float]]] | None:
+    """The warm-up plan of each judge's calls, the judges run one after another on the one embedded model:
+    they share its prompt cache, so a read of a prompt an earlier judge of the step read costs nothing
+    (``vote:3:local`` after ``local``: only its regrades are evaluated). None when a judge is not the
+    embedded model (or a vote of it)."""
+    from judgeaudit.judges.local import call_seconds, warmup_rates
+
+    bases = []
+    for judge in judges:
+        k = 1
+        while getattr(judge, "inner", None) is not None:
+            k, judge = k * int(getattr(judge, "k", 1)), judge.inner
+        if not hasattr(judge, "planned_work"):
+            return None
+        bases.append((judge, k))
+    model = bases[0][0]
+    seq: list = []
+    spans = []
+    for (_, k), todo in zip(bases, todos, strict=True):
+        spans.append((len(seq), len(seq) + k * len(todo)))
+        seq += [r for r in todo for _ in range(k)]
+    works, rates = model.planned_work(seq), warmup_rates(model.llm)
+    plans = []
+    for start, end in spans:
+        plan: dict[str, tuple[int, float]] = {}
+        for w in works[start:end]:
+            n, sec = plan.get(w.kind, (0, 0.0))
+            plan[w.kind] = (n + 1, sec + call_seconds(w, rates))
+        plans.append(plan)
+    return plans
+
+
 def estimate_step(step: Step, store_path: Path) -> dict[str, Any]:
     """The estimate of a step's embedded-judge calls before it runs (``runtime.estimate`` per judge: its
-    stored calls of each request kind, else the timed warm-up's plan), summed over the step's judges."""
+    stored calls of each request kind, else the timed warm-up's plan, made for the step's judges in turn),
+    summed over the step's judges."""
     from judgeaudit.runtime.estimate import estimate
     from judgeaudit.runtime.store import CallStore
 
@@ -217,15 +276,19 @@ def estimate_step(step: Step, store_path: Path) -> dict[str, Any]:
     basis = []
     per_call: dict[str, dict[str, float | None]] = {}
     with CallStore(store_path) as cs:
+        todos, cached = [], []
         for judge in step.judges:
             keys = [judge.key(r) for r in requests]
-            cached = cs.completed(keys) if judge.cacheable else {}
-            todo = {k: r for k, r in zip(keys, requests, strict=True) if k not in cached}
-            e = estimate(judge, list(todo.values()), cached=cached, concurrency=1)
-            calls, stored = calls + e.calls, stored + len(cached)
-            seconds = None if seconds is None or e.seconds is None else seconds + e.seconds
-            basis.append(f"{judge.id}: {e.time_basis}")
-            per_call[judge.id] = e.per_call
+            cached.append(cs.completed(keys) if judge.cacheable else {})
+            todos.append(list({k: r for k, r in zip(keys, requests, strict=True) if k not in cached[-1]}.values()))
+    plans = _planned_in_turn(step.judges, todos) if any(todos) else None
+    for i, judge in enumerate(step.judges):
+        planned = judge if plans is None else _InTurn(judge, plans[i])
+        e = estimate(planned, todos[i], cached=cached[i], concurrency=1)
+        calls, stored = calls + e.calls, stored + len(cached[i])
+        seconds = None if seconds is None or e.seconds is None else seconds + e.seconds
+        basis.append(f"{judge.id}: {e.time_basis}")
+        per_call[judge.id] = e.per_call
     return {"step": step.name, "calls": calls, "stored": stored, "estimate_s": seconds, "basis": "; ".join(basis),
             "per_call": per_call}
 
@@ -300,6 +363,8 @@ def run_demo(out: Path, *, n_boot: int | None = None, full: bool = False) -> Pat
     # the steps without model calls run beside the embedded judge's, which share its one model thread
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgeaudit-demo") as pool:
         vp, cap = pool.submit(_validation_power, out), pool.submit(_cap)
+        if "reference:similarity" in DEMO_JUDGES:
+            pool.submit(_load_embedder)
         model_steps = {"validity": _validity_step(out, n_boot, slices),
                        "world": _world_step(out, n_boot, slices), "loop": _loop_step(out, n_boot, slices)}
 
