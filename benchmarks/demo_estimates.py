@@ -51,7 +51,10 @@ def record(out: Path, rows: list[dict], dest: Path) -> None:
         df = cs.frame()
     judges = {j for r in rows for j in r["per_call"]}
     df = df[df["judge_id"].isin(judges) & df["latency_s"].notna() & df["error"].isna()].reset_index(drop=True)
-    kinds = [request_kind(v) for v in cs_verdicts(df)]
+    # a vote's stored regrade carries no regrade flag when stored before judges.composite kept it: its epoch
+    # (validity regrades are epoch 1) says the same
+    kinds = ["graded (regrade)" if v.form == "graded" and e >= 1 else request_kind(v)
+             for v, e in zip(cs_verdicts(df), df["epoch"], strict=True)]
     bounds = [r["step"] for r in rows for _ in range(r["made"])]
     if len(bounds) != len(df):
         raise SystemExit(f"{len(df)} stored calls of {sorted(judges)} against {len(bounds)} made by the steps")

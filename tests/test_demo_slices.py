@@ -30,7 +30,7 @@ def test_every_group_is_kept_when_no_group_count_is_given(tmp_path):
 def test_the_cut_is_stated_beside_the_full_sizes():
     text = SLICES.describe(SLICES.bootstrap)
     for part in ("8 of the bundled probe set's 24 groups", "2 regrades", f"{FULL.regrade} regrades",
-                 "16 of the HaluEval QA slice's 40 rows", "first 1 IFEval item(s)", "at most 48 tokens",
+                 "16 of the HaluEval QA slice's 40 rows", "first 1 IFEval item(s)", "at most 32 tokens",
                  "500 bootstrap resamples (full: 2000)", "judgeaudit demo --full"):
         assert part in text, part
     assert "Intervals from 20 bootstrap" in SLICES.describe(20)   # --bootstrap given: the count used

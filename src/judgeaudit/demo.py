@@ -18,7 +18,7 @@ runs of ``judgeaudit.commands.default_runs``, which ``card --run-missing`` runs 
 By default the demo is cut to run in minutes (``SLICES``, stated in the report beside the ``--full`` sizes):
 the validity probes of one base item in each of 8 of the 24 probe groups (two per domain) with 2 regrades,
 the world on 16 of the HaluEval slice's 40 rows, the loop on one IFEval item with generations of at
-most 48 tokens, and 500 bootstrap resamples; every number is still computed from that run's own verdicts.
+most 32 tokens, and 500 bootstrap resamples; every number is still computed from that run's own verdicts.
 ``full=True`` (``judgeaudit demo --full``) runs the default runs at their own sizes. The steps that make no
 model calls (validation power, CAP) and the loading of ``reference:similarity``'s sentence encoder run beside
 the ones that do: the embedded judge has one model thread, so its steps run one after another. Before each model step the demo prints the estimate of the embedded
@@ -60,7 +60,7 @@ class Slices:
     world_rows: int = 16
     """Rows of the HaluEval QA slice the world step reads (answers; two per question)."""
     loop_items: int | None = 1
-    max_tokens: int | None = 48
+    max_tokens: int | None = 32
     bootstrap: int = 500
     """Bootstrap resamples when ``--bootstrap`` is not given."""
 
