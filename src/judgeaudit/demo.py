@@ -43,6 +43,8 @@ from judgeaudit.report.html import Section, write_page
 
 EMBEDDED = "local"
 WORLD_JUDGES = [EMBEDDED, "structural:lexical", "reference:oracle", "reference:flag-all", "reference:flag-none"]
+WORLD_TEMPERATURE = 0.3
+"""The world command's default vote temperature (``world run --temperature``)."""
 DEMO_JUDGES = [EMBEDDED, "vote:3:local", "reference:constant", "reference:flip", "reference:length",
                "reference:similarity"]
 
@@ -160,7 +162,7 @@ def _embedded(spec: str) -> bool:
 
 def _world_step(out: Path, n_boot: int, slices: Slices) -> Step:
     from judgeaudit.commands.default_runs import WORLD_ARMS, WORLD_SPLIT, world_requests, world_set
-    from judgeaudit.commands.world import run_world_cmd
+    from judgeaudit.commands.world import _judge_specs, run_world_cmd
     from judgeaudit.judges import make_judge
     from judgeaudit.report.world import world_sections
 
@@ -169,9 +171,13 @@ def _world_step(out: Path, n_boot: int, slices: Slices) -> Step:
     def run() -> list[Section]:
         return world_sections(run_world_cmd(spec, WORLD_JUDGES, list(WORLD_ARMS), out=out / "world",
                                             store=out / "calls.sqlite", votes=1, n_boot=n_boot,
-                                            split=WORLD_SPLIT, progress=False).result)
+                                            split=WORLD_SPLIT, temperature=WORLD_TEMPERATURE,
+                                            progress=False).result)
 
-    return Step("world", [make_judge(EMBEDDED)], lambda: world_requests(spec), run)
+    # the world command's judge: its label votes sampled at the command's temperature (so its call keys)
+    embedded = _judge_specs([EMBEDDED], WORLD_TEMPERATURE)[0]
+    judge = make_judge(embedded["spec"], **{k: v for k, v in embedded.items() if k != "spec"})
+    return Step("world", [judge], lambda: world_requests(spec), run)
 
 
 def _loop_step(out: Path, n_boot: int, slices: Slices) -> Step:
@@ -344,8 +350,9 @@ def steps_section(rows: list[dict[str, Any]]) -> Section:
     return Section("This run's steps: estimate and measured time",
                    "<p class='note'>Before each step that calls the embedded judge, the estimate of its calls "
                    "(from its stored calls of each request kind, else a short timed warm-up on this machine; "
-                   "the loop's calls are an upper bound, a report and a revision for every item and "
-                   "regulator); after it, the measured time of the calls it made and of the whole step "
+                   "the loop's is an upper bound: a report and a revision for every item and regulator, each "
+                   "generating its token bound, and as its prompts depend on the replies it does not see "
+                   "its stored calls on a rerun); after it, the measured time of the calls it made and of the whole step "
                    "(analysis and report included). Seconds, on this machine in this run.</p>"
                    + table_html(df, float_format="{:.1f}",
                                 dash_note="— : no estimate (a judge with no known rate) or no call made."))
