@@ -31,7 +31,7 @@ def main() -> None:
 
     from judgeaudit.commands.loop import run_loop_command
     from judgeaudit.commands.validity import run_validity
-    from judgeaudit.default_runs import DATA
+    from judgeaudit.commands.default_runs import DATA
     from judgeaudit.judges import make_judge
     from judgeaudit.probes.io import bundled_probes_path
 

@@ -1,19 +1,65 @@
-"""The quick demo's validity slice and the per-kind estimate (no model calls)."""
+"""The quick demo's slices, its per-step estimate and measured time, and the per-kind estimate (no model calls)."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 
-from judgeaudit.demo import SLICES, probe_subset
+from judgeaudit.demo import FULL, SLICES, Step, probe_subset, run_step, steps_section
 from judgeaudit.judges import make_judge
 from judgeaudit.records import JudgeRequest, Verdict
 from judgeaudit.runtime.estimate import estimate
 
 
-def test_validity_slice_keeps_one_base_item_of_every_group_with_all_its_edits(tmp_path):
-    rows = [json.loads(x) for x in probe_subset(tmp_path, SLICES.bases_per_group).read_text().splitlines()]
-    assert len({r["group"] for r in rows}) == 24 and len({r["base_id"] for r in rows}) == 24
-    assert len(rows) == 24 * 12 and len({r["slot"] for r in rows}) == 12
+def test_validity_slice_keeps_one_base_item_of_8_groups_two_per_domain_with_all_their_edits(tmp_path):
+    rows = [json.loads(x) for x in
+            probe_subset(tmp_path, SLICES.bases_per_group, SLICES.groups).read_text().splitlines()]
+    groups = {r["group"]: r["domain"] for r in rows}
+    assert len(groups) == 8 and set(Counter(groups.values()).values()) == {2}
+    assert sorted(groups) == ["econ-d01", "econ-d02", "geo-d01", "geo-d02", "med-d01", "med-d02",
+                              "ml-d01", "ml-d02"]
+    assert len({r["base_id"] for r in rows}) == 8
+    assert len(rows) == 8 * 12 and len({r["slot"] for r in rows}) == 12
+
+
+def test_every_group_is_kept_when_no_group_count_is_given(tmp_path):
+    rows = [json.loads(x) for x in probe_subset(tmp_path, 1).read_text().splitlines()]
+    assert len({r["group"] for r in rows}) == 24 and len(rows) == 24 * 12
+
+
+def test_the_cut_is_stated_beside_the_full_sizes():
+    text = SLICES.describe(SLICES.bootstrap)
+    for part in ("8 of the bundled probe set's 24 groups", "2 regrades", f"{FULL.regrade} regrades",
+                 "16 of the HaluEval QA slice's 40 rows", "first 1 IFEval item(s)", "at most 32 tokens",
+                 "500 bootstrap resamples (full: 2000)", "judgeaudit demo --full"):
+        assert part in text, part
+    assert "Intervals from 20 bootstrap" in SLICES.describe(20)   # --bootstrap given: the count used
+
+
+def test_a_step_row_has_its_estimate_before_and_its_calls_measured_after(tmp_path):
+    from judgeaudit.runtime.executor import judge_all
+
+    judge = make_judge("python:pyjudge_callables:grade")     # a stored judge with no documented rate
+    store = tmp_path / "calls.sqlite"
+    reqs: list[JudgeRequest] = []
+
+    def step(n: int) -> Step:
+        reqs[:] = [JudgeRequest(request_id=f"r{i}", text=f"text {i}") for i in range(n)]
+        return Step("validity", [judge], lambda: reqs,
+                    lambda: judge_all([judge], reqs, store_path=store, progress=False) is None or [])
+
+    sections, row = run_step(step(5), store)
+    assert sections == []
+    assert (row["calls"], row["stored"], row["made"]) == (5, 0, 5)
+    assert row["estimate_s"] is None and row["ratio"] is None and "unknown" in row["basis"]
+    assert row["judge_s"] >= 0.0 and row["wall_s"] >= row["judge_s"]
+    _, again = run_step(step(5), store)              # a rerun: every call in the store, none made
+    assert (again["calls"], again["stored"], again["made"]) == (0, 5, 0) and again["estimate_s"] == 0.0
+    _, more = run_step(step(8), store)               # 3 new calls, rated by the 5 stored ones
+    assert (more["calls"], more["stored"], more["made"]) == (3, 5, 3)
+    assert "measured on 5 stored calls" in more["basis"]
+    html = steps_section([row, again, more]).body
+    assert html.count("<td>validity</td>") == 3 and "estimate / measured" in html and "—" in html
 
 
 def test_estimate_uses_stored_calls_of_each_kind():

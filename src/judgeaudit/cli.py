@@ -295,7 +295,8 @@ _EXPERIMENT_RUNNERS = {"validity": _run_validity_experiment, "world": _run_world
 @calls_checked
 def demo_cmd(
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("demo-out"),
-    bootstrap: Annotated[int, typer.Option("--bootstrap")] = 2000,
+    bootstrap: Annotated[int | None, typer.Option("--bootstrap", help="resamples (default 500, 2000 with "
+                                                                      "--full)")] = None,
     full: Annotated[bool, typer.Option("--full", help="the default runs at their full sizes (the demo is cut "
                                                       "to run in minutes otherwise)")] = False,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,

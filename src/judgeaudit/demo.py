@@ -15,20 +15,26 @@
 Everything goes through the call store in OUT, so a rerun is instant. Steps 1, 2, 4 and 5 are the default
 runs of ``judgeaudit.commands.default_runs``, which ``card --run-missing`` runs for any judge.
 
-By default the demo is cut to run in minutes (``SLICES``, stated in the report): the validity probes of one
-base item per group, fewer regrades, and a shorter loop slice with shorter generations; every number is still
-computed from that run's own verdicts. ``full=True`` (``judgeaudit demo --full``) runs the default runs at
-their own sizes. The steps that make no model calls (validation power, CAP) run beside the ones that do:
-the embedded judge has one model thread, so its steps run one after another.
+By default the demo is cut to run in minutes (``SLICES``, stated in the report beside the ``--full`` sizes):
+the validity probes of one base item in each of 8 of the 24 probe groups (two per domain) with 2 regrades,
+the world on 16 of the HaluEval slice's 40 rows, the loop on one IFEval item with generations of at
+most 32 tokens, and 500 bootstrap resamples; every number is still computed from that run's own verdicts.
+``full=True`` (``judgeaudit demo --full``) runs the default runs at their own sizes. The steps that make no
+model calls (validation power, CAP) and the loading of ``reference:similarity``'s sentence encoder run beside
+the ones that do: the embedded judge has one model thread, so its steps run one after another. Before each model step the demo prints the estimate of the embedded
+judge's calls (``runtime.estimate``: its stored calls, else a timed warm-up, per request kind); after it,
+the measured time; the table of both is OUT/steps.json and a section of the report.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -37,6 +43,8 @@ from judgeaudit.report.html import Section, write_page
 
 EMBEDDED = "local"
 WORLD_JUDGES = [EMBEDDED, "structural:lexical", "reference:oracle", "reference:flag-all", "reference:flag-none"]
+WORLD_TEMPERATURE = 0.3
+"""The world command's default vote temperature (``world run --temperature``)."""
 DEMO_JUDGES = [EMBEDDED, "vote:3:local", "reference:constant", "reference:flip", "reference:length",
                "reference:similarity"]
 
@@ -47,34 +55,57 @@ console = Console(stderr=True)
 class Slices:
     """How the quick demo cuts the default runs (``None``: the default run's own size)."""
 
+    groups: int | None = 8
+    """Probe groups kept, taken in turn from each domain (None: all 24)."""
     bases_per_group: int | None = 1
-    regrade: int = 12
-    loop_items: int | None = 3
-    max_tokens: int | None = 128
+    regrade: int = 2
+    world_rows: int = 16
+    """Rows of the HaluEval QA slice the world step reads (answers; two per question)."""
+    loop_items: int | None = 1
+    max_tokens: int | None = 32
+    bootstrap: int = 500
+    """Bootstrap resamples when ``--bootstrap`` is not given."""
 
-    def describe(self) -> str:
-        return (f"This demo run is cut to finish in minutes (judgeaudit demo --full runs the full sizes): "
-                f"validity on {self.bases_per_group} base item(s) of each of the bundled probe set's groups "
-                f"with all their edits, and {self.regrade} regrades; the loop on the first {self.loop_items} "
-                f"IFEval items with generations of at most {self.max_tokens} tokens. The world, validation-power "
-                f"and CAP sections are at their full sizes. Every number is computed from this run's verdicts.")
+    def describe(self, n_boot: int) -> str:
+        full = FULL
+        return (f"This demo run is cut to finish in minutes; judgeaudit demo --full runs the full sizes. "
+                f"Validity: {self.bases_per_group} base item of each of {self.groups} of the bundled probe "
+                f"set's 24 groups (two per domain) with all their edits, and {self.regrade} regrades per judge "
+                f"(full: every base item of the 24 groups, {full.regrade} regrades). World: {self.world_rows} of "
+                f"the HaluEval QA slice's {full.world_rows} rows (whole questions, in the order of the data-set "
+                f"spec's max_rows trim; full: all {full.world_rows}), less the structural judge's development "
+                f"questions. Loop: the first {self.loop_items} IFEval item(s) "
+                f"with generations of at most {self.max_tokens} tokens (full: all 8 items, the judge's own "
+                f"generation bound). Intervals from {n_boot} bootstrap resamples (full: {full.bootstrap}), "
+                f"so their ends are coarser. Validation power and CAP are at their full sizes. Every number "
+                f"is computed from this run's verdicts.")
 
 
 SLICES = Slices()
-FULL = Slices(bases_per_group=None, regrade=48, loop_items=None, max_tokens=None)
+FULL = Slices(groups=None, bases_per_group=None, regrade=48, world_rows=40, loop_items=None, max_tokens=None,
+              bootstrap=2000)
 
 
-def probe_subset(out: Path, bases_per_group: int) -> Path:
-    """The bundled probe lines of the first ``bases_per_group`` base items of each group, in their order."""
+def probe_subset(out: Path, bases_per_group: int, groups: int | None = None) -> Path:
+    """The bundled probe lines of the first ``bases_per_group`` base items of ``groups`` groups (None: every
+    group), the groups taken in turn from each domain (the first group of each domain, then the second, …);
+    lines in the bundled file's order."""
     from judgeaudit.probes.io import bundled_probes_path
 
-    lines = bundled_probes_path().read_text(encoding="utf-8").splitlines()
+    lines = [x for x in bundled_probes_path().read_text(encoding="utf-8").splitlines() if x.strip()]
+    recs = [json.loads(x) for x in lines]
+    by_domain: dict[str, list[str]] = {}
+    for rec in recs:
+        if rec["group"] not in by_domain.setdefault(rec["domain"], []):
+            by_domain[rec["domain"]].append(rec["group"])
+    rounds = max(len(g) for g in by_domain.values())
+    in_turn = [g[i] for i in range(rounds) for g in by_domain.values() if i < len(g)]
+    keep_groups = set(in_turn if groups is None else in_turn[:groups])
     kept: dict[str, list[str]] = {}
     chosen = []
-    for line in lines:
-        if not line.strip():
+    for line, rec in zip(lines, recs, strict=True):
+        if rec["group"] not in keep_groups:
             continue
-        rec = json.loads(line)
         bases = kept.setdefault(rec["group"], [])
         if rec["base_id"] not in bases and len(bases) < bases_per_group:
             bases.append(rec["base_id"])
@@ -85,16 +116,87 @@ def probe_subset(out: Path, bases_per_group: int) -> Path:
     return path
 
 
-def _validity(out: Path, n_boot: int, slices: Slices) -> list[Section]:
-    from judgeaudit.commands.validity import print_summary, run_validity, sections
+@dataclass(frozen=True)
+class Step:
+    """One step of the demo that calls the embedded judge: what its calls are (to estimate them before it
+    runs) and how to run it (its report sections)."""
 
-    if slices.bases_per_group is None:
-        r = DEFAULT_RUNS["validity"].run(DEMO_JUDGES, out / "validity", out / "calls.sqlite", n_boot)
-    else:
-        r = run_validity(str(probe_subset(out, slices.bases_per_group)), DEMO_JUDGES, out=out / "validity",
-                         store=out / "calls.sqlite", n_boot=n_boot, n_regrade=slices.regrade)
-    print_summary(r.result)
-    return sections(r)
+    name: str
+    judges: list
+    """The embedded judge's instances the step calls (``Judge`` objects), each with ``requests``."""
+    requests: Callable[[], list]
+    run: Callable[[], list[Section]]
+
+
+def _validity_step(out: Path, n_boot: int, slices: Slices) -> Step:
+    from judgeaudit.commands.validity import print_summary, run_validity, sections
+    from judgeaudit.judges import make_judge
+    from judgeaudit.probes.design import graded_requests, regrade_requests
+    from judgeaudit.probes.io import bundled_probes_path, read_probes
+    from judgeaudit.records import probes_frame
+
+    full = slices.bases_per_group is None
+    path = bundled_probes_path() if full else probe_subset(out, slices.bases_per_group, slices.groups)
+
+    def requests() -> list:
+        reqs = graded_requests(probes_frame(read_probes(path)))
+        return reqs + regrade_requests(reqs, slices.regrade)
+
+    def run() -> list[Section]:
+        if full:
+            r = DEFAULT_RUNS["validity"].run(DEMO_JUDGES, out / "validity", out / "calls.sqlite", n_boot)
+        else:
+            r = run_validity(str(path), DEMO_JUDGES, out=out / "validity", store=out / "calls.sqlite",
+                             n_boot=n_boot, n_regrade=slices.regrade)
+        print_summary(r.result)
+        return sections(r)
+
+    embedded = [make_judge(s) for s in DEMO_JUDGES if isinstance(s, str) and _embedded(s)]
+    return Step("validity", embedded, requests, run)
+
+
+def _embedded(spec: str) -> bool:
+    """Whether a judge spec calls the embedded model (``local`` or a composite of it)."""
+    return spec == EMBEDDED or spec.endswith(":" + EMBEDDED)
+
+
+def _world_step(out: Path, n_boot: int, slices: Slices) -> Step:
+    from judgeaudit.commands.default_runs import WORLD_ARMS, WORLD_SPLIT, world_requests, world_set
+    from judgeaudit.commands.world import _judge_specs, run_world_cmd
+    from judgeaudit.judges import make_judge
+    from judgeaudit.report.world import world_sections
+
+    spec = world_set(slices.world_rows)
+
+    def run() -> list[Section]:
+        return world_sections(run_world_cmd(spec, WORLD_JUDGES, list(WORLD_ARMS), out=out / "world",
+                                            store=out / "calls.sqlite", votes=1, n_boot=n_boot,
+                                            split=WORLD_SPLIT, temperature=WORLD_TEMPERATURE,
+                                            progress=False).result)
+
+    # the world command's judge: its label votes sampled at the command's temperature (so its call keys)
+    embedded = _judge_specs([EMBEDDED], WORLD_TEMPERATURE)[0]
+    judge = make_judge(embedded["spec"], **{k: v for k, v in embedded.items() if k != "spec"})
+    return Step("world", [judge], lambda: world_requests(spec), run)
+
+
+def _loop_step(out: Path, n_boot: int, slices: Slices) -> Step:
+    from judgeaudit.commands.default_runs import DATA, LOOP_REGULATORS, loop_requests
+    from judgeaudit.commands.loop import run_loop_command
+    from judgeaudit.judges import make_judge
+    from judgeaudit.report.loop import loop_sections
+
+    local = make_judge(EMBEDDED, **({} if slices.max_tokens is None else {"max_tokens": slices.max_tokens}))
+
+    def run() -> list[Section]:
+        if slices.loop_items is None:
+            return loop_sections(DEFAULT_RUNS["loop"].run([EMBEDDED], out / "loop", out / "calls.sqlite", n_boot))
+        return loop_sections(run_loop_command(task="ifeval", data=DATA / "ifeval", initial="shipped",
+                                              responder=local, judge=local, regulators=list(LOOP_REGULATORS),
+                                              out=out / "loop", store=out / "calls.sqlite", rounds=1, votes=1,
+                                              bootstrap=n_boot, max_items=slices.loop_items))
+
+    return Step("loop", [local], lambda: loop_requests(slices.loop_items), run)
 
 
 def _validation_power(out: Path) -> list[Section]:
@@ -109,49 +211,190 @@ def _cap() -> list[Section]:
     return cap_demo()
 
 
-def _world(out: Path, n_boot: int) -> list[Section]:
-    from judgeaudit.report.world import world_sections
+def _load_embedder() -> None:
+    """Load the sentence encoder of ``reference:similarity`` (its import and weights: minutes on a busy
+    machine) beside the embedded judge's calls, which come first in the validity step. Without the
+    package nothing is loaded: the judge's own call reports it."""
+    from judgeaudit.errors import InputError
+    from judgeaudit.judges import reference
 
-    return world_sections(DEFAULT_RUNS["world"].run(WORLD_JUDGES, out / "world", out / "calls.sqlite", n_boot).result)
-
-
-def _loop(out: Path, slices: Slices) -> list[Section]:
-    from judgeaudit.report.loop import loop_sections
-
-    if slices.loop_items is None:
-        return loop_sections(DEFAULT_RUNS["loop"].run([EMBEDDED], out / "loop", out / "calls.sqlite", 2000))
-    from judgeaudit.commands.loop import run_loop_command
-    from judgeaudit.commands.default_runs import DATA, LOOP_REGULATORS
-    from judgeaudit.judges import make_judge
-
-    local = make_judge(EMBEDDED, max_tokens=slices.max_tokens)
-    return loop_sections(run_loop_command(task="ifeval", data=DATA / "ifeval", initial="shipped", responder=local,
-                                          judge=local, regulators=list(LOOP_REGULATORS), out=out / "loop",
-                                          store=out / "calls.sqlite", rounds=1, votes=1, bootstrap=2000,
-                                          max_items=slices.loop_items))
+    try:
+        reference._embedder()
+    except InputError:
+        pass
 
 
-def run_demo(out: Path, *, n_boot: int = 2000, full: bool = False) -> Path:
-    """Run the demo analyses and write OUT/report.html; returns its path."""
+class _InTurn:
+    """A judge whose warm-up plan was made beside the step's other judges (``_planned_in_turn``)."""
+
+    def __init__(self, judge: Any, plan: dict[str, tuple[int, float]]):
+        self._judge, self._plan = judge, plan
+
+    def planned_seconds(self, todo: list) -> dict[str, tuple[int, float]]:
+        return self._plan
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._judge, name)
+
+
+def _planned_in_turn(judges: list, todos: list[list]) -> list[dict[str, tuple[int, float]]] | None:
+    """The warm-up plan of each judge's calls, the judges run one after another on the one embedded model:
+    they share its prompt cache, so a read of a prompt an earlier judge of the step read costs nothing
+    (``vote:3:local`` after ``local``: only its regrades are evaluated). None when a judge is not the
+    embedded model (or a vote of it)."""
+    from judgeaudit.judges.local import call_seconds, warmup_rates
+
+    bases = []
+    for judge in judges:
+        k = 1
+        while getattr(judge, "inner", None) is not None:
+            k, judge = k * int(getattr(judge, "k", 1)), judge.inner
+        if not hasattr(judge, "planned_work"):
+            return None
+        bases.append((judge, k))
+    model = bases[0][0]
+    seq: list = []
+    spans = []
+    for (_, k), todo in zip(bases, todos, strict=True):
+        spans.append((len(seq), len(seq) + k * len(todo)))
+        seq += [r for r in todo for _ in range(k)]
+    works, rates = model.planned_work(seq), warmup_rates(model.llm)
+    plans = []
+    for start, end in spans:
+        plan: dict[str, tuple[int, float]] = {}
+        for w in works[start:end]:
+            n, sec = plan.get(w.kind, (0, 0.0))
+            plan[w.kind] = (n + 1, sec + call_seconds(w, rates))
+        plans.append(plan)
+    return plans
+
+
+def estimate_step(step: Step, store_path: Path) -> dict[str, Any]:
+    """The estimate of a step's embedded-judge calls before it runs (``runtime.estimate`` per judge: its
+    stored calls of each request kind, else the timed warm-up's plan, made for the step's judges in turn),
+    summed over the step's judges."""
+    from judgeaudit.runtime.estimate import estimate
+    from judgeaudit.runtime.store import CallStore
+
+    requests = step.requests()
+    calls = stored = 0
+    seconds: float | None = 0.0
+    basis = []
+    per_call: dict[str, dict[str, float | None]] = {}
+    with CallStore(store_path) as cs:
+        todos, cached = [], []
+        for judge in step.judges:
+            keys = [judge.key(r) for r in requests]
+            cached.append(cs.completed(keys) if judge.cacheable else {})
+            todos.append(list({k: r for k, r in zip(keys, requests, strict=True) if k not in cached[-1]}.values()))
+    plans = _planned_in_turn(step.judges, todos) if any(todos) else None
+    for i, judge in enumerate(step.judges):
+        planned = judge if plans is None else _InTurn(judge, plans[i])
+        e = estimate(planned, todos[i], cached=cached[i], concurrency=1)
+        calls, stored = calls + e.calls, stored + len(cached[i])
+        seconds = None if seconds is None or e.seconds is None else seconds + e.seconds
+        basis.append(f"{judge.id}: {e.time_basis}")
+        per_call[judge.id] = e.per_call
+    return {"step": step.name, "calls": calls, "stored": stored, "estimate_s": seconds, "basis": "; ".join(basis),
+            "per_call": per_call}
+
+
+def _judge_seconds(store_path: Path, since: int, judge_ids: set[str]) -> tuple[int, float]:
+    """Calls stored after the first ``since`` rows by ``judge_ids`` and the sum of their latencies."""
+    from judgeaudit.runtime.store import CallStore
+
+    with CallStore(store_path, readonly=True) as cs:
+        df = cs.frame().iloc[since:]
+    df = df[df["judge_id"].isin(judge_ids)]
+    return len(df), float(df["latency_s"].fillna(0.0).sum())
+
+
+def _stored(store_path: Path) -> int:
+    from judgeaudit.runtime.store import CallStore
+
+    with CallStore(store_path) as cs:
+        return len(cs)
+
+
+def run_step(step: Step, store_path: Path) -> tuple[list[Section], dict[str, Any]]:
+    """Print the step's estimate, run it, and return its sections and its row of the steps table
+    (estimate before the step beside the measured time of its embedded-judge calls and of the whole step)."""
+    from judgeaudit.runtime.estimate import duration
+
+    row = estimate_step(step, store_path)
+    est = "unknown" if row["estimate_s"] is None else f"~{duration(row['estimate_s'])}"
+    console.print(f"[bold]demo: {step.name}[/bold] — {row['calls']} calls of the embedded judge to make "
+                  f"({row['stored']} stored); estimate {est}")
+    since = _stored(store_path)
+    started = time.perf_counter()
+    sections = step.run()
+    row["wall_s"] = time.perf_counter() - started
+    row["made"], row["judge_s"] = _judge_seconds(store_path, since, {j.id for j in step.judges})
+    row["ratio"] = row["estimate_s"] / row["judge_s"] if row["estimate_s"] and row["judge_s"] else None
+    console.print(f"demo: {step.name} took {duration(row['wall_s'])}, of which {duration(row['judge_s'])} in "
+                  f"{row['made']} embedded-judge calls (estimate {est})")
+    return sections, row
+
+
+def steps_section(rows: list[dict[str, Any]]) -> Section:
+    """The report's table of each model step's estimate beside its measured time."""
+    import pandas as pd
+
+    from judgeaudit.report.html import table_html
+
+    df = pd.DataFrame([{"step": r["step"], "calls to make": r["calls"], "estimate (s)": r["estimate_s"],
+                        "calls made": r["made"], "measured in calls (s)": r["judge_s"],
+                        "estimate / measured": r["ratio"], "step wall (s)": r["wall_s"]} for r in rows],
+                      columns=["step", "calls to make", "estimate (s)", "calls made", "measured in calls (s)",
+                               "estimate / measured", "step wall (s)"])
+    return Section("This run's steps: estimate and measured time",
+                   "<p class='note'>Before each step that calls the embedded judge, the estimate of its calls "
+                   "(from its stored calls of each request kind, else a short timed warm-up on this machine; "
+                   "the loop's is an upper bound: a report and a revision for every item and regulator, each "
+                   "generating its token bound, and as its prompts depend on the replies it does not see "
+                   "its stored calls on a rerun); after it, the measured time of the calls it made and of the whole step "
+                   "(analysis and report included). Seconds, on this machine in this run.</p>"
+                   + table_html(df, float_format="{:.1f}",
+                                dash_note="— : no estimate (a judge with no known rate) or no call made."))
+
+
+def run_demo(out: Path, *, n_boot: int | None = None, full: bool = False) -> Path:
+    """Run the demo analyses and write OUT/report.html (and OUT/steps.json); returns the report's path.
+    ``n_boot`` None: the slices' bootstrap count (500 cut, 2000 with ``full``)."""
     out.mkdir(parents=True, exist_ok=True)
     slices = FULL if full else SLICES
+    n_boot = slices.bootstrap if n_boot is None else n_boot
+    store = out / "calls.sqlite"
     started = time.perf_counter()
+    rows: list[dict[str, Any]] = []
     # the steps without model calls run beside the embedded judge's, which share its one model thread
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgeaudit-demo") as pool:
         vp, cap = pool.submit(_validation_power, out), pool.submit(_cap)
-        steps = (("validity", lambda: _validity(out, n_boot, slices)),
+        if "reference:similarity" in DEMO_JUDGES:
+            pool.submit(_load_embedder)
+        model_steps = {"validity": _validity_step(out, n_boot, slices),
+                       "world": _world_step(out, n_boot, slices), "loop": _loop_step(out, n_boot, slices)}
+
+        def model(name: str) -> Callable[[], list[Section]]:
+            def go() -> list[Section]:
+                sections, row = run_step(model_steps[name], store)
+                rows.append(row)
+                return sections
+            return go
+
+        steps = (("validity", model("validity")),
                  ("validation power", vp.result),
                  ("conditional accuracy profiles", cap.result),
-                 ("what a judge must be shown (HaluEval QA slice: blind, informed, placebo)",
-                  lambda: _world(out, n_boot)),
-                 ("closing the loop (IFEval slice, the embedded judge as judge and responder)",
-                  lambda: _loop(out, slices)))
+                 ("what a judge must be shown (HaluEval QA slice: blind, informed, placebo)", model("world")),
+                 ("closing the loop (IFEval slice, the embedded judge as judge and responder)", model("loop")))
         all_sections: list[Section] = [] if full else [Section("How this demo run was cut",
-                                                               f"<p class='note'>{slices.describe()}</p>")]
+                                                               f"<p class='note'>{slices.describe(n_boot)}</p>")]
         for name, step in steps:
             console.print(f"[bold]demo: {name}[/bold]")
             all_sections += step()
-    path = write_page(out / "report.html", "judgeaudit demo", all_sections,
+    (out / "steps.json").write_text(json.dumps({"slices": asdict(slices), "n_boot": n_boot, "full": full,
+                                                "steps": rows}, indent=2) + "\n", encoding="utf-8")
+    path = write_page(out / "report.html", "judgeaudit demo", all_sections + [steps_section(rows)],
                       subtitle="Embedded judge: Gemma 3 270M (base model, CPU, offline). A weak judge, "
                                "reported as it is.")
     from judgeaudit.commands.card import card

@@ -208,10 +208,12 @@ def test_demo_with_a_judge_that_produces_nothing(tmp_path, fake_server, monkeypa
     srv.fault("400", times=10000, message=REFUSAL)
     monkeypatch.setattr(demo, "DEMO_JUDGES", [{"spec": JUDGE, "api_base": srv.base_url}, "reference:constant"])
     # the world and loop steps need a generating judge: the refused one above is the case here
-    monkeypatch.setattr(demo, "_world", lambda out, n_boot: [])
-    monkeypatch.setattr(demo, "_loop", lambda out, slices: [])
+    for step in ("world", "loop"):
+        monkeypatch.setattr(demo, f"_{step}_step", lambda out, n_boot, slices, step=step:
+                            demo.Step(step, [], list, lambda: []))
     r = CliRunner().invoke(app, ["demo", "--out", str(tmp_path), "--bootstrap", "20"])
     assert r.exit_code == 1, r.output
-    assert f"judge '{JUDGE}' produced no usable verdict: 324 of 324 calls failed" in r.output
+    # the cut validity slice: 8 base items and their 12 edits each, 2 regrades
+    assert f"judge '{JUDGE}' produced no usable verdict: 106 of 106 calls failed" in r.output
     assert (tmp_path / "report.html").is_file()
-    assert json.loads((tmp_path / "validity" / "result.json").read_text())["calls"][JUDGE]["failed_calls"] == 324
+    assert json.loads((tmp_path / "validity" / "result.json").read_text())["calls"][JUDGE]["failed_calls"] == 106

@@ -54,3 +54,14 @@ def test_vote_averages_samples_and_ensemble_averages_judges():
         make_judge("vote:x:local")
     with pytest.raises(InputError):
         make_judge("ensemble:local")
+
+
+def test_a_vote_on_a_regrade_is_a_regrade_by_its_kind():
+    """The estimate rates a judge's stored calls by request kind; a vote over a regrade keeps the flag."""
+    from judgeaudit.runtime.estimate import request_kind
+
+    req = _g("A claim.", epoch=1).model_copy(update={"meta": {"role": "edited", "regrade": True}})
+    v, = asyncio.run(make_judge("vote:3:reference:constant").judge([req]))
+    assert request_kind(v) == "graded (regrade)" and v.meta["n_samples"] == 3
+    plain, = asyncio.run(make_judge("vote:3:reference:constant").judge([_g("A claim.")]))
+    assert request_kind(plain) == "graded"

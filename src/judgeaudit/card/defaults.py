@@ -9,7 +9,15 @@ from importlib.resources import files
 from pathlib import Path
 
 DATA = Path(str(files("judgeaudit") / "data"))
-WORLD_SET = f"halueval:{DATA / 'halueval'}?part=qa&max_rows=40"
+WORLD_ROWS = 40
+
+
+def world_set(rows: int = WORLD_ROWS) -> str:
+    """The world run's data-set spec: the first ``rows`` rows (answers) of the HaluEval QA slice."""
+    return f"halueval:{DATA / 'halueval'}?part=qa&max_rows={rows}"
+
+
+WORLD_SET = world_set()
 WORLD_ARMS = ("blind", "informed", "placebo")
 WORLD_SPLIT = "report"
 """The structural judge's development questions are never reported on (its thresholds were chosen on them)."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.card.defaults import (CAP_SETS, DATA, DEFAULT_COMMANDS, LOOP_REGULATORS, WORLD_ARMS,
-                                     WORLD_REFERENCES, WORLD_SET, WORLD_SPLIT)
+                                     WORLD_REFERENCES, WORLD_ROWS, WORLD_SET, WORLD_SPLIT, world_set)
 from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest
 
@@ -85,17 +85,18 @@ def _cap(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
 # --- world: a HaluEval QA slice, blind / informed / placebo ---------------------------------------------------
 
 
-def _world_items() -> list:
+def _world_items(spec: str = WORLD_SET) -> list:
     from judgeaudit.commands.world import load_items, split_items
 
-    return split_items(load_items(WORLD_SET, None), WORLD_SPLIT)[0]
+    return split_items(load_items(spec, None), WORLD_SPLIT)[0]
 
 
-def _world_requests(_: Judge) -> list[JudgeRequest]:
+def world_requests(spec: str = WORLD_SET) -> list[JudgeRequest]:
+    """The judge's requests of the world run on ``spec`` (one vote per item and arm)."""
     from judgeaudit.world.requests import build_requests
     from judgeaudit.world.run import context_for
 
-    items = _world_items()
+    items = _world_items(spec)
     return build_requests(items, list(WORLD_ARMS), context_for(items, 0), form="label", votes=1)
 
 
@@ -109,22 +110,26 @@ def _world(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
 # --- loop: an IFEval slice, the judge as judge and responder --------------------------------------------------
 
 
-def _loop_task() -> Any:
+def _loop_task(max_items: int | None = None) -> Any:
     from judgeaudit.loop.tasks import load_task
 
-    return load_task("ifeval", DATA / "ifeval")
+    return load_task("ifeval", DATA / "ifeval", max_items=max_items)
 
 
-def _loop_requests(_: Judge) -> list[JudgeRequest]:
+def loop_requests(max_items: int | None = None) -> list[JudgeRequest]:
+    """The loop run's judge and responder calls on the first ``max_items`` IFEval items (an upper bound:
+    a report per item and judging regulator, a revision per item and regulator)."""
     from judgeaudit.loop.regulators import get_regulator
 
-    task = _loop_task()
+    task = _loop_task(max_items)
     regs = [get_regulator(r) for r in LOOP_REGULATORS]
     asks = [(r.name, it, what) for r in regs for it in task.items
             for what in (("report", "revise") if r.calls_judge else ("revise",))]
-    # each its own call (own epoch): the real prompts differ by regulator and report
+    # each its own call (own epoch): the real prompts differ by regulator and report from their first
+    # line, so none reuses another's evaluated prompt
     return [JudgeRequest(form="generate", request_id=f"{name}|{it.item_id}|{what}", epoch=i,
-                         prompt=f"{it.request}\n\n{it.shipped or ''}") for i, (name, it, what) in enumerate(asks)]
+                         prompt=f"[{name} {what}]\n{it.request}\n\n{it.shipped or ''}")
+            for i, (name, it, what) in enumerate(asks)]
 
 
 def _loop(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
@@ -139,10 +144,10 @@ _HOW: dict[str, tuple[str, str | None, Callable[[Judge], list[JudgeRequest]], Ca
     "validity": ("validity", "graded", _validity_requests, _validity),
     "vp": ("validation_power", None, lambda _: [], _vp),
     "cap": ("cap", "pairwise", _cap_requests, _cap),
-    "world": ("world", "label", _world_requests, _world),
-    "loop": ("loop", "generate", _loop_requests, _loop),
+    "world": ("world", "label", lambda _: world_requests(), _world),
+    "loop": ("loop", "generate", lambda _: loop_requests(), _loop),
 }
 DEFAULT_RUNS: dict[str, DefaultRun] = {k: DefaultRun(k, folder, form, DEFAULT_COMMANDS[k], requests, run)
                                        for k, (folder, form, requests, run) in _HOW.items()}
 __all__ = ["CAP_SETS", "DATA", "DEFAULT_RUNS", "LOOP_REGULATORS", "WORLD_ARMS", "WORLD_REFERENCES", "WORLD_SET",
-           "WORLD_SPLIT", "DefaultRun"]
+           "WORLD_ROWS", "WORLD_SPLIT", "DefaultRun", "loop_requests", "world_requests", "world_set"]

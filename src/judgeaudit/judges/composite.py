@@ -66,7 +66,8 @@ class _Composite(Judge):
 
 def _combine(judge: Judge, request: JudgeRequest, parts: list[Verdict]) -> Verdict:
     usable = [v for v in parts if v.error is None and v.parse_ok]
-    meta = {"n_samples": len(parts), "n_usable": len(usable)}
+    meta = {"n_samples": len(parts), "n_usable": len(usable),
+            **({"regrade": True} if request.meta.get("regrade") else {})}   # its kind (runtime.estimate)
     errors = [v.error for v in parts if v.error]
     if not usable:
         return judge._verdict(request, parse_ok=False, meta=meta,
