@@ -78,13 +78,15 @@ def compare(other_src: str, rounds: int, items: int) -> None:
 
 def call_costs(judge, reqs, n: int = 24) -> None:
     """What a call costs on this tree: prompt tokens, tokens evaluated after the reused prefix, generated
-    tokens and seconds, for graded calls in probe order, regrades (a fresh pass) and a generation."""
+    tokens and seconds, for graded calls in probe order after the first, regrades (a fresh pass) and a
+    generation of 128 tokens (the demo's loop revisions are generations of at most 128)."""
     from judgeaudit.records import JudgeRequest
 
     items = reqs[2:2 + n]
     local._DIST_CACHE.clear()
-    judge.planned_work(reqs[:1])
-    graded = judge.planned_work(items)
+    graded = judge.planned_work(items)[1:]          # the first is graded untimed: the prefix is then cached
+    asyncio.run(judge.judge_one(items[0]))
+    items = items[1:]
     t = time.perf_counter()
     for r in items:
         asyncio.run(judge.judge_one(r))

@@ -16,6 +16,9 @@ from judgeaudit.records import JudgeRequest
 EVIDENCE = "A trial in 40 adults with melanoma found modest tumour shrinkage in some of them over 8 weeks."
 CLAIMS = ["The drug cures every cancer in all patients.",
           "The drug shrank tumours in some adults with melanoma in the trial.",
+          # graded after the claim before it (or before it, in reverse) this one reuses a prefix that ends
+          # off the 4-token grid: evaluating from there moves its logits (tests fail with PASS_ALIGN = 1)
+          "The drug shrank tumours in most adults with melanoma in the trial.",
           "The drug may shrink melanoma tumours in some adults.",
           "The drug may shrink melanoma tumours in most adults."]
 
@@ -98,10 +101,8 @@ def test_logits_are_bit_identical_whatever_was_evaluated_before(judge):
     fresh = [_logits(judge, _req(c, meta={"regrade": True})) for c in CLAIMS]
     after_sibling = [_logits(judge, _req(c)) for c in CLAIMS]           # each reuses the one before's prefix
     reverse = [_logits(judge, _req(c)) for c in reversed(CLAIMS)][::-1]
-    other = []
-    for c in CLAIMS:                                                    # after another few-shot prefix
-        _logits(judge, _req(c, criterion="Fluency: is the text well written?"))
-        other.append(_logits(judge, _req(c)))
+    _logits(judge, _req(CLAIMS[0], criterion="Fluency: is the text well written?"))   # another prefix
+    other = [_logits(judge, _req(c)) for c in CLAIMS]
     gen = JudgeRequest(request_id="g", form="generate", prompt=judge.render(_req(CLAIMS[2]))[:-40])
     asyncio.run(make_judge("local", max_tokens=4).judge_one(gen))      # a completion fills the cache its own way
     after_generation = [_logits(judge, _req(c)) for c in CLAIMS]
