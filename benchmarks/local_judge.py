@@ -40,7 +40,7 @@ RATE = ("import asyncio, time, sys; from judgeaudit.judges import local, make_ju
 BUSY = "while True: pass"
 
 
-def compare(other_src: str, rounds: int, items: int) -> None:
+def compare(other_src: str, rounds: int, items: int, thread_counts: tuple[str, ...] = ("1", "2")) -> None:
     """Graded items/s at batch 1 of ``other_src`` ("before") and this tree ("after"), at 1 and 2 compute
     threads, with no load added and beside one busy-looping process this benchmark starts (one core
     busy), the two trees alternated in one invocation so that both see the same load. Prints every
@@ -55,7 +55,7 @@ def compare(other_src: str, rounds: int, items: int) -> None:
         for load in ("none", "busy core"):
             busy = subprocess.Popen([sys.executable, "-c", BUSY]) if load == "busy core" else None
             try:
-                for threads in ("1", "2"):
+                for threads in thread_counts:
                     for name, src in (("before", other_src), ("after", here)):
                         env = dict(os.environ, PYTHONPATH=src, JUDGEAUDIT_LOCAL_THREADS=threads)
                         out = subprocess.run([sys.executable, "-c", RATE, "1", str(items)], capture_output=True,
@@ -71,7 +71,7 @@ def compare(other_src: str, rounds: int, items: int) -> None:
     print(f"\nmedian of {rounds} round(s), {items} graded items at batch 1")
     print(f"{'load':>9} {'threads':>7} {'before':>8} {'after':>8} {'after/before':>12}")
     for load in ("none", "busy core"):
-        for threads in ("1", "2"):
+        for threads in thread_counts:
             b, a = (statistics.median(rates[(load, threads, n)]) for n in ("before", "after"))
             print(f"{load:>9} {threads:>7} {b:>8.2f} {a:>8.2f} {a / b:>12.2f}")
 
@@ -112,9 +112,10 @@ def main() -> None:
     ap.add_argument("--compare", metavar="SRC", help="another judgeaudit src tree to measure beside this one")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--items", type=int, default=48, help="graded items per --compare measurement")
+    ap.add_argument("--threads", default="1,2", help="compute thread counts --compare measures")
     args = ap.parse_args()
     if args.compare:
-        compare(args.compare, args.rounds, args.items)
+        compare(args.compare, args.rounds, args.items, tuple(args.threads.split(",")))
         return
     reqs = graded_requests(probes_frame(read_probes(bundled_probes_path())))
     cold = float(subprocess.run([sys.executable, "-c", COLD], capture_output=True, text=True).stdout.split()[-1])

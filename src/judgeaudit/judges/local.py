@@ -109,7 +109,9 @@ def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
     One compute thread unless asked (``JUDGEAUDIT_LOCAL_THREADS``): for a 270M model a second thread
     adds under 10% on an idle 2-core machine, and on a busy one ggml's spinning thread barriers make
     two threads slower than one (200 prompt tokens: 16.7 and 27.2 tok/s on one thread against 10.2
-    and 14.9 on two, at three times the CPU).
+    and 14.9 on two, at three times the CPU; graded items/s at batch 1 on a shared 2-core machine,
+    benchmarks/local_judge.py --compare, in two rounds at load averages near 10 and 6: 1.60 and 3.37
+    on one thread, 0.19 and 0.43 on two).
 
     Where ggml was built with AMX kernels the weights stay in plain CPU buffers: ggml places them in
     its AMX "extra" buffer type otherwise, whose matrix kernel crashes (SIGSEGV) where the tile state
