@@ -1,10 +1,13 @@
-"""The embedded judge reuses the evaluated few-shot prefix and evidence line, and its grades stay
-bit-identical whatever the KV cache held before (fresh, after a sibling claim, after a generation)."""
+"""The embedded judge reuses the KV cache for the prefix a prompt shares with the one before (the
+few-shot prefix, an item's evidence, the start of a sibling's claim), and its logits stay bit-identical
+whatever the KV cache held before (fresh, after a sibling claim, in another order, after another
+prefix, after a generation)."""
 
 from __future__ import annotations
 
 import asyncio
 
+import numpy as np
 import pytest
 
 from judgeaudit.judges import local, make_judge
@@ -13,12 +16,16 @@ from judgeaudit.records import JudgeRequest
 EVIDENCE = "A trial in 40 adults with melanoma found modest tumour shrinkage in some of them over 8 weeks."
 CLAIMS = ["The drug cures every cancer in all patients.",
           "The drug shrank tumours in some adults with melanoma in the trial.",
-          "The drug may shrink melanoma tumours in some adults."]
+          # graded after the claim before it (or before it, in reverse) this one reuses a prefix that ends
+          # off the 4-token grid: evaluating from there moves its logits (tests fail with PASS_ALIGN = 1)
+          "The drug shrank tumours in most adults with melanoma in the trial.",
+          "The drug may shrink melanoma tumours in some adults.",
+          "The drug may shrink melanoma tumours in most adults."]
 
 
 def _req(text: str, **kw) -> JudgeRequest:
-    return JudgeRequest(request_id=text[:8], text=text, evidence=EVIDENCE,
-                        criterion="Overreach: does the claim assert more than the evidence licenses?", **kw)
+    kw.setdefault("criterion", "Overreach: does the claim assert more than the evidence licenses?")
+    return JudgeRequest(request_id=text[:8], text=text, evidence=EVIDENCE, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -26,22 +33,9 @@ def judge():
     return make_judge("local")
 
 
-def _dist(judge, req) -> list[float]:
-    local._DIST_CACHE.clear()
-    return asyncio.run(judge.judge_one(req)).score_dist
-
-
-def test_segments_end_at_newlines_and_depend_on_the_tokens_before_only(judge):
-    llm = judge.llm
-    tokens = llm.tokenize(judge.render(_req(CLAIMS[0])).encode() + b" ", add_bos=True, special=False)
-    bounds = local.segment_bounds(llm, tokens)
-    assert bounds[-1] == len(tokens) and bounds == sorted(set(bounds))
-    assert all(llm.detokenize([tokens[b - 1]]).endswith(b"\n") or b == len(tokens) for b in bounds)
-    assert [b for b in local.segment_bounds(llm, tokens[:bounds[3]])] == bounds[:4]
-
-
-def test_a_graded_call_evaluates_only_its_claim_and_score_lines(judge, monkeypatch):
-    _dist(judge, _req(CLAIMS[0]))
+@pytest.fixture
+def passes(monkeypatch):
+    """The (tokens, logits) of every forward pass ``_next_token_logits`` makes."""
     seen: list[tuple[int, bool]] = []
     real = local._decode
 
@@ -50,17 +44,78 @@ def test_a_graded_call_evaluates_only_its_claim_and_score_lines(judge, monkeypat
         real(llm, tokens, logits=logits)
 
     monkeypatch.setattr(local, "_decode", counting)
-    _dist(judge, _req(CLAIMS[1]))
-    tail = judge.llm.tokenize(f"Claim: {CLAIMS[1]}\nScore: ".encode(), add_bos=False, special=False)
-    assert sum(n for n, _ in seen) <= len(tail) + 1       # the prefix and the evidence line were reused
-    assert [lg for _, lg in seen] == [False] * (len(seen) - 1) + [True]
+    return seen
 
 
-def test_grades_are_bit_identical_whatever_was_evaluated_before(judge):
-    fresh = [_dist(judge, _req(c, meta={"regrade": True})) for c in CLAIMS]
-    after_sibling = [_dist(judge, _req(c)) for c in CLAIMS]           # each reuses the previous one's lines
-    reverse = [_dist(judge, _req(c)) for c in reversed(CLAIMS)][::-1]
+def _logits(judge, req) -> np.ndarray:
+    return judge._next_token_logits(judge.render(req) + " ", fresh=bool(req.meta.get("regrade")))
+
+
+def _tokens(judge, req) -> list[int]:
+    return judge.llm.tokenize((judge.render(req) + " ").encode(), add_bos=True, special=False)
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 40, 128, 135, 136, 300])
+def test_every_pass_starts_on_the_grid_and_holds_the_fewest_tokens_at_least(n):
+    for reusable in sorted({0, 1, 5, n // 2, n - 9, n - 8, n - 1, n} - {-1}):
+        start = local.reuse_point(max(reusable, 0), n)
+        ends = local.pass_bounds(start, n)
+        assert start % local.PASS_ALIGN == 0 and 0 <= start <= max(reusable, 0) and ends[-1] == n
+        bounds = [start, *ends]
+        lengths = [e - s for s, e in zip(bounds, bounds[1:])]
+        assert all(s % local.PASS_ALIGN == 0 for s in bounds[:-1])
+        assert all(local.PASS_MIN <= k < local.PASS_MAX + local.PASS_MIN for k in lengths) or n < local.PASS_MIN
+    assert local.pass_bounds(0, 300) == [128, 256, 300] and local.pass_bounds(0, 260) == [128, 260]
+
+
+def test_a_call_evaluates_only_what_it_does_not_share_with_the_one_before(judge, passes):
+    _logits(judge, _req(CLAIMS[0], meta={"regrade": True}))
+    first = _tokens(judge, _req(CLAIMS[0]))
+    assert sum(n for n, _ in passes) == len(first)              # a fresh call evaluates it all
+    for before, claim in zip(CLAIMS, CLAIMS[1:]):
+        passes.clear()
+        _logits(judge, _req(claim))
+        a, b = _tokens(judge, _req(before)), _tokens(judge, _req(claim))
+        shared = local._common_prefix(a, b)
+        # the prefix and evidence are never evaluated again: one pass, of the unshared tail to the grid
+        assert passes == [(len(b) - local.reuse_point(shared, len(b)), True)]
+        assert len(b) - shared <= passes[0][0] < max(len(b) - shared, local.PASS_MIN) + local.PASS_ALIGN
+    assert passes[0][0] < 16                               # the last two claims share all but a word
+
+
+def test_planned_work_is_the_work_done(judge, passes):
+    # a regrade, then the same prompt graded (a regrade does not fill the prompt cache), siblings, a repeat
+    reqs = [_req(CLAIMS[0], meta={"regrade": True}), *(_req(c) for c in CLAIMS), _req(CLAIMS[1])]
+    local._DIST_CACHE.clear()
+    plan = judge.planned_work(reqs)
+    done = []
+    for r in reqs:
+        passes.clear()
+        asyncio.run(judge.judge_one(r))
+        done.append(sum(n for n, _ in passes))
+    assert done[-1] == 0
+    assert [w.evaluated for w in plan] == done
+
+
+def test_logits_are_bit_identical_whatever_was_evaluated_before(judge):
+    fresh = [_logits(judge, _req(c, meta={"regrade": True})) for c in CLAIMS]
+    after_sibling = [_logits(judge, _req(c)) for c in CLAIMS]           # each reuses the one before's prefix
+    reverse = [_logits(judge, _req(c)) for c in reversed(CLAIMS)][::-1]
+    _logits(judge, _req(CLAIMS[0], criterion="Fluency: is the text well written?"))   # another prefix
+    other = [_logits(judge, _req(c)) for c in CLAIMS]
     gen = JudgeRequest(request_id="g", form="generate", prompt=judge.render(_req(CLAIMS[2]))[:-40])
-    asyncio.run(make_judge("local", max_tokens=4).judge_one(gen))   # a completion fills the cache its own way
-    after_generation = [_dist(judge, _req(c)) for c in CLAIMS]
-    assert after_sibling == fresh and reverse == fresh and after_generation == fresh
+    asyncio.run(make_judge("local", max_tokens=4).judge_one(gen))      # a completion fills the cache its own way
+    after_generation = [_logits(judge, _req(c)) for c in CLAIMS]
+    for runs in (after_sibling, reverse, other, after_generation):
+        assert all(np.array_equal(f, r) for f, r in zip(fresh, runs, strict=True))
+
+
+def test_grades_are_identical_first_or_after_others(judge):
+    def dist(req):
+        local._DIST_CACHE.clear()
+        return asyncio.run(judge.judge_one(req)).score_dist
+
+    first = dist(_req(CLAIMS[3]))
+    for c in CLAIMS[:3]:
+        dist(_req(c))
+    assert dist(_req(CLAIMS[3])) == first == dist(_req(CLAIMS[3], meta={"regrade": True}))

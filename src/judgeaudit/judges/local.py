@@ -37,10 +37,17 @@ from judgeaudit.records import JudgeRequest, Verdict
 
 MODEL_NAME = "gemma-3-270m-q4_k_m"
 DEFAULT_CTX = 8192
-SEGMENT_MAX = 128  # longest forward pass; a longer line is cut in pieces of this length from its start
+# The forward passes of ``_next_token_logits``. ggml computes a token's row of a matrix product with
+# other kernels in a pass of fewer than 8 rows, and its repacked (AVX2) kernels compute the rows of
+# each group of 4 from a pass's start with one kernel and a pass's last ``len % 4`` rows with another;
+# a token computed in a pass that starts at a multiple of 4 and holds 8 rows at least therefore gets
+# the same bits whatever else is in its pass (tests/judges/test_local_reuse.py pins this).
+PASS_MIN = 8
+PASS_ALIGN = 4
+PASS_MAX = 128  # longest forward pass (a longer prompt is evaluated in pieces of this length)
 _CANONICAL = "_judgeaudit_canonical"
 """Attribute of a loaded model: how many leading tokens of its KV cache were evaluated by the
-segmentation of ``_next_token_logits`` (a generation evaluates its prompt its own way)."""
+passes of ``_next_token_logits`` (a generation evaluates its prompt its own way)."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -102,7 +109,9 @@ def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
     One compute thread unless asked (``JUDGEAUDIT_LOCAL_THREADS``): for a 270M model a second thread
     adds under 10% on an idle 2-core machine, and on a busy one ggml's spinning thread barriers make
     two threads slower than one (200 prompt tokens: 16.7 and 27.2 tok/s on one thread against 10.2
-    and 14.9 on two, at three times the CPU).
+    and 14.9 on two, at three times the CPU; graded items/s at batch 1 on a shared 2-core machine,
+    benchmarks/local_judge.py --compare, in two rounds at load averages near 10 and 6: 1.60 and 3.37
+    on one thread, 0.19 and 0.43 on two).
 
     Where ggml was built with AMX kernels the weights stay in plain CPU buffers: ggml places them in
     its AMX "extra" buffer type otherwise, whose matrix kernel crashes (SIGSEGV) where the tile state
@@ -127,23 +136,32 @@ def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
         return _MODELS[key]
 
 
-_NEWLINE_TOKENS: dict[int, bool] = {}
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    """Length of the longest common prefix of two token lists."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
-def segment_bounds(llm: Any, tokens: list[int]) -> list[int]:
-    """End positions of the evaluation segments of ``tokens`` (the last is ``len(tokens)``): after
-    every token whose text ends in a newline, and every ``SEGMENT_MAX`` tokens within a line. Each
-    boundary depends on the tokens before it only."""
-    bounds, seg_start = [], 0
-    for i, t in enumerate(tokens):
-        if t not in _NEWLINE_TOKENS:
-            _NEWLINE_TOKENS[t] = llm.detokenize([t]).endswith(b"\n")
-        if _NEWLINE_TOKENS[t] or i + 1 - seg_start == SEGMENT_MAX:
-            bounds.append(i + 1)
-            seg_start = i + 1
-    if not bounds or bounds[-1] != len(tokens):
-        bounds.append(len(tokens))
-    return bounds
+def reuse_point(reusable: int, n: int) -> int:
+    """Where a prompt of ``n`` tokens starts evaluating when its first ``reusable`` tokens are in the
+    KV cache, computed as this judge computes them: the largest multiple of ``PASS_ALIGN`` at most
+    ``reusable`` that leaves a last pass of ``PASS_MIN`` tokens at least (0 for a short prompt)."""
+    return max(0, min(reusable, n - PASS_MIN)) // PASS_ALIGN * PASS_ALIGN
+
+
+def pass_bounds(start: int, n: int) -> list[int]:
+    """End positions of the forward passes that evaluate tokens ``start:n``: pieces of ``PASS_MAX``
+    from ``start``, a last piece shorter than ``PASS_MIN`` joined to the one before. Every pass
+    starts at a multiple of ``PASS_ALIGN`` (``start`` is one) and, unless the prompt is shorter than
+    ``PASS_MIN``, holds ``PASS_MIN`` tokens at least."""
+    ends = list(range(start + PASS_MAX, n, PASS_MAX)) + [n]
+    if len(ends) > 1 and ends[-1] - ends[-2] < PASS_MIN:
+        del ends[-2]
+    return ends
 
 
 def _decode(llm: Any, tokens: list[int], *, logits: bool) -> None:
@@ -162,14 +180,14 @@ class Rates:
     """This machine's speed for the loaded model, from a short timed warm-up (``warmup_rates``)."""
 
     per_token: float
-    """seconds per prompt token evaluated in a batch (a line)"""
+    """seconds per prompt token evaluated in a batch (a pass of 32 tokens)"""
     per_logits: float
     """seconds of a one-token forward pass with logits: a call's last pass, and each generated token"""
 
 
 @dataclass(frozen=True)
 class Work:
-    """What one call asks of the model: prompt tokens evaluated (after the reused lines), generated tokens."""
+    """What one call asks of the model: prompt tokens evaluated (after the reused prefix), generated tokens."""
 
     kind: str
     evaluated: int
@@ -188,7 +206,7 @@ _RATES: dict[int, Rates] = {}
 
 
 def warmup_rates(llm: Any, repeats: int = 2) -> Rates:
-    """Time a 32-token line and a one-token pass with logits on ``llm`` (once per loaded model)."""
+    """Time a 32-token pass and a one-token pass with logits on ``llm`` (once per loaded model)."""
     if id(llm) in _RATES:
         return _RATES[id(llm)]
     tokens = llm.tokenize(b"The warm-up line of the local judge's timing, evaluated once here. " * 4,
@@ -292,16 +310,14 @@ class LocalJudge(Judge):
     def _next_token_logits(self, prompt: str, fresh: bool = False) -> np.ndarray:
         """Logits of the token after ``prompt``.
 
-        The prompt is evaluated line by line: each segment ends at a token ending in a newline (a
-        segment longer than ``SEGMENT_MAX`` is cut in fixed pieces from its start), each is one
-        forward pass, and only the last asks for logits. The segmentation is a function of the
-        prompt's tokens alone, and the KV cache is reused only up to a segment boundary it shares
-        with the prompt, computed by this same segmentation: every segment is then computed from the
-        same inputs with the same batch shape whatever was evaluated before, so the grade depends on
-        the prompt alone (ggml's kernels differ by batch size, and reusing a prefix of arbitrary
-        length moved grades by up to 0.006). The shared few-shot prefix and an item's evidence line
-        are evaluated once and reused; a call evaluates its own claim and ``Score:`` lines.
-        ``fresh``: reuse nothing.
+        The KV cache is reused for the longest prefix the prompt shares with the tokens it holds, cut
+        back by ``reuse_point`` to a multiple of ``PASS_ALIGN`` that leaves a last pass of
+        ``PASS_MIN`` tokens; the rest is evaluated in the passes of ``pass_bounds``, logits for the
+        last token only. Each token is then computed by the same kernels from the same cached keys and
+        values whatever was evaluated before it, so the logits depend on the prompt alone, bit for bit
+        (a pass of fewer than 8 tokens, or one starting off the 4-token grid, moved logits by up to 1.0
+        and grades by up to 0.006). The shared few-shot prefix, an item's evidence and the part of its
+        claim a sibling shares are evaluated once. ``fresh``: reuse nothing.
         """
         import llama_cpp
 
@@ -309,19 +325,12 @@ class LocalJudge(Judge):
         tokens = llm.tokenize(prompt.encode(), add_bos=True, special=False)
         if len(tokens) >= llm.n_ctx():
             raise ValueError(f"prompt of {len(tokens)} tokens exceeds the context ({llm.n_ctx()})")
-        bounds = segment_bounds(llm, tokens)
         canonical = 0 if fresh else min(int(getattr(llm, _CANONICAL, 0)), llm.n_tokens)
-        lcp = 0
-        for a, b in zip(llm.input_ids[:canonical].tolist(), tokens, strict=False):
-            if a != b:
-                break
-            lcp += 1
-        # reuse whole segments only, and always evaluate the segment holding the last token
-        start = max([b for b in bounds if b <= min(lcp, len(tokens) - 1)], default=0)
+        start = reuse_point(_common_prefix(llm.input_ids[:canonical].tolist(), tokens), len(tokens))
         setattr(llm, _CANONICAL, start)
         llm._ctx.kv_cache_seq_rm(-1, start, -1)
         llm.n_tokens = start
-        ends = [b for b in bounds if b > start]
+        ends = pass_bounds(start, len(tokens))
         for seg_start, seg_end in zip([start, *ends[:-1]], ends, strict=True):
             _decode(llm, tokens[seg_start:seg_end], logits=seg_end == len(tokens))
         setattr(llm, _CANONICAL, len(tokens))
@@ -329,11 +338,11 @@ class LocalJudge(Judge):
         return np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).astype(np.float64)
 
     def planned_work(self, requests: list[JudgeRequest]) -> list[Work]:
-        """The work of each call of ``requests`` run in this order, with the lines each reuses from the
-        one before (as ``_next_token_logits`` reuses them) and the prompt cache's answers."""
+        """The work of each call of ``requests`` run in this order, with the prefix each reuses from the
+        one before (as ``_next_token_logits`` reuses it) and the prompt cache's answers."""
         llm, work, seen = self.llm, [], set(_DIST_CACHE)
         prev: list[int] = []        # the tokens in the KV cache
-        canonical = 0               # how many of them the line segmentation evaluated
+        canonical = 0               # how many of them the passes of _next_token_logits evaluated
         max_tokens = int(self.spec.params.get("max_tokens", 256))
         for r in requests:
             text = self.render(r)
@@ -341,10 +350,11 @@ class LocalJudge(Judge):
             kind = "graded (regrade)" if fresh and r.form == "graded" else r.form
             if r.form == "graded":
                 text += " "
-                if not fresh and text in seen:
-                    work.append(Work(kind, 0, 0))
-                    continue
-                seen.add(text)
+                if not fresh:     # a regrade neither reads nor fills the prompt cache
+                    if text in seen:
+                        work.append(Work(kind, 0, 0))
+                        continue
+                    seen.add(text)
             elif r.form == "pairwise":
                 text += " (omitted)\nVerdict: "
             elif r.form == "label" and elicit.is_world(r):
@@ -352,16 +362,12 @@ class LocalJudge(Judge):
             tokens = llm.tokenize(text.encode(), add_bos=True, special=False)
             generating = kind not in ("graded", "graded (regrade)", "pairwise") and not (
                 r.form == "label" and elicit.is_world(r))
-            lcp = 0
-            for a, b in zip([] if fresh else prev[:len(prev) if generating else canonical], tokens, strict=False):
-                if a != b:
-                    break
-                lcp += 1
+            lcp = _common_prefix([] if fresh else prev[:len(prev) if generating else canonical], tokens)
             if generating:   # llama-cpp-python's completion reuses any shared prefix
                 start = min(lcp, len(tokens) - 1)
                 canonical = 0
             else:
-                start = max([b for b in segment_bounds(llm, tokens) if b <= min(lcp, len(tokens) - 1)], default=0)
+                start = reuse_point(lcp, len(tokens))
                 canonical = len(tokens)
             work.append(Work(kind, len(tokens) - start, max_tokens if generating else 0))
             prev = tokens
