@@ -91,3 +91,15 @@ def oracle_reply(request) -> str:
     if request.form == "score":
         return json.dumps({"score": 2 if g["defective"] and shown else 5})
     return json.dumps({"defects": [{"quote": q, "reason": "gold"} for q in g["quotes"]] if shown else []})
+
+
+def use_tiny_world(monkeypatch) -> None:  # noqa: ANN001 - pytest's MonkeyPatch
+    """Every world set spec loads ``tiny_items()`` (the world data-set module replaced for the test), and the
+    fake server's key is set."""
+    import sys
+    import types
+
+    mod = types.ModuleType("judgeaudit.datasets.world")
+    mod.load_world = lambda spec: types.SimpleNamespace(items=tuple(tiny_items()), provenance={"spec": spec})
+    monkeypatch.setitem(sys.modules, "judgeaudit.datasets.world", mod)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
-import types
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
-from world_fixtures import tiny_items
+from world_fixtures import use_tiny_world
 
 from judgeaudit.cli import app
 from judgeaudit.errors import InputError
@@ -34,10 +32,7 @@ def label_reply(prompt: str) -> str:
 
 @pytest.fixture(autouse=True)
 def tiny_world(monkeypatch):
-    mod = types.ModuleType("judgeaudit.datasets.world")
-    mod.load_world = lambda spec: types.SimpleNamespace(items=tuple(tiny_items()), provenance={"spec": spec})
-    monkeypatch.setitem(sys.modules, "judgeaudit.datasets.world", mod)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    use_tiny_world(monkeypatch)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
 
 

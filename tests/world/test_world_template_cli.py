@@ -5,11 +5,9 @@ served from the store; a new version is called again) and the result records the
 from __future__ import annotations
 
 import json
-import sys
-import types
 
 import pytest
-from world_fixtures import tiny_items
+from world_fixtures import tiny_items, use_tiny_world
 
 from judgeaudit.judges.templates import read_template
 
@@ -33,10 +31,7 @@ N_ITEMS = 8   # tiny_items, one arm, one vote
 
 @pytest.fixture(autouse=True)
 def tiny_world(monkeypatch):
-    mod = types.ModuleType("judgeaudit.datasets.world")
-    mod.load_world = lambda spec: types.SimpleNamespace(items=tuple(tiny_items()), provenance={"spec": spec})
-    monkeypatch.setitem(sys.modules, "judgeaudit.datasets.world", mod)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    use_tiny_world(monkeypatch)
 
 
 WRONG = {it.output for it in tiny_items() if it.defective}
