@@ -175,8 +175,9 @@ def _world_step(out: Path, n_boot: int, slices: Slices) -> Step:
                                             progress=False).result)
 
     # the world command's judge: its label votes sampled at the command's temperature (so its call keys)
-    embedded = _judge_specs([EMBEDDED], WORLD_TEMPERATURE)[0]
-    judge = make_judge(embedded["spec"], **{k: v for k, v in embedded.items() if k != "spec"})
+    embedded = _judge_specs([EMBEDDED], WORLD_TEMPERATURE)[0]   # a dict for a sampled backend, else its spec
+    judge = make_judge(embedded) if isinstance(embedded, str) else \
+        make_judge(embedded["spec"], **{k: v for k, v in embedded.items() if k != "spec"})
     return Step("world", [judge], lambda: world_requests(spec), run)
 
 

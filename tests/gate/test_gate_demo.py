@@ -1,5 +1,6 @@
 """The gate's three outcomes on the demo's runs: ``judgeaudit.demo.run_demo`` itself writes the demo's run
-folders (validity, validation_power, world, loop) and card, with the planted judge of ``planted_demo`` in
+folders (validity, validation_power, world, loop) and card at ``--full`` sizes (the cut demo's world slice has 14
+scored answers, fewer than pass.yaml's world bars need), with the planted judge of ``planted_demo`` in
 place of the embedded Gemma judge (and without ``vote:3:local`` and ``reference:similarity``, which load
 models), then ``judgeaudit gate`` runs the three example policies of docs/gate/ on them: PASS (exit 0),
 FAIL (1) and BLIND (2), each for its reason.
@@ -39,7 +40,7 @@ def demo_out(tmp_path_factory) -> Path:
             mp.setattr(demo, "EMBEDDED", SPEC)
             mp.setattr(demo, "DEMO_JUDGES", [SPEC, *REFERENCES])
             mp.setattr(demo, "WORLD_JUDGES", [SPEC, *demo.WORLD_JUDGES[1:]])
-            demo.run_demo(out, n_boot=200)
+            demo.run_demo(out, n_boot=200, full=True)   # the full world slice: the bars need 30 answers
     finally:
         set_plotly_mode(mode)
     assert {p.name for p in out.iterdir() if p.is_dir()} == {"validity", "validation_power", "world", "loop", "card"}
@@ -85,7 +86,7 @@ def test_pass_every_interval_clears_its_bar(card):
     s = card["sections"]
     assert by["R"].ci == tuple(s["validity"]["metrics"]["R"]["ci"]) and by["R"].ci[0] > 0.30
     assert s["validity"]["metrics"]["S"]["value"] >= 0.90                           # read at the operating point
-    assert by["control_flip_rate"].ci[1] <= 0.10 and by["control_flip_rate"].n == 120
+    assert by["control_flip_rate"].ci[1] <= 0.10 and by["control_flip_rate"].n == 240
     blind, informed = (s["world"]["arms"][a]["recall"]["ci"] for a in ("blind", "informed"))
     assert by["world.informed.recall - world.blind.recall"].ci == pytest.approx(
         (informed[0] - blind[1], informed[1] - blind[0]))
@@ -114,9 +115,9 @@ def test_blind_each_bar_for_its_reason(card):
     why = {b.bar.quantity: [c.why for c in b.checks] for b in r.bars}
     assert all(b.outcome == "BLIND" for b in r.bars)
     assert why["cap.judgebench.overall"][0].startswith("not measured — run: judgeaudit cap run")    # no CAP run
-    assert why["loop.informed.net"] == ["4 units, fewer than the 30 the bar needs"]                # too few units
+    assert why["loop.informed.net"] == ["9 units, fewer than the 30 the bar needs"]                # too few units
     assert why["world.informed.recall - world.blind.recall"] == ["32 units, fewer than the 100 the bar needs"]
-    assert why["R"] == ["168 units, fewer than the 500 the bar needs"]
+    assert why["R"] == ["336 units, fewer than the 500 the bar needs"]
 
 
 def test_fail_and_blind_hold_for_every_judge_of_the_demo_runs_and_pass_only_for_the_sensitive_one(demo_out):
