@@ -36,7 +36,7 @@ browser:
 
 test: $(STAMP) browser
 	JUDGEAUDIT_DATA_DIR=$${JUDGEAUDIT_DATA_DIR:-$$( [ -d ../shared/data ] && cd ../shared/data && pwd )} \
-	  $(BIN)/python -m pytest -q -p no:cacheprovider -n 3 --dist loadfile --durations=25
+	  $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=25
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done

