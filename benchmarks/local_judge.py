@@ -6,7 +6,8 @@ runs them one after another; the shared prefix is evaluated once and reused from
 Then what one call costs (prompt tokens, tokens evaluated, generated tokens, seconds).
 Run: python benchmarks/local_judge.py
      python benchmarks/local_judge.py --compare /tmp/main-src/src   # items/s at batch 1 of another src tree
-        # ("before") beside this one ("after"), alternated: threads 1 and 2, no load added and one busy core
+        # ("before") beside this one ("after"), alternated: threads 1, 2 and each tree's default (this
+        # tree: chosen by measured speed), no load added and one busy core
 """
 
 from __future__ import annotations
@@ -40,11 +41,12 @@ RATE = ("import asyncio, time, sys; from judgeaudit.judges import local, make_ju
 BUSY = "while True: pass"
 
 
-def compare(other_src: str, rounds: int, items: int, thread_counts: tuple[str, ...] = ("1", "2")) -> None:
+def compare(other_src: str, rounds: int, items: int,
+            thread_counts: tuple[str, ...] = ("1", "2", "default")) -> None:
     """Graded items/s at batch 1 of ``other_src`` ("before") and this tree ("after"), at 1 and 2 compute
-    threads, with no load added and beside one busy-looping process this benchmark starts (one core
-    busy), the two trees alternated in one invocation so that both see the same load. Prints every
-    measurement, then the median items/s of each cell and the after/before ratio."""
+    threads and at each tree's default (``JUDGEAUDIT_LOCAL_THREADS`` unset), with no load added and beside
+    one busy-looping process this benchmark starts (one core busy), the two trees alternated in one
+    invocation so that both see the same load. Prints every measurement, then the median items/s of each cell and the after/before ratio."""
     import statistics
 
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
@@ -58,6 +60,8 @@ def compare(other_src: str, rounds: int, items: int, thread_counts: tuple[str, .
                 for threads in thread_counts:
                     for name, src in (("before", other_src), ("after", here)):
                         env = dict(os.environ, PYTHONPATH=src, JUDGEAUDIT_LOCAL_THREADS=threads)
+                        if threads == "default":
+                            del env["JUDGEAUDIT_LOCAL_THREADS"]
                         out = subprocess.run([sys.executable, "-c", RATE, "1", str(items)], capture_output=True,
                                              text=True, env=env, check=True)
                         rate = float(out.stdout.split()[-1])
@@ -112,7 +116,8 @@ def main() -> None:
     ap.add_argument("--compare", metavar="SRC", help="another judgeaudit src tree to measure beside this one")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--items", type=int, default=48, help="graded items per --compare measurement")
-    ap.add_argument("--threads", default="1,2", help="compute thread counts --compare measures")
+    ap.add_argument("--threads", default="1,2,default",
+                    help="compute thread counts --compare measures ('default': the variable unset)")
     args = ap.parse_args()
     if args.compare:
         compare(args.compare, args.rounds, args.items, tuple(args.threads.split(",")))

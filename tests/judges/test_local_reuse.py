@@ -119,3 +119,27 @@ def test_grades_are_identical_first_or_after_others(judge):
     for c in CLAIMS[:3]:
         dist(_req(c))
     assert dist(_req(CLAIMS[3])) == first == dist(_req(CLAIMS[3], meta={"regrade": True}))
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_logits_are_bit_identical_on_one_compute_thread_or_more(judge, count):
+    """The thread chooser may change the count between any two calls: it must not change a grade."""
+    import llama_cpp
+
+    llm = judge.llm
+    chooser = local._chooser(llm)
+    saved = chooser.options, chooser.best, chooser._plan, chooser.current
+
+    def at(n: int) -> list[np.ndarray]:
+        chooser.options, chooser.best, chooser._plan, chooser.current = [n], n, [], None
+        out = [_logits(judge, _req(c, meta={"regrade": True})) for c in CLAIMS[:3]]
+        out += [_logits(judge, _req(c)) for c in CLAIMS]      # tails after a reused prefix too
+        assert int(llama_cpp.llama_n_threads(llm.ctx)) == n
+        return out
+
+    try:
+        one, more = at(1), at(count)
+    finally:
+        chooser.options, chooser.best, chooser._plan, chooser.current = saved
+        chooser.current = None
+    assert all(np.array_equal(a, b) for a, b in zip(one, more, strict=True))

@@ -48,6 +48,8 @@ PASS_MAX = 128  # longest forward pass (a longer prompt is evaluated in pieces o
 _CANONICAL = "_judgeaudit_canonical"
 """Attribute of a loaded model: how many leading tokens of its KV cache were evaluated by the
 passes of ``_next_token_logits`` (a generation evaluates its prompt its own way)."""
+_THREADS = "_judgeaudit_threads"
+"""Attribute of a loaded model: its ``ThreadChooser``."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -106,12 +108,12 @@ def _model_params(use_extra_bufts: bool) -> Iterator[None]:
 def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
     """The llama.cpp model, loaded once per process per (path, context, threads).
 
-    One compute thread unless asked (``JUDGEAUDIT_LOCAL_THREADS``): for a 270M model a second thread
-    adds under 10% on an idle 2-core machine, and on a busy one ggml's spinning thread barriers make
-    two threads slower than one (200 prompt tokens: 16.7 and 27.2 tok/s on one thread against 10.2
-    and 14.9 on two, at three times the CPU; graded items/s at batch 1 on a shared 2-core machine,
-    benchmarks/local_judge.py --compare, in two rounds at load averages near 10 and 6: 1.60 and 3.37
-    on one thread, 0.19 and 0.43 on two).
+    Its compute thread count is chosen by measured speed (``judges.threads.ThreadChooser``: 1, 2, … up to
+    the usable cores, re-probed every minute), unless ``n_threads`` or ``JUDGEAUDIT_LOCAL_THREADS=N``
+    fixes it (``auto``, the default, chooses). The count changes the speed only: logits are bit-identical
+    on one thread or two. On an idle 2-core machine two threads grade about 1.8 times as fast as one
+    (benchmarks/local_judge.py); beside a busy core ggml's spinning thread barriers make two threads
+    several times slower than one, and the chooser falls back to one.
 
     Where ggml was built with AMX kernels the weights stay in plain CPU buffers: ggml places them in
     its AMX "extra" buffer type otherwise, whose matrix kernel crashes (SIGSEGV) where the tile state
@@ -119,21 +121,40 @@ def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
     """
     import os
 
+    import llama_cpp
     from llama_cpp import Llama
 
+    from judgeaudit.judges.threads import ThreadChooser, candidates, usable_cores
+
     if n_threads is None:
-        raw = os.environ.get("JUDGEAUDIT_LOCAL_THREADS", "1")
-        if not raw.isdigit() or int(raw) < 1:
-            raise InputError(f"must be a positive integer, got {raw!r}", field="JUDGEAUDIT_LOCAL_THREADS")
-        n_threads = int(raw)
+        raw = os.environ.get("JUDGEAUDIT_LOCAL_THREADS", "auto").strip().lower()
+        if raw != "auto" and (not raw.isdigit() or int(raw) < 1):
+            raise InputError(f"must be 'auto' or a positive integer, got {raw!r}", field="JUDGEAUDIT_LOCAL_THREADS")
+        n_threads = 0 if raw == "auto" else int(raw)
     key = (model_path(), n_ctx, n_threads)
     with _MODELS_LOCK:
         if key not in _MODELS:
+            options = [n_threads] if n_threads else candidates(usable_cores())
             with _model_params(use_extra_bufts=not ggml_has_amx()):
-                _MODELS[key] = Llama(model_path=key[0], n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
-                                     verbose=False,
-                                     seed=0, logits_all=False)
+                llm = Llama(model_path=key[0], n_ctx=n_ctx, n_threads=options[0], n_threads_batch=options[0],
+                            verbose=False, seed=0, logits_all=False)
+            setattr(llm, _THREADS, ThreadChooser(
+                options, lambda n, llm=llm: llama_cpp.llama_set_n_threads(llm.ctx, n, n)))
+            _MODELS[key] = llm
         return _MODELS[key]
+
+
+def _chooser(llm: Any) -> Any:
+    """The thread chooser of a loaded model (one fixed at its count for a model loaded elsewhere)."""
+    chooser = getattr(llm, _THREADS, None)
+    if chooser is None:
+        import llama_cpp
+
+        from judgeaudit.judges.threads import ThreadChooser
+
+        chooser = ThreadChooser([int(llm.n_threads)], lambda n: llama_cpp.llama_set_n_threads(llm.ctx, n, n))
+        setattr(llm, _THREADS, chooser)
+    return chooser
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
@@ -272,6 +293,7 @@ class LocalJudge(Judge):
                if request.form == "graded" and scale is not None and not scale.pass_fail else None)
         if ids is None:
             params = self.spec.params
+            _chooser(self.llm).before()
             setattr(self.llm, _CANONICAL, 0)
             out = self.llm.create_completion(self.render(request), max_tokens=int(params.get("max_tokens", 256)),
                                              temperature=float(params.get("temperature", 0.0)), seed=int(key[:8], 16))
@@ -331,8 +353,12 @@ class LocalJudge(Judge):
         llm._ctx.kv_cache_seq_rm(-1, start, -1)
         llm.n_tokens = start
         ends = pass_bounds(start, len(tokens))
+        threads = _chooser(llm)
+        threads.before()
+        began = time.perf_counter()
         for seg_start, seg_end in zip([start, *ends[:-1]], ends, strict=True):
             _decode(llm, tokens[seg_start:seg_end], logits=seg_end == len(tokens))
+        threads.after(len(tokens) - start, time.perf_counter() - began)
         setattr(llm, _CANONICAL, len(tokens))
         ptr = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
         return np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).astype(np.float64)
@@ -437,6 +463,7 @@ class LocalJudge(Judge):
 
     def _generate(self, request: JudgeRequest, key: str) -> dict[str, Any]:
         params = self.spec.params
+        _chooser(self.llm).before()
         setattr(self.llm, _CANONICAL, 0)  # the completion evaluates its prompt its own way
         out = self.llm.create_completion(self.render(request), max_tokens=int(params.get("max_tokens", 256)),
                                          temperature=float(params.get("temperature", 0.0)),
