@@ -3,7 +3,8 @@ beside the measured time of its calls and of the whole step, the demo's wall tim
 
     python benchmarks/demo_estimates.py                       # the cut demo into a temporary folder
     python benchmarks/demo_estimates.py --full --out /tmp/d   # the full sizes
-    python benchmarks/demo_estimates.py --record tests/runtime/data   # and record the calls for the tests
+    python benchmarks/demo_estimates.py --record tests/runtime/data/demo/idle   # and record the calls for the tests
+    python benchmarks/demo_estimates.py --busy 2 --record tests/runtime/data/demo/loaded   # beside 2 busy loops
 
 With ``--record DIR`` the embedded judge's calls of the run are written to ``DIR/demo_call_durations.csv``
 (``step,judge,kind,latency_s``, in the order they were stored) and each step's per-call estimate by judge
@@ -17,6 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -78,7 +81,18 @@ def main() -> None:
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--bootstrap", type=int, default=None)
     ap.add_argument("--record", type=Path, default=None, help="folder for the recorded calls and estimates")
+    ap.add_argument("--busy", type=int, default=0, help="busy-looping processes started beside the demo")
     args = ap.parse_args()
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
+    try:
+        _run(args)
+    finally:
+        for b in busy:
+            b.kill()
+            b.wait()
+
+
+def _run(args: argparse.Namespace) -> None:
     out = args.out or Path(tempfile.mkdtemp(prefix="demo-estimates-"))
     before = load()
     started = time.perf_counter()
@@ -88,7 +102,8 @@ def main() -> None:
     wall = time.perf_counter() - started
     rows = json.loads((out / "steps.json").read_text(encoding="utf-8"))["steps"]
     print(table(rows))
-    print(f"\ndemo wall {wall:.0f} s (imports to card.html) → {out}; load average before {before}, after {load()}")
+    print(f"\ndemo wall {wall:.0f} s (imports to card.html) → {out}; {args.busy} busy loop(s) beside it; "
+          f"load average before {before}, after {load()}")
     if args.record is not None:
         record(out, rows, args.record)
 

@@ -162,8 +162,8 @@ def _embedded(spec: str) -> bool:
 
 def _world_step(out: Path, n_boot: int, slices: Slices) -> Step:
     from judgeaudit.commands.default_runs import WORLD_ARMS, WORLD_SPLIT, world_requests, world_set
-    from judgeaudit.commands.world import _judge_specs, run_world_cmd
-    from judgeaudit.judges import make_judge
+    from judgeaudit.commands.common import build_judges
+    from judgeaudit.commands.world import run_world_cmd, sampled_specs
     from judgeaudit.report.world import world_sections
 
     spec = world_set(slices.world_rows)
@@ -175,9 +175,7 @@ def _world_step(out: Path, n_boot: int, slices: Slices) -> Step:
                                             progress=False).result)
 
     # the world command's judge: its label votes sampled at the command's temperature (so its call keys)
-    embedded = _judge_specs([EMBEDDED], WORLD_TEMPERATURE)[0]   # a dict for a sampled backend, else its spec
-    judge = make_judge(embedded) if isinstance(embedded, str) else \
-        make_judge(embedded["spec"], **{k: v for k, v in embedded.items() if k != "spec"})
+    judge = build_judges(sampled_specs([EMBEDDED], WORLD_TEMPERATURE))[0]
     return Step("world", [judge], lambda: world_requests(spec), run)
 
 
@@ -220,7 +218,7 @@ def _load_embedder() -> None:
     from judgeaudit.judges import reference
 
     try:
-        reference._embedder()
+        reference.embedder()
     except InputError:
         pass
 

@@ -106,7 +106,7 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     keeps its backend's default. ``result['judge_calls']`` counts each judging arm's report votes
     (failed calls, replies that did not parse, usable); ``result['calls']`` the same per judge id,
     which the validity card reads. ``nli`` is HaluEval QA's entailment fallback spec."""
-    from judgeaudit.commands.world import _judge_specs
+    from judgeaudit.commands.world import sampled_specs
     from judgeaudit.io import write_jsonl, write_parquet
     from judgeaudit.judges import make_judge
     from judgeaudit.judges.base import Judge
@@ -138,7 +138,7 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     def build(spec: str | Any | None, temp: float | None = None) -> Any:
         if spec is None or isinstance(spec, Judge):
             return spec
-        d = _judge_specs([spec], temp)[0] if temp is not None else spec
+        d = sampled_specs([spec], temp)[0] if temp is not None else spec
         opts = {k: v for k, v in d.items() if k != "spec"} if isinstance(d, dict) else {}
         return make_judge(spec, api_base=api_base, **opts)
 

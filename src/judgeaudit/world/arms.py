@@ -42,9 +42,9 @@ Encoder = Callable[[list[str]], np.ndarray]
 
 def default_encoder(texts: list[str]) -> np.ndarray:
     """Unit-normalised MiniLM embeddings (the encoder ``reference:similarity`` uses)."""
-    from judgeaudit.judges.reference import _embedder
+    from judgeaudit.judges.reference import embedder
 
-    return np.asarray(_embedder().encode(texts, normalize_embeddings=True, batch_size=64))
+    return np.asarray(embedder().encode(texts, normalize_embeddings=True, batch_size=64))
 
 
 _SENT_RE = re.compile(r"(?<=[.!?])\s+(?=\S)")
