@@ -50,3 +50,12 @@ def length_pairs_file(folder: Path, n: int = 40) -> Path:
     p = folder / "pairs.jsonl"
     p.write_text("\n".join(lines) + "\n")
     return p
+
+
+def template_versions(folder: Path, text: str, versions: tuple[str, ...] = ("1", "2")) -> list[Path]:
+    """One template file per version of ``text`` (a template whose ``version`` is ``{version}``)."""
+    paths = []
+    for v in versions:
+        paths.append(folder / f"t{v}.yaml")
+        paths[-1].write_text(text.format(version=v))
+    return paths

@@ -58,11 +58,11 @@ def test_a_busy_core_drops_the_second_thread_after_one_call_and_is_followed_back
     assert counts.count(2) == 1                  # one probe call at two threads, then dropped
     assert c.best == 1
     m.per_token = {1: 0.0040, 2: 0.0022}         # the other core frees up
-    m.now += threads.REPROBE_SECONDS
+    m.now += threads.REPROBE_MAX
     counts = _run(m, c, 30)
     assert c.best == 2 and counts[-1] == 2
     m.per_token = {1: 0.0040, 2: 0.0300}         # and is taken again
-    m.now += threads.REPROBE_SECONDS
+    m.now += threads.REPROBE_MAX
     _run(m, c, 30)
     assert c.best == 1 and [n for _, n in c.history] == [1, 2, 1]
 
@@ -77,8 +77,25 @@ def test_no_probe_before_the_interval_and_short_calls_are_not_timed():
     _run(m, c, 2 * threads.PROBE_CALLS)
     assert len(c.history) == 1
     m.per_token = {1: 0.0040, 2: 0.0300}
-    _run(m, c, 50)                               # the machine changed, but within the interval: no probe
+    calls = int(threads.REPROBE_MIN / (32 * 0.0300)) - 1
+    _run(m, c, calls)                            # the machine changed, but within the interval: no probe
     assert len(c.history) == 1 and c.best == 2
+    m.now = c.history[-1][0] + threads.REPROBE_MIN
+    _run(m, c, 2 * threads.PROBE_CALLS)        # the probe: the count in use first, then the other
+    assert len(c.history) == 2 and c.best == 1
+
+
+def test_a_steady_machine_is_probed_less_and_less_often_and_a_change_resets_the_interval():
+    m = Machine({1: 0.0040, 2: 0.0022})
+    c = ThreadChooser([1, 2], m.set_threads, clock=m.clock)
+    _run(m, c, 8000)                             # ~9 min of calls on an idle machine
+    gaps = [round(b - a) for (a, _), (b, _) in zip(c.history, c.history[1:])]
+    assert gaps[:4] == [10, 20, 40, 80] and set(gaps[4:]) == {160}
+    assert {n for _, n in c.history} == {2}
+    m.per_token = {1: 0.0040, 2: 0.0300}         # a core taken: followed at the next probe, then every 10 s
+    m.now += threads.REPROBE_MAX
+    _run(m, c, 10)
+    assert c.best == 1 and c.interval == threads.REPROBE_MIN
 
 
 @pytest.mark.parametrize("fixed", [1, 3])

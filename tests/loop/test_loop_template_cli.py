@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+from testkit import template_versions
+
 from judgeaudit.judges.templates import read_template
 
 REVIEW = "You are reviewing a response."
@@ -38,9 +40,7 @@ def test_loop_run_sends_the_template_and_keys_the_judge_calls_by_it(ifeval_dir, 
                                                                      monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     srv = fake_server(responder=reply)
-    t1, t2 = tmp_path / "t1.yaml", tmp_path / "t2.yaml"
-    t1.write_text(TEMPLATE.format(version="1"))
-    t2.write_text(TEMPLATE.format(version="2"))
+    t1, t2 = template_versions(tmp_path, TEMPLATE)
     store = tmp_path / "calls.sqlite"
 
     def run(template, out):

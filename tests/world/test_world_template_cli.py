@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from testkit import template_versions
 from world_fixtures import tiny_items, use_tiny_world
 
 from judgeaudit.judges.templates import read_template
@@ -45,9 +46,7 @@ def reply(prompt: str) -> str:
 
 def test_world_run_sends_the_template_and_keys_its_calls_by_it(tmp_path, cli_main, fake_server):
     srv = fake_server(responder=reply)
-    t1, t2 = tmp_path / "t1.yaml", tmp_path / "t2.yaml"
-    t1.write_text(TEMPLATE.format(version="1"))
-    t2.write_text(TEMPLATE.format(version="2"))
+    t1, t2 = template_versions(tmp_path, TEMPLATE)
     store = tmp_path / "calls.sqlite"
 
     def run(template, out):

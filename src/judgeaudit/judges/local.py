@@ -109,7 +109,7 @@ def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
     """The llama.cpp model, loaded once per process per (path, context, threads).
 
     Its compute thread count is chosen by measured speed (``judges.threads.ThreadChooser``: 1, 2, … up to
-    the usable cores, re-probed every minute), unless ``n_threads`` or ``JUDGEAUDIT_LOCAL_THREADS=N``
+    the usable cores, re-probed within seconds while the load changes), unless ``n_threads`` or ``JUDGEAUDIT_LOCAL_THREADS=N``
     fixes it (``auto``, the default, chooses). The count changes the speed only: logits are bit-identical
     on one thread or two. On an idle 2-core machine two threads grade about 1.8 times as fast as one
     (benchmarks/local_judge.py); beside a busy core ggml's spinning thread barriers make two threads
@@ -223,30 +223,45 @@ def call_seconds(work: Work, rates: Rates) -> float:
     return work.evaluated * rates.per_token + (1 + work.generated) * rates.per_logits
 
 
-_RATES: dict[int, Rates] = {}
+_RATES: dict[int, tuple[float, Rates]] = {}
+RATES_TTL = 10.0
+"""Seconds a warm-up's rates are reused for: the machine's load changes."""
 
 
 def warmup_rates(llm: Any, repeats: int = 2) -> Rates:
-    """Time a 32-token pass and a one-token pass with logits on ``llm`` (once per loaded model)."""
-    if id(llm) in _RATES:
-        return _RATES[id(llm)]
+    """Time a 32-token pass and a one-token pass with logits on ``llm`` at each thread count its chooser
+    may pick (again when the last warm-up is over ``RATES_TTL`` old): the rates of the fastest count, the
+    one its calls will mostly run at."""
+    if id(llm) in _RATES and time.monotonic() - _RATES[id(llm)][0] < RATES_TTL:
+        return _RATES[id(llm)][1]
+    if threading.current_thread().name.startswith("judgeaudit-llama"):
+        return _warm_up(llm, repeats)
+    return _LLAMA_THREAD.submit(_warm_up, llm, repeats).result()   # between calls, never beside one
+
+
+def _warm_up(llm: Any, repeats: int) -> Rates:
     tokens = llm.tokenize(b"The warm-up line of the local judge's timing, evaluated once here. " * 4,
                           add_bos=True, special=False)[:33]
     setattr(llm, _CANONICAL, 0)
-    batch, single = [], []
-    for _ in range(repeats):
-        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
-        llm.n_tokens = 0
-        t = time.perf_counter()
-        _decode(llm, tokens[:32], logits=False)
-        batch.append((time.perf_counter() - t) / 32)
-        t = time.perf_counter()
-        _decode(llm, tokens[32:33], logits=True)
-        single.append(time.perf_counter() - t)
+    chooser = _chooser(llm)
+    by_count = []
+    for n in chooser.options:
+        chooser.apply(n)
+        batch, single = [], []
+        for _ in range(repeats):
+            llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+            llm.n_tokens = 0
+            t = time.perf_counter()
+            _decode(llm, tokens[:32], logits=False)
+            batch.append((time.perf_counter() - t) / 32)
+            t = time.perf_counter()
+            _decode(llm, tokens[32:33], logits=True)
+            single.append(time.perf_counter() - t)
+        by_count.append(Rates(per_token=min(batch), per_logits=min(single)))
     llm._ctx.kv_cache_seq_rm(-1, 0, -1)
     llm.n_tokens = 0
-    _RATES[id(llm)] = Rates(per_token=min(batch), per_logits=min(single))
-    return _RATES[id(llm)]
+    _RATES[id(llm)] = time.monotonic(), min(by_count, key=lambda r: r.per_token)
+    return _RATES[id(llm)][1]
 
 
 class LocalJudge(Judge):

@@ -10,9 +10,11 @@ core ggml's spinning thread barriers make two threads several times slower than 
 ``ThreadChooser`` therefore times the calls themselves. It probes each candidate count (1, 2, 4, … up to
 the usable cores, at most 8) on ``PROBE_CALLS`` calls, the current best first; a candidate whose first
 probe call runs more than ``ABANDON`` times slower per evaluated token than the best so far is dropped
-after that one call. It then uses the fastest (seconds per evaluated token over its probe calls) until
-``REPROBE_SECONDS`` have passed, and probes again, so a machine that becomes busy or idle is followed
-within a minute or so. ``JUDGEAUDIT_LOCAL_THREADS=N`` fixes the count instead.
+after that one call. It then uses the fastest (seconds per evaluated token over its probe calls) and
+probes again after ``REPROBE_MIN`` seconds, an interval that doubles (to ``REPROBE_MAX``) each time a probe
+keeps the count and falls back to ``REPROBE_MIN`` when one changes it: a machine that becomes busy or idle
+is followed within seconds of the change while the load keeps changing, and a steady one is probed
+rarely. ``JUDGEAUDIT_LOCAL_THREADS=N`` fixes the count instead.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ PROBE_CALLS = 3
 """Calls timed per candidate in a probe."""
 ABANDON = 1.5
 """A candidate whose first probe call is this many times slower per token than the best is dropped."""
-REPROBE_SECONDS = 60.0
-"""Time between probes."""
+REPROBE_MIN = 10.0
+"""Seconds from a probe that changed the count to the next probe."""
+REPROBE_MAX = 160.0
+"""The longest interval between probes (after probes that kept the count: 10, 20, 40, 80, 160 s)."""
 MIN_TOKENS = 8
 """Calls evaluating fewer tokens are not timed (their time is mostly fixed overhead)."""
 
@@ -69,11 +73,14 @@ class ThreadChooser:
         self._plan: list[int] = []            # the counts still to run in this probe, one entry per call
         self._timed: dict[int, list[tuple[int, float]]] = {}
         self._probe_ends_at: float | None = None
+        self.interval = REPROBE_MIN
+        """Seconds from the last probe to the next."""
         self.history: list[tuple[float, int]] = []
         """(clock, count) at each choice a probe ended with."""
         self._start_probe()
 
-    def _apply(self, n: int) -> None:
+    def apply(self, n: int) -> None:
+        """Run the next calls at ``n`` threads (until ``before`` picks another count)."""
         if n != self.current:
             self._set(n)
             self.current = n
@@ -91,7 +98,10 @@ class ThreadChooser:
 
     def _finish_probe(self) -> None:
         if self._timed:
+            kept = min(self._timed, key=self._rate) == self.best
             self.best = min(self._timed, key=self._rate)
+            if self.history:
+                self.interval = min(2 * self.interval, REPROBE_MAX) if kept else REPROBE_MIN
         self._plan = []
         self._probe_ends_at = self._clock()
         self.history.append((self._probe_ends_at, self.best))
@@ -100,10 +110,10 @@ class ThreadChooser:
         """The count the next call runs at (applied)."""
         with self._lock:
             if not self._plan and self._probe_ends_at is not None \
-                    and self._clock() - self._probe_ends_at >= REPROBE_SECONDS:
+                    and self._clock() - self._probe_ends_at >= self.interval:
                 self._start_probe()
             n = self._plan[0] if self._plan else self.best
-            self._apply(n)
+            self.apply(n)
             return n
 
     def after(self, tokens: int, seconds: float) -> None:
