@@ -109,11 +109,11 @@ def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
     """The llama.cpp model, loaded once per process per (path, context, threads).
 
     Its compute thread count is chosen by measured speed (``judges.threads.ThreadChooser``: 1, 2, … up to
-    the usable cores, re-probed within seconds while the load changes), unless ``n_threads`` or ``JUDGEAUDIT_LOCAL_THREADS=N``
-    fixes it (``auto``, the default, chooses). The count changes the speed only: logits are bit-identical
-    on one thread or two. On an idle 2-core machine two threads grade about 1.8 times as fast as one
-    (benchmarks/local_judge.py); beside a busy core ggml's spinning thread barriers make two threads
-    several times slower than one, and the chooser falls back to one.
+    the usable cores, re-probed within seconds while the load changes), unless ``n_threads`` or
+    ``JUDGEAUDIT_LOCAL_THREADS=N`` fixes it (``auto``, the default, chooses). The count changes the speed
+    only: logits are bit-identical on one thread or two. On an idle 2-core machine two threads grade about
+    1.6 times as fast as one (benchmarks/local_judge.py); beside a busy core ggml's spinning thread
+    barriers make two threads about half as fast as one, and the chooser falls back to one.
 
     Where ggml was built with AMX kernels the weights stay in plain CPU buffers: ggml places them in
     its AMX "extra" buffer type otherwise, whose matrix kernel crashes (SIGSEGV) where the tile state

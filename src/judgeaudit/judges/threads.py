@@ -4,8 +4,8 @@
 llama.cpp computes a token's logits bit for bit the same on one thread or several (each output row of a
 matrix product is computed whole by one thread; ``tests/judges/test_local_reuse.py`` pins this), so the
 thread count changes the judge's speed and nothing it grades. Which count is fastest depends on the
-machine's load: on an idle 2-core machine two threads grade about 1.8 times as fast as one, beside one busy
-core ggml's spinning thread barriers make two threads several times slower than one.
+machine's load: on an idle 2-core machine two threads grade about 1.6 times as fast as one, beside one busy
+core ggml's spinning thread barriers make two threads about half as fast as one (benchmarks/local_judge.py).
 
 ``ThreadChooser`` therefore times the calls themselves. It probes each candidate count (1, 2, 4, … up to
 the usable cores, at most 8) on ``PROBE_CALLS`` calls, the current best first; a candidate whose first
