@@ -14,3 +14,17 @@ def test_a_bad_thread_count_names_the_variable(monkeypatch, raw):
     with pytest.raises(InputError, match="positive integer") as e:
         load_model(n_ctx=512)
     assert e.value.field == "JUDGEAUDIT_LOCAL_THREADS"
+
+
+@pytest.mark.parametrize("raw, expected", [(None, "auto"), ("auto", "auto"), (" Auto ", "auto"), ("1", [1])])
+def test_the_thread_count_is_chosen_unless_fixed(monkeypatch, raw, expected):
+    from judgeaudit.judges import local
+    from judgeaudit.judges.threads import candidates, usable_cores
+
+    if raw is None:
+        monkeypatch.delenv("JUDGEAUDIT_LOCAL_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("JUDGEAUDIT_LOCAL_THREADS", raw)
+    llm = load_model(n_ctx=512)
+    options = getattr(llm, local._THREADS).options
+    assert options == (candidates(usable_cores()) if expected == "auto" else expected)
