@@ -123,15 +123,17 @@ def test_grades_are_identical_first_or_after_others(judge):
 
 @pytest.mark.parametrize("count", [2, 3])
 def test_logits_are_bit_identical_on_one_compute_thread_or_more(judge, count):
-    """The thread chooser may change the count between any two calls: it must not change a grade."""
+    """The thread chooser may change the count between any two calls: it must not change a grade. Each
+    count is run by a chooser fixed at it, in place of the model's own (restored after)."""
     import llama_cpp
 
+    from judgeaudit.judges.threads import ThreadChooser
+
     llm = judge.llm
-    chooser = local._chooser(llm)
-    saved = chooser.options, chooser.best, chooser._plan, chooser.current
+    own = local._chooser(llm)
 
     def at(n: int) -> list[np.ndarray]:
-        chooser.options, chooser.best, chooser._plan, chooser.current = [n], n, [], None
+        setattr(llm, local._THREADS, ThreadChooser([n], lambda k: llama_cpp.llama_set_n_threads(llm.ctx, k, k)))
         out = [_logits(judge, _req(c, meta={"regrade": True})) for c in CLAIMS[:3]]
         out += [_logits(judge, _req(c)) for c in CLAIMS]      # tails after a reused prefix too
         assert int(llama_cpp.llama_n_threads(llm.ctx)) == n
@@ -140,6 +142,6 @@ def test_logits_are_bit_identical_on_one_compute_thread_or_more(judge, count):
     try:
         one, more = at(1), at(count)
     finally:
-        chooser.options, chooser.best, chooser._plan, chooser.current = saved
-        chooser.current = None
+        setattr(llm, local._THREADS, own)
+        own.current = None                                    # its next call applies its own count again
     assert all(np.array_equal(a, b) for a, b in zip(one, more, strict=True))
