@@ -46,7 +46,8 @@ def compare(other_src: str, rounds: int, items: int,
     """Graded items/s at batch 1 of ``other_src`` ("before") and this tree ("after"), at 1 and 2 compute
     threads and at each tree's default (``JUDGEAUDIT_LOCAL_THREADS`` unset), with no load added and beside
     one busy-looping process this benchmark starts (one core busy), the two trees alternated in one
-    invocation so that both see the same load. Prints every measurement, then the median items/s of each cell and the after/before ratio."""
+    invocation so that both see the same load. Prints every measurement, then the median items/s of each
+    cell and the after/before ratio."""
     import statistics
 
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")

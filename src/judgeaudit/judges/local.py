@@ -145,16 +145,8 @@ def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
 
 
 def _chooser(llm: Any) -> Any:
-    """The thread chooser of a loaded model (one fixed at its count for a model loaded elsewhere)."""
-    chooser = getattr(llm, _THREADS, None)
-    if chooser is None:
-        import llama_cpp
-
-        from judgeaudit.judges.threads import ThreadChooser
-
-        chooser = ThreadChooser([int(llm.n_threads)], lambda n: llama_cpp.llama_set_n_threads(llm.ctx, n, n))
-        setattr(llm, _THREADS, chooser)
-    return chooser
+    """The thread chooser ``load_model`` attached to a loaded model."""
+    return getattr(llm, _THREADS)
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
@@ -307,12 +299,7 @@ class LocalJudge(Judge):
         ids = (self._single_token_ids([str(v) for v in scale.values])
                if request.form == "graded" and scale is not None and not scale.pass_fail else None)
         if ids is None:
-            params = self.spec.params
-            _chooser(self.llm).before()
-            setattr(self.llm, _CANONICAL, 0)
-            out = self.llm.create_completion(self.render(request), max_tokens=int(params.get("max_tokens", 256)),
-                                             temperature=float(params.get("temperature", 0.0)), seed=int(key[:8], 16))
-            text = out["choices"][0]["text"]
+            text = self._complete(request, key)["choices"][0]["text"]
             parsed = t.parse(request, text)
             meta: dict[str, Any] = {"read": "generated"}
             if not parsed.ok:
@@ -476,13 +463,17 @@ class LocalJudge(Judge):
             label = bool(dist[0] >= dist[1])
         return dict(label=label, parse_ok=True, raw=f"P(true)={dist[0]:.4f}", meta={"label_mass": mass})
 
-    def _generate(self, request: JudgeRequest, key: str) -> dict[str, Any]:
+    def _complete(self, request: JudgeRequest, key: str) -> dict[str, Any]:
+        """llama-cpp-python's completion of the rendered prompt, seeded by the call key, at the chosen
+        thread count."""
         params = self.spec.params
         _chooser(self.llm).before()
         setattr(self.llm, _CANONICAL, 0)  # the completion evaluates its prompt its own way
-        out = self.llm.create_completion(self.render(request), max_tokens=int(params.get("max_tokens", 256)),
-                                         temperature=float(params.get("temperature", 0.0)),
-                                         seed=int(key[:8], 16))
+        return self.llm.create_completion(self.render(request), max_tokens=int(params.get("max_tokens", 256)),
+                                          temperature=float(params.get("temperature", 0.0)), seed=int(key[:8], 16))
+
+    def _generate(self, request: JudgeRequest, key: str) -> dict[str, Any]:
+        out = self._complete(request, key)
         text = out["choices"][0]["text"]
         usage = out.get("usage", {})
         parsed = elicit.parse_request(request, text)

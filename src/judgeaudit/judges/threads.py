@@ -72,12 +72,15 @@ class ThreadChooser:
         self.best = self.options[0]
         self._plan: list[int] = []            # the counts still to run in this probe, one entry per call
         self._timed: dict[int, list[tuple[int, float]]] = {}
-        self._probe_ends_at: float | None = None
+        self._probe_ends_at: float | None = None   # None while a probe runs
         self.interval = REPROBE_MIN
         """Seconds from the last probe to the next."""
         self.history: list[tuple[float, int]] = []
         """(clock, count) at each choice a probe ended with."""
-        self._start_probe()
+        if len(self.options) > 1:
+            self._start_probe()
+        else:                                 # one count: nothing to probe, ever
+            self._finish_probe()
 
     def apply(self, n: int) -> None:
         """Run the next calls at ``n`` threads (until ``before`` picks another count)."""
@@ -88,7 +91,7 @@ class ThreadChooser:
     def _start_probe(self) -> None:
         # the best first, so a probe starts where the last one ended; one entry per timed call
         order = [self.best] + [n for n in self.options if n != self.best]
-        self._plan = [n for n in order for _ in range(PROBE_CALLS)] if len(order) > 1 else []
+        self._plan = [n for n in order for _ in range(PROBE_CALLS)]
         self._timed = {}
         self._probe_ends_at = None
 
@@ -98,10 +101,10 @@ class ThreadChooser:
 
     def _finish_probe(self) -> None:
         if self._timed:
-            kept = min(self._timed, key=self._rate) == self.best
-            self.best = min(self._timed, key=self._rate)
+            best = min(self._timed, key=self._rate)
             if self.history:
-                self.interval = min(2 * self.interval, REPROBE_MAX) if kept else REPROBE_MIN
+                self.interval = min(2 * self.interval, REPROBE_MAX) if best == self.best else REPROBE_MIN
+            self.best = best
         self._plan = []
         self._probe_ends_at = self._clock()
         self.history.append((self._probe_ends_at, self.best))
@@ -109,8 +112,7 @@ class ThreadChooser:
     def before(self) -> int:
         """The count the next call runs at (applied)."""
         with self._lock:
-            if not self._plan and self._probe_ends_at is not None \
-                    and self._clock() - self._probe_ends_at >= self.interval:
+            if not self._plan and len(self.options) > 1 and self._clock() - self._probe_ends_at >= self.interval:
                 self._start_probe()
             n = self._plan[0] if self._plan else self.best
             self.apply(n)
@@ -119,11 +121,7 @@ class ThreadChooser:
     def after(self, tokens: int, seconds: float) -> None:
         """Record a call of ``tokens`` evaluated tokens that took ``seconds`` at the current count."""
         with self._lock:
-            if not self._plan:
-                if self._probe_ends_at is None:
-                    self._finish_probe()     # one candidate only: nothing to probe
-                return
-            if tokens < MIN_TOKENS or self._plan[0] != self.current:
+            if not self._plan or tokens < MIN_TOKENS or self._plan[0] != self.current:
                 return
             n = self._plan.pop(0)
             self._timed.setdefault(n, []).append((tokens, seconds))
