@@ -137,6 +137,8 @@ def result_kind(d: dict[str, Any]) -> str | None:
         return "vp"
     if "world_gap" in keys or {"blind", "informed"} <= keys or {"arms", "tie_rule", "judges"} <= keys:
         return "world"
+    if "calibrate" in keys:
+        return "calibrate"
     if {"worlds", "agent"} <= keys:
         return "loop worlds"
     if "regulators" in keys or "loop" in keys:

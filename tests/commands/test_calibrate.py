@@ -176,3 +176,103 @@ def test_bad_sources_name_their_field(tmp_path):
         err = [s for s in out.splitlines() if s.startswith("error:")]
         assert code == 2 and len(err) == 1 and f"field '{field}'" in err[0], out
         assert not (tmp_path / "out").exists()
+
+
+def _write(tmp_path, yhat, labels, fmt="{:g}"):
+    ids = [f"i{k:04d}" for k in range(len(yhat))]
+    (tmp_path / "v.csv").write_text("request_id,score\n" + "".join(f"{i},{fmt.format(s)}\n" for i, s in
+                                                                   zip(ids, yhat, strict=True)))
+    (tmp_path / "l.csv").write_text("id,label\n" + "".join(f"{i},{fmt.format(s)}\n" for i, s in
+                                                           zip(ids, labels, strict=False)))
+    return f"replay:{tmp_path / 'v.csv'}", tmp_path / "l.csv"
+
+
+def test_ten_rare_class_labels_all_fail_print_no_point_interval(tmp_path):
+    """Prevalence 0.03, 10 random labels, all 0: the run printed 0.000 [0.000, 0.000] and n_eff = inf."""
+    rng = np.random.default_rng(2)
+    y = rng.random(1000) < 0.03
+    y[:10] = False
+    yhat = np.where(y, rng.random(1000) < 0.85, rng.random(1000) >= 0.75)
+    v, lab = _write(tmp_path, yhat.astype(int), y[:10].astype(int))
+    code, out = _invoke(["calibrate", "--verdicts", v, "--labels", lab, "--threshold", 1, "--out", tmp_path / "o",
+                         "--bootstrap", 200])
+    assert code == 0, out
+    assert "[0.000, 0.000]" not in out and "inf" not in out and "0.0000, 0.0000]" not in out
+    r = json.loads((tmp_path / "o" / "result.json").read_text())["calibrate"]
+    assert r["ppi"]["ci"][1] >= 1 - 0.025 ** 0.1 and r["human"]["ci"] == pytest.approx([0.0, 1 - 0.025 ** 0.1])
+    assert r["n_eff"]["value"] is None and r["support"]["widened_to"] == "Clopper–Pearson (exact)"
+    assert "only 0 of 10 labels are positive" in out
+
+
+def test_a_graded_scale_with_labels_at_its_top_is_not_called_biased_downward(tmp_path):
+    """1–5 scale, truth 4.39, the judge grades one point high half of the time; 10 labels, all 5: the
+    run printed 5.000 [5.000, 5.000] and called the judge biased downward."""
+    rng = np.random.default_rng(5)
+    truth = rng.choice(np.arange(1, 6), 800, p=[0.02, 0.03, 0.07, 0.27, 0.61])
+    truth[:10] = 5
+    judge = np.minimum(5, truth + (rng.random(800) < 0.5))
+    v, lab = _write(tmp_path, judge, truth[:10])
+    code, out = _invoke(["calibrate", "--verdicts", v, "--labels", lab, "--target", "mean", "--scale", "1,5",
+                         "--out", tmp_path / "o", "--bootstrap", 200])
+    assert code == 0, out
+    assert "downward" not in out and "[5.000, 5.000]" not in out
+    r = json.loads((tmp_path / "o" / "result.json").read_text())["calibrate"]
+    assert r["ppi"]["ci"][0] <= truth.mean() <= r["ppi"]["ci"][1]
+    assert r["scale"] == [1.0, 5.0] and r["support"]["widened_to"] == "Hoeffding on the scale [1, 5]"
+
+
+def test_rogan_gladen_rates_and_their_intervals_in_the_result(tmp_path):
+    verdicts, labels, y, yhat, _ = _planted(tmp_path, n_items=600, n_lab=200, seed=2)
+    code, out = _invoke(["calibrate", "--verdicts", f"replay:{verdicts}", "--labels", labels, "--threshold", 5,
+                         "--out", tmp_path / "o", "--bootstrap", 200])
+    assert code == 0, out
+    rg = json.loads((tmp_path / "o" / "result.json").read_text())["calibrate"]["rogan_gladen"]
+    yl, yhl = y[:200], yhat[:200]
+    assert rg["tpr"] == pytest.approx(np.mean(yhl[yl])) and rg["tpr_ci"][0] < rg["tpr"] < rg["tpr_ci"][1]
+    assert rg["tnr"] == pytest.approx(np.mean(~yhl[~yl])) and rg["tnr_ci"][0] < rg["tnr"] < rg["tnr_ci"][1]
+    assert "TPR is" in out and "TNR" in out
+
+
+def test_a_confident_subset_of_labels_is_flagged(tmp_path):
+    """The labels went to the judge's most confident items (its confident fails): the verdicts on the
+    labelled items differ from the rest, and the run says the labels may not be a random subset."""
+    from judgeaudit.analyses.calibrate.simulate import confident_subset
+
+    y, yhat, lab = confident_subset(1, 40, 800, seed=3)
+    order = np.argsort(~lab[0])       # the labelled items first
+    v, labels = _write(tmp_path, yhat[0][order].astype(int), y[0][order][:40].astype(int))
+    code, out = _invoke(["calibrate", "--verdicts", v, "--labels", labels, "--threshold", 1, "--out",
+                         tmp_path / "o", "--bootstrap", 200])
+    assert code == 0, out
+    r = json.loads((tmp_path / "o" / "result.json").read_text())["calibrate"]
+    assert r["random_subset"]["flagged"] and r["random_subset"]["p"] < 0.05
+    assert "may not be a uniformly random subset" in out or any("uniformly random" in n for n in r["notes"])
+
+
+def test_the_gate_and_the_card_read_a_calibrate_run(tmp_path):
+    """A bar on calibrate's κ was BLIND ("the card holds no such quantity") and the card ignored the run."""
+    verdicts, labels, *_ = _planted(tmp_path, n_items=1200, n_lab=300, seed=6)
+    run = tmp_path / "cal"
+    code, out = _invoke(["calibrate", "--verdicts", f"replay:{verdicts}", "--labels", labels, "--threshold", 5,
+                         "--out", run, "--bootstrap", 300])
+    assert code == 0, out
+    r = json.loads((run / "result.json").read_text())["calibrate"]
+    lo = r["agreement"]["cohen_kappa_ci"][0]
+    policy = tmp_path / "p.yaml"
+    policy.write_text(f"bars:\n  - bar: calibrate.agreement.cohen_kappa >= {lo - 0.05:.3f}\n"
+                      f"  - bar: calibrate.tpr >= {r['rogan_gladen']['tpr_ci'][0] - 0.01:.3f}\n"
+                      f"  - bar: calibrate.tnr >= {r['rogan_gladen']['tnr_ci'][0] - 0.01:.3f}\n"
+                      f"  - bar: calibrate.estimate <= {r['ppi']['ci'][1] + 0.01:.3f}\n")
+    code, out = _invoke(["gate", policy, "--from", run])
+    assert code == 0 and "PASS" in out, out
+    policy.write_text(f"bars:\n  - bar: calibrate.agreement.cohen_kappa >= {lo + 0.02:.3f}\n")
+    code, out = _invoke(["gate", policy, "--from", run])
+    assert code != 0 and "BLIND" in out and "no such quantity" not in out, out
+    code, out = _invoke(["card", "--judge", r["judge"], "--from", run, "--out", tmp_path / "card"])
+    assert code == 0, out
+    card = json.loads((tmp_path / "card" / "card.json").read_text())
+    sec = card["sections"]["calibrate"]
+    assert sec["agreement"]["cohen_kappa"]["value"] == pytest.approx(r["agreement"]["cohen_kappa"])
+    assert sec["tpr"]["ci"] == pytest.approx(r["rogan_gladen"]["tpr_ci"])
+    assert any(s.startswith("Calibrated pass_rate") for s in card["verdict"])
+    assert "Calibrated estimate" in (tmp_path / "card" / "card.html").read_text()

@@ -356,6 +356,10 @@ def verdict(card: dict[str, Any]) -> list[str]:
     for k in SECTIONS:
         for why in dict.fromkeys(w for src in section_sources(s[k]) for w in src.get("inputs_changed") or []):
             out.append(f"The {k} run's input changed after it ran ({why}): its numbers are of the files it read then.")
+    if (s.get("calibrate") or {}).get("measured"):
+        from judgeaudit.card.calibrate import calibrate_verdict
+
+        out += calibrate_verdict(s["calibrate"])
     ok = sum(i["ok"] for i in s["checklist"]["items"])
     out.append(f"§6.1 checklist: {ok} of 6 items met.")
     absent = [k for k in SECTIONS if not s[k].get("measured", True)]
@@ -381,6 +385,10 @@ def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Pat
     for k, text in (notes or {}).items():
         if not sections[k].get("measured", True):
             sections[k]["not_measured"] = text
+    from judgeaudit.card.calibrate import calibrate_section
+
+    if (cal := calibrate_section(runs, judge, _src)) is not None:   # shown only when a calibrate run was given
+        sections["calibrate"] = cal
     card = {"judge": judge, "generated_at": utc_now(), "from": [str(d) for d in from_dirs], "sections": sections}
     card["verdict"] = verdict(card)
     return card

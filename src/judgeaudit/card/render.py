@@ -18,7 +18,7 @@ from judgeaudit.card.numbers import num, p_value, threshold, with_ci
 
 TITLES = {"validity": "Validity profile — (S, R) at matched invariance", "cap": "CAP profile",
           "vp": "Validation power of the ruler", "world": "World gap", "loop": "Loop safety",
-          "checklist": "§6.1 checklist", "ledger": "Prediction ledger"}
+          "checklist": "§6.1 checklist", "ledger": "Prediction ledger", "calibrate": "Calibrated estimate"}
 EXT = "<span class='ext'>(judgeaudit's own extension, not a paper quantity)</span>"
 _ENV = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
                    autoescape=select_autoescape(default=True))
@@ -140,8 +140,14 @@ def _ledger(s: dict[str, Any], judge: str) -> str:
         for u in s["units"]], (4,)) + f"<p class='note'>Ledger: {esc(s['ledger'])}</p>"
 
 
+def _calibrate(s: dict[str, Any], judge: str) -> str:
+    from judgeaudit.card.calibrate import render_calibrate
+
+    return render_calibrate(s, judge)
+
+
 RENDER = {"validity": _validity, "cap": _cap, "vp": _vp, "world": _world, "loop": _loop,
-          "checklist": _checklist, "ledger": _ledger}
+          "checklist": _checklist, "ledger": _ledger, "calibrate": _calibrate}
 
 
 def _provenance(card: dict[str, Any]) -> str:

@@ -22,7 +22,7 @@ console = Console(stderr=True, soft_wrap=True)
 
 def run_calibrate(verdicts: str, labels: Path, target: str, out: Path, *, judge: str | None = None,
                   threshold: float | None = None, level: float = 0.95, n_boot: int = 2000, seed: int = 0,
-                  engine: str = "builtin") -> dict:
+                  engine: str = "builtin", scale: str | None = None) -> dict:
     """Read, estimate, write; the result dict (as in result.json)."""
     from judgeaudit.analyses.calibrate import TARGETS, calibrate
     from judgeaudit.commands.calibrate_inputs import WIN_NAMES, join, read_labels, read_verdicts, verdict_values
@@ -37,17 +37,26 @@ def run_calibrate(verdicts: str, labels: Path, target: str, out: Path, *, judge:
     if engine not in ("builtin", "ppi-python"):
         raise InputError(f"must be builtin or ppi-python, got {engine!r}", field="--engine")
     check_options(bootstrap=n_boot)
+    bounds = _scale(scale, target)
     output_dir(out, writes=("result.json", "report.md", "report.html"), inputs=[labels])
     v = read_verdicts(verdicts, judge)
     values, all_ids, unusable, what = verdict_values(v, target, threshold)
     y = read_labels(labels, target)
     table, dropped = join(values, all_ids, y, labels)
     n_lab = int(table["y"].notna().sum())
+    if bounds is not None:
+        outside = table[(table["y"] < bounds[0]) | (table["y"] > bounds[1])]
+        if len(outside):
+            i = outside["id"].iloc[0]
+            raise InputError(f"label {outside['y'].iloc[0]:g} of id {i!r} lies outside --scale {scale}", path=labels,
+                             line=y.attrs.get("lines", {}).get(i), field="label")
+        if ((table["yhat"] < bounds[0]) | (table["yhat"] > bounds[1])).any():
+            raise InputError(f"a verdict lies outside --scale {scale}", field="--scale")
     if n_lab < 2 or len(table) - n_lab < 2:
         raise InputError(f"needs at least 2 labelled and 2 unlabelled items with a usable verdict; got {n_lab} "
                          f"labelled and {len(table) - n_lab} unlabelled", path=labels, field="label")
     res = calibrate(table, target, level=level, n_boot=n_boot, seed=seed,
-                    categories=WIN_NAMES if target == "win_rate" else None, engine=engine)
+                    categories=WIN_NAMES if target == "win_rate" else None, engine=engine, scale=bounds)
     d = res.to_dict()
     notes = list(d["notes"])
     if unusable:
@@ -61,13 +70,28 @@ def run_calibrate(verdicts: str, labels: Path, target: str, out: Path, *, judge:
           "threshold": threshold, "seed": seed, "n_boot": n_boot, "unusable_verdicts": unusable,
           "labelled_without_verdict": dropped, "notes": notes}
     out.mkdir(parents=True, exist_ok=True)
-    d = write_result(out / "result.json", {"calibrate": d}, inputs={"verdicts": v.path, "labels": labels})
+    d = write_result(out / "result.json", {"calibrate": d, "judge": v.judge},
+                     inputs={"verdicts": v.path, "labels": labels})
     body = d["calibrate"]
     (out / "report.md").write_text(calibrate_markdown(body), encoding="utf-8")
     write_calibrate_html(body, out / "report.html")
     for line in headline(body):
         print(line)
     return body
+
+
+def _scale(text: str | None, target: str) -> tuple[float, float] | None:
+    if text is None:
+        return None
+    if target != "mean":
+        raise InputError("applies to --target mean only (rates lie on [0, 1])", field="--scale")
+    try:
+        lo, hi = (float(x) for x in text.split(","))
+    except ValueError:
+        raise InputError(f"must be LOW,HIGH (e.g. 1,5), got {text!r}", field="--scale") from None
+    if not lo < hi:
+        raise InputError(f"LOW must be below HIGH, got {text!r}", field="--scale")
+    return lo, hi
 
 
 @app.callback(invoke_without_command=True)
@@ -86,7 +110,9 @@ def calibrate_cmd(
     seed: Annotated[int, typer.Option("--seed")] = 0,
     engine: Annotated[str, typer.Option("--engine", help="PPI++ estimator: builtin (numpy/scipy) or ppi-python (the "
                                         "calibrate extra)")] = "builtin",
+    scale: Annotated[str | None, typer.Option("--scale", help="--target mean: the scale's LOW,HIGH (e.g. 1,5); "
+                                              "default: the observed range of verdicts and labels")] = None,
 ) -> None:
     """Estimate the target with PPI++ (and Rogan–Gladen for a binary judge) from verdicts plus human labels."""
     run_calibrate(verdicts, labels, target, out, judge=judge, threshold=threshold, level=level, n_boot=bootstrap,
-                  seed=seed, engine=engine)
+                  seed=seed, engine=engine, scale=scale)

@@ -12,6 +12,9 @@ Names (the card's sections; each is a registry entry of ``READERS``, by its firs
   read on its own; units: the set's items;
 * ``loop.<regulator>.net`` — a loop regulator's net effect; units: the loop's units when recorded;
 * ``cap.<set>.<condition>`` or ``cap.<set>.overall`` — a CAP cell; units: its items;
+* ``calibrate.<estimate|human|tpr|tnr|agreement.cohen_kappa|agreement.raw_agreement|…>`` — a calibrate
+  run's quantity (``judgeaudit.card.calibrate``); units: the labelled items (positives for TPR,
+  negatives for TNR);
 * anything else — a dotted path (or JSON pointer) into the card's sections, read with the ledger's
   rules (``judgeaudit.ledger.score.resolve``: the ``ci`` / ``<key>_ci`` sibling), with no unit count.
 """
@@ -140,8 +143,34 @@ def _cap(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
     return [Reading(name, _num(cell.get("value")), _ci(cell.get("ci")), cell.get("n"))]
 
 
+_CALIBRATE = {"estimate": ("estimate",), "human": ("human",), "tpr": ("tpr",), "tnr": ("tnr",),
+              **{f"agreement.{k}": ("agreement", k) for k in ("cohen_kappa", "raw_agreement", "constant_agreement",
+                                                              "margin")}}
+
+
+def _calibrate(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
+    """A calibrate run's quantity (``judgeaudit.card.calibrate``); units: the labelled items (TPR: the
+    labelled positives, TNR: the labelled negatives)."""
+    sec = s.get("calibrate")
+    if (r := _unmeasured(sec, name)) is not None:
+        return [r]
+    key = ".".join(parts)
+    if key not in _CALIBRATE:
+        return [Reading(name, missing=f"the calibrate section has no quantity {key!r} (one of "
+                                      f"{', '.join(_CALIBRATE)})")]
+    m: Any = sec
+    for k in _CALIBRATE[key]:
+        m = (m or {}).get(k)
+    if not m:
+        return [Reading(name, missing=f"the calibrate run reports no {key} (see its notes)")]
+    n = (sec.get("n") or {}).get({"tpr": "positives", "tnr": "negatives"}.get(key, "labelled"))
+    v = _num(m.get("value"))
+    return [Reading(name, v, _ci(m.get("ci")), n if isinstance(n, int) else None,
+                    None if v is not None else f"{key} is undefined in the calibrate run")]
+
+
 READERS: dict[str, Callable[[dict[str, Any], list[str], str], list[Reading]]] = {
-    "validity": _validity, "world": _world, "vp": _vp, "loop": _loop, "cap": _cap,
+    "validity": _validity, "world": _world, "vp": _vp, "loop": _loop, "cap": _cap, "calibrate": _calibrate,
 }
 """Section name → reader of ``<section>.<rest>`` names (a higher layer may register more)."""
 

@@ -32,16 +32,27 @@ def headline(r: dict[str, Any]) -> list[str]:
     """The sentences the report prints, each computed from ``r``."""
     p, h, nv = r["ppi"], r["human"], r["naive"]
     lvl = f"{r['level']:.0%}"
+    wide = (r.get("support") or {}).get("widened_to")
+    how = (f"; the labels do not support a normal interval, so it is widened to its hull with the {wide} interval "
+           "of the human labels") if wide else ""
     out = [f"{r['target']} ({r['definition']}): {with_ci(p['estimate'], p['ci'])} by PPI++ (λ = {p['lambda']:.3f}), "
-           f"{lvl} interval, from {r['n_labelled']} human labels and {r['n_unlabelled']} judged unlabelled items."]
+           f"{lvl} interval{how}, from {r['n_labelled']} human labels and {r['n_unlabelled']} judged unlabelled "
+           "items. The labels must be a uniformly random subset of the judged items."]
+    ne = r["n_eff"]["value"]
+    worth = (f"the judge is worth n_eff = {ne:.0f} human labels (judgeaudit's own quantity: the human-only sample "
+             "size with the PPI++ interval's width)") if ne is not None else \
+        "n_eff is not given (the labels do not support a normal interval)"
     out.append(f"The human labels alone give {with_ci(h['estimate'], h['ci'])} (width {h['width']:.4f} vs "
-               f"PPI++'s {p['width']:.4f}); the judge is worth n_eff = {r['n_eff']['value']:.0f} human labels "
-               "(judgeaudit's own quantity: the human-only sample size with the PPI++ interval's width).")
+               f"PPI++'s {p['width']:.4f}); {worth}.")
     side = "above" if nv["ci"][0] > p["ci"][1] else "below" if nv["ci"][1] < p["ci"][0] else None
     out.append(f"The naive judge-only interval {with_ci(nv['estimate'], nv['ci'])} carries none of the judge's "
                "errors" + (f"; it lies wholly {side} the PPI++ interval: the judge's raw rate is biased "
                            f"{'upward' if side == 'above' else 'downward'}" if side else
                            "; it overlaps the PPI++ interval") + ".")
+    rg = r.get("rogan_gladen")
+    if rg and rg.get("tpr_ci") and rg.get("tnr_ci"):
+        out.append(f"On the labelled items the judge's TPR is {with_ci(rg['tpr'], rg['tpr_ci'])} and its TNR "
+                   f"{with_ci(rg['tnr'], rg['tnr_ci'])} (exact {lvl} intervals).")
     a = r.get("agreement")
     if a:
         c = a["constant_predictor"]

@@ -7,7 +7,12 @@ prevalence is
     p = (q + TNR − 1) / (TPR + TNR − 1),
 
 truncated to [0, 1]. It is undefined when TPR + TNR ≤ 1 (a judge no better than chance, or one
-whose labelled subset holds no positive or no negative item). The interval is the percentile
+whose labelled subset holds no positive or no negative item). It has no interval when a cell of the
+labelled 2×2 table is empty: with no false negative (or no false positive) among the labels every
+resample has TPR = 1 (TNR = 1), the correction's uncertainty about that rate is invisible to the
+bootstrap, and the "corrected" interval is the raw rate's (10 labels at prevalence 0.3: such
+intervals covered 0 of 29). TPR and TNR are reported each with its exact (Clopper–Pearson) interval
+over the labelled positives and negatives. The interval is the percentile
 bootstrap, resampling the labelled and the unlabelled items independently; the statistic depends on
 the data only through the four labelled (Y, Ŷ) counts and the unlabelled positive count, so a
 resample is drawn as those counts (multinomial and binomial: exactly the distribution of the counts
@@ -20,7 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judgeaudit.analyses.calibrate.edges import clopper_pearson
 from judgeaudit.stats.resample import percentile_ci, rng_for
+
+_CELLS = ("true positive", "false negative", "true negative", "false positive")
 
 
 def _rg(q: np.ndarray, tpr: np.ndarray, tnr: np.ndarray) -> np.ndarray:
@@ -48,12 +56,18 @@ class RoganGladen:
     n_boot: int
     undefined_resamples: int
     note: str | None = None
+    tpr_ci: tuple[float, float] | None = None
+    tnr_ci: tuple[float, float] | None = None
+    cells: tuple[int, int, int, int] = (0, 0, 0, 0)
 
     def to_dict(self) -> dict:
         return {"method": "Rogan–Gladen (TPR/TNR from the labelled items), percentile bootstrap",
                 "estimate": self.estimate, "ci": list(self.ci) if self.ci else None,
                 "width": (self.ci[1] - self.ci[0]) if self.ci else None, "q": self.q, "tpr": self.tpr,
-                "tnr": self.tnr, "n_labelled": self.n_labelled, "n_unlabelled": self.n_unlabelled,
+                "tnr": self.tnr, "tpr_ci": list(self.tpr_ci) if self.tpr_ci else None,
+                "tnr_ci": list(self.tnr_ci) if self.tnr_ci else None,
+                "rates_interval": "Clopper–Pearson (exact) over the labelled positives (TPR) and negatives (TNR)",
+                "table": dict(zip(("tp", "fn", "tn", "fp"), self.cells, strict=True)), "n_labelled": self.n_labelled, "n_unlabelled": self.n_unlabelled,
                 "n_boot": self.n_boot, "undefined_resamples": self.undefined_resamples, "note": self.note}
 
 
@@ -91,14 +105,21 @@ def rogan_gladen(y, yhat, yhat_unlabelled, *, level: float = 0.95, n_boot: int =
         est_out = None
     else:
         est_out = est
-        if undefined <= (1.0 - level) / 2.0 * n_boot:
+        empty = [name for name, c in zip(_CELLS, (tp, fn, tn, fp), strict=True) if c == 0]
+        if empty:
+            note = (f"no interval: the labelled 2×2 table has no {' and no '.join(empty)} among {n} labels, so "
+                    "every resample shows that rate as perfect and the interval would be the judge's raw rate's; "
+                    "label more items")
+        elif undefined <= (1.0 - level) / 2.0 * n_boot:
             lo, hi = percentile_ci(boot, level)
             ci = (float(lo), float(hi))
         else:
             note = (f"no interval: {undefined} of {n_boot} resamples have TPR + TNR ≤ 1 (more than "
                     f"{(1 - level) / 2:.1%}); label more items of the rarer class")
     return RoganGladen(est_out, ci, float(q), None if np.isnan(tpr) else float(tpr),
-                       None if np.isnan(tnr) else float(tnr), n, big_n, n_boot, undefined, note)
+                       None if np.isnan(tnr) else float(tnr), n, big_n, n_boot, undefined, note,
+                       clopper_pearson(tp, tp + fn, level) if tp + fn else None,
+                       clopper_pearson(tn, tn + fp, level) if tn + fp else None, (tp, fn, tn, fp))
 
 
 def rogan_gladen_batch(tp, fn, tn, fp, k, big_n: int, *, level: float = 0.95, n_boot: int = 1000,  # noqa: ANN001
@@ -114,4 +135,7 @@ def rogan_gladen_batch(tp, fn, tn, fp, k, big_n: int, *, level: float = 0.95, n_
     kb = rng.binomial(big_n, (k / big_n)[:, None], size=(len(n), n_boot))
     boot = _rg(kb / big_n, *_rates(*(cells[..., i].astype(float) for i in range(4))))
     lo, hi = percentile_ci(boot, level, axis=1)
-    return est, lo, hi
+    empty = (np.stack([tp, fn, tn, fp], axis=1) == 0).any(axis=1)   # no interval: see ``rogan_gladen``
+    undefined = np.isnan(boot).sum(axis=1) > (1.0 - level) / 2.0 * n_boot
+    bad = empty | undefined | np.isnan(est)
+    return est, np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)

@@ -1,0 +1,82 @@
+"""The card's calibrate section: a ``judgeaudit calibrate`` run of the judge, read as it was written
+(never recomputed) — the calibrated estimate (PPI++) with its interval, Cohen's κ and raw agreement
+against the constant predictor, TPR and TNR with their exact intervals, and the run's notes.
+
+Gate names (``judgeaudit.gate.quantities``): ``calibrate.estimate``, ``calibrate.human``,
+``calibrate.agreement.cohen_kappa``, ``calibrate.agreement.raw_agreement``,
+``calibrate.agreement.constant_agreement``, ``calibrate.agreement.margin`` (raw − constant, read
+with the raw agreement's interval shifted by the constant), ``calibrate.tpr``, ``calibrate.tnr``;
+units: the labelled items (the positives for TPR, the negatives for TNR)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape as esc
+from typing import Any
+
+from judgeaudit.card.numbers import ci_ok, with_ci
+from judgeaudit.card.sources import Run, of_kind
+
+
+def calibrate_section(runs: Sequence[Run], judge: str, src) -> dict[str, Any] | None:  # noqa: ANN001
+    """The section, or None when no calibrate run of ``judge`` is among ``runs`` (``src``: the card's
+    source record of a run)."""
+    hits = [r for r in of_kind(runs, "calibrate") if (r.data.get("calibrate") or {}).get("judge") == judge
+            or r.data.get("judge") == judge]
+    if not hits:
+        return None
+    r = hits[-1]
+    c = r.data["calibrate"]
+    p, h = c.get("ppi") or {}, c.get("human") or {}
+    a = c.get("agreement") or {}
+    rg = c.get("rogan_gladen") or {}
+    table = rg.get("table") or {}
+    const = (a.get("constant_predictor") or {}).get("raw_agreement")
+    raw_ci = a.get("raw_agreement_ci")
+    margin_ci = [raw_ci[0] - const, raw_ci[1] - const] if ci_ok(raw_ci) and const is not None else None
+    return {
+        "measured": True, "source": src(r, judge), "target": c.get("target"), "level": c.get("level"),
+        "n": {"labelled": c.get("n_labelled"), "unlabelled": c.get("n_unlabelled"),
+              "positives": (table.get("tp", 0) + table.get("fn", 0)) if table else None,
+              "negatives": (table.get("tn", 0) + table.get("fp", 0)) if table else None},
+        "estimate": {"value": p.get("estimate"), "ci": p.get("ci"), "interval": p.get("interval")},
+        "human": {"value": h.get("estimate"), "ci": h.get("ci")},
+        "agreement": {"cohen_kappa": {"value": a.get("cohen_kappa"), "ci": a.get("cohen_kappa_ci")},
+                      "raw_agreement": {"value": a.get("raw_agreement"), "ci": raw_ci},
+                      "constant_agreement": {"value": const, "ci": None},
+                      "margin": {"value": None if const is None or a.get("raw_agreement") is None
+                                 else a["raw_agreement"] - const, "ci": margin_ci}} if a else None,
+        "tpr": {"value": rg.get("tpr"), "ci": rg.get("tpr_ci")} if rg else None,
+        "tnr": {"value": rg.get("tnr"), "ci": rg.get("tnr_ci")} if rg else None,
+        "notes": list(c.get("notes") or []),
+    }
+
+
+def calibrate_verdict(s: dict[str, Any]) -> list[str]:
+    """Sentences read from the section's intervals only."""
+    e = s["estimate"]
+    out = []
+    if ci_ok(e.get("ci")):
+        out.append(f"Calibrated {s['target']}: {with_ci(e['value'], e['ci'])} (PPI++ from {s['n']['labelled']} "
+                   "human labels; the labels must be a uniformly random subset of the judged items).")
+    a = s.get("agreement")
+    if a and ci_ok(a["raw_agreement"]["ci"]) and a["constant_agreement"]["value"] is not None:
+        beats = a["raw_agreement"]["ci"][0] > a["constant_agreement"]["value"]
+        out.append(f"Its raw agreement with the humans {with_ci(a['raw_agreement']['value'], a['raw_agreement']['ci'])}"
+                   f" is {'above' if beats else 'not distinguishably above'} the constant predictor's "
+                   f"{a['constant_agreement']['value']:.3f} (κ = {with_ci(a['cohen_kappa']['value'], a['cohen_kappa']['ci'])}).")
+    return out
+
+
+def render_calibrate(s: dict[str, Any], judge: str) -> str:  # noqa: ARG001
+    rows = [("calibrated estimate (PPI++)", s["estimate"]), ("human labels only", s["human"])]
+    if s.get("agreement"):
+        rows += [("Cohen's κ", s["agreement"]["cohen_kappa"]), ("raw agreement", s["agreement"]["raw_agreement"]),
+                 ("constant predictor's agreement", s["agreement"]["constant_agreement"])]
+    rows += [(k, s[k]) for k in ("tpr", "tnr") if s.get(k)]
+    body = "".join(f"<tr><td>{esc(name)}</td><td>{esc(with_ci(v.get('value'), v.get('ci')))}</td></tr>"
+                   for name, v in rows)
+    notes = "".join(f"<p class='note'>{esc(n)}</p>" for n in s.get("notes") or [])
+    return (f"<p>target {esc(str(s['target']))}; {s['n']['labelled']} labelled, {s['n']['unlabelled']} unlabelled "
+            f"items</p><table><tr><th>quantity</th><th>value [interval]</th></tr>{body}</table>{notes}"
+            f"<p class='note'>source: <code>{esc(s['source']['path'])}</code></p>")
