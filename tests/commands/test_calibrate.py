@@ -5,6 +5,7 @@ nothing written)."""
 from __future__ import annotations
 
 import json
+import math
 import traceback
 from pathlib import Path
 
@@ -193,13 +194,13 @@ def test_ten_rare_class_labels_all_fail_print_no_point_interval(tmp_path):
     y = rng.random(1000) < 0.03
     y[:10] = False
     yhat = np.where(y, rng.random(1000) < 0.85, rng.random(1000) >= 0.75)
-    v, lab = _write(tmp_path, yhat.astype(int), y[:10].astype(int))
-    code, out = _invoke(["calibrate", "--verdicts", v, "--labels", lab, "--threshold", 1, "--out", tmp_path / "o",
+    v, lab = _write(tmp_path, 3 + 4 * yhat.astype(int), y[:10].astype(int))    # pass: score 7, fail: score 3
+    code, out = _invoke(["calibrate", "--verdicts", v, "--labels", lab, "--threshold", 5, "--out", tmp_path / "o",
                          "--bootstrap", 200])
     assert code == 0, out
     assert "[0.000, 0.000]" not in out and "inf" not in out and "0.0000, 0.0000]" not in out
     r = json.loads((tmp_path / "o" / "result.json").read_text())["calibrate"]
-    assert r["ppi"]["ci"][1] >= 1 - 0.025 ** 0.1 and r["human"]["ci"] == pytest.approx([0.0, 1 - 0.025 ** 0.1])
+    assert r["ppi"]["ci"][1] >= 1 - 0.025 ** 0.1 - 1e-12 and r["human"]["ci"] == pytest.approx([0.0, 1 - 0.025 ** 0.1])
     assert r["n_eff"]["value"] is None and r["support"]["widened_to"] == "Clopper–Pearson (exact)"
     assert "only 0 of 10 labels are positive" in out
 
@@ -240,8 +241,8 @@ def test_a_confident_subset_of_labels_is_flagged(tmp_path):
 
     y, yhat, lab = confident_subset(1, 40, 800, seed=3)
     order = np.argsort(~lab[0])       # the labelled items first
-    v, labels = _write(tmp_path, yhat[0][order].astype(int), y[0][order][:40].astype(int))
-    code, out = _invoke(["calibrate", "--verdicts", v, "--labels", labels, "--threshold", 1, "--out",
+    v, labels = _write(tmp_path, 3 + 4 * yhat[0][order].astype(int), y[0][order][:40].astype(int))
+    code, out = _invoke(["calibrate", "--verdicts", v, "--labels", labels, "--threshold", 5, "--out",
                          tmp_path / "o", "--bootstrap", 200])
     assert code == 0, out
     r = json.loads((tmp_path / "o" / "result.json").read_text())["calibrate"]
@@ -276,3 +277,19 @@ def test_the_gate_and_the_card_read_a_calibrate_run(tmp_path):
     assert sec["tpr"]["ci"] == pytest.approx(r["rogan_gladen"]["tpr_ci"])
     assert any(s.startswith("Calibrated pass_rate") for s in card["verdict"])
     assert "Calibrated estimate" in (tmp_path / "card" / "card.html").read_text()
+
+
+def test_plan_from_stated_rates_and_from_a_pilot(tmp_path):
+    code, out = _invoke(["calibrate", "--plan", "--width", 0.1, "--prevalence", 0.3, "--tpr", 0.85, "--tnr", 0.75,
+                         "--unlabelled", 5000, "--sets", 100, "--out", tmp_path / "plan"])
+    assert code == 0, out
+    lines = [s for s in out.splitlines() if s.startswith(("PPI++", "human"))]
+    assert len(lines) == 2 and "coverage" in lines[0]
+    plan = json.loads((tmp_path / "plan" / "plan.json").read_text())["calibrate_plan"]
+    assert plan["ppi"]["n"] < plan["human"]["n"] == math.ceil((2 * 1.959963984540054) ** 2 * 0.21 / 0.01)
+    verdicts, labels, *_ = _planted(tmp_path, n_items=600, n_lab=100, seed=8)
+    code, out = _invoke(["calibrate", "--plan", "--width", 0.1, "--verdicts", f"replay:{verdicts}", "--labels",
+                         labels, "--threshold", 5, "--sets", 100])
+    assert code == 0 and out.count(" labels") >= 2, out
+    code, out = _invoke(["calibrate", "--plan", "--width", 0.1, "--prevalence", 0.3])
+    assert code == 2 and "field '--tpr'" in out, out

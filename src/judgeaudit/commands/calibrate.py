@@ -80,6 +80,58 @@ def run_calibrate(verdicts: str, labels: Path, target: str, out: Path, *, judge:
     return body
 
 
+def run_plan(width: float | None, *, verdicts: str | None, labels: Path | None, out: Path | None, target: str,
+             judge: str | None, threshold: float | None, scale: str | None, prevalence: float | None,
+             tpr: float | None, tnr: float | None, unlabelled: int | None, sets: int, seed: int) -> dict:
+    """``--plan``: the labels needed for a 95% interval of ``width``, from stated rates or a pilot."""
+    from judgeaudit.analyses.calibrate.plan import plan_binary, plan_lines, plan_pairs
+
+    if width is None or not 0 < width:
+        raise InputError("--plan needs a positive --width (the 95% interval's target width)", field="--width")
+    stated = {"--prevalence": prevalence, "--tpr": tpr, "--tnr": tnr}
+    if any(v is not None for v in stated.values()):
+        for name, v in stated.items():
+            if v is None or not 0 <= v <= 1:
+                raise InputError(f"--plan from stated rates needs {', '.join(stated)} in [0, 1] and --unlabelled",
+                                 field=name)
+        if not 0 < prevalence < 1 or tpr + tnr <= 1:
+            raise InputError("needs 0 < prevalence < 1 and TPR + TNR > 1", field="--prevalence")
+        if unlabelled is None or unlabelled < 2:
+            raise InputError("--plan from stated rates needs --unlabelled N (N ≥ 2)", field="--unlabelled")
+        plan = plan_binary(width, prevalence, tpr, tnr, unlabelled, sets=sets, seed=seed)
+    elif verdicts is not None and labels is not None:
+        from judgeaudit.commands.calibrate_inputs import join, read_labels, read_verdicts, verdict_values
+
+        v = read_verdicts(verdicts, judge)
+        values, all_ids, _, _ = verdict_values(v, target, threshold)
+        table, _ = join(values, all_ids, read_labels(labels, target), labels)
+        lab = table["y"].notna()
+        if lab.sum() < 2:
+            raise InputError("a pilot needs at least 2 labelled items with a usable verdict", path=labels,
+                             field="label")
+        y, yh = table.loc[lab, "y"].to_numpy(float), table.loc[lab, "yhat"].to_numpy(float)
+        bounds = _scale(scale, target) or ((0.0, 1.0) if target != "mean" else
+                                           (float(min(y.min(), yh.min())), float(max(y.max(), yh.max()))))
+        n_u = unlabelled if unlabelled is not None else int((~lab).sum())
+        if n_u < 2:
+            raise InputError("needs at least 2 unlabelled items (or --unlabelled N)", field="--unlabelled")
+        plan = plan_pairs(width, y, yh, n_u, bounds, sets=sets, seed=seed)
+    else:
+        raise InputError("--plan needs a pilot (--verdicts and --labels) or --prevalence, --tpr, --tnr and "
+                         "--unlabelled", field="--plan")
+    if out is not None:
+        import json
+
+        from judgeaudit.validate import output_dir
+
+        output_dir(out, writes=("plan.json",), inputs=[labels] if labels else [])
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "plan.json").write_text(json.dumps({"calibrate_plan": plan}, indent=2), encoding="utf-8")
+    for line in plan_lines(plan):
+        print(line)
+    return plan
+
+
 def _scale(text: str | None, target: str) -> tuple[float, float] | None:
     if text is None:
         return None
@@ -96,11 +148,11 @@ def _scale(text: str | None, target: str) -> tuple[float, float] | None:
 
 @app.callback(invoke_without_command=True)
 def calibrate_cmd(
-    verdicts: Annotated[str, typer.Option("--verdicts", help="the judge's verdicts: replay:<file>[?…] (any replay "
-                                          "format), a run folder, or a verdicts.parquet/.jsonl")],
-    labels: Annotated[Path, typer.Option("--labels", help="human labels on a subset: CSV/JSONL/Parquet with id, "
-                                         "label")],
-    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    verdicts: Annotated[str | None, typer.Option("--verdicts", help="the judge's verdicts: replay:<file>[?…] (any "
+                                                 "replay format), a run folder, or a verdicts.parquet/.jsonl")] = None,
+    labels: Annotated[Path | None, typer.Option("--labels", help="human labels on a subset: CSV/JSONL/Parquet with "
+                                                "id, label")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="output folder")] = None,
     target: Annotated[str, typer.Option("--target", help="mean | pass_rate | accuracy | win_rate")] = "pass_rate",
     judge: Annotated[str | None, typer.Option("--judge", help="the judge id, when the verdicts hold several")] = None,
     threshold: Annotated[float | None, typer.Option("--threshold", help="pass_rate/accuracy on scored verdicts: a "
@@ -112,7 +164,27 @@ def calibrate_cmd(
                                         "calibrate extra)")] = "builtin",
     scale: Annotated[str | None, typer.Option("--scale", help="--target mean: the scale's LOW,HIGH (e.g. 1,5); "
                                               "default: the observed range of verdicts and labels")] = None,
+    plan: Annotated[bool, typer.Option("--plan", help="print the labels needed for a 95% interval of --width "
+                                       "(PPI++ and human-only, checked by simulation), from a pilot (--verdicts, "
+                                       "--labels) or stated --prevalence/--tpr/--tnr/--unlabelled")] = False,
+    width: Annotated[float | None, typer.Option("--width", help="--plan: the target width of the 95% interval")]
+    = None,
+    prevalence: Annotated[float | None, typer.Option("--prevalence", help="--plan: the stated prevalence")] = None,
+    tpr: Annotated[float | None, typer.Option("--tpr", help="--plan: the judge's stated TPR")] = None,
+    tnr: Annotated[float | None, typer.Option("--tnr", help="--plan: the judge's stated TNR")] = None,
+    unlabelled: Annotated[int | None, typer.Option("--unlabelled", help="--plan: the unlabelled items to be judged "
+                                                   "(default: the pilot's)")] = None,
+    sets: Annotated[int, typer.Option("--sets", help="--plan: simulated data sets of the check")] = 400,
 ) -> None:
     """Estimate the target with PPI++ (and Rogan–Gladen for a binary judge) from verdicts plus human labels."""
+    if plan:
+        if not 10 <= sets <= 100_000:
+            raise InputError(f"must lie in [10, 100000], got {sets}", field="--sets")
+        run_plan(width, verdicts=verdicts, labels=labels, out=out, target=target, judge=judge, threshold=threshold,
+                 scale=scale, prevalence=prevalence, tpr=tpr, tnr=tnr, unlabelled=unlabelled, sets=sets, seed=seed)
+        return
+    for name, v in (("--verdicts", verdicts), ("--labels", labels), ("--out", out)):
+        if v is None:
+            raise InputError("is required (or give --plan)", field=name)
     run_calibrate(verdicts, labels, target, out, judge=judge, threshold=threshold, level=level, n_boot=bootstrap,
                   seed=seed, engine=engine, scale=scale)

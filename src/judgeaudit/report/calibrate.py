@@ -57,9 +57,12 @@ def headline(r: dict[str, Any]) -> list[str]:
     if a:
         c = a["constant_predictor"]
         beats = "above" if a["beats_constant"] else "not distinguishably above"
-        out.append(f"Agreement with the humans: κ = {with_ci(a['cohen_kappa'], a['cohen_kappa_ci'])}, raw "
+        kappa = (with_ci(a['cohen_kappa'], a['cohen_kappa_ci']) if a.get("cohen_kappa") is not None else
+                 "undefined (the human labels hold one category)")
+        out.append(f"Agreement with the humans: κ = {kappa}, raw "
                    f"{with_ci(a['raw_agreement'], a['raw_agreement_ci'])}, {beats} the constant predictor's "
                    f"{c['raw_agreement']:.3f} (always {c['label']!r}; κ = 0).")
+    out += [f"Note: {n}." for n in r.get("notes") or [] if n.startswith(("intervals widened", "the labels may not"))]
     return out
 
 
@@ -70,7 +73,11 @@ def calibrate_markdown(r: dict[str, Any]) -> str:
     lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for row in df.itertuples(index=False):
         lines.append("| " + " | ".join(f"{v:.4f}" if isinstance(v, float) else str(v) for v in row) + " |")
-    lines += [""] + [f"- note: {n}" for n in r["notes"]] + ["", "## Definitions", ""]
+    lines += [""] + [f"- note: {n}" for n in r["notes"]]
+    if (c := r.get("random_subset")) is not None:
+        lines.append(f"- random-subset check ({c['test']}): p = {c['p']:.2g}"
+                     + (" — flagged" if c["flagged"] else " — not flagged (this cannot show the labels are random)"))
+    lines += ["", "## Definitions", ""]
     lines += [f"- **{k}**: {v}" for k, v in r["definitions"].items()]
     return "\n".join(lines) + "\n"
 

@@ -60,7 +60,8 @@ DEFINITIONS = {
     "random_subset": "the labels must be a uniformly random subset of the judged items; checked by comparing "
                      "the judge's verdicts on the labelled and unlabelled items (two-sided Fisher exact test for "
                      "binary verdicts, a permutation χ² test otherwise; flagged at p < 0.05)",
-    "agreement": "Cohen's κ and raw agreement on the labelled items (percentile bootstrap); the constant "
+    "agreement": "Cohen's κ (percentile bootstrap; none when undefined or flat) and raw agreement "
+                 "(Clopper–Pearson) on the labelled items; the constant "
                  "predictor always gives the humans' most common label (κ = 0)",
 }
 

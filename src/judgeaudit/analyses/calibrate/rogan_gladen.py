@@ -123,9 +123,12 @@ def rogan_gladen(y, yhat, yhat_unlabelled, *, level: float = 0.95, n_boot: int =
 
 
 def rogan_gladen_batch(tp, fn, tn, fp, k, big_n: int, *, level: float = 0.95, n_boot: int = 1000,  # noqa: ANN001
-                       seed: int | np.random.Generator | None = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                       seed: int | np.random.Generator | None = 0,
+                       refuse: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(estimate, lo, hi) for many data sets at once, given as count arrays (the same estimator and
-    bootstrap as ``rogan_gladen``; for simulations and benchmarks)."""
+    bootstrap as ``rogan_gladen``; for simulations and benchmarks). NaN ends where ``rogan_gladen``
+    gives no interval; ``refuse=False`` keeps every percentile interval (the estimator's old behaviour,
+    for the benchmark's before/after table)."""
     tp, fn, tn, fp, k = (np.asarray(a, dtype=np.int64) for a in (tp, fn, tn, fp, k))
     n = tp + fn + tn + fp
     rng = rng_for(seed)
@@ -137,5 +140,5 @@ def rogan_gladen_batch(tp, fn, tn, fp, k, big_n: int, *, level: float = 0.95, n_
     lo, hi = percentile_ci(boot, level, axis=1)
     empty = (np.stack([tp, fn, tn, fp], axis=1) == 0).any(axis=1)   # no interval: see ``rogan_gladen``
     undefined = np.isnan(boot).sum(axis=1) > (1.0 - level) / 2.0 * n_boot
-    bad = empty | undefined | np.isnan(est)
+    bad = (empty | undefined if refuse else np.zeros_like(empty)) | np.isnan(est)
     return est, np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)
