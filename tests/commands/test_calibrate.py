@@ -293,3 +293,36 @@ def test_plan_from_stated_rates_and_from_a_pilot(tmp_path):
     assert code == 0 and out.count(" labels") >= 2, out
     code, out = _invoke(["calibrate", "--plan", "--width", 0.1, "--prevalence", 0.3])
     assert code == 2 and "field '--tpr'" in out, out
+
+
+def test_labels_drawn_per_stratum(tmp_path):
+    """Stratum B (20% of the items) is labelled four times as often as A: the stratified estimate covers."""
+    rng = np.random.default_rng(9)
+    size = {"A": 1600, "B": 400}
+    p, rates = {"A": 0.1, "B": 0.6}, {"A": (0.9, 0.9), "B": (0.6, 0.95)}
+    ids, yh, lab, strat = [], [], [], []
+    for s in ("A", "B"):
+        t = rng.random(size[s]) < p[s]
+        v = np.where(t, rng.random(size[s]) < rates[s][0], rng.random(size[s]) >= rates[s][1])
+        n_lab = 150
+        for k in range(size[s]):
+            ids.append(f"{s}{k}")
+            yh.append(int(v[k]))
+            strat.append(s)
+            lab.append(int(t[k]) if k < n_lab else None)
+    (tmp_path / "v.csv").write_text("request_id,score\n" + "".join(f"{i},{3 + 4 * v}\n" for i, v in zip(ids, yh)))
+    (tmp_path / "l.csv").write_text("id,label\n" + "".join(f"{i},{y}\n" for i, y in zip(ids, lab) if y is not None))
+    (tmp_path / "s.csv").write_text("id,stratum\n" + "".join(f"{i},{s}\n" for i, s in zip(ids, strat)))
+    code, out = _invoke(["calibrate", "--verdicts", f"replay:{tmp_path / 'v.csv'}", "--labels", tmp_path / "l.csv",
+                         "--threshold", 5, "--strata", tmp_path / "s.csv", "--out", tmp_path / "o", "--bootstrap",
+                         100])
+    assert code == 0, out
+    r = json.loads((tmp_path / "o" / "result.json").read_text())["calibrate"]
+    st = r["stratified"]
+    assert [row["weight"] for row in st["strata"]] == pytest.approx([0.8, 0.2])
+    assert st["ci"][0] <= 0.2 <= st["ci"][1] and out.startswith("Stratified PPI++")
+    assert any(n.startswith("labels drawn per stratum") for n in r["notes"])
+    (tmp_path / "s.csv").write_text("id,stratum\n" + "".join(f"{i},{s}\n" for i, s in zip(ids[:-1], strat)))
+    code, out = _invoke(["calibrate", "--verdicts", f"replay:{tmp_path / 'v.csv'}", "--labels", tmp_path / "l.csv",
+                         "--threshold", 5, "--strata", tmp_path / "s.csv", "--out", tmp_path / "o2"])
+    assert code == 2 and "field 'id'" in out and "no stratum" in out and not (tmp_path / "o2").exists(), out

@@ -22,7 +22,7 @@ console = Console(stderr=True, soft_wrap=True)
 
 def run_calibrate(verdicts: str, labels: Path, target: str, out: Path, *, judge: str | None = None,
                   threshold: float | None = None, level: float = 0.95, n_boot: int = 2000, seed: int = 0,
-                  engine: str = "builtin", scale: str | None = None) -> dict:
+                  engine: str = "builtin", scale: str | None = None, strata: Path | None = None) -> dict:
     """Read, estimate, write; the result dict (as in result.json)."""
     from judgeaudit.analyses.calibrate import TARGETS, calibrate
     from judgeaudit.commands.calibrate_inputs import WIN_NAMES, join, read_labels, read_verdicts, verdict_values
@@ -38,7 +38,7 @@ def run_calibrate(verdicts: str, labels: Path, target: str, out: Path, *, judge:
         raise InputError(f"must be builtin or ppi-python, got {engine!r}", field="--engine")
     check_options(bootstrap=n_boot)
     bounds = _scale(scale, target)
-    output_dir(out, writes=("result.json", "report.md", "report.html"), inputs=[labels])
+    output_dir(out, writes=("result.json", "report.md", "report.html"), inputs=[labels] + ([strata] if strata else []))
     v = read_verdicts(verdicts, judge)
     values, all_ids, unusable, what = verdict_values(v, target, threshold)
     y = read_labels(labels, target)
@@ -59,6 +59,16 @@ def run_calibrate(verdicts: str, labels: Path, target: str, out: Path, *, judge:
                     categories=WIN_NAMES if target == "win_rate" else None, engine=engine, scale=bounds)
     d = res.to_dict()
     notes = list(d["notes"])
+    if strata is not None:
+        d["stratified"] = _stratified(strata, table, res, level, seed)
+        notes = [n for n in notes if not n.startswith("the labels may not")]   # drawn per stratum by design
+        notes.insert(0, "labels drawn per stratum: the pooled rows (PPI++, PPI, human-only, Rogan–Gladen) treat the "
+                        "labels as one uniformly random subset and do not hold when the strata were sampled at "
+                        "different rates; the stratified PPI++ row does")
+        if d["stratified"]["random_subset_flagged"]:
+            notes.append("the labels may not be a uniformly random subset within their strata: a stratum's "
+                         "labelled verdicts differ from its unlabelled ones (Fisher/permutation, Bonferroni over "
+                         "strata); the stratified interval assumes random draws within each stratum")
     if unusable:
         notes.insert(0, f"{unusable} verdict(s) unusable (failed call, parse failure or no value for the target): "
                         "their items enter no estimate")
@@ -132,6 +142,36 @@ def run_plan(width: float | None, *, verdicts: str | None, labels: Path | None, 
     return plan
 
 
+def _stratified(path: Path, table, res, level: float, seed: int) -> dict:  # noqa: ANN001
+    """The stratified PPI++ block from ``--strata`` (id, stratum for every judged item)."""
+    from judgeaudit.analyses.calibrate.estimate import BINARY
+    from judgeaudit.analyses.calibrate.strata import stratified
+    from judgeaudit.io import read_table
+
+    df = read_table(path)
+    lines = df.attrs.get("lines") or list(range(1, len(df) + 1))
+    idcol = next((c for c in ("id", "request_id", "item_id") if c in df.columns), None)
+    if idcol is None or "stratum" not in df.columns:
+        raise InputError("a strata file needs 'id' and 'stratum' columns", path=path,
+                         field="id" if idcol is None else "stratum")
+    of: dict[str, str] = {}
+    for row, (i, s) in enumerate(zip(df[idcol], df["stratum"], strict=True)):
+        if s is None or (isinstance(s, float) and s != s) or not str(s).strip():
+            raise InputError("blank stratum", path=path, line=lines[row], field="stratum")
+        of[str(int(i)) if isinstance(i, float) and i.is_integer() else str(i)] = str(s).strip()
+    missing = [i for i in table["id"] if i not in of]
+    if missing:
+        raise InputError(f"{len(missing)} judged item(s) have no stratum (first: {missing[0]!r}); every judged item "
+                         "needs one, the weights are the strata's shares of the judged items", path=path,
+                         field="id")
+    try:
+        return stratified(table["yhat"].to_numpy(float), table["y"].to_numpy(float),
+                          table["id"].map(of).to_numpy(), lo=res.scale[0], hi=res.scale[1],
+                          binary=res.target in BINARY, level=level, seed=seed)
+    except ValueError as e:
+        raise InputError(str(e), path=path, field="stratum") from None
+
+
 def _scale(text: str | None, target: str) -> tuple[float, float] | None:
     if text is None:
         return None
@@ -164,6 +204,8 @@ def calibrate_cmd(
                                         "calibrate extra)")] = "builtin",
     scale: Annotated[str | None, typer.Option("--scale", help="--target mean: the scale's LOW,HIGH (e.g. 1,5); "
                                               "default: the observed range of verdicts and labels")] = None,
+    strata: Annotated[Path | None, typer.Option("--strata", help="labels drawn at random within strata: a file "
+                                                "with id, stratum for every judged item (stratified PPI++)")] = None,
     plan: Annotated[bool, typer.Option("--plan", help="print the labels needed for a 95% interval of --width "
                                        "(PPI++ and human-only, checked by simulation), from a pilot (--verdicts, "
                                        "--labels) or stated --prevalence/--tpr/--tnr/--unlabelled")] = False,
@@ -187,4 +229,4 @@ def calibrate_cmd(
         if v is None:
             raise InputError("is required (or give --plan)", field=name)
     run_calibrate(verdicts, labels, target, out, judge=judge, threshold=threshold, level=level, n_boot=bootstrap,
-                  seed=seed, engine=engine, scale=scale)
+                  seed=seed, engine=engine, scale=scale, strata=strata)

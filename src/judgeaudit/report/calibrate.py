@@ -11,7 +11,7 @@ import pandas as pd
 from judgeaudit.card.numbers import with_ci
 from judgeaudit.report.html import Section, esc, table_html, write_page
 
-_ROWS = (("ppi", "PPI++ (λ tuned)"), ("ppi_plain", "PPI (λ = 1)"), ("human", "human labels only"),
+_ROWS = (("stratified", "stratified PPI++"), ("ppi", "PPI++ (λ tuned)"), ("ppi_plain", "PPI (λ = 1)"), ("human", "human labels only"),
          ("naive", "judge only (naive)"), ("rogan_gladen", "Rogan–Gladen"))
 
 
@@ -62,6 +62,10 @@ def headline(r: dict[str, Any]) -> list[str]:
         out.append(f"Agreement with the humans: κ = {kappa}, raw "
                    f"{with_ci(a['raw_agreement'], a['raw_agreement_ci'])}, {beats} the constant predictor's "
                    f"{c['raw_agreement']:.3f} (always {c['label']!r}; κ = 0).")
+    if (st := r.get("stratified")) is not None:
+        out.insert(0, f"Stratified PPI++ (labels drawn at random within {len(st['strata'])} strata, weighted by their "
+                   f"shares of the judged items): {with_ci(st['estimate'], st['ci'])}, {lvl} interval "
+                   f"({st['interval']}).")
     out += [f"Note: {n}." for n in r.get("notes") or [] if n.startswith(("intervals widened", "the labels may not"))]
     return out
 
