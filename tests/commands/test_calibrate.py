@@ -326,3 +326,20 @@ def test_labels_drawn_per_stratum(tmp_path):
     code, out = _invoke(["calibrate", "--verdicts", f"replay:{tmp_path / 'v.csv'}", "--labels", tmp_path / "l.csv",
                          "--threshold", 5, "--strata", tmp_path / "s.csv", "--out", tmp_path / "o2"])
     assert code == 2 and "field 'id'" in out and "no stratum" in out and not (tmp_path / "o2").exists(), out
+
+
+def test_the_gate_reads_an_undefined_kappa_as_blind_with_its_reason():
+    from judgeaudit.gate.quantities import read
+
+    sec = {"measured": True, "n": {"labelled": 10, "positives": 0, "negatives": 10},
+           "agreement": {"cohen_kappa": {"value": None, "ci": None}, "raw_agreement": {"value": 0.7, "ci": [0.35, 0.93]},
+                         "constant_agreement": {"value": 1.0, "ci": None}, "margin": {"value": -0.3, "ci": None}},
+           "estimate": {"value": 0.0, "ci": [0.0, 0.31]}, "human": {"value": 0.0, "ci": [0.0, 0.31]},
+           "tpr": {"value": None, "ci": None}, "tnr": {"value": 0.7, "ci": [0.35, 0.93]}}
+    card = {"sections": {"calibrate": sec}}
+    assert "undefined" in read(card, "calibrate.agreement.cohen_kappa")[0].missing
+    tnr = read(card, "calibrate.tnr")[0]
+    assert (tnr.value, tnr.ci, tnr.n) == (0.7, (0.35, 0.93), 10)
+    assert read(card, "calibrate.estimate")[0].n == 10
+    assert "no quantity 'kappa'" in read(card, "calibrate.kappa")[0].missing
+    assert read({"sections": {}}, "calibrate.tpr")[0].missing == "the card has no such section"

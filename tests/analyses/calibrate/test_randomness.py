@@ -12,7 +12,7 @@ REPS = 200
 
 
 def _flag_rate(n, random, seed):
-    y, yh, lab = confident_subset(REPS, n, 1000, random=random, seed=seed)
+    _, yh, lab = confident_subset(REPS, n, 1000, random=random, seed=seed)
     return np.mean([random_subset_check(yh[i][lab[i]], yh[i][~lab[i]])["flagged"] for i in range(REPS)])
 
 
