@@ -17,6 +17,13 @@ Rules:
   tables know) is unknown, whatever hub organisation hosts it. The organisation just before the
   name (``ORGANISATIONS``; provider prefixes are not in it, because ``openai/<model>`` is any
   OpenAI-compatible server) and trainer tokens add the trainer's vendor to a known base.
+* A brand that also fine-tunes other vendors' bases (NVIDIA's Nemotron, Skywork, InternVL) is a
+  trainer token: its name without a base is unknown, its own pretrained lines are listed in
+  ``LINES``. A distill whose base depends on a tag the name does not explain (Ollama's
+  ``deepseek-r1:7b`` is DeepSeek-R1 distilled into Qwen2.5-7B, ``deepseek-r1:70b`` into Llama 3.3
+  70B) is read from ``OLLAMA_TAGS``; a size the table does not list is unknown.
+* A model folder on disk (``hf:./my-model``) adds what its model card's ``base_model`` and its
+  ``config.json`` establish (``local_family``).
 * A fine-tuned model belongs to every vendor its name names: the base model's (shared pretraining
   is what the disjointness rules guard against) and its trainer's when the table lists the
   trainer (``Skywork-Reward-Gemma-2-27B`` -> ``google+skywork``; ``GRM-Gemma-2B`` -> ``google``;
@@ -32,7 +39,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Protocol
+from pathlib import Path
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode
 
 from judgeaudit.errors import InputError
@@ -56,10 +64,8 @@ MODEL_TOKENS: dict[str, tuple[str, ...]] = {
     "microsoft": ("phi",),
     "cohere": ("command", "c4ai", "aya"),
     "xai": ("grok",),
-    "nvidia": ("nemotron",),
     "01-ai": ("yi",),
-    "shanghai-ai-lab": ("internlm", "internvl"),
-    "skywork": ("skywork",),
+    "shanghai-ai-lab": ("internlm",),
     "tii": ("falcon",),
     "zhipu": ("glm", "chatglm"),
     "allenai": ("olmo", "olmoe"),
@@ -83,18 +89,24 @@ LEADING_TOKENS: dict[str, tuple[str, ...]] = {"openai": ("o[1-9]",)}
 
 #: Vendor -> tokens of a trainer's fine-tune line that name no base model: they add the trainer to a
 #: base the name states (``Nous-Hermes-2-Mixtral-8x7B`` -> ``mistral+nous``), never a family alone.
-TRAINER_TOKENS: dict[str, tuple[str, ...]] = {"nous": ("nous", "hermes"), "nomic": ("gpt4all",)}
+#: A brand that fine-tunes other vendors' bases as well as its own is a trainer token, its own
+#: pretrained lines are in ``LINES`` (``Nemotron-4-340B`` is NVIDIA's; ``OpenReasoning-Nemotron-7B``
+#: is a Qwen2.5, ``Skywork-OR1-32B`` a DeepSeek-R1 distill of Qwen2.5, ``InternVL3-8B`` a Qwen2.5).
+TRAINER_TOKENS: dict[str, tuple[str, ...]] = {
+    "nous": ("nous", "hermes"), "nomic": ("gpt4all",), "nvidia": ("nemotron",), "skywork": ("skywork",),
+    "shanghai-ai-lab": ("internvl",),
+}
 
 #: Fine-tune lines whose names do not say their base: a pattern over the lower-cased name with
 #: every run of other characters made one ``-``, matched at ``-`` boundaries -> base and trainer
 #: vendors. The matched part is not read again as tokens (``gpt4all-j`` is GPT-J, not OpenAI's).
 LINES: tuple[tuple[str, str], ...] = (
     (r"orca-2", "meta+microsoft"),                                   # Orca 2: Llama 2
-    (r"wizardlm-2-(?:8x22b|7b)", "microsoft+mistral"),               # WizardLM-2: Mixtral 8x22B, Mistral 7B
-    (r"wizardlm-2-70b", "meta+microsoft"),                           # WizardLM-2 70B: Llama 2
+    (r"wizardlm-?2-(?:8x22b|7b)", "microsoft+mistral"),              # WizardLM-2: Mixtral 8x22B, Mistral 7B
+    (r"wizardlm-?2-70b", "meta+microsoft"),                          # WizardLM-2 70B: Llama 2
     (r"wizardlm(?:-\d+b)?(?:-v1-\d+)?", "meta+microsoft"),            # WizardLM 1.x: LLaMA, Llama 2
     (r"mai-ds-r1", "deepseek+microsoft"),                            # MAI-DS-R1: DeepSeek-R1
-    (r"tulu(?:-v?\d+)?", "allenai+meta"),                            # Tulu 1-3: LLaMA, Llama 2, Llama 3.1
+    (r"tulu(?:-?v?\d+)?", "allenai+meta"),                           # Tulu 1-3: LLaMA, Llama 2, Llama 3.1
     (r"ace(?:math|instruct)", "alibaba+nvidia"),                     # AceMath, AceInstruct: Qwen2.5
     (r"gpt4all-j", "eleutherai+nomic"),                              # GPT4All-J: GPT-J
     (r"gpt-(?:j|neo|neox)|gptj", "eleutherai"),
@@ -110,7 +122,29 @@ LINES: tuple[tuple[str, str], ...] = (
     (r"vicuna", "lmsys+meta"),                                       # Vicuna: LLaMA, Llama 2
     (r"alpaca", "meta+stanford"),                                    # Alpaca: LLaMA
     (r"koala", "berkeley+meta"),                                     # Koala: LLaMA
+    # a brand's own pretraining, where the brand also fine-tunes other vendors' bases
+    (r"nemotron-(?:4|3|mini|h|nano-(?:9b|12b)-v2)", "nvidia"),       # Nemotron-4/-3/-Mini/-H, Nano v2
+    (r"minitron", "nvidia"),                                         # Minitron: pruned Nemotron-4 15B
+    (r"skywork-(?:\d+b|moe)", "skywork"),                            # Skywork-13B, Skywork-MoE
+    (r"aya-101", "cohere+google"),                                   # Aya 101: mT5-XXL
+    (r"kimi-dev", "alibaba+moonshot"),                               # Kimi-Dev-72B: Qwen2.5-72B
+    (r"open-llama-\d+b(?:-v\d+)?", "openlm"),                        # OpenLLaMA 3B/7B/13B: from scratch
 )
+
+#: Ollama library names whose weights depend on the tag, where the name does not say the base:
+#: name -> {tag's size (or ``latest``) -> family}. A tag of another size is unknown; a tag that
+#: names its base (``8b-llama-distill-q4_K_M``) is read as a name. Read only for ``name:tag`` or an
+#: ``ollama/`` / ``ollama_chat/`` model (no tag: ``latest``).
+OLLAMA_TAGS: dict[str, dict[str, str]] = {
+    # DeepSeek-R1 distills: Qwen2.5 1.5B/7B/14B/32B, Llama 3.1 8B and Llama 3.3 70B; the 8b tag
+    # (and latest) moved from the Llama 3.1 8B distill to DeepSeek-R1-0528-Qwen3-8B: both bases
+    "deepseek-r1": {"1.5b": "alibaba+deepseek", "7b": "alibaba+deepseek", "14b": "alibaba+deepseek",
+                    "32b": "alibaba+deepseek", "8b": "alibaba+deepseek+meta", "latest": "alibaba+deepseek+meta",
+                    "70b": "deepseek+meta", "671b": "deepseek"},
+    # Llama-3.1-Nemotron-70B-Instruct
+    "nemotron": {"70b": "meta+nvidia", "latest": "meta+nvidia"},
+}
+OLLAMA_PROVIDERS = ("ollama", "ollama_chat")
 
 #: Hub organisation (the path component just before a model name) -> vendor: the trainer, added to
 #: a base the name states (never a family on its own).
@@ -125,6 +159,7 @@ ORGANISATIONS: dict[str, str] = {
     "tencent": "tencent", "snowflake": "snowflake", "prometheus-eval": "kaist", "kaist-ai": "kaist",
     "flowaicom": "flowai", "berkeley-nest": "berkeley", "nexusflow": "nexusflow", "openbmb": "openbmb",
     "huggingfaceh4": "huggingface", "lmsys": "lmsys", "nomic-ai": "nomic", "eleutherai": "eleutherai",
+    "openlm-research": "openlm",
 }
 
 _VERSION = r"(?:\d+(?:p\d+)?[a-z]?\d*)?"
@@ -158,6 +193,9 @@ def family_of(model: str | None) -> str | None:
     parts = [p for p in str(model).strip().split("/") if p]
     if not parts:
         return None
+    tagged = _ollama_family(parts)
+    if tagged is not _NOT_OLLAMA:
+        return tagged
     name = "-".join(_tokens(parts[-1]))
     base: set[str] = set()
     for rx, fam in _LINES:
@@ -174,6 +212,27 @@ def family_of(model: str | None) -> str | None:
     if len(parts) > 1 and parts[-2].lower() in ORGANISATIONS:
         base.add(ORGANISATIONS[parts[-2].lower()])
     return "+".join(sorted(base))
+
+
+_NOT_OLLAMA = object()
+_SIZE = re.compile(r"\d+(?:\.\d+)?[bm]")
+
+
+def _ollama_family(parts: list[str]) -> str | None | object:
+    """The family of an ``OLLAMA_TAGS`` name (``deepseek-r1:7b``, ``ollama/deepseek-r1``), or
+    ``_NOT_OLLAMA`` for any other model."""
+    name, colon, tag = parts[-1].lower().partition(":")
+    if name not in OLLAMA_TAGS or not (colon or (len(parts) > 1 and parts[-2].lower() in OLLAMA_PROVIDERS)):
+        return _NOT_OLLAMA
+    size, _, rest = (tag or "latest").partition("-")
+    if rest:
+        # a tag that names its base is read as a name (``8b-llama-distill-q4_K_M``, ``8b-0528-qwen3``)
+        named = family_of(f"{name}-{rest}")
+        if named is not None and vendors(named) - (vendors(family_of(name)) or frozenset()):
+            return named
+    if not _SIZE.fullmatch(size) and size != "latest":
+        return None
+    return OLLAMA_TAGS[name].get(size)
 
 
 def parse_family(value: str | None) -> str | None:
@@ -195,13 +254,77 @@ def parse_family(value: str | None) -> str | None:
         if part in _VENDORS:
             out.add(part)
         else:
-            out.update((family_of(part) or part).split("+"))
+            trainer = [vendor for vendor, rx in _TRAINER.items() if rx.fullmatch(part)]
+            out.update(trainer or (family_of(part) or part).split("+"))
     return "+".join(sorted(out))
 
 
-def resolve(model: str | None, override: str | None = None) -> str | None:
-    """The user's ``family=`` when given, else the table's family of ``model``."""
-    return parse_family(override) if override is not None and str(override).strip() else family_of(model)
+def resolve(model: str | None, override: str | None = None, *, local: bool = False) -> str | None:
+    """The user's ``family=`` when given, else the table's family of ``model`` (with ``local``, of
+    the model folder on disk when ``model`` is one: ``local_family``)."""
+    if override is not None and str(override).strip():
+        return parse_family(override)
+    if local and model and Path(model).is_dir():
+        return local_family(model)
+    return family_of(model)
+
+
+#: ``model_type`` values of architectures that many vendors pretrain their own weights in (Yi 1,
+#: DeepSeek LLM, SOLAR, TinyLlama and OpenLLaMA are ``llama``): they say nothing of the base.
+GENERIC_ARCHITECTURES = frozenset({"llama", "gpt2", "gpt_neo", "gpt_neox", "gptj", "gpt_bigcode", "bert",
+                                   "roberta", "t5"})
+_HEAD = re.compile(r"(?:For(?:CausalLM|SequenceClassification|TokenClassification|ConditionalGeneration|"
+                   r"QuestionAnswering)|Model|LMHeadModel)$")
+
+
+def _front_matter(readme: Path) -> dict[str, Any]:
+    """The YAML front matter of a model card (``---`` … ``---`` at its top), or ``{}``."""
+    from judgeaudit.yamlfile import load_yaml
+
+    text = readme.read_text(encoding="utf-8", errors="replace")
+    m = re.match(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", text, flags=re.S)
+    if not m:
+        return {}
+    data = load_yaml(m.group(1), readme)[1]
+    return data if isinstance(data, dict) else {}
+
+
+def local_family(folder: str | Path) -> str | None:
+    """The family of a model folder on disk (``hf:./my-model``): the vendors that the folder's name,
+    its model card's ``base_model`` (README.md front matter) and its ``config.json``'s
+    ``_name_or_path`` establish (each read with ``family_of``), else the vendor of its architecture
+    (``model_type``, or the first of ``architectures``; not one of ``GENERIC_ARCHITECTURES``).
+
+    A card that names a base the table does not know makes the model unknown (that base may carry any
+    vendor's weights, whatever the architecture); nothing established is unknown (``None``)."""
+    import json
+
+    root = Path(folder)
+    found: set[str] = set(vendors(family_of(str(folder).rstrip("/\\"))) or ())
+    readme, config = root / "README.md", root / "config.json"
+    card = _front_matter(readme) if readme.is_file() else {}
+    bases = card.get("base_model")
+    for base in [bases] if isinstance(bases, str) else bases if isinstance(bases, list) else []:
+        fam = vendors(family_of(str(base)))
+        if fam is None:
+            return None
+        found |= fam
+    cfg: dict[str, Any] = {}
+    if config.is_file():
+        try:
+            loaded = json.loads(config.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise InputError(f"unreadable config.json ({e})", path=config) from None
+        cfg = loaded if isinstance(loaded, dict) else {}
+    if isinstance(cfg.get("_name_or_path"), str):
+        found |= vendors(family_of(cfg["_name_or_path"])) or set()
+    if not found:
+        archs = cfg.get("architectures")
+        kind = cfg.get("model_type") or (_HEAD.sub("", archs[0]) if isinstance(archs, list) and archs
+                                         and isinstance(archs[0], str) else None)
+        if isinstance(kind, str) and kind.lower() not in GENERIC_ARCHITECTURES:
+            found |= vendors(family_of(kind.lower().replace("_", "-"))) or set()
+    return "+".join(sorted(found)) if found else None
 
 
 def split_spec_family(argument: str) -> tuple[str, str | None]:
@@ -210,7 +333,8 @@ def split_spec_family(argument: str) -> tuple[str, str | None]:
     if "?" not in argument:
         return argument, None
     name, _, query = argument.partition("?")
-    opts = dict(parse_qsl(query, keep_blank_values=True))
+    # ``+`` joins a family's vendors (``family=alibaba+nvidia``), never a space
+    opts = dict(parse_qsl(query.replace("+", "%2B"), keep_blank_values=True))
     family = opts.pop("family", None)
     if opts:
         raise InputError(f"unknown judge spec option(s) {urlencode(opts)!r}; only ?family=<vendor> is read "

@@ -166,3 +166,55 @@ def test_cap_testbed_gate_of_the_generators_vendor_is_refused(tmp_path):
     with pytest.raises(InputError, match="family="):
         cap_testbed.build_testbed(src, generator=make_judge("api:openai/acme-gen", **closed),
                                   gate=make_judge("api:openai/acme-gate", **closed), store_path=tmp_path / "c.sqlite")
+
+
+def test_a_distill_named_by_its_trainer_shares_its_base_family():
+    # Ollama's deepseek-r1:7b is DeepSeek-R1 distilled into Qwen2.5-7B: a Qwen judge is its family
+    with pytest.raises(InputError, match="also an audited family"):
+        _build("api:ollama/deepseek-r1:7b", "api:anthropic/claude-3-5-haiku-20241022", ["qwen"])
+    with pytest.raises(InputError, match="share family 'meta'"):
+        _build("api:ollama/deepseek-r1:70b", "api:together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo", ["google"])
+
+
+def test_a_brand_without_its_base_is_refused_in_one_line_asking_for_family():
+    # OpenReasoning-Nemotron-7B is a Qwen2.5: NVIDIA's brand alone does not make it disjoint from Qwen
+    assert make_judge("hf:nvidia/OpenReasoning-Nemotron-7B").spec.family is None
+    with pytest.raises(InputError) as e:
+        _build("api:openai/gpt-4o", "hf:nvidia/OpenReasoning-Nemotron-7B", ["qwen"])
+    msg = str(e.value)
+    assert "\n" not in msg and "family=" in msg and "verifier" in msg
+    assert make_judge("hf:nvidia/OpenReasoning-Nemotron-7B?family=qwen+nvidia").spec.family == "alibaba+nvidia"
+
+
+def _folder(root: Path, name: str, *, card: str | None = None, config: dict | None = None) -> str:
+    import json
+
+    d = root / name
+    d.mkdir(parents=True)
+    if card is not None:
+        (d / "README.md").write_text(card, encoding="utf-8")
+    if config is not None:
+        (d / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    return str(d)
+
+
+def test_a_local_model_takes_its_base_from_the_card_or_the_config(tmp_path):
+    card = "---\nlicense: mit\nbase_model: deepseek-ai/DeepSeek-R1-Distill-Qwen-7B\n---\n# acme-judge\n"
+    carded = _folder(tmp_path, "acme-judge", card=card, config={"model_type": "qwen2", "_name_or_path": "/ckpt/7"})
+    assert make_judge(f"hf:{carded}").spec.family == "alibaba+deepseek"
+    listed = _folder(tmp_path, "merge", card="---\nbase_model:\n- google/gemma-2-9b-it\n- Qwen/Qwen2.5-7B\n---\n")
+    assert make_judge(f"hf:{listed}").spec.family == "alibaba+google"
+    named = _folder(tmp_path, "ft-3", config={"_name_or_path": "meta-llama/Llama-3.1-8B-Instruct", "model_type": "llama"})
+    assert make_judge(f"hf:{named}").spec.family == "meta"
+    arch = _folder(tmp_path, "ft-4", config={"architectures": ["Gemma2ForCausalLM"]})
+    assert make_judge(f"hf:{arch}").spec.family == "google"
+    # the llama layout is many vendors' own pretraining (Yi, DeepSeek LLM, SOLAR): no base
+    assert make_judge(f"hf:{_folder(tmp_path, 'ft-5', config={'model_type': 'llama'})}").spec.family is None
+    # a card naming a base the table does not know: unknown, whatever the architecture
+    unknown_base = _folder(tmp_path, "ft-6", card="---\nbase_model: NousResearch/Nous-Capybara-7B-V1.9\n---\n",
+                           config={"model_type": "mistral"})
+    assert make_judge(f"hf:{unknown_base}").spec.family is None
+    # the user's family= still decides
+    assert make_judge(f"hf:{carded}?family=acme").spec.family == "acme"
+    # a hub id that is not a folder here is read by name only
+    assert make_judge("hf:deepseek-ai/DeepSeek-R1-Distill-Qwen-7B").spec.family == "alibaba+deepseek"

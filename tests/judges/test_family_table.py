@@ -139,6 +139,131 @@ REAL_IDS: dict[str, str | None] = {
 }
 
 
+#: Model ids users write that no rule of the table was written for (Ollama library names, Hugging Face
+#: ids, quantised copies, provider routes), each with its true family by the same convention: the
+#: base model's vendor plus its trainer's where the table names that trainer; ``None`` where the name
+#: does not establish the base (the comment gives the base it hides): such a model is refused until
+#: the user gives ``family=``, never given its brand's family alone.
+HELD_OUT: dict[str, str | None] = {
+    # Ollama library names
+    "deepseek-r1:1.5b": "alibaba+deepseek",
+    "deepseek-r1:7b": "alibaba+deepseek",
+    "deepseek-r1:14b": "alibaba+deepseek",
+    "ollama/deepseek-r1:32b": "alibaba+deepseek",
+    "deepseek-r1:8b": "alibaba+deepseek+meta",
+    "ollama_chat/deepseek-r1:70b": "deepseek+meta",
+    "deepseek-r1:671b": "deepseek",
+    "deepseek-r1:8b-llama-distill-q4_K_M": "deepseek+meta",
+    "llama3.1:8b": "meta",
+    "llama3.2:3b": "meta",
+    "qwen2.5:7b": "alibaba",
+    "qwen3:30b-a3b": "alibaba",
+    "gemma2:9b": "google",
+    "gemma3:12b": "google",
+    "mixtral:8x7b": "mistral",
+    "phi3:mini": "microsoft",
+    "phi4:14b": "microsoft",
+    "codellama:13b": "meta",
+    "deepseek-coder-v2:16b": "deepseek",
+    "command-r:35b": "cohere",
+    "granite3.1-dense:8b": "ibm",
+    "olmo2:13b": "allenai",
+    "yi:34b": "01-ai",
+    "internlm2:7b": "shanghai-ai-lab",
+    "tulu3:8b": "allenai+meta",
+    "dolphin-llama3:8b": "meta",
+    "dolphin-mixtral:8x7b": "mistral",
+    "dolphin3:8b": None,                      # Dolphin 3.0: Llama 3.1 8B; the brand tunes many bases
+    "nous-hermes2:34b": None,                 # Yi-34B (and 10.7b: SOLAR)
+    "openhermes": None,                       # OpenHermes 2.5: Mistral 7B (OpenHermes 13B: Llama 2)
+    "neural-chat:7b": None,                   # Intel neural-chat v3: Mistral 7B (v1: MPT)
+    "openchat:7b": None,                      # OpenChat 3.5: Mistral 7B (3.6: Llama 3; v3.2: Llama 2)
+    "nemotron:70b": "meta+nvidia",            # Llama-3.1-Nemotron-70B-Instruct
+    "nemotron-mini:4b": "nvidia",
+    "wizardlm2:7b": "microsoft+mistral",
+    "qwq:32b": "alibaba",
+    "falcon3:7b": "tii",
+    "glm4:9b": "zhipu",
+    "aya-expanse:8b": "cohere",
+    "smollm2:1.7b": None,                     # Hugging Face's own: the table does not list it
+    "exaone3.5:7.8b": None,                   # LG's own: the table does not list it
+    # Hugging Face ids
+    "NousResearch/Hermes-3-Llama-3.1-8B": "meta+nous",
+    "teknium/OpenHermes-2.5-Mistral-7B": "mistral",
+    "lmsys/vicuna-33b-v1.3": "lmsys+meta",
+    "allenai/tulu-2-dpo-13b": "allenai+meta",
+    "HuggingFaceH4/zephyr-7b-alpha": "huggingface+mistral",
+    "HuggingFaceH4/mistral-7b-sft-beta": "huggingface+mistral",
+    "Intel/neural-chat-7b-v3-1": None,        # Mistral 7B
+    "openchat/openchat-3.5-0106": None,       # Mistral 7B
+    "openchat/openchat-3.6-8b-20240522": None,  # Llama 3 8B
+    "WizardLMTeam/WizardMath-7B-V1.1": None,  # Mistral 7B
+    "WizardLMTeam/WizardCoder-Python-34B-V1.0": None,  # Code Llama 34B
+    "NousResearch/Nous-Capybara-7B-V1.9": None,  # Mistral 7B
+    "NousResearch/Nous-Capybara-34B": None,   # Yi-34B
+    "cognitivecomputations/dolphin-2.9-llama3-8b": "meta",
+    "cognitivecomputations/dolphin-2.6-mistral-7b": "mistral",
+    "cognitivecomputations/Dolphin3.0-Llama3.1-8B": "meta",
+    "NousResearch/Nous-Hermes-2-Yi-34B": "01-ai+nous",
+    "Open-Orca/Mistral-7B-OpenOrca": "mistral",
+    "allenai/OLMo-7B-Instruct": "allenai",
+    "allenai/OLMo-2-0325-32B-Instruct": "allenai",
+    "microsoft/Phi-3-medium-4k-instruct": "microsoft",
+    "microsoft/Phi-4-reasoning": "microsoft",
+    "google/gemma-2-27b-it": "google",
+    "google/shieldgemma-9b": "google",
+    "Qwen/Qwen2-72B-Instruct": "alibaba",
+    "Qwen/Qwen2.5-Coder-32B-Instruct": "alibaba",
+    "01-ai/Yi-34B-Chat": "01-ai",
+    "internlm/internlm2_5-7b-chat": "shanghai-ai-lab",
+    "ibm-granite/granite-3.0-8b-instruct": "ibm",
+    "CohereForAI/c4ai-command-r-plus": "cohere",
+    "CohereForAI/aya-expanse-32b": "cohere",
+    "CohereForAI/aya-101": "cohere+google",   # mT5-XXL
+    "tiiuae/Falcon3-10B-Instruct": "tii",
+    "THUDM/glm-4-9b-chat": "zhipu",
+    "mistralai/Mistral-Small-24B-Instruct-2501": "mistral",
+    "mistralai/Magistral-Small-2506": "mistral",
+    "meta-llama/Llama-Guard-3-8B": "meta",
+    "upstage/SOLAR-10.7B-v1.0": None,         # Mistral 7B weights in a deeper Llama 2 layout
+    "deepseek-ai/DeepSeek-R1-Distill-Llama-8B": "deepseek+meta",
+    "deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B": "alibaba+deepseek",
+    "deepseek-ai/DeepSeek-R1-0528-Qwen3-8B": "alibaba+deepseek",
+    "nvidia/OpenReasoning-Nemotron-7B": None,  # Qwen2.5-7B
+    "nvidia/AceReason-Nemotron-14B": None,    # DeepSeek-R1-Distill-Qwen-14B
+    "nvidia/Llama-3_3-Nemotron-Super-49B-v1": "meta+nvidia",
+    "nvidia/Nemotron-Mini-4B-Instruct": "nvidia",
+    "nvidia/NVIDIA-Nemotron-Nano-9B-v2": "nvidia",
+    "Skywork/Skywork-OR1-32B": None,          # DeepSeek-R1-Distill-Qwen-32B
+    "Skywork/Skywork-13B-base": "skywork",
+    "OpenGVLab/InternVL3-8B": None,           # Qwen2.5-7B
+    "moonshotai/Kimi-Dev-72B": "alibaba+moonshot",  # Qwen2.5-72B
+    "moonshotai/Kimi-K2-Instruct": "moonshot",
+    "open-thoughts/OpenThinker-7B": None,     # Qwen2.5-7B
+    "agentica-org/DeepScaleR-1.5B-Preview": None,  # DeepSeek-R1-Distill-Qwen-1.5B
+    "simplescaling/s1-32B": None,             # Qwen2.5-32B
+    "NovaSky-AI/Sky-T1-32B-Preview": None,    # Qwen2.5-32B
+    "bespokelabs/Bespoke-Stratos-7B": None,   # Qwen2.5-7B
+    "garage-bAInd/Platypus2-70B-instruct": None,  # Llama 2 70B
+    "stabilityai/StableBeluga2": None,        # Llama 2 70B
+    "Xwin-LM/Xwin-LM-70B-V0.1": None,         # Llama 2 70B
+    "Nexusflow/Athene-70B": None,             # Llama 3 70B
+    "openlm-research/open_llama_7b": "openlm",  # trained from scratch, not Meta's weights
+    "TinyLlama/TinyLlama-1.1B-Chat-v1.0": None,  # trained from scratch; the table does not list it
+    # quantised copies and providers
+    "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF": "meta",
+    "TheBloke/Mistral-7B-Instruct-v0.2-GGUF": "mistral",
+    "unsloth/DeepSeek-R1-Distill-Qwen-14B-GGUF": "alibaba+deepseek",
+    "lmstudio-community/gemma-2-9b-it-GGUF": "google",
+    "openrouter/nousresearch/hermes-3-llama-3.1-405b": "meta+nous",
+    "together_ai/deepseek-ai/DeepSeek-R1-Distill-Llama-70B": "deepseek+meta",
+    "groq/llama-3.3-70b-versatile": "meta",
+    "groq/deepseek-r1-distill-llama-70b": "deepseek+meta",
+    "fireworks_ai/accounts/fireworks/models/deepseek-r1": "deepseek",
+    "openrouter/deepseek/deepseek-r1-distill-qwen-32b": "alibaba+deepseek",
+}
+
+
 def test_the_table_holds_at_least_82_real_ids():
     assert len(REAL_IDS) >= 82
 
@@ -151,6 +276,26 @@ def test_family_of_a_real_id(model, family):
 def _decision(a: str | None, b: str | None) -> str:
     s = shared(a, b)
     return "undecidable" if s is None else "disjoint" if not s else "shared"
+
+
+@pytest.mark.parametrize(("model", "family"), list(HELD_OUT.items()))
+def test_family_of_a_held_out_id(model, family):
+    assert family_of(model) == family
+
+
+def test_no_held_out_pair_sharing_a_vendor_is_decided_disjoint():
+    # every pair of the held-out ids (with the rule ids) decided as their true families decide it
+    ids = {**REAL_IDS, **HELD_OUT}
+    decided = {(a, b): (_decision(family_of(a), family_of(b)), _decision(ids[a], ids[b]))
+               for a, b in combinations(ids, 2)}
+    assert [p for p, (got, true) in decided.items() if got == "disjoint" and true != "disjoint"] == []
+    assert [p for p, (got, true) in decided.items() if got != true] == []
+    # the distills whose name carries the trainer's brand and not the base
+    assert _decision(family_of("deepseek-r1:7b"), family_of("Qwen/Qwen2.5-7B-Instruct")) == "shared"
+    assert _decision(family_of("ollama/deepseek-r1:70b"), family_of("meta-llama/Llama-3.3-70B-Instruct")) == "shared"
+    assert _decision(family_of("deepseek-r1:8b"), family_of("qwen3:8b")) == "shared"
+    assert _decision(family_of("nvidia/OpenReasoning-Nemotron-7B"), family_of("qwen2.5:7b")) == "undecidable"
+    assert _decision(family_of("deepseek-r1:3b"), family_of("gpt-4o")) == "undecidable"  # no such distill
 
 
 def test_every_disjointness_decision_the_families_imply():

@@ -7,7 +7,10 @@ pairs by default (the plain/polished variants of one base item, for Style Robust
 request the length pair (chosen concise vs. rejected detailed: the weaker response is the
 longer one) or the full 3x3 matrix. Which side holds the chosen response is fixed per base item
 by a stable hash (so a constant-'A' judge is not rewarded); ``label`` names that side. Both
-responses come from one generator, labels follow the planted content change.
+responses come from one generator, labels follow the planted content change: the only generative
+condition recorded (``condition_a``/``condition_b``) is each response's style, which says nothing of
+the label (every style is chosen as often as it is rejected). The pair role is the label itself and
+is never recorded as a condition.
 
 Files are recognised by their schema, not their names; domains come from the file name (the
 per-domain files carry no ``domain`` field: chat, code, math, safety-refuse, safety-response in
@@ -172,9 +175,9 @@ def load_pairs(root: str | Path, *, pairs: PairSelection = "diagonal",
             for i, j in combos:
                 c, r = str(chosen[i]), str(rejected[j])
                 a, b = (c, r) if side == "A" else (r, c)
-                ca, cb = (f"chosen/{STYLES[i]}", f"rejected/{STYLES[j]}")
-                if side == "B":
-                    ca, cb = cb, ca
+                # the generative condition of a response is its style; which side is chosen is the
+                # label, never part of a condition (a predictor of the condition would read it)
+                ca, cb = (STYLES[i], STYLES[j]) if side == "A" else (STYLES[j], STYLES[i])
                 rows.append({
                     "pair_id": f"{base}/{_variant(i, j)}",
                     "prompt": str(require(obj, "prompt", path, None)),

@@ -165,6 +165,6 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise InputError(f"hf threads must be a whole number ≥ 1, got {threads!r}", field="threads")
         transport["threads"] = threads
-    family = resolve(argument, opts.pop("family", None) or spec_family)
+    family = resolve(argument, opts.pop("family", None) or spec_family, local=True)
     return HFJudge(JudgeSpec(id=spec_id, backend="hf", model=argument, family=family, params=opts,
                              template_version=elicit.TEMPLATE_VERSION, options=transport))

@@ -426,8 +426,10 @@ def oof_predictions_many(designs: _Designs, member: str, ys: Sequence[np.ndarray
 class _Provenance:
     """§4.4 item 3: stage 1 predicts the generative condition C from one response's surface
     (``surface_ngram`` features, the frozen classifier); stage 2 maps it to a label through g,
-    estimated on the training fold. Stage 1 never sees labels, so permutation refits only
-    re-estimate g."""
+    estimated on the training fold. Stage 1 sees the texts and the conditions the adapters record,
+    never the labels: a condition is how a response was produced (its source, model or style),
+    never the pair role itself (``chosen``/``rejected`` is the label under another name, and
+    would make stage 1 a label classifier); so permutation refits only re-estimate g."""
 
     def __init__(self, designs: _Designs):
         self.d = designs
