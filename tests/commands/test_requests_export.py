@@ -78,7 +78,8 @@ def test_export_writes_the_exact_requests_the_run_sends(tmp_path):
     assert [t["vars"]["judge_prompt"] for t in tests] == [r["rendered"] for r in plain_rows]   # exact, as blocks
     assert tests[0]["vars"]["request_id"] == first["request_id"] and tests[0]["metadata"]["epoch"] == 0
     config = yaml.safe_load((plain / "promptfooconfig.yaml").read_text())
-    assert config["prompts"] == ["{{judge_prompt}}"] and config["tests"] == "file://promptfoo_tests.yaml"
+    assert config["prompts"] == ["{{judge_messages}}"] and config["tests"] == "file://promptfoo_tests.yaml"
+    assert json.loads(tests[0]["vars"]["judge_messages"]) == [{"role": "user", "content": first["rendered"]}]
     compile((plain / "inspect_task.py").read_text(), "inspect_task.py", "exec")
 
 

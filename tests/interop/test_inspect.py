@@ -256,14 +256,16 @@ def test_hand_built_log_with_categorical_values_errors_and_missing_scores(tmp_pa
         sample(5, score=Score(value="N")),
         sample(6, score=Score.unscored(reason="grader_failed", explanation="no grade found")),
     ])
-    judge = make_judge(f"replay:inspect:{path}")
+    judge = make_judge(f"replay:inspect:{path}?scale=0,1")
     assert judge.log_counts == LogCounts(samples=7, scored=4, unscored=1, errors=2)
     asked = [("1", 0), ("2", 0), ("2", 1), ("3", 0), ("4", 0), ("5", 0), ("6", 0)]
     got = {(v.request_id, v.epoch): v for v in asyncio.run(judge.judge(
         [JudgeRequest(request_id=r, epoch=e) for r, e in asked]))}
-    # C → 9, I → 1, P → 5, N → 1 (Inspect's value_to_float C=1, I=0, P=0.5, N=0, then 1 + 8·v)
-    assert {k: got[k].score for k in asked} == {("1", 0): 9.0, ("2", 0): 1.0, ("2", 1): 5.0, ("3", 0): None,
-                                                ("4", 0): None, ("5", 0): 1.0, ("6", 0): None}
+    # Inspect's value_to_float C=1, I=0, P=0.5, N=0, on the 0–1 scale the spec gives (P needs one)
+    assert {k: got[k].score for k in asked} == {("1", 0): 1.0, ("2", 0): 0.0, ("2", 1): 0.5, ("3", 0): None,
+                                                ("4", 0): None, ("5", 0): 0.0, ("6", 0): None}
+    with pytest.raises(InputError, match=r"field 'scale'.*declares no scale"):
+        make_judge(f"replay:inspect:{path}")
     assert got[("1", 0)].rationale == "right"
     assert got[("3", 0)].error == "Inspect sample error: RuntimeError: boom"
     assert got[("4", 0)].error == "no 'match' score in the Inspect log"
@@ -289,10 +291,9 @@ def test_pairwise_answers_numeric_scales_and_bad_values(tmp_path):
     numbers = _hand_log(tmp_path / "numbers.json", [sample("n1", 0.25), sample("n2", 1), sample("n3", 0)])
     judge = make_judge(f"replay:inspect:{numbers}?scale=0,1")
     out = asyncio.run(judge.judge([JudgeRequest(request_id=n) for n in ("n1", "n2", "n3")]))
-    assert [v.score for v in out] == [3.0, 9.0, 1.0]
-    # without the scale, 0.25 is off the judges' 1–9 scale: the error names the log, the sample and the field
-    with pytest.raises(InputError, match=r"numbers.json:1: field 'score': .*outside the judges' 1–9 scale "
-                                         r"\(a log graded on another range: \?scale=LO,HI\)"):
+    assert [v.score for v in out] == [0.25, 1.0, 0.0]   # read on the scale given, never moved onto 1–9
+    # without a scale, a number of a scorer that declares none is refused: the error names the log and the sample
+    with pytest.raises(InputError, match=r"numbers.json:1: field 'scale': .*'n1' and the log declares no scale"):
         make_judge(f"replay:inspect:{numbers}")
     with pytest.raises(InputError, match=r"field 'scale'"):
         make_judge(f"replay:inspect:{numbers}?scale=1,0")

@@ -200,7 +200,8 @@ def test_get_assert_runs_a_judgeaudit_judge_and_returns_a_grading_result():
     assert got["reason"].startswith("judgeaudit reference:length: grade 9 on 1–9")
     got = get_assert(short, ctx)
     assert got["pass"] is False and got["score"] == pytest.approx((1.8 - 1) / 8)
-    assert set(got) == {"pass", "score", "reason"}
+    assert set(got) == {"pass", "score", "reason", "metadata"}   # promptfoo's GradingResult keys
+    assert got["metadata"]["judgeaudit"]["grade"] == pytest.approx(1.8)
 
 
 def test_get_assert_round_trips_through_replay(tmp_path):

@@ -79,24 +79,39 @@ def world_requests(set_spec: str | None, arms: Sequence[str], *, form: str = "la
     return build_requests(items, list(arms), context_for(items, seed, None, top_k), form=form, votes=votes)
 
 
-def write_export(out: Path, requests: list[JudgeRequest], *, analysis: str, judge_spec: str | None = None) -> Path:
-    """Write the four files of an export into ``out``; returns ``out``."""
+def write_export(out: Path, requests: list[JudgeRequest], *, analysis: str, judge_spec: str | None = None,
+                 template: str | None = None) -> Path:
+    """Write the four files of an export into ``out``; returns ``out``. ``template`` (a built-in name or a
+    file): the judge template that renders and reads the requests (else the judge's, else judgeaudit's)."""
     import yaml
 
     from judgeaudit.interop.export import export_rows, inspect_task_source, promptfoo_config, promptfoo_tests
     from judgeaudit.io import write_jsonl
     from judgeaudit.judges import make_judge
+    from judgeaudit.judges.base import with_template
+    from judgeaudit.judges.templates import get_template
 
+    chosen = get_template(template) if template is not None else None
     judge = make_judge(judge_spec) if judge_spec else None
-    rows = export_rows(requests, judge)
+    if judge is not None and template is not None and judge.takes_template and judge.template is None:
+        judge = with_template(judge, template)
+    chosen = judge.template if judge is not None and judge.template is not None else chosen
+    if chosen is not None and chosen.default_for is not None:
+        chosen = None   # a built-in default renders what judgeaudit renders anyway
+    rows = export_rows(requests, judge, chosen)   # renders every request first: a bad template fails here
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "requests.jsonl", rows)
-    (out / "inspect_task.py").write_text(inspect_task_source(requests, analysis=analysis), encoding="utf-8")
+    (out / "inspect_task.py").write_text(inspect_task_source(requests, analysis=analysis, template=chosen),
+                                         encoding="utf-8")
     dump = {"Dumper": _block_dumper(), "allow_unicode": True, "sort_keys": False, "width": 100_000}
     (out / "promptfoo_tests.yaml").write_text(yaml.dump(promptfoo_tests(rows), **dump), encoding="utf-8")
-    header = ("# promptfoo config over the exported requests: set your provider, then\n"
+    header = ("# promptfoo config over the exported requests. Add your provider (the judge model under audit), e.g.\n"
+              "# providers:\n"
+              "#   - <provider>:<model>\n"
+              "# then run\n"
               "#   promptfoo eval -c promptfooconfig.yaml --no-cache -o results.json\n"
-              "# (--no-cache: requests that differ only in their epoch are separate calls)\n")
+              "# (--no-cache: requests that differ only in their epoch are separate calls) and bring the\n"
+              "# verdicts back with --judge replay:promptfoo:results.json\n")
     (out / "promptfooconfig.yaml").write_text(header + yaml.dump(promptfoo_config(analysis=analysis), **dump),
                                               encoding="utf-8")
     return out
@@ -121,6 +136,9 @@ def export_cmd(
     out: Annotated[Path, typer.Option("--out", help="output folder")],
     judge: Annotated[str | None, typer.Option(
         "--judge", help="a judge spec: each row then carries the text that judge's call key hashes and the key")] = None,
+    template: Annotated[str | None, typer.Option(
+        "--template", help="a judge template (built-in name or file) that renders the requests and reads the "
+        "replies (default: the --judge's, else judgeaudit's own)")] = None,
     probes: Annotated[str, typer.Option("--probes", help="validity: probe JSONL, or 'bundled'")] = "bundled",
     regrade: Annotated[int, typer.Option("--regrade", help="validity: requests re-graded (as validity run)")] = 48,
     set_: Annotated[list[str] | None, typer.Option("--set", help="cap: a set spec (repeat); world: the set")] = None,
@@ -147,6 +165,6 @@ def export_cmd(
             raise InputError("world takes one --set", field="--set")
         requests = world_requests((set_ or [None])[0], arm or ["blind", "informed"], form=form, votes=votes,
                                   max_items=max_items, seed=seed, top_k=top_k, split=split)
-    write_export(out, requests, analysis=analysis, judge_spec=judge)
+    write_export(out, requests, analysis=analysis, judge_spec=judge, template=template)
     console.print(f"{len(requests)} {analysis} requests → {out}/requests.jsonl, {out}/inspect_task.py, "
                   f"{out}/promptfoo_tests.yaml (answer them, then run {analysis} with --judge replay:FILE)")

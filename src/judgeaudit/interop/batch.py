@@ -8,8 +8,9 @@ call store becomes one request of the provider's batch file, with the call's key
   parameters, seed and log-probability request). OpenAI takes one model per file and at most
   ``OPENAI_MAX_REQUESTS`` requests / ``OPENAI_MAX_BYTES`` bytes: larger sets are split into numbered files.
 * Anthropic (one JSON body to POST to ``/v1/messages/batches``): ``{"requests": [{"custom_id", "params":
-  {...}}]}``, ``params`` being the Messages API parameters (``model``, ``max_tokens``, ``messages``,
-  ``temperature``, ``top_p``, ``top_k``, ``stop_sequences``). Anthropic has no seed and no log-probabilities:
+  {...}}]}``, ``params`` being the Messages API parameters (``model``, ``max_tokens``, ``system``,
+  ``messages``, ``temperature``, ``top_p``, ``top_k``, ``stop_sequences``): the Messages API takes a system
+  prompt as the top-level ``system`` field, its ``messages`` holding only user and assistant turns. Anthropic has no seed and no log-probabilities:
   those are left out, as they are when the judge calls Anthropic online. At most
   ``ANTHROPIC_MAX_REQUESTS`` requests a batch.
 
@@ -65,8 +66,13 @@ def custom_id(call_key: str, provider: str) -> str:
 
 
 def anthropic_params(body: dict[str, Any]) -> dict[str, Any]:
-    """The Messages API parameters of an OpenAI chat-completion body (see the module docstring)."""
-    params: dict[str, Any] = {"model": body["model"], "messages": body["messages"]}
+    """The Messages API parameters of an OpenAI chat-completion body (see the module docstring): its system
+    messages become the top-level ``system`` field."""
+    system = [m["content"] for m in body["messages"] if m.get("role") == "system"]
+    params: dict[str, Any] = {"model": body["model"]}
+    if system:
+        params["system"] = "\n\n".join(system)
+    params["messages"] = [m for m in body["messages"] if m.get("role") != "system"]
     for k, v in body.items():
         if k in ("model", "messages") or k in _ANTHROPIC_DROPPED:
             continue

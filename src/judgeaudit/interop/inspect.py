@@ -1,20 +1,24 @@
 """Inspect AI interoperability, both directions (``pip install 'judgeaudit[inspect]'``).
 
-**Import** — ``replay:inspect:<log>[?scorer=NAME&scale=LO,HI]``: an Inspect eval log (``.eval`` or
+**Import** — ``replay:inspect:<log>[?scorer=NAME&scale=LO,HI&higher=better|worse]``: an Inspect eval log (``.eval`` or
 ``.json``, read with ``inspect_ai.log.read_eval_log``) as a replay judge. Every sample of the log (one
 per sample id and epoch) becomes one verdict row of the chosen scorer (``?scorer=NAME``; needed when the
 log has several, or the CLI makes one judge per scorer):
 
 * ``request_id`` = the sample id; ``epoch`` = Inspect's epoch − 1 (Inspect counts from 1, judgeaudit
   from 0); ``rationale`` = the score's explanation; ``raw`` = its answer.
-* value → ``score`` on the judges' 1–9 scale: Inspect's ``C``/``P``/``I``/``N`` (correct, partial,
-  incorrect, no answer) and booleans are read as Inspect's own ``value_to_float`` reads them
-  (C = 1, P = 0.5, I = N = 0, true = 1, false = 0) and mapped by 1 + 8·v: C → 9, P → 5, I → 1, N → 1.
-  A number is a grade on the 1–9 scale as it stands, or rescaled linearly from ``?scale=LO,HI``
-  (``?scale=0,1``: 0 → 1, 1 → 9); a number outside the scale is an error.
+* value → ``score`` on the scale the log declares or the user gives, never moved onto another: a score's
+  ``metadata["judgeaudit"]["scale"]`` (written by the exported task of ``requests export`` — its template's
+  scale and direction — and by the ``judgeaudit/judge`` scorer), else ``?scale=LO,HI&higher=better|worse``
+  (or ``scale=pass_fail``), as a plain replay file declares it. A number is a grade on that scale as it
+  stands (outside it: an error). Inspect's ``C``/``P``/``I``/``N`` (correct, partial, incorrect, no answer)
+  and booleans are read as Inspect's own ``value_to_float`` reads them (C = 1, P = 0.5, I = N = 0, true = 1,
+  false = 0); a scorer whose values are all C, I, N or booleans and that declares no scale is read on the
+  pass/fail scale (C = pass). A number, or P, from a scorer that declares no scale is an error asking for
+  ``?scale=``; a ``judgeaudit`` score without a declared scale (an older log) is on the judges' 1–9.
 * pairwise: a value or an answer ``A``, ``B`` or ``tie`` (any case) → ``choice``.
-* nothing is dropped: a sample that errored (``sample.error``) or has no score from the scorer gets a
-  verdict with that ``error`` (a failed call); a score Inspect left unscored (its NaN sentinel) is a
+* nothing is dropped: a sample that errored (``sample.error``, even when ``inspect score`` scored it again
+  afterwards) or has no score from the scorer gets a verdict with that ``error`` (a failed call); a score Inspect left unscored (its NaN sentinel) is a
   parse failure, or a failed call when its reason is ``scoring_failed``. The judge's ``log_counts``
   counts them, and every run reports them with the other failed calls and parse failures.
 * a list or mapping value, or text that is none of the above, is an error naming the log, the sample
@@ -45,8 +49,9 @@ import pandas as pd
 
 from judgeaudit.errors import InputError
 from judgeaudit.judges.base import Judge, make_judge
-from judgeaudit.judges.replay import (ReplayJudge, _judge_of, normalise_replay_table, parse_scale, parse_spec,
-                                     register_format)
+from judgeaudit.judges.replay import (ReplayJudge, _judge_of, check_options, normalise_replay_table, parse_spec,
+                                     register_format, replay_scale)
+from judgeaudit.judges.scale import OVERREACH_SCALE, Scale
 from judgeaudit.records import JudgeRequest, Verdict
 
 EXTRA = "pip install 'judgeaudit[inspect]'"
@@ -57,7 +62,7 @@ UNIT = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 """Inspect's categorical values on its 0–1 scale (``inspect_ai.scorer.value_to_float``)."""
 CHOICES = {"a": "A", "b": "B", "tie": "tie"}
 EVIDENCE = ("input", "target", "none")
-_OPTIONS = ("scorer", "scale")
+_OPTIONS = ("scorer", "scale", "higher")
 
 
 def require_inspect() -> Any:
@@ -70,9 +75,18 @@ def require_inspect() -> Any:
     return inspect_ai
 
 
-def unit_to_grade(v: float) -> float:
-    """A value on Inspect's 0–1 scale on the judges' 1–9 scale."""
-    return 1.0 + 8.0 * v
+def scale_of(d: Any) -> Scale | None:
+    """The ``Scale`` a score's metadata records (``Scale.to_dict``), None when it records none."""
+    if not isinstance(d, dict):
+        return None
+    if d.get("kind") == "pass_fail" or d.get("pass_fail"):
+        return Scale.passfail()
+    return Scale(min=int(d["min"]), max=int(d["max"]), higher=d.get("higher", "better"))
+
+
+def declared(scale: Scale | None) -> dict[str, Any] | None:
+    """A scale as a score's metadata records it (None: none)."""
+    return None if scale is None else scale.to_dict()
 
 
 # ---------------------------------------------------------------------------------------------- import
@@ -115,16 +129,24 @@ def _first_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[:limit] + "…"
 
 
-def _row(sample: Any, scorer: str, scale: tuple[float, float] | None, path: str, line: int) -> dict[str, Any]:
-    """One sample's verdict row for ``scorer`` (the columns of a replay table)."""
+def _row(sample: Any, scorer: str, path: str, line: int) -> dict[str, Any]:
+    """One sample's verdict row for ``scorer`` (the columns of a replay table), its value as the log holds it
+    (categorical values as Inspect's 0–1 floats)."""
     row: dict[str, Any] = {"request_id": sample.id, "epoch": sample.epoch - 1, "score": None, "choice": None,
                            "rationale": None, "raw": None, "error": None}
     score = (sample.scores or {}).get(scorer)
+    if sample.error is not None:   # a failed sample, even when ``inspect score`` scored it again afterwards
+        row["error"] = f"Inspect sample error: {_first_line(sample.error.message)}"
+        if score is not None:
+            row["rationale"], row["raw"] = score.explanation, score.answer
+        return row
     if score is None:
-        row["error"] = (f"Inspect sample error: {_first_line(sample.error.message)}" if sample.error is not None
-                        else f"no {scorer!r} score in the Inspect log")
+        row["error"] = f"no {scorer!r} score in the Inspect log"
         return row
     row["rationale"], row["raw"] = score.explanation, score.answer
+    own = (score.metadata or {}).get(META_KEY)
+    if isinstance(own, dict) and own.get("form") not in (None, "graded", "pairwise") and score.answer is not None:
+        return row   # a world verdict of the exported task: its reply, read again with the world parser
 
     def bad(msg: str) -> InputError:
         return InputError(f"sample {sample.id!r} (epoch {sample.epoch}): {msg}", path=path, line=line,
@@ -134,9 +156,9 @@ def _row(sample: Any, scorer: str, scale: tuple[float, float] | None, path: str,
     if isinstance(value, str) and value.strip().lower() in CHOICES:
         row["choice"] = CHOICES[value.strip().lower()]
     elif isinstance(value, str) and value in UNIT:
-        row["score"] = unit_to_grade(UNIT[value])
+        row["score"], row["kind"] = UNIT[value], value
     elif isinstance(value, bool):
-        row["score"] = unit_to_grade(float(value))
+        row["score"], row["kind"] = float(value), "bool"
     elif isinstance(value, (int, float, str)):
         try:
             number = float(value)
@@ -146,12 +168,7 @@ def _row(sample: Any, scorer: str, scale: tuple[float, float] | None, path: str,
             if score.reason == SCORING_FAILED:
                 row["error"] = f"{SCORING_FAILED}: {score.explanation or 'no explanation'}"
             return row
-        if scale is not None:
-            lo, hi = scale
-            if not lo <= number <= hi:
-                raise bad(f"score value {number!r} is outside the given scale {lo:g}–{hi:g}")
-            number = 1.0 + 8.0 * (number - lo) / (hi - lo)
-        row["score"] = number
+        row["score"], row["kind"] = number, "number"
     else:
         raise bad(f"score value {value!r} is a list or mapping, not one verdict")
     if row["choice"] is None and isinstance(score.answer, str) and score.answer.strip().lower() in CHOICES:
@@ -159,25 +176,59 @@ def _row(sample: Any, scorer: str, scale: tuple[float, float] | None, path: str,
     return row
 
 
-def log_table(log: Any, path: str, scorer: str, scale: tuple[float, float] | None = None) -> pd.DataFrame:
-    """The replay table of one scorer of a log: one row per sample (checked as any replay file is)."""
+def log_scale(log: Any, path: str, scorer: str, given: Scale | None) -> Scale | None:
+    """The scale ``scorer``'s values are on: the one its scores' metadata declare, else ``given`` (the
+    spec's ``?scale=``); a spec's scale that contradicts the log's is an error. None: not declared."""
+    found = []
+    for line, s in enumerate(log.samples or [], start=1):
+        sc = (s.scores or {}).get(scorer)
+        meta = ((sc.metadata or {}).get(META_KEY) if sc is not None else None) or {}
+        if isinstance(meta, dict) and meta.get("scale") is not None:
+            try:
+                found.append((line, scale_of(meta["scale"])))
+            except (KeyError, ValueError, TypeError) as e:
+                raise InputError(f"the score's metadata scale is not a scale ({e})", path=path, line=line,
+                                 field="metadata.judgeaudit.scale") from None
+    scales = list(dict.fromkeys(sc for _, sc in found))
+    if len(scales) > 1:
+        line = next(n for n, sc in found if sc != scales[0])
+        raise InputError(f"scorer {scorer!r} declares two scales ({scales[0].label()}, {scales[1].label()})",
+                         path=path, line=line, field="metadata.judgeaudit.scale")
+    if scales and given is not None and given != scales[0]:
+        raise InputError(f"the log declares the {scales[0].label()} scale (a higher grade is {scales[0].higher}) "
+                         f"for scorer {scorer!r}; the spec gives {given.label()} ({given.higher})", path=path,
+                         field="scale")
+    return scales[0] if scales else given
+
+
+def log_table(log: Any, path: str, scorer: str, scale: Scale | None = None) -> tuple[pd.DataFrame, Scale | None]:
+    """The replay table of one scorer of a log (one row per sample, checked as any replay file is) and the
+    scale its scores are on (``scale``: what the spec gives; see the module docstring)."""
     samples = log.samples or []
-    rows = [_row(s, scorer, scale, path, line) for line, s in enumerate(samples, start=1)]
-    df = pd.DataFrame(rows, columns=["request_id", "epoch", "score", "choice", "rationale", "raw", "error"])
+    rows = [_row(s, scorer, path, line) for line, s in enumerate(samples, start=1)]
+    df = pd.DataFrame(rows, columns=["request_id", "epoch", "score", "choice", "rationale", "raw", "error", "kind"])
     df.attrs["lines"] = list(range(1, len(rows) + 1))
     metas = [((s.scores or {})[scorer].metadata or {}).get(META_KEY) for s in samples if (s.scores or {}).get(scorer)]
     meta = next((m for m in metas if isinstance(m, dict)), {})   # the judge a judgeaudit scorer recorded
+    scale = log_scale(log, path, scorer, scale)
+    kinds = df["kind"].dropna()
+    if scale is None and len(kinds):
+        if meta:   # judgeaudit's own scorer in a log that predates the declared scale: the judges' 1–9
+            scale = None
+        elif kinds.isin(["C", "I", "N", "bool"]).all():
+            scale = Scale.passfail()
+        else:
+            row = int(df.index[df["kind"].isin(["P", "number"])][0])
+            raise InputError(f"scorer {scorer!r} gives {float(df['score'].iloc[row])!r} for sample "
+                             f"{str(df['request_id'].iloc[row])!r} and the log declares no scale: give "
+                             "?scale=LO,HI&higher=better|worse (or scale=pass_fail)", path=path, line=row + 1,
+                             field="scale")
+    df = df.drop(columns="kind")
     if meta.get("model") is not None:
         df["model"] = str(meta["model"])
     if meta.get("family") is not None:
         df["family"] = str(meta["family"])
-    try:
-        return normalise_replay_table(df, path)
-    except InputError as e:
-        if e.field != "score" or scale is not None:
-            raise
-        raise InputError(f"{e.message} (a log graded on another range: ?scale=LO,HI)", path=e.path, line=e.line,
-                         field=e.field) from None
+    return normalise_replay_table(df, path, scale=scale), scale
 
 
 def log_counts(df: pd.DataFrame) -> LogCounts:
@@ -191,11 +242,8 @@ def _judges(argument: str, family: str | None, spec_id: str | None, *, one: bool
     path, mapping = parse_spec(argument)
     if not path:
         raise InputError("replay:inspect needs an Inspect eval log: replay:inspect:<log>", field="judge")
-    unknown = sorted(set(mapping) - set(_OPTIONS))
-    if unknown:
-        raise InputError(f"unknown option {unknown[0]!r} for replay:inspect (options: {', '.join(_OPTIONS)})",
-                         path=path, field=unknown[0])
-    scale = parse_scale(mapping.get("scale"), path)
+    check_options(mapping, path, _OPTIONS, "replay:inspect")
+    scale = replay_scale(mapping, path)
     log = read_log(path)
     if not log.samples:
         raise InputError("the Inspect eval log holds no samples (was it written with --no-log-samples?)", path=path,
@@ -212,13 +260,13 @@ def _judges(argument: str, family: str | None, spec_id: str | None, *, one: bool
     chosen = [wanted] if wanted is not None else names
     judges: list[Judge] = []
     for name in chosen:
-        df = log_table(log, path, name, scale)
+        df, on = log_table(log, path, name, scale)
         if len(chosen) == 1:
             jid = spec_id or f"replay:inspect:{argument}"
         else:
             jid = f"replay:inspect:{path}?{urlencode({**mapping, 'scorer': name})}"
         # the scorer is part of what is replayed: two scorers of one log are two instruments
-        judge = _judge_of(df, f"{path}?scorer={name}", None, jid, family)
+        judge = _judge_of(df, f"{path}?scorer={name}", None, jid, family, on)
         judge.log_counts = log_counts(df)
         judges.append(judge)
     return judges
@@ -247,14 +295,16 @@ def request_of(state: Any, target: Any, *, evidence: str = "input", criterion: s
                         criterion=criterion, epoch=state.epoch - 1)
 
 
-def score_of(verdict: Verdict) -> Any:
-    """The Inspect ``Score`` of a verdict (unscored, with a reason, when it has no score)."""
+def score_of(verdict: Verdict, scale: Scale | None = None) -> Any:
+    """The Inspect ``Score`` of a verdict (unscored, with a reason, when it has no score); its metadata
+    declare the scale of the value (``scale``, the judge's; None: the judges' 1–9)."""
     require_inspect()
     from inspect_ai.scorer import Score
 
     meta = {META_KEY: {"judge_id": verdict.judge_id, "call_key": verdict.call_key, "model": verdict.model,
                        "family": verdict.family, "score_source": verdict.score_source,
-                       "parse_ok": verdict.parse_ok, "request_id": verdict.request_id, "epoch": verdict.epoch}}
+                       "parse_ok": verdict.parse_ok, "request_id": verdict.request_id, "epoch": verdict.epoch,
+                       "scale": declared(scale or OVERREACH_SCALE)}}
     if verdict.error is not None:
         return Score.unscored(reason=SCORING_FAILED, explanation=verdict.error, metadata=meta)
     if verdict.score is None:
@@ -273,13 +323,13 @@ def _judge(judge: str, evidence: str = "input", criterion: str | None = None, **
     async def score(state: Any, target: Any) -> Any:
         request = request_of(state, target, evidence=evidence, criterion=criterion)
         verdict, = await arun(instrument, [request], progress=False)
-        return score_of(verdict)
+        return score_of(verdict, instrument.scale)
 
     return score
 
 
 register_format("inspect", judges=inspect_judges, judge=inspect_judge,
-                help="an Inspect AI eval log: replay:inspect:<log>[?scorer=NAME&scale=LO,HI]")
+                help="an Inspect AI eval log: replay:inspect:<log>[?scorer=NAME&scale=LO,HI&higher=better|worse]")
 
 
 @functools.cache

@@ -1,12 +1,18 @@
 """promptfoo interoperability, both directions (no promptfoo package is needed on judgeaudit's side).
 
-**Import** — ``replay:promptfoo:<results.json>[?id=VAR&metric=NAME&scale=LO,HI]``: the file
+**Import** — ``replay:promptfoo:<results.json>[?id=VAR&metric=NAME&scale=LO,HI&template=NAME]``: the file
 ``promptfoo eval -o results.json`` writes (promptfoo's ``OutputFile``: ``{"evalId", "results": {"version",
 "timestamp", "results": [EvaluateResult, …], "prompts", "stats"}, "config", "shareableUrl"}``) as a replay judge.
 Each ``EvaluateResult`` (one test × prompt × provider) is one verdict row:
 
-* ``request_id`` = the test's ``vars[VAR]`` (``?id=VAR``; default var ``id``), else the test's
-  ``description``, else ``test-<testIdx>``; a test repeated (``--repeat``) gets epochs 0, 1, … in file order.
+* an item is one of promptfoo's tests: promptfoo numbers every run of a test (``testIdx``: each repeat and
+  each var combination its own), so a test is known by what promptfoo ran — its ``vars`` and its test case
+  (description, assertions) — and its runs (``--repeat``) are its epochs: ``repeatIndex`` where the result
+  records one, else 0, 1, … in ``testIdx`` order.
+* ``request_id`` = the test's ``vars[VAR]`` (``?id=VAR``; default var ``id``; its runs are then numbered per
+  id, or by the test's ``epoch`` var where it has one), else its ``description`` when
+  no other test shares it (``<description> #k`` for the k-th of several), else ``test-<k>``, k the test's
+  place among the file's tests (0-based, in ``testIdx`` order).
 * judge = the grading of one prompt × provider: a file with several (``promptIdx``, provider) combinations
   becomes one judge per combination, ``promptfoo:<provider label or id>[#<promptIdx>]``.
 * the verdict is the test's ``gradingResult``: ``label`` = its ``pass``, ``score`` = its ``score`` on the judges'
@@ -15,7 +21,12 @@ Each ``EvaluateResult`` (one test × prompt × provider) is one verdict row:
   named score instead (``namedScores[NAME]``, with the pass and reason of the component assertion whose
   ``metric`` is NAME).
 * nothing is dropped: a result that errored (``failureReason`` 2, or an ``error`` and no grading) is a verdict
-  with that error (a failed call); a result with no grading result is a failed call too.
+  with that error (a failed call); a result with neither a grading result nor an output is a failed call too;
+  one with an output and no grading (a test without assertions, as ``requests export`` writes them) is the
+  reply as written, read with the judge's parser (``?template=NAME``: that template's). A grading by
+  judgeaudit's own assertion (:func:`get_assert`) records its outcome in the metadata of its component
+  result (``metadata.judgeaudit``): a failed judge call is read back as that failed call, a reply that did
+  not parse as a parse failure, and a grade as that grade on the judge's scale.
 * a malformed file or result is an error naming the file, the result (its 1-based position as the line) and
   the field.
 
@@ -36,8 +47,11 @@ returning ``{"pass", "score", "reason"}``) running a judgeaudit judge named in t
 The judge grades the output (``JudgeRequest`` form ``graded``: ``text`` = the output, ``evidence`` = the var
 named by ``evidence_var``, ``question`` = the prompt). ``score`` is the grade mapped to promptfoo's 0–1 range,
 (grade − 1) / 8, so the import above reads it back as the same grade. The pass threshold is judgeaudit's own
-convention (the papers define none); a reply that does not parse or a failed call is ``pass: False`` with
-``score`` 0 and the reason saying so.
+convention (the papers define none). A judge on another scale (a template's) gives its grade's place on that
+scale, (grade − min) / (max − min), and passes at the threshold on that scale. A reply that does not parse
+or a failed call is ``pass: False`` with ``score`` 0 and the reason saying so — and ``metadata.judgeaudit``
+(``error`` or ``parse_error``) saying which, so the import reads it back as a failed call or a parse
+failure, never as a grade.
 """
 
 from __future__ import annotations
@@ -52,12 +66,21 @@ import pandas as pd
 
 from judgeaudit.errors import InputError
 from judgeaudit.judges.base import Judge
-from judgeaudit.judges.replay import (ReplayJudge, _judge_of, normalise_replay_table, parse_scale, parse_spec,
-                                     register_format)
+from judgeaudit.judges.replay import (ReplayJudge, _judge_of, _with_template, check_options, normalise_replay_table,
+                                     parse_scale, parse_spec, register_format)
+from judgeaudit.judges.scale import Scale
 from judgeaudit.records import JudgeRequest
 
-_OPTIONS = ("id", "metric", "scale", "judge")
+
+def scale_of(d: dict[str, Any]) -> Scale:
+    """The ``Scale`` a ``Scale.to_dict`` records."""
+    if d.get("kind") == "pass_fail":
+        return Scale.passfail()
+    return Scale(min=int(d["min"]), max=int(d["max"]), higher=d.get("higher", "better"))
+
+_OPTIONS = ("id", "metric", "scale", "judge", "template")
 DEFAULT_ID_VAR = "id"
+META_KEY = "judgeaudit"
 DEFAULT_THRESHOLD = 5.0
 ERROR = 2   # promptfoo's ResultFailureReason.ERROR
 
@@ -88,14 +111,74 @@ def _judge_key(r: dict[str, Any]) -> tuple[str, int]:
     return str(name or "provider"), int(r.get("promptIdx") or 0)
 
 
-def _request_id(r: dict[str, Any], id_var: str) -> str:
+def _id_var(r: dict[str, Any], id_var: str) -> str | None:
     vars_ = r.get("vars") if isinstance(r.get("vars"), dict) else {}
     test = r.get("testCase") if isinstance(r.get("testCase"), dict) else {}
     tvars = test.get("vars") if isinstance(test.get("vars"), dict) else {}
-    for value in (vars_.get(id_var), tvars.get(id_var), test.get("description"), r.get("description")):
+    for value in (vars_.get(id_var), tvars.get(id_var)):
         if value is not None and str(value).strip():
             return str(value)
-    return f"test-{r.get('testIdx')}"
+    return None
+
+
+def _epoch_var(r: dict[str, Any]) -> int | None:
+    """The ``epoch`` var of a test (a request exported by ``requests export``), None when it has none."""
+    test = r.get("testCase") if isinstance(r.get("testCase"), dict) else {}
+    for vars_ in (r.get("vars"), test.get("vars")):
+        if isinstance(vars_, dict) and "epoch" in vars_:
+            v = vars_["epoch"]
+            if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
+                return v
+            if isinstance(v, str) and v.strip().isdigit():
+                return int(v)
+    return None
+
+
+def _description(r: dict[str, Any]) -> str | None:
+    test = r.get("testCase") if isinstance(r.get("testCase"), dict) else {}
+    for value in (test.get("description"), r.get("description")):
+        if value is not None and str(value).strip():
+            return str(value)
+    return None
+
+
+def identity_of(r: dict[str, Any]) -> str:
+    """What promptfoo ran for a result, the same for every repeat of one test: its vars and its test case
+    (description, assertions, options), as canonical JSON."""
+    test = r.get("testCase") if isinstance(r.get("testCase"), dict) else {}
+    vars_ = test.get("vars") if isinstance(test.get("vars"), dict) else r.get("vars")
+    case = {k: v for k, v in test.items() if k not in ("vars", "metadata")}
+    return json.dumps({"vars": vars_, "case": case}, sort_keys=True, default=str)
+
+
+def _order(results: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]]:
+    """Results in promptfoo's run order (``testIdx``, then file order)."""
+    def key(item: tuple[int, dict[str, Any]]) -> tuple[float, int]:
+        idx = item[1].get("testIdx")
+        return (float(idx) if isinstance(idx, (int, float)) and not isinstance(idx, bool) else float("inf"),
+                item[0])
+    return sorted(results, key=key)
+
+
+def request_ids(results: list[tuple[int, dict[str, Any]]], id_var: str) -> dict[str, str]:
+    """Each test identity's request id (see the module docstring)."""
+    tests: dict[str, dict[str, Any]] = {}
+    for _, r in _order(results):
+        tests.setdefault(identity_of(r), r)
+    by_description: dict[str, list[str]] = {}
+    for ident, r in tests.items():
+        if _id_var(r, id_var) is None and (d := _description(r)) is not None:
+            by_description.setdefault(d, []).append(ident)
+    out = {}
+    for k, (ident, r) in enumerate(tests.items()):
+        if (given := _id_var(r, id_var)) is not None:
+            out[ident] = given
+        elif (d := _description(r)) is not None:
+            shared = by_description[d]
+            out[ident] = d if len(shared) == 1 else f"{d} #{shared.index(ident) + 1}"
+        else:
+            out[ident] = f"test-{k}"
+    return out
 
 
 def _component(grading: dict[str, Any], metric: str) -> dict[str, Any] | None:
@@ -110,9 +193,21 @@ def _component(grading: dict[str, Any], metric: str) -> dict[str, Any] | None:
     return None
 
 
-def _row(r: dict[str, Any], line: int, path: str, id_var: str, metric: str | None,
+def _judgeaudit_meta(grading: dict[str, Any]) -> dict[str, Any] | None:
+    """What judgeaudit's assertion recorded of its grading (``metadata.judgeaudit`` of the grading result or
+    of a component result, depth first), None when it graded none of it."""
+    meta = grading.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get(META_KEY), dict):
+        return meta[META_KEY]
+    for c in grading.get("componentResults") or []:
+        if isinstance(c, dict) and (found := _judgeaudit_meta(c)) is not None:
+            return found
+    return None
+
+
+def _row(r: dict[str, Any], line: int, path: str, request_id: str, metric: str | None,
          scale: tuple[float, float]) -> dict[str, Any]:
-    row: dict[str, Any] = {"request_id": _request_id(r, id_var), "score": None, "label": None, "rationale": None,
+    row: dict[str, Any] = {"request_id": request_id, "score": None, "label": None, "rationale": None,
                            "raw": None, "error": None}
     resp = r.get("response")
     if isinstance(resp, dict) and resp.get("output") is not None:
@@ -123,7 +218,22 @@ def _row(r: dict[str, Any], line: int, path: str, id_var: str, metric: str | Non
         row["error"] = f"promptfoo error: {str(r.get('error') or 'the test errored')[:300]}"
         return row
     if not isinstance(grading, dict):
-        row["error"] = "no gradingResult in the promptfoo result"
+        if row["raw"] is None:
+            row["error"] = "no gradingResult and no output in the promptfoo result"
+        # a test without assertions (the config ``requests export`` writes): the reply, read with the judge's
+        # parser (``?template=``: the template's) as a raw reply of a replay file is
+        return row
+    own = _judgeaudit_meta(grading) if metric is None else None
+    if own is not None and (own.get("error") is not None or own.get("parse_error") is not None):
+        row["rationale"] = grading.get("reason") if isinstance(grading.get("reason"), str) else None
+        if own.get("error") is not None:   # judgeaudit's assertion: the judge call failed
+            row["error"] = f"judgeaudit assertion: the call failed: {own['error']}"
+        return row                        # a reply that did not parse: no grade (a parse failure)
+    if own is not None and own.get("scale") is not None and own.get("grade") is not None:
+        # judgeaudit's assertion graded on its judge's own scale: the grade as it gave it
+        row["score"], row["scale"] = float(own["grade"]), json.dumps(own["scale"], sort_keys=True)
+        row["label"] = grading.get("pass") if isinstance(grading.get("pass"), bool) else None
+        row["rationale"] = grading.get("reason") if isinstance(grading.get("reason"), str) else None
         return row
 
     def bad(field: str, msg: str) -> InputError:
@@ -155,27 +265,49 @@ def _row(r: dict[str, Any], line: int, path: str, id_var: str, metric: str | Non
 
 
 def results_tables(path: str, *, id_var: str = DEFAULT_ID_VAR, metric: str | None = None,
-                   scale: tuple[float, float] = (0.0, 1.0)) -> dict[tuple[str, int], pd.DataFrame]:
-    """One replay table per (provider, promptIdx) of a promptfoo output file, checked as a replay file is."""
+                   scale: tuple[float, float] = (0.0, 1.0)) -> dict[tuple[str, int], tuple[pd.DataFrame, Any]]:
+    """One replay table per (provider, promptIdx) of a promptfoo output file, checked as a replay file is, with
+    the scale its grades are on (judgeaudit's assertion's judge's; None: the judges' 1–9)."""
     results = read_results(path)
     if not results:
         raise InputError("the promptfoo output holds no results", path=path, field="results.results")
+    numbered = list(enumerate(results, start=1))
+    ids = request_ids(numbered, id_var)
     groups: dict[tuple[str, int], list[tuple[int, dict[str, Any]]]] = {}
-    for line, r in enumerate(results, start=1):
+    for line, r in numbered:
         groups.setdefault(_judge_key(r), []).append((line, r))
     tables = {}
     for key, members in groups.items():
         rows, lines, seen = [], [], {}
-        for line, r in members:
-            row = _row(r, line, path, id_var, metric, scale)
-            row["epoch"] = seen.get(row["request_id"], 0)   # a repeated test: epochs 0, 1, … in file order
-            seen[row["request_id"]] = row["epoch"] + 1
+        for line, r in _order(members):
+            ident = identity_of(r)
+            row = _row(r, line, path, ids[ident], metric, scale)
+            repeat = r.get("repeatIndex")
+            given = _epoch_var(r) if _id_var(r, id_var) is not None else None
+            counter = ident if given is None and _id_var(r, id_var) is None else ("id", row["request_id"])
+            if isinstance(repeat, int) and not isinstance(repeat, bool) and repeat >= 0:
+                row["epoch"] = repeat + (given or 0)
+            elif given is not None:   # an exported request: its epoch is a var of the test
+                row["epoch"] = given
+            else:   # a repeated test: epochs 0, 1, … in promptfoo's run order
+                row["epoch"] = seen.get(counter, 0)
+            seen[counter] = row["epoch"] + 1
             rows.append(row)
             lines.append(line)
-        df = pd.DataFrame(rows, columns=["request_id", "epoch", "score", "label", "rationale", "raw", "error"])
+        df = pd.DataFrame(rows, columns=["request_id", "epoch", "score", "label", "rationale", "raw", "error",
+                                         "scale"])
         df["label"] = df["label"].astype(object)
         df.attrs["lines"] = lines
-        tables[key] = normalise_replay_table(df, path)
+        declared = df["scale"].dropna().unique()
+        on = None
+        if len(declared):
+            graded = df["score"].notna()
+            if len(declared) > 1 or df.loc[graded, "scale"].isna().any():
+                row = int(((df["scale"] != declared[0]) & graded).to_numpy().nonzero()[0][0])
+                raise InputError("judgeaudit's assertion graded this provider's results on more than one scale",
+                                 path=path, line=lines[row], field="gradingResult.metadata")
+            on = scale_of(json.loads(declared[0]))
+        tables[key] = (normalise_replay_table(df.drop(columns="scale"), path, scale=on), on)
     return tables
 
 
@@ -184,10 +316,7 @@ def _judges(argument: str, family: str | None, spec_id: str | None, *, one: bool
     if not path:
         raise InputError("replay:promptfoo needs a promptfoo output file: replay:promptfoo:<results.json>",
                          field="judge")
-    unknown = sorted(set(mapping) - set(_OPTIONS))
-    if unknown:
-        raise InputError(f"unknown option {unknown[0]!r} for replay:promptfoo (options: {', '.join(_OPTIONS)})",
-                         path=path, field=unknown[0])
+    check_options(mapping, path, _OPTIONS, "replay:promptfoo")
     tables = results_tables(path, id_var=mapping.get("id", DEFAULT_ID_VAR), metric=mapping.get("metric"),
                             scale=parse_scale(mapping.get("scale"), path) or (0.0, 1.0))
     names = {k: k[0] if sum(1 for x in tables if x[0] == k[0]) == 1 else f"{k[0]}#{k[1]}" for k in tables}
@@ -210,7 +339,9 @@ def _judges(argument: str, family: str | None, spec_id: str | None, *, one: bool
             jid = f"replay:promptfoo:{argument}"
         else:
             jid = f"replay:promptfoo:{path}?{urlencode({**mapping, 'judge': names[k]})}"
-        judge: ReplayJudge = _judge_of(tables[k], f"{path}?judge={names[k]}", None, jid, family)
+        table, on = tables[k]
+        judge: ReplayJudge = _judge_of(table, f"{path}?judge={names[k]}", None, jid, family, on)
+        _with_template([judge], mapping.get("template"))
         judges.append(judge)
     return judges
 
@@ -227,7 +358,7 @@ def promptfoo_judge(argument: str, options: dict[str, Any]) -> Judge:
 
 
 register_format("promptfoo", judges=promptfoo_judges, judge=promptfoo_judge,
-                help="a promptfoo eval's output: replay:promptfoo:<results.json>[?id=VAR&metric=NAME&scale=LO,HI]")
+                help="a promptfoo eval's output: replay:promptfoo:<results.json>[?id=VAR&metric=NAME&scale=LO,HI&template=T]")
 
 
 # ---------------------------------------------------------------------------------------------- export
@@ -271,13 +402,21 @@ def get_assert(output: Any, context: dict[str, Any]) -> dict[str, Any]:
     finally:
         if store is not None:
             store.close()
+    scale = judge.scale
+    lo, hi = (1.0, 9.0) if scale is None else (float(scale.min), float(scale.max))
+    meta: dict[str, Any] = {"judge_id": judge.id, "call_key": verdict.call_key,
+                            "scale": scale.to_dict() if scale is not None else None}
     if verdict.error is not None:
-        return {"pass": False, "score": 0.0, "reason": f"judgeaudit {judge.id}: the call failed: {verdict.error}"}
+        return {"pass": False, "score": 0.0, "reason": f"judgeaudit {judge.id}: the call failed: {verdict.error}",
+                "metadata": {META_KEY: {**meta, "error": verdict.error}}}
     if not verdict.parse_ok or verdict.score is None:
         why = (verdict.meta or {}).get("parse_error") or "no score"
-        return {"pass": False, "score": 0.0, "reason": f"judgeaudit {judge.id}: the reply did not parse ({why})"}
+        return {"pass": False, "score": 0.0, "reason": f"judgeaudit {judge.id}: the reply did not parse ({why})",
+                "metadata": {META_KEY: {**meta, "parse_error": why}}}
     grade = float(verdict.score)
-    reason = f"judgeaudit {judge.id}: grade {grade:.3g} on 1–9 (pass at ≥ {threshold:g})"
+    on = "1–9" if scale is None else scale.label()
+    reason = f"judgeaudit {judge.id}: grade {grade:.3g} on {on} (pass at ≥ {threshold:g})"
     if verdict.rationale:
         reason += f": {verdict.rationale}"
-    return {"pass": grade >= threshold, "score": (grade - 1.0) / 8.0, "reason": reason}
+    return {"pass": grade >= threshold, "score": (grade - lo) / (hi - lo), "reason": reason,
+            "metadata": {META_KEY: {**meta, "grade": grade}}}

@@ -30,6 +30,10 @@ verdict fails the run. List cells in CSV are JSON text.
 that define a format register it when imported (the command line imports them); a format from another package
 registers through the ``judgeaudit.replay_formats`` entry point group.
 
+``?template=NAME`` (or a command's ``--template``) reads the ``raw`` replies with that judge template's parser,
+on its scale (a ``scale=`` given too must be the template's). An option the spec does not know (not a column,
+``judge``, ``scale``, ``higher`` or ``template``) is an error naming it.
+
 Scores lie on the judges' 1–9 scale, or on the scale the spec declares: ``?scale=1,10`` (whole
 numbers; ``scale=pass_fail`` for 1/0), ``&higher=better`` (the default: a quality rating) or ``worse``
 (a higher grade is more of the defect, as on the 1–9 scale); the validity analysis then reads the
@@ -223,6 +227,8 @@ def _world_reply(request: JudgeRequest, value: Any) -> str:
 class ReplayJudge(Judge):
     cacheable = False
     max_concurrency = 4096
+    #: a template names the parser (and scale) the file's raw replies are read with
+    takes_template = True
 
     def __init__(self, spec: JudgeSpec, table: pd.DataFrame, path: str, scale: Scale | None = None):
         super().__init__(spec)
@@ -233,6 +239,25 @@ class ReplayJudge(Judge):
     @property
     def scale(self) -> Scale | None:
         return self.declared
+
+    def use_template(self, template: Any) -> None:
+        """Read the file's raw replies with ``template``'s parser, on its scale: the file's scores are on the
+        template's scale, so a scale the spec declared must be that one."""
+        if template.scale is not None and self.declared is not None and template.scale != self.declared:
+            raise InputError(f"the spec declares the {self.declared.label()} scale (a higher grade is "
+                             f"{self.declared.higher}); template {template.name} grades on {template.scale.label()} "
+                             f"({template.scale.higher}): give one scale", path=self.path, field="scale")
+        if template.scale is not None and self.declared is None:
+            outside = [r for r in self._rows.values() if (v := _cell(r, "score")) is not None
+                       and not template.scale.min <= float(v) <= template.scale.max]
+            if outside:
+                raise InputError(f"score {float(outside[0]['score'])!r} is outside template {template.name}'s "
+                                 f"{template.scale.label()} scale", path=self.path, field="score")
+            self.declared = template.scale
+            self.spec = self.spec.model_copy(update={"options": {**self.spec.options,
+                                                                 "scale": template.scale.to_dict()}})
+        self.template = template
+        self.spec = self.spec.model_copy(update={"template": template.ref()})
 
     @property
     def provider(self) -> str:
@@ -262,7 +287,10 @@ class ReplayJudge(Judge):
         source = "replay" if score is not None else None
         if score is None and choice is None and raw is not None and error is None:
             # only the reply as the judge wrote it: read with the form's parser, as a live call is read
-            parsed = parse_request(request, str(raw), self.declared)
+            if self.template is not None and self.template.form == request.form:
+                parsed = self.template.parse(request, str(raw))
+            else:
+                parsed = parse_request(request, str(raw), self.declared)
             score, choice, source = parsed.score, parsed.choice, "parsed" if parsed.score is not None else None
             rationale = parsed.rationale if rationale is None else rationale
             parse_ok = parsed.ok if parse_ok is None else (bool(parse_ok) and parsed.ok)
@@ -381,18 +409,45 @@ def _format_of(argument: str) -> tuple[ReplayFormat, str] | None:
     return (found, rest) if found is not None else None
 
 
+OPTIONS = ("judge", "scale", "higher", "template", *_COLUMNS)
+"""What a plain replay spec's ``?…`` may name: ``judge``, ``scale``, ``higher``, ``template`` and the columns
+it renames."""
+
+
+def check_options(mapping: dict[str, str], path: str, known: tuple[str, ...] = OPTIONS,
+                  spec: str = "replay") -> None:
+    """An option a spec does not know is an error naming it and the known ones, never ignored."""
+    unknown = [k for k in mapping if k not in known]
+    if unknown:
+        raise InputError(f"unknown option {unknown[0]!r} for {spec} (options: {', '.join(known)})", path=path,
+                         field=unknown[0])
+
+
+def _with_template(judges: list[Judge], name: str | None) -> list[Judge]:
+    if name is None:
+        return judges
+    from judgeaudit.judges.templates import get_template
+
+    template = get_template(name)
+    for j in judges:
+        j.use_template(template)
+    return judges
+
+
 def replay_judges(argument: str) -> list[Judge]:
     """Every judge a replay file holds, from one read of it: one per judge id, named by its id, or the
     file's single judge, named by the spec, when it has no judge ids (``build_judges`` on ``replay:<argument>``)."""
     if (fmt := _format_of(argument)) is not None:
         return fmt[0].judges(fmt[1])
     path, mapping = parse_spec(argument)
+    check_options(mapping, path)
+    template = mapping.pop("template", None)
     scale = replay_scale(mapping, path)
     df = load_replay_table(path, mapping, scale)
     ids = _judge_ids(df)
     if not ids:
-        return [_judge_of(df, path, None, f"replay:{argument}", None, scale)]
-    return [_judge_of(df, path, i, i, None, scale) for i in ids]
+        return _with_template([_judge_of(df, path, None, f"replay:{argument}", None, scale)], template)
+    return _with_template([_judge_of(df, path, i, i, None, scale) for i in ids], template)
 
 
 @register("replay", "verdicts from a JSONL/CSV/Parquet file: replay:<path>[?judge=ID&score=col…]; "
@@ -404,6 +459,8 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
     path, mapping = parse_spec(argument)
     if not path:
         raise InputError("replay judge needs a file: replay:<path>", field="judge")
+    check_options(mapping, path)
+    template = mapping.pop("template", None)
     scale = replay_scale(mapping, path)
     df = load_replay_table(path, mapping, scale)
     wanted = mapping.get("judge")
@@ -414,4 +471,5 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
                              path=path, field="judge_id")
         wanted = wanted or (ids[0] if ids else None)
     spec_id = options["id"] if wanted is None or options["id"] != f"replay:{argument}" else wanted
-    return _judge_of(df, path, wanted, spec_id, options.get("family"), scale)
+    judge, = _with_template([_judge_of(df, path, wanted, spec_id, options.get("family"), scale)], template)
+    return judge
