@@ -111,3 +111,54 @@ def badly_declared(request):
 
 
 badly_declared.judge_scale = (1, 2.5)
+
+
+def np_int(request):
+    """graded: the expected grade as a numpy.int64; pairwise: a numpy.str_."""
+    import numpy as np
+
+    if request.form == "pairwise":
+        return np.str_(grade(request))
+    return np.int64(expected_grade(request.text or ""))
+
+
+def np_float(request):
+    import numpy as np
+
+    return np.float64(expected_grade(request.text or ""))
+
+
+def np_dict(request):
+    import numpy as np
+
+    return {"score": np.int32(expected_grade(request.text or "")), "rationale": np.str_("numpy")}
+
+
+def np_passes(request):
+    """pass/fail as a numpy.bool_ (a comparison of numpy values gives one)."""
+    import numpy as np
+
+    return np.bool_("always" not in (request.text or ""))
+
+
+np_passes.judge_scale = "pass_fail"
+
+
+def np_world(request):
+    """A world label as numpy.bool_ and a world score as numpy.int64."""
+    import numpy as np
+
+    flagged = np.bool_("always" in (request.text or ""))
+    return {"score": np.int64(1 if flagged else 5)} if request.form == "score" else flagged
+
+
+def exits(request):
+    import sys
+
+    sys.exit(3)
+
+
+async def aexits(request):
+    import sys
+
+    sys.exit("stop")

@@ -16,6 +16,7 @@ from rich.table import Table
 from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
+from judgeaudit import consent
 from judgeaudit.errors import InputError
 
 # Verb groups that live in their own modules (each exposes a typer app named ``app``), and commands that are one
@@ -89,6 +90,9 @@ store_app = typer.Typer(help="The resumable call store.", no_args_is_help=True)
 app.add_typer(judges_app, name="judges")
 app.add_typer(store_app, name="store")
 console = Console(stderr=True, soft_wrap=True)
+ALLOW_CODE_HELP = ("run the Python code (python: judges) that a file names, e.g. an experiment file's judges; "
+                   "a file is data, so its code runs only with this flag (a python: spec typed on the command "
+                   "line needs none)")
 
 
 @app.callback()
@@ -97,11 +101,14 @@ def _page_options(
                                         help="how every report.html carries plotly.js: inline (default; the page "
                                              "works offline) or cdn (a small page that loads plotly.js from the "
                                              "plotly CDN)")] = "inline",
+    allow_code: Annotated[bool, typer.Option("--allow-code", help=ALLOW_CODE_HELP)] = False,
 ) -> None:
     """Audit LLM-as-a-judge instruments: is the judge valid, not just reliable?"""
     from judgeaudit.report.html import set_plotly_mode
 
     set_plotly_mode(plotly)
+    if allow_code:
+        consent.allow_code()
 
 
 @judges_app.command("list")
@@ -222,14 +229,18 @@ def run_experiment(
     batch_out: BatchOutOpt = None,
     mlflow: MlflowOpt = None,
     mlflow_experiment: MlflowExperimentOpt = None,
+    allow_code: Annotated[bool, typer.Option("--allow-code", help=ALLOW_CODE_HELP)] = False,
 ) -> None:
     """Run an experiment described by one YAML file (see judgeaudit.experiment): analysis validity, world,
     loop or card, with the options of the command of that name. --batch, --batch-out, --mlflow and
     --mlflow-experiment (or the file's batch, batch_out, mlflow and mlflow_experiment keys) act as on that
-    command; a flag replaces the file's key."""
+    command; a flag replaces the file's key. A python: judge the file names is refused (before anything runs)
+    unless --allow-code is given."""
     from judgeaudit.commands.common import command_calls
     from judgeaudit.experiment import command_options, load_experiment, yaml_error
 
+    if allow_code:
+        consent.allow_code()
     exp = load_experiment(experiment)
     flags = {"batch": batch, "batch_out": batch_out, "mlflow": mlflow, "mlflow_experiment": mlflow_experiment}
     try:
@@ -315,7 +326,14 @@ def demo_cmd(
 
 
 def main() -> None:
-    """Entry point: bad input prints one line naming file, line and field, and exits 2."""
+    """Entry point: bad input prints one line naming file, line and field, and exits 2. The code a
+    ``python:`` spec names runs when the spec is typed here or the command line says --allow-code
+    (``judgeaudit.consent``)."""
+    with consent.command_line(sys.argv[1:], allow_code=False):
+        _main()
+
+
+def _main() -> None:
     try:
         app()
     except InputError as e:

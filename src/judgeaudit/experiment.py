@@ -31,6 +31,10 @@ options ``timeout``, ``retries``, ``rpm`` and ``api_base``.
 ``batch_out`` is relative to the experiment file, as ``out`` is; the MLflow URI is passed as it is written.
 ``judgeaudit run`` takes the same flags, which replace the file's keys.
 
+A ``python:`` judge (the user's own code, alone or inside ``vote:``/``ensemble:``) named by the file is refused,
+naming its line, unless the command line says ``--allow-code``: a file is data, and the consent to run its
+code cannot be in it.
+
 Validation errors name the file, the line and the field: the same rules as the command line
 (``validate.OPTION_RULES``), an input file that is missing, and an error the run raises about one of its
 options (``--votes`` is the file's ``votes``).
@@ -44,6 +48,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
 
+from judgeaudit.consent import check_file_spec
 from judgeaudit.errors import InputError
 from judgeaudit.yamlfile import line_of, load_yaml
 from judgeaudit.io import read_text
@@ -201,6 +206,7 @@ def load_experiment(path: str | Path) -> _Experiment:
         loc = tuple(x for x in first["loc"] if not (isinstance(x, str) and x in ("str", "JudgeEntry")))
         msg = "required field is missing" if first["type"] == "missing" else first["msg"].removeprefix("Value error, ")
         raise InputError(msg, path=p, line=line_of(node, loc), field=".".join(map(str, loc))) from None
+    _check_code(exp, node, p)
     base = p.parent
     update = {name: _relative(base, getattr(exp, name))
               for name in ("out", "store", "data", "ledger", "from_", "batch_out") if hasattr(exp, name)}
@@ -222,6 +228,21 @@ def load_experiment(path: str | Path) -> _Experiment:
         raise InputError(f"{e.path} {e.message}", path=p, line=line_of(node, ("out",)), field="out") from None
     exp._node, exp._path = node, p   # for errors the run raises (``yaml_error``)
     return exp
+
+
+_SPEC_FIELDS = ("judge", "judge2", "responder", "rewriter")
+"""The single judge-spec keys of an experiment (``judges`` is the list of them)."""
+
+
+def _check_code(exp: _Experiment, node: yaml.Node, path: Path) -> None:
+    """Refuse, naming the line, a judge spec of the file that runs Python code (``python:``, alone or in a
+    composite) unless the command line consented (``judgeaudit.consent``): before anything is read or run."""
+    found: list[tuple[tuple[Any, ...], str]] = []
+    for i, j in enumerate(getattr(exp, "judges", None) or []):
+        found.append((("judges", i), j) if isinstance(j, str) else (("judges", i, "spec"), j.spec))
+    found += [((name,), getattr(exp, name)) for name in _SPEC_FIELDS if isinstance(getattr(exp, name, None), str)]
+    for loc, spec in found:
+        check_file_spec(spec, path=path, line=line_of(node, loc), field=".".join(map(str, loc)))
 
 
 def _resolve_templates(exp: _Experiment, base: Path, node: yaml.Node, path: Path) -> None:

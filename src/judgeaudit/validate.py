@@ -164,12 +164,22 @@ def output_file(path: str | Path, *, inputs: Iterable[str | Path | None] = (), f
     return p
 
 
-def _check_parents(p: Path, field: str) -> None:
-    """The nearest existing folder above ``p`` must be a folder (not a file standing in the way)."""
-    for parent in p.parents:
+def _check_parents(p: Path, field: str, *, itself: bool = False) -> None:
+    """The nearest existing folder above ``p`` (``itself``: ``p`` when it is one) must be a folder (not a file
+    standing in the way) that this process can write into (tried with an unnamed temporary file, which
+    leaves nothing behind: a read-only file system or a folder of another user is refused before the run)."""
+    import tempfile
+
+    for parent in ([p] if itself and p.is_dir() else []) + list(p.parents):
         if parent.exists():
             if not parent.is_dir():
                 raise InputError(f"{parent} is a file; a folder is expected here", path=p, field=field)
+            try:
+                with tempfile.TemporaryFile(dir=parent):
+                    pass
+            except OSError as e:
+                raise InputError(f"cannot write into {parent} ({e.strerror or type(e).__name__})", path=p,
+                                 field=field) from None
             return
 
 
@@ -183,7 +193,7 @@ def output_dir(path: str | Path, *, writes: Iterable[str] = (), inputs: Iterable
     writes = tuple(writes)
     if p.exists() and not p.is_dir():
         raise InputError("is an existing file; a folder is expected here", path=p, field=field)
-    _check_parents(p, field)
+    _check_parents(p, field, itself=True)
     ins = _inputs(inputs)
     for name in writes:
         target = p / name

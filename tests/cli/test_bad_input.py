@@ -594,3 +594,66 @@ def test_ctrl_c_while_the_command_line_starts_is_one_line(tmp_path: Path) -> Non
     assert "Traceback" not in err, err
     assert proc.returncode == 130, (proc.returncode, err)
     assert err.strip() == "interrupted while starting: nothing was run" or "interrupted" in err.splitlines()[-1]
+
+
+# --- an output folder this process cannot write; a tracking URI MLflow has no store for --------------------
+
+
+def _unwritable_folder(tmp_path: Path) -> Path:
+    """A folder this process cannot create files in: a read-only folder (as a user), /sys (as root, whom
+    file modes do not stop)."""
+    ro = tmp_path / "read-only"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        (ro / "probe").touch()
+    except OSError:
+        return ro
+    (ro / "probe").unlink()
+    if Path("/sys").is_dir():
+        try:
+            (Path("/sys") / "judgeaudit-probe").mkdir()
+        except OSError:
+            return Path("/sys")
+    pytest.skip("no folder here refuses this process's writes (root, and /sys is writable)")
+
+
+@pytest.mark.parametrize("command", ["judge", "validity"])
+def test_an_unwritable_out_is_one_line_before_any_call(command, tmp_path: Path, cli_main) -> None:
+    f = Files(tmp_path)
+    out = _unwritable_folder(tmp_path) / "judgeaudit-out"
+    argv = (["judge", "--judge", "reference:constant", "--input", f.items()] if command == "judge" else
+            ["validity", "run", "--judge", "reference:constant", "--probes", f.probes(), "--bootstrap", "20"])
+    r = cli_main(*argv, "--out", out)
+    assert r.returncode == 2, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert lines[0].startswith(f"error: {out}: field '--out': cannot write into "), lines[0]
+    assert not out.exists()
+
+
+def test_an_unknown_mlflow_scheme_is_one_line_before_the_run(tmp_path: Path, cli_main) -> None:
+    pytest.importorskip("mlflow", reason="--mlflow needs the mlflow extra")
+    f = Files(tmp_path)
+    out = tmp_path / "out"
+    r = cli_main("judge", "--judge", "reference:constant", "--input", f.items(), "--out", out)   # works without
+    assert r.returncode == 0, r.stderr
+    out2 = tmp_path / "out2"
+    r = cli_main("validity", "run", "--judge", "reference:constant", "--probes", f.probes(), "--bootstrap", "20",
+                 "--out", out2, "--mlflow", "nosuch://x")
+    assert r.returncode == 2, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "field '--mlflow'" in lines[0] and "nosuch://x" in lines[0], r.stderr
+    assert not out2.exists()                                          # checked before the run: nothing computed
+
+
+def test_an_experiment_files_unknown_mlflow_scheme_names_its_line(tmp_path: Path, cli_main) -> None:
+    pytest.importorskip("mlflow", reason="--mlflow needs the mlflow extra")
+    f = Files(tmp_path)
+    exp = f.write("exp.yaml", f"analysis: validity\nout: out\nprobes: {f.probes()}\nbootstrap: 20\n"
+                              "mlflow: nosuch://x\njudges: [reference:constant]\n")
+    r = cli_main("run", exp)
+    assert r.returncode == 2, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {exp}:5: field 'mlflow'"), r.stderr
+    assert not (tmp_path / "out").exists()

@@ -209,3 +209,28 @@ def test_gate_on_a_replayed_validity_run(tmp_path, replayed_validity_run, judge,
     got, out = _invoke(["gate", policy, "--from", replayed_validity_run, "--junit", tmp_path / "j.xml"])
     assert got == code, out
     assert ["PASS", "FAIL", "BLIND"][code] in out
+
+
+@pytest.mark.parametrize("bar, over, field", [
+    ("R >= 0.3", {"validity": "measured"}, "sections.validity"),
+    ("R >= 0.3", {"validity__metrics": [0.4]}, "sections.validity.metrics"),
+    ("R >= 0.3", {"validity__metrics__R": 0.42}, "sections.validity.metrics.R"),
+    ("R >= 0.3", {"validity__n": {"construct_edits": "many"}}, "sections.validity.n.construct_edits"),
+    ("world.blind.recall >= 0.2", {"world__arms": ["blind"]}, "sections.world.arms"),
+    ("world.blind.recall >= 0.2", {"world__arms__blind": "0.3"}, "sections.world.arms.blind"),
+    ("world.blind.recall >= 0.2", {"world__numbers": {"arms.blind.n": "x"}}, "sections.world.numbers.arms.blind.n"),
+    ("vp.llmbar.a_imp <= 0.2", {"vp__rows": {"set": "llmbar"}}, "sections.vp.rows"),
+    ("vp.llmbar.a_imp <= 0.2", {"vp__rows": ["llmbar"]}, "sections.vp.rows"),
+    ("loop.informed.net >= 0", {"loop__regulators": {"informed": 4.0}}, "sections.loop.regulators.informed"),
+    ("cap.llmbar.overall >= 0", {"cap": {"measured": True, "sets": {"llmbar": []}}}, "sections.cap.sets.llmbar"),
+])
+def test_a_malformed_card_is_one_line_naming_its_field(tmp_path, cli_main, bar, over, field):
+    policy = _policy(tmp_path, f"bars:\n  - {json.dumps(bar)}\n")
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps(planted_card(**over)))
+    r = cli_main("gate", policy, "--card", card, "--junit", tmp_path / "j.xml")
+    assert r.returncode == 3, r.stderr                                # gate's bad-input exit (2 is BLIND)
+    lines = [ln for ln in (r.stdout + r.stderr).splitlines() if ln.strip()]
+    assert "Traceback" not in r.stderr and len(lines) == 1, r.stdout + r.stderr
+    assert lines[0].startswith(f"error: {card}: field '{field}': malformed card"), lines[0]
+    assert not (tmp_path / "j.xml").exists()

@@ -445,3 +445,16 @@ def test_write_batch_in_python_then_ingest_then_run_from_the_store(tmp_path, fak
     with pytest.raises(InputError) as e:
         write_batch(make_judge("reference:constant"), requests, store, provider="openai", out=tmp_path / "b4.jsonl")
     assert e.value.field == "judge"
+
+
+def test_a_results_file_that_is_not_utf8_is_one_line_naming_its_line(tmp_path, fake_server, cli_main):
+    store, reqs, srv = _deferred_store(tmp_path, fake_server)
+    good = json.dumps(openai_answer(srv, reqs[0])).encode()
+    path = tmp_path / "out.jsonl"
+    path.write_bytes(good + b"\n" + b'{"custom_id": "caf\xe9"}\n')          # Latin-1, not UTF-8
+    r = cli_main("batch", "ingest", path, "--store", store)
+    assert r.returncode == 2, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {path}:2: not UTF-8 text (byte 0xe9"), r.stderr
+    with CallStore(store, readonly=True) as cs:
+        assert len(cs) == 0

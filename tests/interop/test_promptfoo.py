@@ -244,3 +244,15 @@ def test_get_assert_with_an_api_judge_on_the_local_server(fake_server, monkeypat
     assert got["pass"] is True and got["score"] == pytest.approx((7 - 1) / 8)
     sent = srv.requests[0]["messages"][0]["content"]
     assert "a summary" in sent and "the source" in sent           # the output graded against the evidence var
+
+
+def test_a_file_that_is_not_utf8_is_one_line_naming_its_line(tmp_path, cli_main):
+    path = tmp_path / "r.json"
+    path.write_bytes(b'{"evalId": "x",\n "results": {"version": 3, "results": [{"vars": {"id": "caf\xe9"}}]}}\n')
+    items = tmp_path / "items.jsonl"
+    items.write_text('{"item_id": "a", "text": "x"}\n')
+    r = cli_main("judge", "--judge", f"replay:promptfoo:{path}", "--input", items, "--out", tmp_path / "o")
+    assert r.returncode == 2, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {path}:2: not UTF-8 text (byte 0xe9"), r.stderr
+    assert not (tmp_path / "o").exists()

@@ -159,3 +159,54 @@ def test_ray_workers_rebuild_the_callable_from_its_spec(ray_local, fn, tmp_path)
     drop = ["latency_s", "timestamp"]
     assert verdicts_frame(by_ray).drop(columns=drop).equals(verdicts_frame(by_asyncio).drop(columns=drop))
     assert [v.score for v in again] == [float(cb.expected_grade(t)) for t in TEXTS]
+
+
+# ------------------------------------------------------------------ numpy scalars, sys.exit
+
+
+def test_numpy_scalars_are_read_as_the_numbers_they_hold():
+    expected = [float(cb.expected_grade(t)) for t in TEXTS]
+    for fn in ("np_int", "np_float", "np_dict"):
+        verdicts = run(make_judge(f"python:pyjudge_callables:{fn}"), _graded(), progress=False, policy=FAST)
+        assert [v.score for v in verdicts] == expected, fn
+        assert all(v.parse_ok and v.error is None for v in verdicts), [v.meta for v in verdicts]
+    pair = [JudgeRequest(request_id="p", form="pairwise", prompt="q", response_a="s", response_b="long answer")]
+    assert [v.choice for v in run(make_judge("python:pyjudge_callables:np_int"), pair, progress=False)] == ["B"]
+
+
+def test_a_numpy_bool_is_a_pass_fail_verdict_and_a_world_label():
+    verdicts = run(make_judge("python:pyjudge_callables:np_passes"), _graded(), progress=False, policy=FAST)
+    assert [v.score for v in verdicts] == [0.0 if "always" in t else 1.0 for t in TEXTS]
+    assert all(v.parse_ok for v in verdicts)
+    reqs = [JudgeRequest(request_id=f"w{i}", form=form, text=t, evidence="world", meta={"template": "world"})
+            for i, (form, t) in enumerate([("label", "it always works"), ("label", "it works"),
+                                           ("score", "it always works"), ("score", "it works")])]
+    got = run(make_judge("python:pyjudge_callables:np_world"), reqs, progress=False, policy=FAST)
+    assert all(v.parse_ok and v.error is None for v in got), [v.meta for v in got]
+    assert [v.label for v in got[:2]] == [True, False]
+    assert [v.score for v in got[2:]] == [1.0, 5.0]
+
+
+def test_a_numpy_bool_is_not_a_grade_on_the_1_to_9_scale():
+    (v,) = run(make_judge("python:pyjudge_callables:np_passes?scale=1,9"), _graded(1), progress=False, policy=FAST)
+    assert not v.parse_ok and v.meta["parse_error"] == "a graded request needs a number, got bool True"
+
+
+@pytest.mark.parametrize("fn, code", [("exits", "3"), ("aexits", "'stop'")])
+def test_sys_exit_in_a_judge_is_a_failed_call_not_the_end_of_the_run(fn, code):
+    verdicts = run(make_judge(f"python:pyjudge_callables:{fn}"), _graded(3), progress=False, policy=FAST)
+    assert len(verdicts) == 3 and all(not v.parse_ok for v in verdicts)
+    assert all(f"raised SystemExit({code})" in v.error and "sys.exit" in v.error for v in verdicts), verdicts[0].error
+
+
+def test_sys_exit_in_a_judge_is_one_line_at_the_command_line(tmp_path, cli_main):
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(f'{{"item_id": "i{i}", "text": "t{i}"}}\n' for i in range(3)))
+    r = cli_main("judge", "--judge", "python:pyjudge_callables:exits", "--input", items, "--out", tmp_path / "out",
+                 "--retries", "0")
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr and "interrupted" not in r.stderr
+    last = [ln for ln in r.stderr.splitlines() if ln.strip()][-1]
+    assert "produced no usable verdict: 3 of 3 calls failed" in last and "SystemExit(3)" in r.stderr, r.stderr
+    rows = (tmp_path / "out" / "verdicts.jsonl").read_text().splitlines()
+    assert len(rows) == 3 and all("SystemExit(3)" in row for row in rows)

@@ -88,3 +88,15 @@ def test_non_utf8_text_is_refused_at_add_and_a_bad_byte_in_the_file_names_its_li
         read_ledger(ledger)
     col = lines[n].index(b"\xe9") + 1
     assert str(e.value) == f"{ledger}:{n + 1}: byte b'\\xe9' at column {col} is not UTF-8 (a ledger is UTF-8 text)"
+
+
+@pytest.mark.parametrize("args, field", [
+    (["--id", "", "--clause", "x.S >= 0.9"], "--id"),
+    (["--id", "P1", "--clause", "x.S >= 0.9", "--clause", "x.S >= 0.8"], "--clause"),   # two clauses, no letters
+])
+def test_a_bad_add_blames_the_option_that_gave_the_field(tmp_path, args, field):
+    ledger = tmp_path / "preds.yaml"
+    res = _cli("ledger", "add", "--ledger", ledger, *args)
+    assert isinstance(res.exception, InputError), res.output
+    assert res.exception.field == field, str(res.exception)
+    assert not ledger.exists()

@@ -184,3 +184,20 @@ def test_a_malformed_defects_cell_is_one_line_naming_file_row_and_field(tmp_path
     rc, out = _run(["certificate", "verify", "--verdicts", bad])
     assert rc == 2, out
     assert f"verdicts.jsonl:2: field 'defects': request 'b': {why}" in out
+
+
+def test_an_api_nli_backend_at_an_api_base_needs_no_key(tmp_path, fake_server, monkeypatch, cli_main):
+    """structural:api: with --api-base reaches a self-hosted server without a key, as api: does (the same
+    transport): no 'Missing credentials' refusal, every pair answered."""
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
+        monkeypatch.delenv(var, raising=False)
+    srv = fake_server(responder=lambda prompt: "entailment")
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(o) + "\n" for o in ITEMS))
+    r = cli_main("judge", "--judge", "structural:api:openai/fake-nli", "--api-base", srv.base_url, "--form",
+                 "label", "--input", items, "--out", tmp_path / "out", "--retries", "0")
+    assert r.returncode == 0, r.stderr
+    assert "credentials" not in r.stderr.lower()
+    rows = [json.loads(x) for x in (tmp_path / "out" / "verdicts.jsonl").read_text().splitlines()]
+    assert [(row["error"], row["parse_ok"]) for row in rows] == [(None, True), (None, True)]
+    assert len(srv.requests) > 0 and set(srv.auth_headers) == {""}     # sent, and with no key

@@ -66,7 +66,12 @@ def run_gate(policy: Path, *, from_: list[Path] | None = None, card: Path | None
         if f is not None:
             output_file(f, inputs=[policy, card, *(from_ or [])], field=name)
     c = _card_from_file(card) if card is not None else _card_from_runs(list(from_), judge or p.judge)
-    r = evaluate(p, c)
+    try:
+        r = evaluate(p, c)
+    except InputError as e:   # a malformed card: the field of the card file that is not what a card holds
+        if card is None or e.path is not None:
+            raise
+        raise InputError(e.message, path=card, field=e.field) from None
     write_summaries(r, summary=summary, junit=junit, step_summary=os.environ.get("GITHUB_STEP_SUMMARY"))
     return r
 

@@ -40,6 +40,10 @@ def parse_fails(text: str) -> dict:
         return {"metric": c["metric"], "bar": c["bar"]}
 
 
+_OPTION_OF = {"id": "--id", "text": "--text", "run": "--run", "clauses": "--clause", "fails": "--fails"}
+"""The ``ledger add`` option that gives each field of a ``Prediction``."""
+
+
 @app.command("add")
 def add_cmd(
     ledger: LedgerOpt,
@@ -73,8 +77,9 @@ def add_cmd(
                                        "fails": parse_fails(fails) if fails else None})
     except ValidationError as e:
         err = e.errors()[0]
+        where = str(err["loc"][0]) if err.get("loc") else "clauses"   # the Prediction field → its option
         raise InputError(str(err.get("ctx", {}).get("error") or err["msg"]).removeprefix("Value error, "),
-                         field="--clause") from None
+                         field=_OPTION_OF.get(where, "--clause")) from None
     write_ledger(ledger, led.model_copy(update={"predictions": (*led.predictions, p)}))
     console.print(f"added {id} ({len(p.clauses)} clause(s), uncommitted) → {ledger}")
 

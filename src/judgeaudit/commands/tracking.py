@@ -18,11 +18,12 @@ MlflowExperimentOpt = Annotated[str | None, typer.Option(
 
 
 def check(kwargs: Mapping[str, Any]) -> None:
-    """Before a command runs: ``--mlflow`` needs the mlflow package (so a long run does not end unlogged)."""
+    """Before a command runs: ``--mlflow`` needs the mlflow package and a URI MLflow has a tracking store for
+    (so a long run does not end unlogged)."""
     if kwargs.get("mlflow"):
-        from judgeaudit.interop.mlflow import require_mlflow
+        from judgeaudit.interop.mlflow import check_uri
 
-        require_mlflow()
+        check_uri(str(kwargs["mlflow"]))
 
 
 def log(command: str, kwargs: Mapping[str, Any]) -> None:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from judgeaudit.errors import InputError
 from judgeaudit.ledger.score import present, resolve
 
 VALIDITY = ("S", "R", "R_scope", "R_strength", "gap", "R_plus", "wrong_way_rate", "control_flip_rate")
@@ -53,16 +54,41 @@ def _num(x: Any) -> float | None:
     return float(x) if isinstance(x, int | float) and not isinstance(x, bool) and x == x else None
 
 
-def _unmeasured(sec: dict[str, Any] | None, name: str) -> Reading | None:
+def _map(node: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    """``node[key]``, a JSON object ({} when absent or null); anything else is a malformed card, an
+    ``InputError`` naming the field (``sections.world.arms``)."""
+    v = node.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise InputError(f"malformed card: a {type(v).__name__}, where a JSON object is expected",
+                         field=f"{where}.{key}")
+    return v
+
+
+def _count(v: Any, where: str) -> int | None:
+    """A recorded unit count: a whole number, or None when absent; anything else is a malformed card."""
+    if v is None:
+        return None
+    if isinstance(v, int | float) and not isinstance(v, bool) and v == v and float(v).is_integer() and v >= 0:
+        return int(v)
+    raise InputError(f"malformed card: a unit count is a whole number ≥ 0, got {str(v)[:40]!r}", field=where)
+
+
+def _section(s: dict[str, Any], name: str) -> dict[str, Any]:
+    return _map(s, name, "sections")
+
+
+def _unmeasured(sec: dict[str, Any], name: str) -> Reading | None:
     if not sec:
         return Reading(name, missing="the card has no such section")
     if not sec.get("measured", True):
-        return Reading(name, missing=sec.get("not_measured") or "not measured")
+        return Reading(name, missing=str(sec.get("not_measured") or "not measured"))
     return None
 
 
 def _validity(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = s.get("validity")
+    sec = _section(s, "validity")
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     key = parts[0]
@@ -72,35 +98,39 @@ def _validity(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
     if key not in _CONTROL and sec.get("interpretable") is False:
         return [Reading(name, missing=f"uninterpretable: no operating point reaches S ≥ {sec.get('s_floor')}, so R is "
                                       "not read as sensitivity")]
-    m = (sec.get("metrics") or {}).get(key) or {}
-    n = (sec.get("n") or {}).get("control_edits" if key in _CONTROL else "construct_edits")
-    return [Reading(name, _num(m.get("value")), _ci(m.get("ci")), n if isinstance(n, int) else None,
+    m = _map(_map(sec, "metrics", "sections.validity"), key, "sections.validity.metrics")
+    unit = "control_edits" if key in _CONTROL else "construct_edits"
+    n = _count(_map(sec, "n", "sections.validity").get(unit), f"sections.validity.n.{unit}")
+    return [Reading(name, _num(m.get("value")), _ci(m.get("ci")), n,
                     None if _num(m.get("value")) is not None else f"{key} is undefined on this card")]
 
 
 def _world(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = s.get("world")
+    sec = _section(s, "world")
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     if len(parts) != 2:
         return [Reading(name, missing="a world quantity is world.<arm>.<recall|specificity>")]
     arm, metric = parts
-    arms = sec.get("arms") or {}
+    arms = _map(sec, "arms", "sections.world")
     if arm not in arms:
         return [Reading(name, missing=f"the world run has no {arm!r} arm (arms: {', '.join(arms) or 'none'})")]
-    m = arms[arm].get(metric)
+    m = _map(_map(arms, arm, "sections.world.arms"), metric, f"sections.world.arms.{arm}")
     if not m:
         return [Reading(name, missing=f"the {arm!r} arm reports no {metric}")]
-    n = (sec.get("numbers") or {}).get(f"arms.{arm}.n")
-    return [Reading(name, _num(m.get("value")), _ci(m.get("ci")), int(n) if n is not None else None)]
+    n = _count(_map(sec, "numbers", "sections.world").get(f"arms.{arm}.n"), f"sections.world.numbers.arms.{arm}.n")
+    return [Reading(name, _num(m.get("value")), _ci(m.get("ci")), n)]
 
 
 def _vp(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = s.get("vp")
+    sec = _section(s, "vp")
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     key, wanted = parts[-1], (parts[0] if len(parts) == 2 else None)
-    rows = [row for row in sec.get("rows") or [] if wanted is None or row.get("set") == wanted]
+    every = sec.get("rows") or []
+    if not isinstance(every, list) or not all(isinstance(row, dict) for row in every):
+        raise InputError("malformed card: the ruler rows are a list of JSON objects", field="sections.vp.rows")
+    rows = [row for row in every if wanted is None or row.get("set") == wanted]
     if not rows:
         return [Reading(name, missing=f"the ruler section holds no label set{f' {wanted!r}' if wanted else ''}")]
     out = []
@@ -109,38 +139,42 @@ def _vp(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
         if key not in row:
             out.append(Reading(label, missing=f"the ruler section has no quantity {key!r}"))
             continue
-        out.append(Reading(label, _num(row.get(key)), _ci(row.get(f"{key}_ci")), row.get("n")))
+        out.append(Reading(label, _num(row.get(key)), _ci(row.get(f"{key}_ci")),
+                           _count(row.get("n"), "sections.vp.rows.n")))
     return out
 
 
 def _loop(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = s.get("loop")
+    sec = _section(s, "loop")
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     if len(parts) != 2 or parts[1] != "net":
         return [Reading(name, missing="a loop quantity is loop.<regulator>.net")]
-    regs = sec.get("regulators") or {}
+    regs = _map(sec, "regulators", "sections.loop")
     if parts[0] not in regs:
         return [Reading(name, missing=f"the loop run has no regulator {parts[0]!r} ({', '.join(regs) or 'none'})")]
-    g = regs[parts[0]]
-    n = next((int(v) for k, v in (sec.get("numbers") or {}).items() if k.split(".")[-1] == "n_units"), None)
+    g = _map(regs, parts[0], "sections.loop.regulators")
+    n = next((_count(v, f"sections.loop.numbers.{k}") for k, v in _map(sec, "numbers", "sections.loop").items()
+              if k.split(".")[-1] == "n_units"), None)
     return [Reading(name, _num(g.get("net")), _ci(g.get("ci")), n)]
 
 
 def _cap(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = s.get("cap")
+    sec = _section(s, "cap")
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     if len(parts) != 2:
         return [Reading(name, missing="a CAP quantity is cap.<set>.<condition|overall>")]
-    sets = sec.get("sets") or {}
+    sets = _map(sec, "sets", "sections.cap")
     if parts[0] not in sets:
         return [Reading(name, missing=f"the CAP section has no set {parts[0]!r} ({', '.join(sets) or 'none'})")]
-    sb = sets[parts[0]]
-    cell = sb.get("overall") if parts[1] == "overall" else (sb.get("conditions") or {}).get(parts[1])
+    where = f"sections.cap.sets.{parts[0]}"
+    sb = _map(sets, parts[0], "sections.cap.sets")
+    cell = (_map(sb, "overall", where) if parts[1] == "overall"
+            else _map(_map(sb, "conditions", where), parts[1], f"{where}.conditions"))
     if not cell:
         return [Reading(name, missing=f"the CAP set {parts[0]!r} has no condition {parts[1]!r}")]
-    return [Reading(name, _num(cell.get("value")), _ci(cell.get("ci")), cell.get("n"))]
+    return [Reading(name, _num(cell.get("value")), _ci(cell.get("ci")), _count(cell.get("n"), f"{where}.n"))]
 
 
 _CALIBRATE = {"estimate": ("estimate",), "human": ("human",), "tpr": ("tpr",), "tnr": ("tnr",),

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.errors import InputError
+from judgeaudit.io import read_text
 from judgeaudit.judges.api import ApiJudge
 from judgeaudit.judges.base import Judge, JudgeSpec
 from judgeaudit.records import JudgeRequest, Verdict
@@ -328,26 +329,25 @@ def read_results(path: str | Path) -> list[Entry]:
     if not Path(p).is_file():
         raise InputError("results file not found", path=p)
     entries = []
-    with open(p, encoding="utf-8") as fh:
-        for n, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as e:
-                raise _bad(p, n, "line", f"not JSON ({e.msg})") from None
-            if not isinstance(obj, dict):
-                raise _bad(p, n, "line", "each line must be a JSON object")
-            cid = obj.get("custom_id")
-            if not isinstance(cid, str) or not cid:
-                raise _bad(p, n, "custom_id", "each result needs a non-empty 'custom_id' string")
-            if "result" in obj:
-                entries.append(_anthropic_entry(obj, p, n))
-            elif "response" in obj or "error" in obj:
-                entries.append(_openai_entry(obj, p, n))
-            else:
-                raise _bad(p, n, "response", "neither an OpenAI batch result ('response'/'error') nor an Anthropic "
-                                             "one ('result')")
+    for n, raw in enumerate(read_text(p).split("\n"), start=1):   # not UTF-8: one line naming its line
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise _bad(p, n, "line", f"not JSON ({e.msg})") from None
+        if not isinstance(obj, dict):
+            raise _bad(p, n, "line", "each line must be a JSON object")
+        cid = obj.get("custom_id")
+        if not isinstance(cid, str) or not cid:
+            raise _bad(p, n, "custom_id", "each result needs a non-empty 'custom_id' string")
+        if "result" in obj:
+            entries.append(_anthropic_entry(obj, p, n))
+        elif "response" in obj or "error" in obj:
+            entries.append(_openai_entry(obj, p, n))
+        else:
+            raise _bad(p, n, "response", "neither an OpenAI batch result ('response'/'error') nor an Anthropic "
+                                         "one ('result')")
     return entries
 
 

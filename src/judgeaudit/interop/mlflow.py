@@ -46,6 +46,26 @@ def require_mlflow() -> Any:
     return mlflow
 
 
+def check_uri(uri: str) -> None:
+    """Before the run: MLflow has a tracking store for ``uri``'s scheme (its own registry's lookup, which
+    ``MlflowClient`` uses), else an ``InputError`` naming ``--mlflow`` — never a traceback after the run."""
+    require_mlflow()
+    try:
+        from mlflow.tracking._tracking_service import utils as tracking
+    except ImportError:   # an MLflow without this module: the client says what it cannot use, after the run
+        return
+    registry = getattr(tracking, "_tracking_store_registry", None)
+    if registry is None and hasattr(tracking, "_get_tracking_store_registry"):
+        registry = tracking._get_tracking_store_registry()
+    if registry is None or not hasattr(registry, "get_store_builder"):
+        return
+    try:
+        registry.get_store_builder(uri)
+    except Exception as e:  # noqa: BLE001 - MlflowException (an unknown scheme) or a malformed URI
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise InputError(f"{uri!r} is not a tracking URI MLflow can log to ({first[:200]})", field="--mlflow") from None
+
+
 def _number(v: Any) -> float | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None

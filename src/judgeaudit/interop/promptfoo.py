@@ -65,6 +65,7 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from judgeaudit.errors import InputError
+from judgeaudit.io import read_text
 from judgeaudit.judges.base import Judge
 from judgeaudit.judges.replay import (ReplayJudge, _judge_of, _with_template, check_options, normalise_replay_table,
                                      parse_scale, parse_spec, register_format)
@@ -91,7 +92,7 @@ def read_results(path: str) -> list[dict[str, Any]]:
     if not p.is_file():
         raise InputError("file not found", path=path)
     try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
+        doc = json.loads(read_text(p))   # not UTF-8: one line naming its line
     except json.JSONDecodeError as e:
         raise InputError(f"not JSON ({e.msg})", path=path, line=e.lineno, field="results") from None
     summary = doc.get("results") if isinstance(doc, dict) else None

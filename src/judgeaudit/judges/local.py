@@ -105,6 +105,21 @@ def _model_params(use_extra_bufts: bool) -> Iterator[None]:
         lib.llama_model_default_params = default
 
 
+def env_threads(raw: str | None) -> int:
+    """The compute thread count ``JUDGEAUDIT_LOCAL_THREADS`` fixes (0: ``auto``, unset): ASCII digits, from 1 to
+    the machine's CPUs (more threads than CPUs only slow llama.cpp down, and a huge count aborts it)."""
+    import os
+
+    text = (raw if raw is not None else "auto").strip().lower()
+    if text == "auto":
+        return 0
+    most = os.cpu_count() or 1
+    if re.fullmatch(r"[0-9]{1,9}", text) is None or not 1 <= int(text) <= most:
+        raise InputError(f"must be 'auto' or a positive integer at most {most} (this machine's CPUs), got {text!r}",
+                         field="JUDGEAUDIT_LOCAL_THREADS")
+    return int(text)
+
+
 def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
     """The llama.cpp model, loaded once per process per (path, context, threads).
 
@@ -121,16 +136,14 @@ def load_model(n_ctx: int = DEFAULT_CTX, n_threads: int | None = None) -> Any:
     """
     import os
 
+    if n_threads is None:   # a bad value fails first, before llama.cpp is imported
+        n_threads = env_threads(os.environ.get("JUDGEAUDIT_LOCAL_THREADS"))
+
     import llama_cpp
     from llama_cpp import Llama
 
     from judgeaudit.judges.threads import ThreadChooser, candidates, usable_cores
 
-    if n_threads is None:
-        raw = os.environ.get("JUDGEAUDIT_LOCAL_THREADS", "auto").strip().lower()
-        if raw != "auto" and (not raw.isdigit() or int(raw) < 1):
-            raise InputError(f"must be 'auto' or a positive integer, got {raw!r}", field="JUDGEAUDIT_LOCAL_THREADS")
-        n_threads = 0 if raw == "auto" else int(raw)
     key = (model_path(), n_ctx, n_threads)
     with _MODELS_LOCK:
         if key not in _MODELS:
@@ -506,6 +519,9 @@ class LocalJudge(Judge):
 
 @register("local", "the embedded default: Gemma 3 270M (GGUF, CPU, offline) via llama.cpp")
 def _make(argument: str, options: dict[str, Any]) -> Judge:
+    import os
+
+    env_threads(os.environ.get("JUDGEAUDIT_LOCAL_THREADS"))   # a bad thread count: one line, before any call
     opts = dict(options)
     spec_id = opts.pop("id")
     n_ctx = opts.pop("n_ctx", DEFAULT_CTX)

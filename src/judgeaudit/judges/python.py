@@ -45,7 +45,8 @@ rebuilds the judge from its spec string, so the module must be importable there 
 or in the Ray ``runtime_env``).
 
 An import error or a missing attribute fails when the judge is built, before any call, in one line
-naming the spec.
+naming the spec. A spec a file holds (an experiment file's judge) runs only when the command line says
+``--allow-code``; typed on the command line, it is the user's consent (``judgeaudit.consent``).
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl
 
+import numpy as np
+
+from judgeaudit.consent import require as require_consent
 from judgeaudit.errors import InputError
 from judgeaudit.families import parse_family
 from judgeaudit.judges.base import Judge, JudgeSpec, register
@@ -83,11 +87,13 @@ def load_callable(target: str, *, spec: str) -> tuple[Callable[..., Any], str]:
     """The callable ``module:attr.path`` names and its qualified name ``module:qualname``.
 
     Raises ``InputError`` (one line naming ``spec``) when the module does not import, the attribute is
-    missing or the object is not callable.
+    missing or the object is not callable, and, before the import, when the command line did not consent to
+    the code (``judgeaudit.consent``: a spec a file named, without ``--allow-code``).
     """
     module_name, sep, attr_path = target.partition(":")
     if not sep or not module_name or not attr_path:
         raise InputError(f"judge spec {spec!r}: a python judge is python:package.module:function", field="judge")
+    require_consent(f"python:{target}")
     try:
         module = importlib.import_module(module_name)
     except Exception as e:  # noqa: BLE001 - any import failure (ImportError, SyntaxError, ...) is one line
@@ -115,6 +121,18 @@ def source_version(fn: Callable[..., Any]) -> str:
     return "src-" + hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
+def _plain(value: Any) -> Any:
+    """``value`` with numpy scalars as the Python scalars they hold (``numpy.int64`` an int, ``numpy.float64`` a
+    float, ``numpy.bool_`` a bool, ``numpy.str_`` a str), in a returned dict's values and list items too."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -128,7 +146,9 @@ def _describe(value: Any) -> str:
 
 def read_return(request: JudgeRequest, value: Any, scale: Scale = OVERREACH_SCALE) -> tuple[ParseResult, dict[str, Any]]:
     """What a callable returned, read for ``request``'s form (a graded score on ``scale``): the parse result
-    and the extra Verdict fields it sets (``raw``, ``rationale``, the graded ``score``)."""
+    and the extra Verdict fields it sets (``raw``, ``rationale``, the graded ``score``). Numpy scalars are read
+    as the Python numbers and bools they hold."""
+    value = _plain(value)
     extra: dict[str, Any] = {}
     if isinstance(value, dict):
         if value.get("raw") is not None:
@@ -185,6 +205,10 @@ def _read_world(request: JudgeRequest, value: Any) -> ParseResult:
     return ParseResult(ok=False, error=f"a world {request.form!r} request needs {{{key!r}: …}}, got {_describe(value)}")
 
 
+class JudgeExited(RuntimeError):
+    """A python judge's callable called ``sys.exit``: that call failed (the run goes on)."""
+
+
 class PythonJudge(Judge):
     """A judge that is a user's Python callable, rebuilt from its spec string wherever it runs."""
 
@@ -207,14 +231,21 @@ class PythonJudge(Judge):
         """The request's fields (not its ``meta``) as canonical JSON: what the call key covers."""
         return json.dumps({f: getattr(request, f) for f in _RENDER_FIELDS}, sort_keys=True, ensure_ascii=False)
 
+    async def _call(self, request: JudgeRequest) -> Any:
+        """What the callable returns for ``request``. Its ``sys.exit`` is a failed call (``JudgeExited``),
+        never the end of the run: the exit is the judge's, not the user's."""
+        try:
+            if self.is_async:
+                return await self.fn(request)
+            value = await asyncio.to_thread(self.fn, request)
+            return await value if inspect.isawaitable(value) else value
+        except SystemExit as e:
+            raise JudgeExited(f"the python judge {self.spec.model} raised SystemExit({e.code!r}) (it called "
+                              "sys.exit): a failed call, not the end of the run") from None
+
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         key = self.key(request)
-        if self.is_async:
-            value = await self.fn(request)
-        else:
-            value = await asyncio.to_thread(self.fn, request)
-            if inspect.isawaitable(value):
-                value = await value
+        value = _plain(await self._call(request))
         parsed, extra = read_return(request, value, self.declared or OVERREACH_SCALE)
         if "raw" not in extra:
             extra["raw"] = json.dumps(value, default=str, ensure_ascii=False)

@@ -237,7 +237,9 @@ def label_logprob_row(top: list[tuple[str, float]]) -> np.ndarray | None:
 
 
 class ApiNLI(NLIBackend):
-    """An LLM through LiteLLM; ``batch_size`` calls run concurrently."""
+    """An LLM through the ``api:`` judge's transports (``judges.api.ApiJudge``): an ``api_base`` of an
+    OpenAI-compatible server goes through the lean HTTP client, which sends no key when none is set (a
+    self-hosted server needs none), the rest through LiteLLM; ``batch_size`` calls run concurrently."""
 
     def __init__(self, model: str, *, api_base: str | None = None, batch_size: int = 8, **params: Any):
         self.spec = f"api:{model}"
@@ -246,21 +248,25 @@ class ApiNLI(NLIBackend):
         self.batch_size = batch_size
         self.params = params
 
-    async def _one(self, premise: str, hypothesis: str) -> np.ndarray:
-        from judgeaudit.judges.api import _classify, _get, _litellm, _token_bytes, _without_credentials
+    def _caller(self) -> Any:
+        """An ``api:`` judge of the model, whose transport (chosen as ``api:`` chooses it) sends the calls."""
+        from judgeaudit.judges.api import ApiJudge
+        from judgeaudit.judges.base import JudgeSpec, normalise_endpoint
 
-        litellm = _litellm()
-        kwargs: dict[str, Any] = dict(model=self.model, num_retries=0, max_retries=0, temperature=0.0, max_tokens=5,
-                                      messages=[{"role": "user", "content": render_nli(premise, hypothesis)}],
-                                      logprobs=True, top_logprobs=20, **self.params)
+        options: dict[str, Any] = {"max_concurrency": self.batch_size}
         if self.api_base:
-            kwargs["api_base"] = self.api_base
-        try:
-            resp = await litellm.acompletion(**kwargs)
-            choice = resp.choices[0]
-            text = choice.message.content
-        except Exception as e:  # noqa: BLE001
-            raise _without_credentials(_classify(e)) from None
+            options["api_base"] = self.api_base
+        return ApiJudge(JudgeSpec(id=self.spec, backend="api", model=self.model, options=options,
+                                  endpoint=normalise_endpoint(self.api_base) if self.api_base else None))
+
+    async def _one(self, caller: Any, premise: str, hypothesis: str) -> np.ndarray:
+        from judgeaudit.judges.api import _get, _token_bytes
+
+        body: dict[str, Any] = dict(temperature=0.0, max_tokens=5,
+                                    messages=[{"role": "user", "content": render_nli(premise, hypothesis)}],
+                                    logprobs=True, top_logprobs=20, **self.params)
+        reply = await (caller._http_reply(body) if caller.transport == "http" else caller._litellm_reply(body))
+        choice, text = reply.choice, reply.text
         content = _get(_get(choice, "logprobs"), "content") or []
         for entry in content:   # the first position whose token names a label
             tok = (_token_bytes(entry) or b"").decode(errors="replace")
@@ -281,7 +287,11 @@ class ApiNLI(NLIBackend):
 
     def _predict_batch(self, pairs: list[Pair]) -> np.ndarray:
         async def go() -> list[np.ndarray]:
-            return list(await asyncio.gather(*(self._one(p, h) for p, h in pairs)))
+            caller = self._caller()
+            try:
+                return list(await asyncio.gather(*(self._one(caller, p, h) for p, h in pairs)))
+            finally:
+                await caller.aclose()
 
         return np.stack(asyncio.run(go()))
 
