@@ -38,6 +38,7 @@ _GROUPS = {
     "batch": "judgeaudit.commands.batch",
     "requests": "judgeaudit.commands.requests",
     "templates": "judgeaudit.commands.templates",
+    "migrate": "judgeaudit.commands.migrate",
 }
 _COMMANDS = {"gate": ("judgeaudit.commands.gate", "gate_cmd")}   # gate takes POLICY.yaml as its argument
 

@@ -79,7 +79,19 @@ def build_judges(specs: list[str | dict], *, api_base: str | None = None,
         if j.id in seen:
             raise InputError(f"judge id {j.id!r} given twice", field="judge")
         seen.add(j.id)
+    warn_retirements(judges)
     return judges
+
+
+def warn_retirements(judges: list[Judge], echo: Console | None = None) -> list[str]:
+    """Print (stderr) and return a line for each judge whose model LiteLLM's map retires soon or has retired
+    (``judges.retirement``)."""
+    from judgeaudit.judges.retirement import retirement_note
+
+    lines = [n for j in judges if (n := retirement_note(j.id, j.spec.model)) is not None]
+    for line in lines:
+        (echo or Console(stderr=True, soft_wrap=True)).print(f"warning: {line}", highlight=False, markup=False)
+    return lines
 
 
 def report_calls(summary: CallSummary, *, allow_failures: bool, echo: Console | None = None,
