@@ -139,6 +139,8 @@ def result_kind(d: dict[str, Any]) -> str | None:
         return "world"
     if "calibrate" in keys:
         return "calibrate"
+    if "migrate" in keys:
+        return "migrate"
     if {"worlds", "agent"} <= keys:
         return "loop worlds"
     if "regulators" in keys or "loop" in keys:

@@ -112,3 +112,26 @@ def test_every_command_warns_before_a_pinned_judges_retirement(monkeypatch, caps
     monkeypatch.setenv("JUDGEAUDIT_RETIREMENT_DAYS", "100000")
     build_judges(["api:openai/gpt-4o-mini"], api_base="http://127.0.0.1:9/v1")
     assert "retires on 2027-01-14" in capsys.readouterr().err or "was retired on 2027-01-14" in capsys.readouterr().err
+
+
+def test_the_card_and_the_gate_read_a_migrate_run(tmp_path, cli_main):
+    t = sm.same_judge(1500, 2)
+    anchors, old, new = _write(tmp_path, t)
+    runs = tmp_path / "runs"
+    assert cli_main("migrate", "--old", f"replay:{old}", "--new", f"replay:{new}", "--items", anchors, "--out",
+                    runs / "migrate", "--regrade", "1500", "--bootstrap", "200").returncode == 0
+    res = MigrateResult.read(runs / "migrate" / "result.json")
+    assert res.verdict == "EQUIVALENT"
+    r = cli_main("card", "--judge", "new-judge", "--from", runs, "--out", tmp_path / "card")
+    assert r.returncode == 0, r.stderr
+    card = json.loads((tmp_path / "card" / "card.json").read_text())
+    sec = card["sections"]["migrate"]
+    assert sec["verdict"] == "EQUIVALENT" and sec["role"] == "new"
+    assert any("Migration old-judge → new-judge: EQUIVALENT" in v for v in card["verdict"])
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("bars:\n  - migrate.equivalent >= 1\n  - migrate.agreement >= -0.10\n")
+    g = cli_main("gate", policy, "--card", tmp_path / "card" / "card.json")
+    assert g.returncode == 0, g.stdout + g.stderr
+    policy.write_text("bars:\n  - migrate.verdict >= 1\n")
+    g = cli_main("gate", policy, "--card", tmp_path / "card" / "card.json")
+    assert g.returncode == 2 and "migrate.equivalent" in g.stdout + g.stderr

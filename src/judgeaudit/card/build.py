@@ -360,6 +360,12 @@ def verdict(card: dict[str, Any]) -> list[str]:
         from judgeaudit.card.calibrate import calibrate_verdict
 
         out += calibrate_verdict(s["calibrate"])
+    if (s.get("migrate") or {}).get("measured"):
+        from judgeaudit.card.migrate import migrate_verdict
+
+        out += migrate_verdict(s["migrate"])
+    if card.get("retirement"):
+        out.append(card["retirement"][0].upper() + card["retirement"][1:] + ".")
     ok = sum(i["ok"] for i in s["checklist"]["items"])
     out.append(f"§6.1 checklist: {ok} of 6 items met.")
     absent = [k for k in SECTIONS if not s[k].get("measured", True)]
@@ -389,6 +395,12 @@ def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Pat
 
     if (cal := calibrate_section(runs, judge, _src)) is not None:   # shown only when a calibrate run was given
         sections["calibrate"] = cal
+    from judgeaudit.card.migrate import migrate_section, retirement_line
+
+    if (mig := migrate_section(runs, judge, _src)) is not None:   # shown only when a migrate run names the judge
+        sections["migrate"] = mig
     card = {"judge": judge, "generated_at": utc_now(), "from": [str(d) for d in from_dirs], "sections": sections}
+    if (line := retirement_line(runs, judge)) is not None:
+        card["retirement"] = line
     card["verdict"] = verdict(card)
     return card

@@ -18,7 +18,8 @@ from judgeaudit.card.numbers import num, p_value, threshold, with_ci
 
 TITLES = {"validity": "Validity profile — (S, R) at matched invariance", "cap": "CAP profile",
           "vp": "Validation power of the ruler", "world": "World gap", "loop": "Loop safety",
-          "checklist": "§6.1 checklist", "ledger": "Prediction ledger", "calibrate": "Calibrated estimate"}
+          "checklist": "§6.1 checklist", "ledger": "Prediction ledger", "calibrate": "Calibrated estimate",
+          "migrate": "Judge migration"}
 EXT = "<span class='ext'>(judgeaudit's own extension, not a paper quantity)</span>"
 _ENV = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
                    autoescape=select_autoescape(default=True))
@@ -146,8 +147,14 @@ def _calibrate(s: dict[str, Any], judge: str) -> str:
     return render_calibrate(s, judge)
 
 
+def _migrate(s: dict[str, Any], judge: str) -> str:
+    from judgeaudit.card.migrate import render_migrate
+
+    return render_migrate(s, judge)
+
+
 RENDER = {"validity": _validity, "cap": _cap, "vp": _vp, "world": _world, "loop": _loop,
-          "checklist": _checklist, "ledger": _ledger, "calibrate": _calibrate}
+          "checklist": _checklist, "ledger": _ledger, "calibrate": _calibrate, "migrate": _migrate}
 
 
 def _provenance(card: dict[str, Any]) -> str:

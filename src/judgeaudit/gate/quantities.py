@@ -12,6 +12,8 @@ Names (the card's sections; each is a registry entry of ``READERS``, by its firs
   read on its own; units: the set's items;
 * ``loop.<regulator>.net`` — a loop regulator's net effect; units: the loop's units when recorded;
 * ``cap.<set>.<condition>`` or ``cap.<set>.overall`` — a CAP cell; units: its items;
+* ``migrate.equivalent``, ``migrate.comparable`` (1 or 0), ``migrate.<quantity>``, ``migrate.linked.<quantity>``
+  — a migrate run naming the judge (``judgeaudit.card.migrate``); units: the resampled anchors;
 * ``calibrate.<estimate|human|tpr|tnr|agreement.cohen_kappa|agreement.raw_agreement|…>`` — a calibrate
   run's quantity (``judgeaudit.card.calibrate``); units: the labelled items (positives for TPR,
   negatives for TNR);
@@ -203,8 +205,38 @@ def _calibrate(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
                     None if v is not None else f"{key} is undefined in the calibrate run")]
 
 
+def _migrate(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
+    """A migrate run's verdict as ``migrate.equivalent`` / ``migrate.comparable`` (1 or 0; BLIND when the run was
+    BLIND) or one of its quantities (``migrate.<name>``, ``migrate.linked.<name>``); units: the resampled anchors
+    (``judgeaudit.card.migrate``)."""
+    sec = s.get("migrate")
+    if (r := _unmeasured(sec, name)) is not None:
+        return [r]
+    n = (sec.get("n") or {}).get("units")
+    key = ".".join(parts)
+    if key in ("equivalent", "comparable", "verdict"):
+        if key == "verdict":
+            return [Reading(name, missing="the verdict is a word: bar on migrate.equivalent >= 1 or "
+                                          "migrate.comparable >= 1")]
+        if sec["verdict"] == "BLIND":
+            return [Reading(name, missing="the migrate run was BLIND: " + "; ".join(sec.get("reasons") or []))]
+        ok = sec["verdict"] == "EQUIVALENT" or (key == "comparable" and sec["verdict"] == "LINKABLE")
+        return [Reading(name, float(ok), (float(ok), float(ok)), n if isinstance(n, int) else None)]
+    linked = parts[0] == "linked"
+    qname = ".".join(parts[1:] if linked else parts)
+    qs = {q["name"]: q for q in sec.get("linked" if linked else "quantities") or []}
+    if qname not in qs:
+        return [Reading(name, missing=f"the migrate run has no {'linked ' if linked else ''}quantity {qname!r} "
+                                      f"(one of {', '.join(qs) or 'none'})")]
+    q = qs[qname]
+    v = _num(q.get("value"))
+    return [Reading(name, v, _ci(q.get("ci")), q.get("n") if isinstance(q.get("n"), int) else None,
+                    None if v is not None else f"{qname} was not computable in the migrate run")]
+
+
 READERS: dict[str, Callable[[dict[str, Any], list[str], str], list[Reading]]] = {
     "validity": _validity, "world": _world, "vp": _vp, "loop": _loop, "cap": _cap, "calibrate": _calibrate,
+    "migrate": _migrate,
 }
 """Section name → reader of ``<section>.<rest>`` names (a higher layer may register more)."""
 
