@@ -13,8 +13,7 @@ import jinja2
 import pytest
 
 from judgeaudit.errors import InputError
-from judgeaudit.judges import userpattern
-from judgeaudit.judges.templates import JudgeTemplate, library, parse_template, sandbox
+from judgeaudit.judges.templates import JudgeTemplate, library, parse_template
 from judgeaudit.records import JudgeRequest
 
 HEAD = 'name: hostile\nversion: "1"\nform: graded\nscale: {min: 1, max: 10}\n'
@@ -166,6 +165,8 @@ def test_output_over_the_limit_at_render_time_is_one_error():
 
 def test_the_regex_time_limit_turns_a_slow_reply_into_a_parse_failure():
     """A pattern past the probe that is slow on one reply: that reply is a parse failure with the reason."""
+    from judgeaudit.judges import userpattern
+
     rx = userpattern.compile_pattern(r"(?P<score>(\d|\d\d)+)$")
     with pytest.raises(userpattern.PatternTimeout, match="took over 0.01 s"):
         userpattern.finditer(rx, "1" * 60 + "!", timeout=0.01)
@@ -203,5 +204,7 @@ def test_a_built_in_template_renders_byte_identically(name):
 
 
 def test_the_sandbox_has_no_globals_but_a_bounded_range():
+    from judgeaudit.judges.templates import sandbox
+
     assert set(sandbox.environment().globals) == {"range"}
     assert sandbox.render("{% for i in range(3) %}{{ i }}{% endfor %}", {}) == "012"
