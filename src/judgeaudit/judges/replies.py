@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from judgeaudit.judges import userpattern
 from judgeaudit.judges.scale import OVERREACH_SCALE, Scale
 from judgeaudit.records import Defect
 
@@ -108,6 +109,17 @@ def json_path(obj: Any, path: str) -> tuple[bool, Any]:
             obj = obj[name]
         rest = rest[m.end():]
     return True, obj
+
+
+def check_json_path(path: str) -> None:
+    """Refuse (ValueError) a JSON path that ``json_path`` cannot read."""
+    rest = path.strip()
+    rest = rest[1:] if rest.startswith("$") else rest
+    while rest:
+        m = _PATH_TOKEN_RE.match(rest)
+        if not m or not m.end():
+            raise ValueError(f"unreadable JSON path {path!r} at {rest[:20]!r}: use $.key, $.key[0] or $['key']")
+        rest = rest[m.end():]
 
 
 # ----------------------------------------------------------------------------- graded
@@ -698,9 +710,13 @@ def read_regex(text: str | None, form: str, scale: Scale, pattern: str,
     """The named group of ``pattern`` (``score``, ``choice`` or ``verdict``): every match must agree."""
     if not text or not text.strip():
         return _fail("empty response")
-    rx = re.compile(pattern)
+    rx = userpattern.compile_pattern(pattern)
     group = next(g for g in ("score", "choice", "verdict") if g in rx.groupindex)
-    results = [(_value_for(form, m.group(group), m.start(group), scale, choices), m) for m in rx.finditer(text)]
+    try:
+        matches = userpattern.finditer(rx, text)
+    except userpattern.PatternTimeout as e:
+        return _fail(f"the template's pattern is unreadable on this reply: {e}")
+    results = [(_value_for(form, m.group(group), m.start(group), scale, choices), m) for m in matches]
     if not results:
         return _fail(f"the reply does not match the template's pattern {pattern!r}")
     bad = next((r for r, _ in results if not r.ok), None)

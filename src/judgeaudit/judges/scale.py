@@ -13,6 +13,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 
+MAX_POINTS = 501
+"""The most points a scale may have (0 to 500, or 1 to 501): every point is a threshold that the
+analyses estimate and bootstrap, so a wider scale would only exhaust memory."""
+
+
 class Scale(BaseModel):
     """An integer scale ``min..max`` (``pass_fail`` False) or the two-point pass/fail scale."""
 
@@ -30,6 +35,9 @@ class Scale(BaseModel):
                 raise ValueError("a pass/fail scale is stored as 0 (fail) and 1 (pass): min 0, max 1")
         elif self.max <= self.min:
             raise ValueError(f"scale max ({self.max}) must be above min ({self.min})")
+        elif self.max - self.min + 1 > MAX_POINTS:
+            raise ValueError(f"a scale of {self.min} to {self.max} has {self.max - self.min + 1:,} points; a judge's "
+                             f"scale has at most {MAX_POINTS} (each point is a threshold the analyses estimate)")
         return self
 
     @classmethod

@@ -18,7 +18,13 @@ A template is a small versioned YAML file::
 
 ``system`` and ``user`` are Jinja2 templates over the request's fields (``text``, ``evidence``,
 ``criterion``, ``prompt``, ``response_a``, ``response_b``, ``question``, ``reference``, ``units``) and,
-for a registered family (``family: world``), that family's blocks (``judges.forms``). Rendering is
+for a registered family (``family: world``), that family's blocks (``judges.forms``): their only
+context. A template is someone else's file, so it is rendered in the bounded sandbox
+(``judges.templates.sandbox``: no code, no file, bounded loops and output). Loading a template checks
+every part of it before any call: the prompt (parsed, then rendered against a request that has every
+field, so that what the sandbox refuses is refused here, naming the file, line and field), the parser
+(a regex that compiles and finishes on probe strings, ``judges.userpattern``; a JSON path that reads)
+and the scale (at most ``judges.scale.MAX_POINTS`` points). Rendering is
 strict (``StrictUndefined``): a field the request lacks is undefined, so a template that names it
 is refused before any call (``{% if evidence is defined %}`` tests for it). The template's name,
 version and the hash of its text enter the judge's fingerprint (hence every call key) and every
@@ -32,20 +38,24 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 import jinja2
+import jinja2.sandbox
+import regex
+from jinja2 import nodes
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from judgeaudit.errors import InputError
 from judgeaudit.yamlfile import line_of, load_yaml
 from judgeaudit.judges.forms import family as get_family
-from judgeaudit.judges.replies import FORMATS, ParseResult
+from judgeaudit.judges import userpattern
+from judgeaudit.judges.replies import FORMATS, ParseResult, check_json_path
 from judgeaudit.judges.scale import Scale
+from judgeaudit.judges.templates import sandbox
 from judgeaudit.records import JudgeRequest
 
 REQUEST_FIELDS = ("text", "evidence", "criterion", "prompt", "response_a", "response_b", "question",
@@ -93,11 +103,14 @@ class ParserSpec(BaseModel):
             if not self.pattern:
                 raise ValueError("a regex parser needs a pattern")
             try:
-                rx = re.compile(self.pattern)
-            except re.error as e:
+                rx = userpattern.compile_pattern(self.pattern)
+            except regex.error as e:
                 raise ValueError(f"the regex does not compile ({e})") from None
             if not {"score", "choice", "verdict"} & set(rx.groupindex):
                 raise ValueError("the regex needs a named group (?P<score>...), (?P<choice>...) or (?P<verdict>...)")
+            userpattern.check(self.pattern)
+        if self.format == "json" and self.path:
+            check_json_path(self.path)
         return self
 
 
@@ -151,15 +164,49 @@ class JudgeTemplate(BaseModel):
         if self.scale is not None and self.scale.pass_fail and self.parser.format in ("[[rating]]", "Score: N"):
             raise _FieldProblem("parser", f"reply format {self.parser.format!r} reads grades; a pass/fail scale "
                                 "uses pass/fail")
-        env = _env()
         for part in ("system", "user"):
             text = getattr(self, part)
             if text is not None:
                 try:
-                    env.parse(text)
+                    tree = sandbox.environment().parse(text)
                 except jinja2.TemplateSyntaxError as e:
                     raise _FieldProblem(part, f"Jinja2 syntax error on its line {e.lineno}: {e.message}") from None
+                if (why := _reaches_out(tree)) is not None:
+                    raise _FieldProblem(part, f"the sandbox refuses it: {why}")
+        self._test_render()
         return self
+
+    def _test_render(self) -> None:
+        """Render every part against a request that has every field, so that a template the sandbox
+        refuses (or one over a render budget) is refused when it is loaded, before any call."""
+        ctx: dict[str, Any] = {k: f"<{k}>" for k in REQUEST_FIELDS if k != "units"}
+        ctx["units"] = ["<unit 1>", "<unit 2>"]
+        if self.scale is not None:
+            ctx["scale"] = self.scale.to_dict()
+        if self.family is not None:
+            try:
+                fam = get_family(self.family)
+                probe = JudgeRequest(request_id="probe", form=self.form, **{k: v for k, v in ctx.items()
+                                                                          if k in REQUEST_FIELDS})
+                ctx.update(fam.context(probe) if fam.context is not None else {})
+            except Exception:   # noqa: BLE001 - the family's own blocks are then left out of the probe
+                pass
+        for part in ("system", "user"):
+            text = getattr(self, part)
+            if text is None:
+                continue
+            try:
+                sandbox.render(text, ctx)
+            except jinja2.sandbox.SecurityError as e:
+                raise _FieldProblem(part, f"the sandbox refuses it: {e}") from None
+            except jinja2.UndefinedError as e:
+                if self.family is None:   # every field is set here: the name is none of them
+                    raise _FieldProblem(part, f"{e.message}: a template names the request's fields "
+                                        f"({', '.join(REQUEST_FIELDS)}) and scale") from None
+                # a family's own blocks may be missing from the probe: a name no request has is refused,
+                # naming the request, when it is rendered
+            except (jinja2.TemplateError, TypeError, ValueError, LookupError, ArithmeticError) as e:
+                raise _FieldProblem(part, f"it does not render ({type(e).__name__}: {e})") from None
 
     # ------------------------------------------------------------------ identity
     @cached_property
@@ -197,13 +244,18 @@ class JudgeTemplate(BaseModel):
             raise InputError(f"template {self.name} answers {self.form} requests, not {request.form} "
                              f"({request.request_id})", field="template")
         ctx = self.context(request)
-        env = _env()
         try:
-            system = env.from_string(self.system).render(ctx) if self.system is not None else None
-            user = env.from_string(self.user).render(ctx)
+            system = sandbox.render(self.system, ctx) if self.system is not None else None
+            user = sandbox.render(self.user, ctx)
         except jinja2.UndefinedError as e:
             raise InputError(f"template {self.name} {e.message}: request {request.request_id} has no such field "
                              f"(it has: {', '.join(sorted(ctx))})", field="template") from None
+        except jinja2.sandbox.SecurityError as e:
+            raise InputError(f"template {self.name}: the sandbox refuses it on request {request.request_id}: {e}",
+                             field="template") from None
+        except (jinja2.TemplateError, TypeError, ValueError, LookupError, ArithmeticError) as e:
+            raise InputError(f"template {self.name} does not render request {request.request_id} "
+                             f"({type(e).__name__}: {e})", field="template") from None
         return system, user
 
     def render(self, request: JudgeRequest) -> str:
@@ -224,9 +276,24 @@ class JudgeTemplate(BaseModel):
         return reader(text, self.form, self.scale or Scale(), self.parser.model_dump())
 
 
-@lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+_OUTSIDE = (nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends)
+
+
+def _reaches_out(tree: nodes.Template) -> str | None:
+    """Why a parsed template reaches past its context (another file, a private attribute), or None."""
+    if next(tree.find_all(_OUTSIDE), None) is not None:
+        return "a template cannot include, import or extend another file"
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Filter)):
+        if isinstance(node, nodes.Getattr):
+            name = node.attr
+        elif isinstance(node, nodes.Getitem):
+            name = node.arg.value if isinstance(node.arg, nodes.Const) else None
+        else:
+            name = node.args[0].value if node.name == "attr" and node.args and \
+                isinstance(node.args[0], nodes.Const) else None
+        if isinstance(name, str) and name.startswith("_"):
+            return f"the attribute {name!r} is private (line {node.lineno})"
+    return None
 
 
 # ---------------------------------------------------------------------------- loading
