@@ -19,7 +19,9 @@ from judgeaudit.analyses.migrate.anchors import two_order_anchors
 
 
 def _short(name: str) -> str:
-    return name.split("/", 1)[-1].replace("-2024-09-12", "")
+    for prefix in ("arena_hard/", "reward_model/"):
+        name = name.removeprefix(prefix)
+    return name.replace("-2024-09-12", "")
 
 
 def table(judges: dict, labels, pairs: list[tuple[str, str]], n_boot: int) -> list[str]:

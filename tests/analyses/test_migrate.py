@@ -255,3 +255,24 @@ def test_the_equipercentile_link_keeps_the_old_mean_and_cross_fits():
     assert np.all(np.diff(link.y) >= 0)
     held = cross_fit(x, y, np.arange(1000), seed=0)
     assert np.isfinite(held).all() and not np.allclose(held, link.apply(x))
+
+
+# ---- published judges, replayed ----------------------------------------------------------------------------
+
+@pytest.mark.data
+def test_published_judges_against_themselves_and_each_other(data_dir):
+    """JudgeBench's judges on the same GPT-4o pairs: each against itself is EQUIVALENT; o1-mini → the 2B reward
+    model is NOT_COMPARABLE (its agreement with o1-mini is far below o1-mini's own across orders, and its accuracy
+    0.16 lower)."""
+    from judgeaudit.analyses.migrate.anchors import two_order_anchors
+    from judgeaudit.datasets import judgebench
+
+    judges = judgebench.published_judges(data_dir / "judgebench")
+    labels = judgebench.load_pairs(data_dir / "judgebench").set_index("pair_id")["label"]
+    old, small = "arena_hard/o1-mini-2024-09-12", "reward_model/Ray2333_GRM-Gemma-2B-rewardmodel-ft"
+    for j in (old, small):
+        assert migrate(two_order_anchors(judges[j], judges[j], labels), form="pairwise", n_boot=300).verdict == \
+            "EQUIVALENT"
+    r = migrate(two_order_anchors(judges[old], judges[small], labels), form="pairwise", n_boot=300)
+    assert r.verdict == "NOT_COMPARABLE" and r.n_clusters == 350
+    assert r.quantity("human_agreement").estimate == pytest.approx(-0.164, abs=0.005)
