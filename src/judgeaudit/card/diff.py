@@ -98,6 +98,7 @@ class Change:
     diff: float | None
     ci: tuple[float, float] | None
     how: str = "unpaired (stored intervals)"
+    taus: tuple[float, float] | None = None     # validity: the τ each run's own matched point reads (A, B)
 
     @property
     def comparable(self) -> bool:
@@ -159,7 +160,8 @@ def diff_cards(a: dict[str, Any], b: dict[str, Any], level: float = 0.95, *, n_b
                     continue
                 got = (compare_validity(ua, ub, n_boot=n_boot, seed=seed, level=level)
                        if isinstance(ua, Frontier) else compare(ua, ub, n_boot=n_boot, seed=seed, level=level))
-                out += [Change(q, _own(a, q, c.a), _own(b, q, c.b), c.diff, c.ci, c.how) for q, c in got.items()]
+                out += [Change(q, _own(a, q, c.a), _own(b, q, c.b), c.diff, c.ci, c.how, getattr(c, "taus", None))
+                        for q, c in got.items()]
     z = NormalDist().inv_cdf(0.5 + level / 2)
     qa, qb = quantities(a), quantities(b)
     done = {c.quantity for c in out}
