@@ -392,7 +392,7 @@ def _validity_verdict(v: dict[str, Any], j: str) -> list[str]:
 def _vp_recovery(row: dict[str, Any]) -> str | None:
     """The sentence on how much of a label set surface form recovers (§5.4). Recovery is claimed only
     when a_imp is above its label-permutation null — its Benjamini–Hochberg-adjusted p across the run's
-    rows below ``ALPHA``, the p the validation-power report prints — *and* its bootstrap interval lies
+    rows at most ``ALPHA``, the p the validation-power report prints — *and* its bootstrap interval lies
     above 0; where the two disagree the sentence says so and claims nothing; neither: no sentence."""
     if row["a_imp"] is None:
         return None
@@ -401,7 +401,8 @@ def _vp_recovery(row: dict[str, Any]) -> str | None:
     member = "" if row["a_imp_member"] == "length_only" else f"{row['a_imp_member']}: "
     ci = row["a_imp_ci"] if ci_ok(row["a_imp_ci"]) else None
     p_bh = row.get("null_p_bh")
-    null, interval_above = p_bh is not None and float(p_bh) < ALPHA, ci is not None and float(ci[0]) > 0
+    # a permutation p counted with the observed statistic among the permutations is valid at p ≤ α
+    null, interval_above = p_bh is not None and float(p_bh) <= ALPHA, ci is not None and float(ci[0]) > 0
     p = f"Benjamini–Hochberg-adjusted p = {p_value(p_bh)}"
     if null and interval_above:
         if float(ci[0]) > SURFACE_RECOVERABLE:
