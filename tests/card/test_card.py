@@ -135,9 +135,14 @@ def test_card_with_every_section_present(tmp_path):
         "Most of its construct flips go the wrong way (wrong-way rate 0.23 [0.18, 0.29], its interval above R⁺'s "
         "0.080 [0.050, 0.120]; both are judgeaudit's own extensions, not paper quantities).",
         "Length alone reproduces part of its validation set prefs (item) (a_imp 0.45 [0.30, 0.60], above its "
-        "permutation null and its interval above 0; §5.4 reads a_imp up to 0.3 as headroom).",
+        "permutation null (Benjamini–Hochberg-adjusted p = 0.004) and its interval above 0; §5.4 reads a_imp up "
+        "to 0.3 as headroom).",
         "On judgebench its CAP profile is weakest on C2 (0.35 [0.25, 0.45], n = 50; below C1 with intervals; "
         "direct-coverage cells compared).",
+        "In the loop, arm blind's net effect is not distinguishable from zero (net -0.040 [-0.080, +0.000] of "
+        "checked units, fixed − broken).",
+        "In the loop, arm informed's net effect is not distinguishable from zero (net +0.020 [-0.010, +0.050] of "
+        "checked units, fixed − broken).",
         "§6.1 checklist: 6 of 6 items met.",
     ]
     for title in ("Validity profile", "CAP profile", "Validation power of the ruler", "World gap", "Loop safety",

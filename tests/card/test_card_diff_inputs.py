@@ -91,5 +91,5 @@ def test_card_diff_works_from_another_working_directory(tmp_path, monkeypatch):
     res = r.invoke(app, ["card", "diff", str(work / "ca"), str(work / "cb")])
     assert res.exit_code == 0, res.output
     row = next(line for line in res.output.splitlines() if line.startswith("| validity.R |"))
-    assert "paired over 48 shared base items, at one common τ" in row
+    assert "paired over 48 shared base items, each run at its own matched-invariance τ" in row
     assert os.getcwd() == str(elsewhere)

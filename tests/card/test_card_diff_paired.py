@@ -144,9 +144,9 @@ def _at(frontier: list, tau: float) -> tuple[float, float]:
 
 def test_card_diff_of_two_judges_pairs_the_base_items_of_their_validity_runs(tmp_path):
     """Two judges graded on the bundled probe set: A and B are the cards' own values; the difference
-    of S, R, R_scope, R_strength, the gap, R⁺ and the wrong-way rate is read at one common τ (the
-    pooled frontier's matched-invariance point), equal to the difference of the two judges' stored
-    frontiers at that τ, and its interval resamples the 48 shared base items once."""
+    of S, R, R_scope, R_strength, the gap, R⁺ and the wrong-way rate is read with each judge at its own
+    matched-invariance τ (the τ its run chose), equal to the difference of the two judges' stored
+    frontiers at those τ, and its interval resamples the 48 shared base items once."""
     from judgeaudit.card.diff import diff_cards
     from judgeaudit.commands.card import card
     from judgeaudit.commands.validity import run_validity
@@ -158,12 +158,14 @@ def test_card_diff_of_two_judges_pairs_the_base_items_of_their_validity_runs(tmp
     res = json.loads((tmp_path / "v" / "result.json").read_text())
     for q in ("S", "R", "R_scope", "R_strength", "gap", "R_plus", "wrong_way_rate"):
         c = changes[f"validity.{q}"]
-        assert c.how.startswith("paired over 48 shared base items, at one common τ = ")
+        assert c.how.startswith("paired over 48 shared base items, each run at its own matched-invariance τ")
         assert c.a == pytest.approx(ca["sections"]["validity"]["metrics"][q]["value"], abs=1e-12)
         assert c.b == pytest.approx(cb["sections"]["validity"]["metrics"][q]["value"], abs=1e-12)
         assert c.ci[0] <= c.diff <= c.ci[1]
-    tau = float(changes["validity.R"].how.split("τ = ")[1].split(" ")[0])
-    (sa, ra), (sb, rb) = (_at(res["judges"][j]["frontier"], tau) for j in ("reference:length", "reference:random"))
+    ta, tb = changes["validity.R"].taus
+    assert (ta, tb) == (res["judges"]["reference:length"]["tau"], res["judges"]["reference:random"]["tau"])
+    (sa, ra), (sb, rb) = (_at(res["judges"][j]["frontier"], t) for j, t in (("reference:length", ta),
+                                                                           ("reference:random", tb)))
     assert changes["validity.R"].diff == pytest.approx(rb - ra, abs=1e-3)
     assert changes["validity.S"].diff == pytest.approx(sb - sa, abs=1e-3)
     same = {c.quantity: c for c in diff_cards(ca, ca, n_boot=500)}

@@ -141,5 +141,5 @@ def test_run_missing_whose_judge_gives_no_usable_verdict_says_so_and_exits_non_z
     assert "cap (cap): 180 calls of" in res.output
     assert f"error: judge '{judge}' produced no usable verdict: 0 of 180 calls failed, 180 unparseable" in res.output
     cap = _card(out)["sections"]["cap"]
-    assert not cap["measured"] and cap["not_measured"].startswith(f"not measured — {judge} gave no usable verdict")
+    assert not cap["measured"] and cap["not_measured"].startswith(f"run, but {judge} gave no usable verdict")
     assert "run: judgeaudit cap run" not in cap["not_measured"]

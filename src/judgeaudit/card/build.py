@@ -14,10 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from judgeaudit.card.checklist import checklist
 from judgeaudit.card.numbers import above, below, ci_ok, excludes_zero, p_value, with_ci
 from judgeaudit.card.sources import Run, of_kind
 from judgeaudit.card.defaults import DEFAULT_COMMANDS
+from judgeaudit.errors import InputError
 from judgeaudit.runinfo import utc_now
 
 COMMANDS = {
@@ -28,36 +31,58 @@ VALIDITY_KEYS = ("S", "R", "R_scope", "R_strength", "gap", "R_plus", "wrong_way_
 SECTIONS = ("validity", "cap", "vp", "world", "loop", "checklist", "ledger")
 
 
-def spec_family(judge: str) -> str | None:
-    """The judge's model family from its spec (``?family=`` when given, else the family table)."""
-    from judgeaudit.families import family_of, resolve, split_spec_family
+RECORD_TABLES = ("verdicts.parquet", "decisions.parquet", "units.parquet")
+"""The per-call tables of a run folder that may record a judge's model family (``Verdict.family``)."""
 
-    kind, _, arg = judge.partition(":")
-    if kind == "local" and not arg:
-        from judgeaudit.judges.local import MODEL_NAME
 
-        return family_of(MODEL_NAME)
-    if kind in ("api", "hf") and arg:
-        from judgeaudit.errors import InputError
+def recorded_family(r: Run, judge: str) -> tuple[str | None, str]:
+    """The model family run ``r`` recorded for ``judge`` and where it was read: the judge's block in
+    ``result.json`` (``family``), else the ``family`` column of the run's per-call tables (rows of
+    ``judge_id`` or ``judge`` = ``judge``; distinct values joined by ", "); ``(None, "not recorded")``
+    when the run records none. The spec string is never re-read: the backend resolved the family
+    when it ran (a ``family=`` option, a replay file's column, the embedded model), and the card
+    shows what it resolved."""
+    block = (r.data.get("judges") or {}).get(judge)
+    if isinstance(block, dict) and block.get("family"):
+        return str(block["family"]), "result.json"
+    import pandas as pd
+    import pyarrow.parquet as pq
 
+    for name in RECORD_TABLES:
+        f = r.path.parent / name
+        if not f.is_file():
+            continue
         try:
-            model, override = split_spec_family(arg)
-        except InputError:   # another ?option (transport=…): the family of the model name alone
-            model, override = arg.split("?", 1)[0], None
-        return resolve(model, override)
-    return None
+            cols = set(pq.read_schema(f).names)
+            who = next((c for c in ("judge_id", "judge") if c in cols), None)
+            if who is None or "family" not in cols:
+                continue
+            df = pd.read_parquet(f, columns=[who, "family"])
+        except (OSError, ValueError) as e:
+            raise InputError(f"cannot read this run table ({e})", path=f) from None
+        fams = df.loc[df[who].astype(str) == judge, "family"].dropna().astype(str)
+        if len(fams):
+            return ", ".join(sorted(set(fams))), name
+    return None, "not recorded"
 
 
 def _src(r: Run, judge: str | None = None) -> dict[str, Any]:
     out = {"path": str(r.path.resolve()), "run_id": r.run_id, "created_at": r.created_at}
     if judge is not None:
-        out |= {"judge": judge, "family": spec_family(judge)}
+        fam, where = recorded_family(r, judge)
+        out |= {"judge": judge, "family": fam, "family_from": where}
     if isinstance(r.data.get("inputs"), dict):
         from judgeaudit.runinfo import changed_inputs
 
         out["inputs"] = r.data["inputs"]
         out["inputs_changed"] = changed_inputs(r.data)   # flagged on the card: the run read other files
     return out
+
+
+def card_families(card: dict[str, Any]) -> list[str]:
+    """The model families the card's runs recorded for its judge (each once, in section order)."""
+    return list(dict.fromkeys(src["family"] for k in SECTIONS for src in section_sources(card["sections"].get(k) or {})
+                              if src.get("family")))
 
 
 def section_sources(sec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -77,6 +102,30 @@ def attributed(r: Run, judge: str) -> bool:
     return judge in (d.get("judges") or {}) or d.get("judge") == judge
 
 
+def _describe(r: Run) -> str:
+    d = r.data
+    what = [f"made {r.created_at[:19]}" if r.created_at else "time unrecorded"]
+    what += [f"{k} {d[k]}" for k in ("s_floor", "bar", "n_base") if d.get(k) is not None]
+    return f"{r.path.parent} ({', '.join(what)})"
+
+
+def one_run(hits: Sequence[Run], what: str, chosen: Sequence[str | Path] = ()) -> Run:
+    """The one run a section reads among ``hits`` (the runs that measured it; ``what`` names them,
+    e.g. "validity runs of local"). Several: those ``chosen`` (``--run PATH``: a run folder or its result.json) are kept;
+    if still more than one, ``InputError`` listing them — a card never picks the newest silently, so
+    re-running until a verdict suits cannot pass unseen."""
+    if len(hits) > 1 and chosen:
+        picked = {Path(c).resolve() for c in chosen}
+        mine = [r for r in hits if r.path.resolve() in picked or r.path.parent.resolve() in picked]
+        hits = mine or hits
+    if len(hits) > 1:
+        raise InputError(f"{len(hits)} {what} under the folders given: "
+                         + "; ".join(_describe(r) for r in hits)
+                         + ". A card reads one: name it with --run PATH (or give --from that run's folder)",
+                         field="--run")
+    return hits[0]
+
+
 def _absent(kind: str, judge: str) -> dict[str, Any]:
     return {"measured": False, "not_measured": f"not measured — run: {COMMANDS[kind].format(judge=judge)}"}
 
@@ -89,19 +138,20 @@ def _unusable(r: Run, judge: str) -> dict[str, Any] | None:
         return None
     why = f"; first: {c['reasons'][0]}" if c.get("reasons") else ""
     return {"measured": False, "failed": True,
-            "not_measured": f"not measured — {judge} gave no usable verdict in {r.path.parent} "
-                            f"({c.get('failed_calls')} of {c['calls']} calls failed{why})"}
+            "not_measured": f"run, but {judge} gave no usable verdict in {r.path.parent} "
+                            f"({c['calls']} calls: {c.get('failed_calls') or 0} failed, "
+                            f"{c.get('parse_failures') or 0} did not parse{why})"}
 
 
 def _val(block: dict[str, Any], key: str) -> dict[str, Any]:
     return {"value": block.get(key), "ci": block.get(f"{key}_ci")}
 
 
-def validity_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
+def validity_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Path] = ()) -> dict[str, Any]:
     hits = [r for r in of_kind(runs, "validity") if judge in r.data.get("judges", {})]
     if not hits:
         return _absent("validity", judge)
-    r = hits[-1]
+    r = one_run(hits, f"validity runs of {judge}", chosen)
     if (bad := _unusable(r, judge)) is not None:
         return bad
     b = r.data["judges"][judge]
@@ -139,15 +189,22 @@ def instrument_line(section: dict[str, Any]) -> str | None:
     return "Measured with " + "; ".join(parts) + "."
 
 
-def cap_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
+def cap_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Path] = ()) -> dict[str, Any]:
     sets, failed = {}, None
-    for r in of_kind(runs, "cap"):
+    cap_runs = of_kind(runs, "cap")
+    by_set: dict[str, list[Run]] = {}
+    for r in cap_runs:
+        for s in r.data.get("sets", {}):
+            if (r.data["sets"][s].get("judges") or {}).get(judge) is not None:
+                by_set.setdefault(s, []).append(r)
+    use = {s: one_run(h, f"CAP runs of {judge} on set {s}", chosen) for s, h in by_set.items()}
+    for r in cap_runs:
         if (bad := _unusable(r, judge)) is not None:
             failed = bad
             continue
         for s, sb in r.data.get("sets", {}).items():
             j = sb.get("judges", {}).get(judge)
-            if j is None:
+            if j is None or use.get(s) is not r:
                 continue
             conds = {}
             for c, e in j.get("conditions", {}).items():
@@ -163,21 +220,46 @@ def cap_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
     return failed or _absent("cap", judge)
 
 
-def vp_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
+def vp_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Path] = ()) -> dict[str, Any]:
     rows = []
-    for r in of_kind(runs, "vp"):
+    vp_runs = of_kind(runs, "vp")
+    by_row: dict[tuple[str, str], list[Run]] = {}
+    for r in vp_runs:
         for s, sb in r.data.get("sets", {}).items():
             for mode, mb in sb.items():
                 if isinstance(mb, dict) and mb.get("applicable"):
+                    by_row.setdefault((s, mode), []).append(r)
+    use = {k: one_run(h, f"validation-power runs of set {k[0]} ({k[1]})", chosen) for k, h in by_row.items()}
+    bh = {id(r): _a_imp_p_bh(r) for r in vp_runs}
+    for r in vp_runs:
+        for s, sb in r.data.get("sets", {}).items():
+            for mode, mb in sb.items():
+                if isinstance(mb, dict) and mb.get("applicable") and use[(s, mode)] is r:
                     null = mb.get("a_imp_null") or {}
                     rows.append({"set": s, "mode": mode, "n": mb.get("n"), "label_origin": sb.get("meta", {}).get(
                         "label_origin"), "a_imp": mb.get("a_imp"), "a_imp_ci": mb.get("a_imp_ci"),
                         "a_imp_member": mb.get("a_imp_member"), "null_p": null.get("p_value"),
+                        "null_p_bh": bh[id(r)].get((s, mode)),
                         "null_p95": null.get("p95"),
                         "clears_null": null.get("clears_null"), "a_hum": mb.get("a_hum"),
                         "a_hum_ci": mb.get("a_hum_ci"), "vp": mb.get("vp"), "resolvable": mb.get("resolvable"),
                         "source": _src(r)})
     return {"measured": True, "rows": rows} if rows else _absent("vp", judge)
+
+
+def _a_imp_p_bh(r: Run) -> dict[tuple[str, str], float | None]:
+    """Per (set, mode) of a validation-power run the Benjamini–Hochberg-adjusted p of a_imp against
+    its permutation null — the p its report's ceiling table prints and tests (``p (BH)``): the run's
+    ``p_value_bh`` where recorded, else adjusted here across the run's applicable rows (the same
+    family, ``ValidationPowerResult.a_imp_p_bh``)."""
+    from judgeaudit.stats.tests import bh_adjust
+
+    rows = [(s, mode, mb.get("a_imp_null") or {}) for s, sb in r.data.get("sets", {}).items()
+            for mode, mb in sb.items() if isinstance(mb, dict) and mb.get("applicable")]
+    if all("p_value_bh" in n for *_, n in rows):
+        return {(s, m): n["p_value_bh"] for s, m, n in rows}
+    adj = bh_adjust([float("nan") if n.get("p_value") is None else float(n["p_value"]) for *_, n in rows])
+    return {(s, m): (None if np.isnan(a) else float(a)) for (s, m, _), a in zip(rows, adj, strict=True)}
 
 
 def _numbers(x: Any, prefix: str = "") -> list[tuple[str, float]]:
@@ -188,27 +270,40 @@ def _numbers(x: Any, prefix: str = "") -> list[tuple[str, float]]:
     return []
 
 
-def generic_section(runs: Sequence[Run], judge: str, kind: str) -> dict[str, Any]:
+def generic_section(runs: Sequence[Run], judge: str, kind: str, chosen: Sequence[str | Path] = ()) -> dict[str, Any]:
     """World and loop results of ``judge`` (``attributed``: a run of another judge is not shown), read
     generically: the judge's block (``judges[<judge>]``) or the whole result's numbers, each with its
     path (intervals are the ``*_ci`` / ``ci`` entries beside them)."""
     hits = [r for r in of_kind(runs, kind) if attributed(r, judge)]
     if not hits:
         return _absent(kind, judge)
-    r = hits[-1]
-    if (bad := _unusable(r, judge)) is not None:
+    r = one_run(hits, f"{kind} runs of {judge}", chosen)
+    bad = _unusable(r, judge)
+    if bad is not None and kind != "loop":
         return bad
     block = (r.data.get("judges") or {}).get(judge, r.data)
     nums = [(p, v) for p, v in _numbers({k: v for k, v in block.items() if k not in ("run_id", "created_at")})]
     out = {"measured": True, "source": _src(r, judge), "numbers": dict(nums[:60])}
     if kind == "loop":
+        from judgeaudit.loop.engine import NO_USABLE_REPORT
+
         out["judge2"] = r.data.get("judge2")
-        out["regulators"] = {name: {"net": g.get("net"), "ci": g.get("net_ci")}
-                             for name, g in (r.data.get("regulators") or {}).items() if isinstance(g, dict)}
+        regs = {name: g for name, g in (r.data.get("regulators") or {}).items() if isinstance(g, dict)}
+        # an arm whose every report vote failed or did not parse took no action: its net is not the judge's
+        out["regulators"] = {name: ({"net": None, "ci": None, "status": NO_USABLE_REPORT}
+                                    if g.get("status") == NO_USABLE_REPORT else {"net": g.get("net"),
+                                                                                  "ci": g.get("net_ci")})
+                             for name, g in regs.items()}
+        if bad is not None:
+            out["judge_unusable"] = bad["not_measured"]
     if kind == "world":
         out["arms"] = {arm: {m: {"value": a.get(m), "ci": (a.get("ci") or {}).get(m)}
                              for m in ("recall", "specificity") if a.get(m) is not None}
                        for arm, a in (block.get("arms") or {}).items() if isinstance(a, dict)}
+        out["paired"] = [{k: p.get(k) for k in ("a", "b", "metric", "n", "unit", "a_value", "b_value", "gain", "ci")}
+                         | {"mcnemar_p": (p.get("mcnemar") or {}).get("p")}
+                         for p in r.data.get("paired") or [] if isinstance(p, dict) and p.get("judge") == judge
+                         and p.get("matcher") is None and p.get("metric") in ("recall", "specificity")]
     return out
 
 
@@ -296,28 +391,33 @@ def _validity_verdict(v: dict[str, Any], j: str) -> list[str]:
 
 def _vp_recovery(row: dict[str, Any]) -> str | None:
     """The sentence on how much of a label set surface form recovers (§5.4). Recovery is claimed only
-    when a_imp clears its label-permutation null *and* its bootstrap interval lies above 0; where the two
-    disagree the sentence says so and claims nothing; neither: no sentence."""
+    when a_imp is above its label-permutation null — its Benjamini–Hochberg-adjusted p across the run's
+    rows at most ``ALPHA``, the p the validation-power report prints — *and* its bootstrap interval lies
+    above 0; where the two disagree the sentence says so and claims nothing; neither: no sentence."""
     if row["a_imp"] is None:
         return None
     a = with_ci(row["a_imp"], row["a_imp_ci"])
     what = "length alone" if row["a_imp_member"] == "length_only" else "surface form alone"
     member = "" if row["a_imp_member"] == "length_only" else f"{row['a_imp_member']}: "
     ci = row["a_imp_ci"] if ci_ok(row["a_imp_ci"]) else None
-    null, interval_above = bool(row["clears_null"]), ci is not None and float(ci[0]) > 0
+    p_bh = row.get("null_p_bh")
+    # a permutation p counted with the observed statistic among the permutations is valid at p ≤ α
+    null, interval_above = p_bh is not None and float(p_bh) <= ALPHA, ci is not None and float(ci[0]) > 0
+    p = f"Benjamini–Hochberg-adjusted p = {p_value(p_bh)}"
     if null and interval_above:
         if float(ci[0]) > SURFACE_RECOVERABLE:
             return (f"Its validation set {row['set']} ({row['mode']}) is recoverable from {what} "
                     f"({member}a_imp {a}, above {SURFACE_RECOVERABLE} with its interval and above its "
-                    "permutation null).")
+                    f"permutation null, {p}).")
         return (f"{what[0].upper()}{what[1:]} reproduces part of its validation set {row['set']} "
-                f"({row['mode']}) ({member}a_imp {a}, above its permutation null and its interval above 0; "
+                f"({row['mode']}) ({member}a_imp {a}, above its permutation null ({p}) and its interval above 0; "
                 f"§5.4 reads a_imp up to {SURFACE_RECOVERABLE} as headroom).")
     if null == interval_above or ci is None:
         return None
-    p = f" (p = {p_value(row.get('null_p'))})" if row.get("null_p") is not None else ""
-    why = (f"clears its permutation null{p} but its 95% interval includes 0" if null
-           else "its 95% interval excludes 0 but it does not clear its permutation null")
+    why = (f"is above its permutation null ({p}) but its 95% interval includes 0" if null
+           else ("its 95% interval excludes 0 but it is not above its permutation null at the rows' false "
+                 f"discovery rate ({p})" if p_bh is not None else
+                 "its 95% interval excludes 0 but no permutation null was run"))
     return (f"Recovery of {row['set']} ({row['mode']}) from {what} is not established: {member}a_imp {a} {why}, "
             "and §5.4 reads a_imp against both.")
 
@@ -339,6 +439,52 @@ def _cap_verdict(name: str, sb: dict[str, Any]) -> str | None:
             f"{', '.join(sorted(above_it))} with intervals; direct-coverage cells compared).")
 
 
+def _world_verdict(w: dict[str, Any]) -> list[str]:
+    """One sentence per paired arm difference of recall and specificity (b − a on the units both arms
+    scored): a direction is claimed only when its interval excludes zero *and* the exact McNemar test
+    on its stratum's paired table gives p < ``ALPHA``; where they disagree the sentence says so."""
+    out = []
+    for p in w.get("paired") or []:
+        g, ci, mp = p.get("gain"), p.get("ci"), p.get("mcnemar_p")
+        if g is None or not ci_ok(ci):
+            continue
+        d = f"{p['b']} − {p['a']} {p['metric']} {with_ci(g, ci, sign=True)} on {p.get('n')} paired {p.get('unit') or 'unit'}s"
+        mc = "no McNemar test" if mp is None else f"exact McNemar p = {p_value(mp)}"
+        sig = mp is not None and float(mp) < ALPHA
+        if excludes_zero(ci) and sig:
+            out.append(f"In the world run its {p['metric']} is {'higher' if g > 0 else 'lower'} when {p['b']} than "
+                       f"when {p['a']} ({d}; {mc}).")
+        elif excludes_zero(ci) or sig:
+            why = "its interval excludes zero" if excludes_zero(ci) else "its interval includes zero"
+            out.append(f"In the world run the {p['b']} − {p['a']} difference in {p['metric']} is not established "
+                       f"({d}; {why} and the {mc}).")
+        else:
+            out.append(f"In the world run its {p['metric']} is not distinguishably different between {p['b']} and "
+                       f"{p['a']} ({d}; {mc}).")
+    return out
+
+
+def _loop_verdict(lp: dict[str, Any], j: str) -> list[str]:
+    """Per loop arm, the net (fixed − broken over units) when its interval says which way it goes;
+    otherwise that it is not distinguishable from zero; an arm without a usable report, said so."""
+    out = []
+    if lp.get("judge_unusable"):
+        out.append(f"In the loop run, {lp['judge_unusable'][len('run, but '):]}; the arms it reports to are not "
+                   "read.")
+    for name, g in (lp.get("regulators") or {}).items():
+        net, ci = g.get("net"), g.get("ci")
+        if net is None or not ci_ok(ci):
+            continue
+        n = f"net {with_ci(net, ci, sign=True)} of checked units, fixed − broken"
+        if float(ci[0]) > 0:
+            out.append(f"In the loop, arm {name} fixes more than it breaks ({n}).")
+        elif float(ci[1]) < 0:
+            out.append(f"In the loop, arm {name} breaks more than it fixes ({n}).")
+        else:
+            out.append(f"In the loop, arm {name}'s net effect is not distinguishable from zero ({n}).")
+    return out
+
+
 def verdict(card: dict[str, Any]) -> list[str]:
     """The verdict paragraph, one sentence per rule that applies; each sentence is true of its numbers
     with their intervals."""
@@ -353,6 +499,10 @@ def verdict(card: dict[str, Any]) -> list[str]:
                        f"baseline (VP {row['vp']:+.3f}).")
     if s["cap"]["measured"]:
         out += [x for name, sb in s["cap"]["sets"].items() if (x := _cap_verdict(name, sb))]
+    if s["world"]["measured"]:
+        out += _world_verdict(s["world"])
+    if s["loop"]["measured"]:
+        out += _loop_verdict(s["loop"], j)
     for k in SECTIONS:
         for why in dict.fromkeys(w for src in section_sources(s[k]) for w in src.get("inputs_changed") or []):
             out.append(f"The {k} run's input changed after it ran ({why}): its numbers are of the files it read then.")
@@ -368,23 +518,31 @@ def verdict(card: dict[str, Any]) -> list[str]:
         out.append(card["retirement"][0].upper() + card["retirement"][1:] + ".")
     ok = sum(i["ok"] for i in s["checklist"]["items"])
     out.append(f"§6.1 checklist: {ok} of 6 items met.")
-    absent = [k for k in SECTIONS if not s[k].get("measured", True)]
+    failed = [k for k in SECTIONS if not s[k].get("measured", True) and s[k].get("failed")]
+    absent = [k for k in SECTIONS if not s[k].get("measured", True) and not s[k].get("failed")]
+    if failed:
+        out.append(f"Run, but {j} gave no usable verdict: " + ", ".join(failed) + ".")
     if absent:
         out.append("Not measured: " + ", ".join(absent) + ".")
     return out
 
 
 def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Path] = (),
-               ledger: str | Path | None = None, notes: dict[str, str] | None = None) -> dict[str, Any]:
+               ledger: str | Path | None = None, notes: dict[str, str] | None = None,
+               chosen: Sequence[str | Path] = ()) -> dict[str, Any]:
     """The card.json content for ``judge``; ``notes`` replaces the "not measured" line of a section
-    that stays unmeasured (e.g. why its default run was not made)."""
+    that stays unmeasured (e.g. why its default run was not made). A section measured by several runs
+    reads the one in ``chosen`` (``--run``); else ``InputError`` lists them (``one_run``)."""
+    for c in chosen:
+        if not any(Path(c).resolve() in (r.path.resolve(), r.path.parent.resolve()) for r in runs):
+            raise InputError("no run under the folders given is here", path=c, field="--run")
     items = checklist(runs, judge)
     sections = {
-        "validity": validity_section(runs, judge),
-        "cap": cap_section(runs, judge),
-        "vp": vp_section(runs, judge),
-        "world": generic_section(runs, judge, "world"),
-        "loop": generic_section(runs, judge, "loop"),
+        "validity": validity_section(runs, judge, chosen),
+        "cap": cap_section(runs, judge, chosen),
+        "vp": vp_section(runs, judge, chosen),
+        "world": generic_section(runs, judge, "world", chosen),
+        "loop": generic_section(runs, judge, "loop", chosen),
         "checklist": {"measured": True, "items": [i.to_dict() for i in items]},
         "ledger": ledger_section(ledger, from_dirs, judge),
     }
@@ -402,5 +560,7 @@ def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Pat
     card = {"judge": judge, "generated_at": utc_now(), "from": [str(d) for d in from_dirs], "sections": sections}
     if (line := retirement_line(runs, judge)) is not None:
         card["retirement"] = line
+    if chosen:
+        card["chosen"] = [str(Path(c).resolve()) for c in chosen]
     card["verdict"] = verdict(card)
     return card

@@ -4,14 +4,15 @@ flagged when that interval excludes zero. Each row says how its interval was mad
 
 * from the run folders' per-unit tables (``card.paired``): a bootstrap of the difference, **paired**
   when the two runs share units (the shared units resampled once, both quantities computed on the
-  same resample), unpaired when they share none. Validity quantities are read at **one common τ**:
-  the matched-invariance point of the pooled frontier, re-selected in every resample
-  (``paired.compare_validity``; construct-validity Prop. 3 and §4 read R only at matched S);
+  same resample), unpaired when they share none. Validity quantities are read as each card reads
+  them: **each run at its own matched-invariance point** (S ≥ its floor, argmax R), τ selected again
+  for each run in every resample (``paired.compare_validity``; construct-validity Prop. 3 and §4 read
+  R only at matched S), so a judge whose grades are a monotone re-scaling of the other's is unchanged;
 * otherwise from the cards' stored intervals, **unpaired**: each interval's half-width is read as
   z·se (z the normal quantile of the level) and the difference's interval is
   (B − A) ± z·√(se_A² + se_B²). Where the runs share items and their errors are positively
-  correlated this is conservative. A validity quantity is compared this way only when both runs
-  chose the same τ; at two thresholds it is "not comparable".
+  correlated this is conservative. Each card's validity interval is its run's own (τ re-selected in
+  every resample at its own matched point), the same reading as the paired comparison.
 
 Two runs that share some units but fewer than ``MIN_SHARED`` (judgeaudit's own minimum) are "not
 comparable": a bootstrap over a handful of units has an interval of no width, not a measured change.
@@ -97,6 +98,7 @@ class Change:
     diff: float | None
     ci: tuple[float, float] | None
     how: str = "unpaired (stored intervals)"
+    taus: tuple[float, float] | None = None     # validity: the τ each run's own matched point reads (A, B)
 
     @property
     def comparable(self) -> bool:
@@ -126,7 +128,7 @@ def diff_cards(a: dict[str, Any], b: dict[str, Any], level: float = 0.95, *, n_b
                seed: int = 0, min_shared: int = MIN_SHARED) -> list[Change]:
     """Every quantity shared by cards ``a`` and ``b``, with the cards' own values, B − A and its interval
     (bootstrap of the difference from the runs' per-unit tables where both runs keep them, paired over
-    shared units; validity at one common τ), or "not comparable" and why."""
+    shared units; validity at each run's own matched τ), or "not comparable" and why."""
     from judgeaudit.card.paired import Frontier, compare, compare_validity, section_units
 
     out: list[Change] = []
@@ -158,21 +160,16 @@ def diff_cards(a: dict[str, Any], b: dict[str, Any], level: float = 0.95, *, n_b
                     continue
                 got = (compare_validity(ua, ub, n_boot=n_boot, seed=seed, level=level)
                        if isinstance(ua, Frontier) else compare(ua, ub, n_boot=n_boot, seed=seed, level=level))
-                out += [Change(q, _own(a, q, c.a), _own(b, q, c.b), c.diff, c.ci, c.how) for q, c in got.items()]
+                out += [Change(q, _own(a, q, c.a), _own(b, q, c.b), c.diff, c.ci, c.how, getattr(c, "taus", None))
+                        for q, c in got.items()]
     z = NormalDist().inv_cdf(0.5 + level / 2)
     qa, qb = quantities(a), quantities(b)
     done = {c.quantity for c in out}
-    same_tau = _same_tau(a, b)
     for k in (qa.keys() & qb.keys()) - done:
         (va, ca), (vb, cb) = qa[k], qb[k]
         kind = k.partition(".")[0]
         if kind in blocked and blocked[kind].startswith("not comparable"):
             out.append(Change(k, va, vb, None, None, blocked[kind]))
-            continue
-        if kind == "validity" and not same_tau:
-            why = f"; {blocked['validity']}" if "validity" in blocked else ""
-            out.append(Change(k, va, vb, None, None, "not comparable: the runs read it at two thresholds (τ "
-                              f"{_tau(a)} vs {_tau(b)}) and their per-unit tables cannot be read at one{why}"))
             continue
         half = z * math.hypot((ca[1] - ca[0]) / (2 * z), (cb[1] - cb[0]) / (2 * z))
         d = vb - va
@@ -191,25 +188,14 @@ def _unit(u: Any) -> str:
     return getattr(u, "unit", "base item")
 
 
-def _tau(card: dict[str, Any]) -> str:
-    v = card["sections"]["validity"]
-    return "—" if not v.get("measured") or v.get("tau") is None else f"{v['tau']:.3g}"
-
-
-def _same_tau(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    va, vb = a["sections"]["validity"], b["sections"]["validity"]
-    return bool(va.get("measured") and vb.get("measured") and va.get("tau") is not None
-                and va.get("tau") == vb.get("tau"))
-
-
 def _f(x: float | None, sign: bool = False) -> str:
     return "—" if x is None else (f"{x:+.3f}" if sign else f"{x:.3f}")
 
 
 def diff_md(a: dict[str, Any], b: dict[str, Any], changes: list[Change]) -> str:
     lines = [f"# card diff: {a['judge']} ({a['generated_at']}) → {b['judge']} ({b['generated_at']})", "",
-             "A and B are the cards' own values; B − A and its interval are the comparison's (validity at one "
-             "common τ).", "",
+             "A and B are the cards' own values; B − A and its interval are the comparison's (validity: each "
+             "run at its own matched-invariance τ, re-selected for each run in every resample).", "",
              "| quantity | A | B | B − A | interval | flagged | interval from |", "|---|---|---|---|---|---|---|"]
     for c in changes:
         ci = "—" if c.ci is None else f"[{c.ci[0]:+.3f}, {c.ci[1]:+.3f}]"

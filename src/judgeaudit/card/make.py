@@ -74,13 +74,14 @@ def _known(judge: str, runs: list, from_dirs: list[Path]) -> None:
 
 def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"), ledger: Path | None = None, *,
          run_missing: bool = False, yes: bool = False, confirm: Callable[[], bool] | None = None,
-         n_boot: int = 2000) -> dict:
+         n_boot: int = 2000, chosen: Sequence[Path] = ()) -> dict:
     """Build and write OUT/card.json, OUT/card.html, OUT/card.md and OUT/checklist.md; the card.
 
     ``run_missing``: the default runs of the sections no folder in ``from_dirs`` (nor OUT/runs, from an
     earlier ``run_missing``) measured are estimated (printed on stderr before any call), then run under
     OUT/runs when ``yes`` or when ``confirm()`` (asked once) says so; neither: ``InputError``, nothing
-    is run."""
+    is run. ``chosen`` (``--run``): the run a section reads where the folders hold several (else
+    ``InputError`` listing them)."""
     from judgeaudit.card.build import SECTIONS, build_card
     from judgeaudit.card.checklist import checklist, checklist_md
     from judgeaudit.card.render import write_card_html, write_card_md
@@ -101,7 +102,7 @@ def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"
         _known(judge, runs, from_dirs)
     if run_missing:
 
-        first = build_card(judge, runs, from_dirs=from_dirs)
+        first = build_card(judge, runs, from_dirs=from_dirs, chosen=chosen)
         planned = missing.plan(judge, [k for k in SECTIONS if not first["sections"][k].get("measured", True)], out)
         console.print(f"card --run-missing for {judge}: the runs the card lacks", highlight=False)
         for p in planned:
@@ -114,7 +115,7 @@ def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"
             from_dirs += missing.run_planned(judge, planned, out, n_boot=n_boot)
             runs = collect(from_dirs)
         notes = {p.run.section: f"not measured — {p.skip}" for p in planned if p.skip}
-    c = build_card(judge, runs, from_dirs=from_dirs, ledger=ledger, notes=notes)
+    c = build_card(judge, runs, from_dirs=from_dirs, ledger=ledger, notes=notes, chosen=chosen)
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "card.json", c)
     write_card_html(c, out / "card.html")

@@ -5,9 +5,9 @@ A run's quantities are each a function of summed per-unit counts (the loop's net
 cell = Σ num / Σ den over base items). A ``Units`` table holds one count vector per unit (the unit the
 quantity's own interval resamples: base items for validity, pairs (their base items) for CAP,
 responses for the loop, clusters — an answer, or the source item its answers share — for the world).
-Validity's S and R are Eq. (6) (the mean over base items of each base item's mean flip) at the
-operating point τ the run chose: per base item (its mean flip × has, has), so Eq. (6) is a ratio of
-sums; τ is held at each run's value (the run's own intervals re-select it in every resample).
+Validity's S and R are Eq. (6) (the mean over base items of each base item's mean flip): per base
+item and threshold (its mean flip × has, has), so Eq. (6) is a ratio of sums at every τ; each run is
+read at its own matched-invariance τ, selected again in every resample (``compare_validity``).
 Comparing two runs:
 
 * **paired** when they share units: the shared units are resampled once (one multiplicity matrix)
@@ -58,11 +58,12 @@ class Compared:
     n_b: int
     n_shared: int
     unit: str
-    tau: float | None = None     # the common threshold both runs were read at (validity)
+    taus: tuple[float, float] | None = None     # validity: the τ each run's own matched point reads (A, B)
 
     @property
     def how(self) -> str:
-        at = "" if self.tau is None else f", at one common τ = {self.tau:.3g} (pooled frontier, re-selected per resample)"
+        at = "" if self.taus is None else (f", {VALIDITY_HOW} (point estimates at τ_A = {self.taus[0]:.3g}, "
+                                           f"τ_B = {self.taus[1]:.3g})")
         if self.paired:
             return f"paired over {self.n_shared} shared {self.unit}s{at}"
         return f"unpaired ({self.n_a} vs {self.n_b} {self.unit}s, none shared){at}"
@@ -141,7 +142,7 @@ class Frontier:
 
     def counts(self, taus: np.ndarray) -> np.ndarray:
         """``(n_base, 2·len(VALIDITY_SUBSETS), n_tau)``: per subset the base item's mean × has and has."""
-        from judgeaudit.analyses.validity import _membership, _per_base
+        from judgeaudit.analyses.validity import membership, per_base_means
 
         taus = np.asarray(taus, dtype=float)
         b = self.base_grade[:, None] >= taus[None, :]
@@ -149,11 +150,11 @@ class Frontier:
         moves = {"flip": b != e, "toward": e & ~b, "wrong": b & ~e}
         cols = [(0, "flip"), (1, "flip"), (2, "flip"), (3, "flip"), (1, "toward"), (1, "wrong")]
         n_b = len(self.ids)
-        member = _membership(self.base_index, n_b)
+        member = membership(self.base_index, n_b)
         out = np.zeros((n_b, 2 * len(cols), len(taus)))
         for k, (m, kind) in enumerate(cols):
             mask = np.repeat(self.masks[:, m:m + 1], len(taus), 1)
-            means, has = _per_base(moves[kind].astype(float), mask, self.base_index, n_b, member)
+            means, has = per_base_means(moves[kind].astype(float), mask, self.base_index, n_b, member)
             out[:, 2 * k], out[:, 2 * k + 1] = means * has, has
         return out
 
@@ -162,9 +163,9 @@ def validity_frontier(probes: pd.DataFrame, verdicts: pd.DataFrame, judge: str, 
                       s_floor: float = 0.90) -> Frontier:
     """The base items of a validity run for ``judge`` (epoch-0 usable grades, as ``analyses.validity``
     reads them), ready to be counted at any threshold."""
-    from judgeaudit.analyses.validity import _design
+    from judgeaudit.analyses.validity import probe_design
 
-    d = _design(probes, bar)
+    d = probe_design(probes, bar)
     rows = verdicts[(verdicts["judge_id"] == judge)]
     if "epoch" in rows:
         rows = rows[pd.to_numeric(rows["epoch"], errors="coerce").fillna(0) == 0]
@@ -181,7 +182,7 @@ def validity_frontier(probes: pd.DataFrame, verdicts: pd.DataFrame, judge: str, 
 
 
 def design_frontier(d: Any, base_grade: np.ndarray, edit_grade: np.ndarray, s_floor: float = 0.90) -> Frontier:
-    """The frontier of a probe design (``analyses.validity._design``) given every probe's original and
+    """The frontier of a probe design (``analyses.validity.probe_design``) given every probe's original and
     edited grade (NaN: unusable, left out)."""
     bs, es = np.asarray(base_grade, dtype=float), np.asarray(edit_grade, dtype=float)
     arm = d.in_arm & ~np.isnan(bs) & ~np.isnan(es)
@@ -198,51 +199,88 @@ def _validity_stats(c: np.ndarray) -> dict[str, np.ndarray]:
             "validity.R_plus": r["construct+"], "validity.wrong_way_rate": r["construct-"]}
 
 
-def _pooled_tau(sa: np.ndarray, sb: np.ndarray, taus: np.ndarray, s_floor: float) -> np.ndarray:
-    """Per resample (rows of ``(n_boot, 2·k, n_tau)`` summed counts of A and B), the index of the
-    matched-invariance τ on the pooled frontier (A's and B's counts summed): argmax R s.t. S ≥ floor
-    (``analyses.validity.matched_operating_points``); −1 where none is defined."""
+def matched_points(summed: np.ndarray, taus: np.ndarray, s_floor: float) -> np.ndarray:
+    """Per row of ``(n_rows, 2·k, n_tau)`` summed counts (``Frontier.counts`` summed over base items,
+    one row per resample), the index of the matched-invariance τ — argmax R subject to S ≥ the floor,
+    the constant corners (the lowest and the top threshold) degenerate — by the validity analysis's
+    own rule (``analyses.validity.matched_operating_points``); −1 where none is defined."""
     from judgeaudit.analyses.validity import matched_operating_points
 
-    pooled = sa + sb
     with np.errstate(invalid="ignore", divide="ignore"):
-        S = 1.0 - np.where(pooled[:, 1] > 0, pooled[:, 0] / np.where(pooled[:, 1] > 0, pooled[:, 1], 1), np.nan)
-        R = np.where(pooled[:, 3] > 0, pooled[:, 2] / np.where(pooled[:, 3] > 0, pooled[:, 3], 1), np.nan)
+        S = 1.0 - np.where(summed[:, 1] > 0, summed[:, 0] / np.where(summed[:, 1] > 0, summed[:, 1], 1), np.nan)
+        R = np.where(summed[:, 3] > 0, summed[:, 2] / np.where(summed[:, 3] > 0, summed[:, 3], 1), np.nan)
     degenerate = np.zeros(len(taus), dtype=bool)
     degenerate[0] = degenerate[-1] = True
     idx, _ = matched_operating_points(S, R, taus, degenerate, s_floor)
     return idx
 
 
+def _at(summed: np.ndarray, idx: np.ndarray) -> dict[str, np.ndarray]:
+    """The validity statistics of each row of ``(n_rows, 2·k, n_tau)`` summed counts read at its own
+    threshold index (NaN where −1)."""
+    rows = np.arange(len(summed))
+    got = _validity_stats(summed[rows, :, np.maximum(idx, 0)])
+    return {q: np.where(idx >= 0, v, np.nan) for q, v in got.items()}
+
+
+def _taus(f: Frontier) -> np.ndarray:
+    g = f.grades
+    return np.append(g, g[-1] + 1.0) if len(g) else g
+
+
+def _boot_at_own_tau(w: np.ndarray, counts: np.ndarray, taus: np.ndarray, s_floor: float,
+                     block: int = 256) -> dict[str, np.ndarray]:
+    """Each resample's statistics (rows of multiplicities ``w`` over ``counts``' base items) at the
+    matched τ selected on that resample's own frontier; in blocks of resamples, so memory stays
+    bounded when a judge's grades take many distinct values."""
+    parts = []
+    for k in range(0, len(w), block):
+        summed = np.einsum("bn,nkt->bkt", w[k:k + block].astype(float), counts)
+        parts.append(_at(summed, matched_points(summed, taus, s_floor)))
+    return {q: np.concatenate([p[q] for p in parts]) for q in VALIDITY_STATS}
+
+
+VALIDITY_HOW = ("each run at its own matched-invariance τ (argmax R s.t. S ≥ its floor), τ re-selected for "
+                "each run in every resample")
+
+
 def compare_validity(a: Frontier, b: Frontier, *, n_boot: int = 2000, seed: int = 0,
                      level: float = 0.95) -> dict[str, Compared]:
-    """S, R, R_scope, R_strength, the gap, R⁺ and the wrong-way rate of two validity runs **at one common
-    τ**: the matched-invariance point (S ≥ the floor, argmax R; ``analyses.validity``'s rule) of the pooled
-    frontier — both runs' counts summed at every threshold of the union of their grades — so R is read at
-    matched S (Prop. 3, §4). The pooled selection is symmetric in A and B, so under no change it does not
-    move the difference; τ is then held in the resamples (re-selecting it per resample mixes differences
-    at thresholds of unequal spread and left the same judge graded twice flagged in 0 of 200 simulations,
-    against 7% held). Paired over the shared base items (one multiplicity matrix for both runs), the
-    runs resampled independently when they share none; ``{}`` when no threshold is defined."""
+    """S, R, R_scope, R_strength, the gap, R⁺ and the wrong-way rate of two validity runs, **each run
+    read at its own matched-invariance point** (S ≥ its floor, argmax R; ``analyses.validity``'s rule,
+    on its own grades' thresholds), as each run's card reads it (Prop. 3, §4: R is read at matched S).
+    The interval of B − A is the percentile interval of the whole procedure: in every resample (paired:
+    one multiplicity matrix over the shared base items; unpaired: each run on its own) each run's τ is
+    selected again on that resample's frontier and its statistics read there, so the selection's
+    variability is inside the interval. A judge whose grades are a monotone re-scaling of A's (every
+    grade one point harsher) flips on the same probes at its matched τ in every resample: B − A is 0
+    with an interval [0, 0]. ``{}`` when either run has no matched point."""
     shared = np.intersect1d(a.ids, b.ids)
-    taus = np.union1d(a.grades, b.grades)
-    if not len(taus):
+    ta, tb = _taus(a), _taus(b)
+    if not len(ta) or not len(tb):
         return {}
-    taus = np.append(taus, taus[-1] + 1.0)
-    ca, cb = a.counts(taus), b.counts(taus)
+    ca, cb = a.counts(ta), b.counts(tb)
     if len(shared):
         ca = ca[pd.Index(a.ids).get_indexer(shared)]
         cb = cb[pd.Index(b.ids).get_indexer(shared)]
-    t0 = int(_pooled_tau(ca.sum(axis=0)[None], cb.sum(axis=0)[None], taus, min(a.s_floor, b.s_floor))[0])
-    if t0 < 0:
+        wa = wb = bootstrap_counts(len(shared), n_boot, seed)
+    else:
+        wa, wb = bootstrap_counts(len(ca), n_boot, seed), bootstrap_counts(len(cb), n_boot, seed + 1)
+    pa, pb = ca.sum(axis=0)[None], cb.sum(axis=0)[None]
+    ia, ib = matched_points(pa, ta, a.s_floor), matched_points(pb, tb, b.s_floor)
+    if ia[0] < 0 or ib[0] < 0:
         return {}
-    ua = Units("base item", shared if len(shared) else a.ids, ca[:, :, t0], {})
-    ub = Units("base item", shared if len(shared) else b.ids, cb[:, :, t0], {})
-    stats = {q: (lambda q_: lambda x: _validity_stats(x)[q_])(q) for q in VALIDITY_STATS}
-    got = compare(Units(ua.unit, ua.ids, ua.counts, stats), Units(ub.unit, ub.ids, ub.counts, stats),
-                  n_boot=n_boot, seed=seed, level=level)
-    return {q: Compared(c.a, c.b, c.diff, c.ci, c.paired, len(a.ids), len(b.ids), c.n_shared, c.unit,
-                        tau=float(taus[t0])) for q, c in got.items() if not (np.isnan(c.a) or np.isnan(c.b))}
+    va, vb = _at(pa, ia), _at(pb, ib)
+    boot_a = _boot_at_own_tau(wa, ca, ta, a.s_floor)
+    boot_b = _boot_at_own_tau(wb, cb, tb, b.s_floor)
+    out: dict[str, Compared] = {}
+    for q in VALIDITY_STATS:
+        x, y = float(va[q][0]), float(vb[q][0])
+        if np.isnan(x) or np.isnan(y):
+            continue
+        out[q] = Compared(x, y, y - x, _ci(boot_b[q] - boot_a[q], level), bool(len(shared)), len(a.ids),
+                          len(b.ids), len(shared), "base item", taus=(float(ta[ia[0]]), float(tb[ib[0]])))
+    return out
 
 
 def loop_units(units: pd.DataFrame) -> Units:

@@ -34,7 +34,8 @@ def _table(head: list[str], body: list[list[str]], num_cols: tuple[int, ...] = (
 
 
 def _src(src: dict[str, Any]) -> str:
-    who = f"{esc(src['judge'])} (family {esc(src.get('family') or 'unknown')}) · " if src.get("judge") else ""
+    fam = src.get("family") or "not recorded by the run"
+    who = f"{esc(src['judge'])} (family {esc(fam)}) · " if src.get("judge") else ""
     changed = "".join(f"<br><strong>Input changed since the run: {esc(x)}</strong>" for x in src.get("inputs_changed") or [])
     return (f"<p class='note'>Source: {who}run {esc(src.get('run_id') or 'unrecorded')}, "
             f"{esc((src.get('created_at') or 'time unrecorded')[:19])}{changed}</p>")
@@ -84,13 +85,15 @@ def _vp(s: dict[str, Any], judge: str) -> str:
         marks = {k: v for k, v in (("null p95", r.get("null_p95")), ("human ceiling", r.get("a_hum"))) if v is not None}
         rows.append(svg.Row(f"{r['set']} ({r['mode']})", r["a_imp"], r["a_imp_ci"], marks=marks,
                             note=f" {r.get('a_imp_member') or ''}"))
-    table = _table(["set", "labels", "n", "a_imp", "null p", "a_hum", "VP"], [
+    table = _table(["set", "labels", "n", "a_imp", "null p", "null p (BH)", "a_hum", "VP"], [
         [esc(f"{r['set']} ({r['mode']})"), esc(r.get("label_origin") or "—"), str(r["n"]),
-         esc(with_ci(r["a_imp"], r["a_imp_ci"])), esc(p_value(r["null_p"])), esc(with_ci(r["a_hum"], r["a_hum_ci"])),
-         esc(num(r["vp"], sign=True))] for r in s["rows"]], (2, 3, 4, 5, 6))
+         esc(with_ci(r["a_imp"], r["a_imp_ci"])), esc(p_value(r["null_p"])), esc(p_value(r.get("null_p_bh"))),
+         esc(with_ci(r["a_hum"], r["a_hum_ci"])), esc(num(r["vp"], sign=True))] for r in s["rows"]],
+        (2, 3, 4, 5, 6, 7))
     return (svg.rows(rows, -0.1, 1.0, title="a_imp per label set") + table
             + "<p class='note'>a_imp: the best impoverished predictor's chance-corrected agreement (dot, with its "
-              "interval); red ticks: its label-permutation null's 95% quantile and the human ceiling a_hum.</p>"
+              "interval); red ticks: its label-permutation null's 95% quantile and the human ceiling a_hum; "
+              "null p (BH): Benjamini–Hochberg-adjusted across the run's rows, the p the verdict reads.</p>"
             + "".join(_src(x) for x in {r["source"]["path"]: r["source"] for r in s["rows"]}.values()))
 
 
@@ -184,7 +187,7 @@ def _provenance(card: dict[str, Any]) -> str:
 
 def card_html(card: dict[str, Any]) -> str:
     from judgeaudit import __version__
-    from judgeaudit.card.build import spec_family
+    from judgeaudit.card.build import card_families
 
     sections = []
     for key, s in card["sections"].items():
@@ -193,7 +196,7 @@ def card_html(card: dict[str, Any]) -> str:
                          "absent": s.get("not_measured", "")})
     sections.append({"key": "provenance", "title": "Provenance", "body": _provenance(card), "absent": ""})
     return _ENV.get_template("card.html").render(
-        judge=card["judge"], family=spec_family(card["judge"]), version=__version__,
+        judge=card["judge"], family=", ".join(card_families(card)) or None, version=__version__,
         generated=card["generated_at"][:19].replace("T", " ") + " UTC", verdict=card["verdict"], sections=sections)
 
 

@@ -31,11 +31,14 @@ class Run:
 
 def collect(dirs: Iterable[str | Path]) -> list[Run]:
     """Every ``result.json`` at or under ``dirs``, oldest first by ``created_at`` where recorded."""
-    runs = []
+    runs, seen = [], set()
     for d in map(Path, dirs):
         if not d.exists():
             raise InputError("no such folder", path=d, field="--from")
         for f in ([d] if d.is_file() else result_files(d)):
+            if f.resolve() in seen:   # a folder given twice, or inside another given folder: one run
+                continue
+            seen.add(f.resolve())
             try:
                 data = json.loads(f.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:

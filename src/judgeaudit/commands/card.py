@@ -26,6 +26,8 @@ def card_cmd(
     from_: Annotated[list[Path] | None, typer.Option("--from", help="a run folder or a folder of runs (repeatable)")]
     = None,
     out: Annotated[Path | None, typer.Option("--out", help="output folder")] = None,
+    run: Annotated[list[Path] | None, typer.Option("--run", help="the run folder a section reads where the "
+                                                   "--from folders hold several of it (repeatable)")] = None,
     ledger: Annotated[Path | None, typer.Option("--ledger", help="prediction ledger to score")] = None,
     run_missing: Annotated[bool, typer.Option("--run-missing", help="run the default runs (bundled data) of the "
                                               "sections no --from folder measured, after a cost estimate")] = False,
@@ -54,7 +56,7 @@ def card_cmd(
             call_context(api_base=api_base, timeout=call_timeout, retries=call_retries, rpm=call_rpm):
         # a run the judge failed (--run-missing): its summary, then exit 1
         c = card(judge, list(from_ or []), out, ledger, run_missing=run_missing, yes=yes, confirm=ask,
-                 n_boot=bootstrap)
+                 n_boot=bootstrap, chosen=list(run or []))
         for line in c["verdict"]:
             print(line)
         console.print(f"→ {out}/card.html, {out}/card.md, {out}/card.json, {out}/checklist.md")

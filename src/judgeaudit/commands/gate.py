@@ -35,7 +35,7 @@ def _card_from_file(path: Path) -> dict[str, Any]:
     return card
 
 
-def _card_from_runs(dirs: list[Path], judge: str | None) -> dict[str, Any]:
+def _card_from_runs(dirs: list[Path], judge: str | None, chosen: list[Path] | None = None) -> dict[str, Any]:
     from judgeaudit.card.build import build_card
     from judgeaudit.card.sources import collect
     from judgeaudit.commands.card import judges_held
@@ -49,11 +49,12 @@ def _card_from_runs(dirs: list[Path], judge: str | None) -> dict[str, Any]:
         judge = held[0]
     elif held and judge not in held:
         raise InputError(f"no run holds judge {judge!r}; the runs hold: {', '.join(held)}", field="--judge")
-    return build_card(judge, runs, from_dirs=dirs)
+    return build_card(judge, runs, from_dirs=dirs, chosen=chosen or ())
 
 
 def run_gate(policy: Path, *, from_: list[Path] | None = None, card: Path | None = None, judge: str | None = None,
-             summary: Path | None = None, junit: Path | None = None):  # noqa: ANN201 - GateResult
+             summary: Path | None = None, junit: Path | None = None,
+             run: list[Path] | None = None):  # noqa: ANN201 - GateResult
     """Load, build or read the card, evaluate, write the summaries; the ``GateResult``."""
     from judgeaudit.gate import evaluate, load_policy
     from judgeaudit.gate.render import write_summaries
@@ -65,7 +66,7 @@ def run_gate(policy: Path, *, from_: list[Path] | None = None, card: Path | None
     for f, name in ((summary, "--summary"), (junit, "--junit")):
         if f is not None:
             output_file(f, inputs=[policy, card, *(from_ or [])], field=name)
-    c = _card_from_file(card) if card is not None else _card_from_runs(list(from_), judge or p.judge)
+    c = _card_from_file(card) if card is not None else _card_from_runs(list(from_), judge or p.judge, run)
     try:
         r = evaluate(p, c)
     except InputError as e:   # a malformed card: the field of the card file that is not what a card holds
@@ -85,12 +86,14 @@ def gate_cmd(
     = None,
     summary: Annotated[Path | None, typer.Option("--summary", help="write the Markdown summary here")] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="write JUnit XML here")] = None,
+    run: Annotated[list[Path] | None, typer.Option("--run", help="with --from: the run folder a section reads "
+                                                   "where the folders hold several of it (repeatable)")] = None,
 ) -> None:
     """Judge POLICY's bars on the card: PASS (exit 0), FAIL (1), BLIND (2); bad input exits 3."""
     from judgeaudit.gate.render import markdown
 
     try:
-        r = run_gate(policy, from_=from_, card=card, judge=judge, summary=summary, junit=junit)
+        r = run_gate(policy, from_=from_, card=card, judge=judge, summary=summary, junit=junit, run=run)
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)
         raise typer.Exit(BAD_INPUT_EXIT) from None

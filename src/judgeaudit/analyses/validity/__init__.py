@@ -40,7 +40,7 @@ profile in named steps), ``result`` (the result objects) and ``profile`` (the en
 
 from __future__ import annotations
 
-from judgeaudit.analyses.validity.design import SLOT_ORDER, _design  # noqa: F401 - read by card.paired, tests
+from judgeaudit.analyses.validity.design import SLOT_ORDER, _design, probe_design  # noqa: F401 - _design: tests
 from judgeaudit.analyses.validity.frontier import frontier_hull, matched_operating_point, matched_operating_points
 from judgeaudit.analyses.validity.gap import GAP_NULLS, WITHIN_BASE_SHARE, choose_gap_null
 from judgeaudit.analyses.validity.judge import USABLE_POINT_SHARE
@@ -51,6 +51,8 @@ from judgeaudit.analyses.validity.rates import (  # noqa: F401 - the private hel
     _per_base,
     base_weighted_mean,
     flips_at,
+    membership,
+    per_base_means,
 )
 from judgeaudit.analyses.validity.result import JudgeProfile, ValidityResult
 
@@ -68,5 +70,8 @@ __all__ = [
     "frontier_hull",
     "matched_operating_point",
     "matched_operating_points",
+    "membership",
+    "per_base_means",
+    "probe_design",
     "validity_profile",
 ]

@@ -188,3 +188,8 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
                    bases=bases, slot=slot, axis=axis, is_control=is_control, in_arm=in_arm,
                    unanimous=unanimous, d_len=d_len, base_len=base_len, edit_len=edit_len,
                    direction_source=source, slots=slots, axes=axes, notes=notes)
+
+
+probe_design = _design
+"""Public name of the probe design of a probe table (``_design``: arms, axes, base items), for readers
+of a run's probes (``card.paired``)."""

@@ -74,6 +74,12 @@ def _membership(base_index: np.ndarray, n_base: int) -> np.ndarray:
     return member
 
 
+per_base_means = _per_base
+"""Public name of the per-base means of Eq. (6) (``_per_base``), for readers of a run's grades."""
+membership = _membership
+"""Public name of the base-item membership matrix (``_membership``)."""
+
+
 def base_weighted_mean(values: np.ndarray, base_index: np.ndarray, n_base: int,
                        mask: np.ndarray | None = None) -> float:
     """Eq. (6): the mean over base items of the mean over each base item's interventions.
