@@ -551,11 +551,11 @@ def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Pat
             sections[k]["not_measured"] = text
     from judgeaudit.card.calibrate import calibrate_section
 
-    if (cal := calibrate_section(runs, judge, _src)) is not None:   # shown only when a calibrate run was given
+    if (cal := calibrate_section(runs, judge, _src, chosen)) is not None:   # shown only when a calibrate run was given
         sections["calibrate"] = cal
     from judgeaudit.card.migrate import migrate_section, retirement_line
 
-    if (mig := migrate_section(runs, judge, _src)) is not None:   # shown only when a migrate run names the judge
+    if (mig := migrate_section(runs, judge, _src, chosen)) is not None:   # shown only when a migrate run names the judge
         sections["migrate"] = mig
     card = {"judge": judge, "generated_at": utc_now(), "from": [str(d) for d in from_dirs], "sections": sections}
     if (line := retirement_line(runs, judge)) is not None:

@@ -18,14 +18,16 @@ from judgeaudit.card.numbers import ci_ok, with_ci
 from judgeaudit.card.sources import Run, of_kind
 
 
-def calibrate_section(runs: Sequence[Run], judge: str, src) -> dict[str, Any] | None:  # noqa: ANN001
+def calibrate_section(runs: Sequence[Run], judge: str, src, chosen: Sequence = ()) -> dict[str, Any] | None:  # noqa: ANN001
     """The section, or None when no calibrate run of ``judge`` is among ``runs`` (``src``: the card's
     source record of a run)."""
     hits = [r for r in of_kind(runs, "calibrate") if (r.data.get("calibrate") or {}).get("judge") == judge
             or r.data.get("judge") == judge]
     if not hits:
         return None
-    r = hits[-1]
+    from judgeaudit.card.build import one_run
+
+    r = one_run(hits, f"calibrate runs of {judge}", chosen)   # never the newest silently
     c = r.data["calibrate"]
     p, h = c.get("ppi") or {}, c.get("human") or {}
     a = c.get("agreement") or {}

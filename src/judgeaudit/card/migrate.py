@@ -17,7 +17,7 @@ from judgeaudit.card.numbers import with_ci
 from judgeaudit.card.sources import Run, of_kind
 
 
-def migrate_section(runs: Sequence[Run], judge: str, src) -> dict[str, Any] | None:  # noqa: ANN001
+def migrate_section(runs: Sequence[Run], judge: str, src, chosen: Sequence = ()) -> dict[str, Any] | None:  # noqa: ANN001
     """The section, or None when no migrate run names ``judge`` as its old or new judge."""
     from judgeaudit.analyses.migrate import MigrateResult
 
@@ -25,7 +25,9 @@ def migrate_section(runs: Sequence[Run], judge: str, src) -> dict[str, Any] | No
             if judge in ((r.data.get("migrate") or {}).get("old_judge"), (r.data.get("migrate") or {}).get("new_judge"))]
     if not hits:
         return None
-    r = hits[-1]
+    from judgeaudit.card.build import one_run
+
+    r = one_run(hits, f"migrate runs naming {judge}", chosen)   # never the newest silently
     m = MigrateResult.model_validate(r.data["migrate"])
 
     def q(x) -> dict[str, Any]:  # noqa: ANN001 - analyses.migrate.Quantity
