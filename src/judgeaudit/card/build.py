@@ -111,7 +111,9 @@ def validity_section(runs: Sequence[Run], judge: str) -> dict[str, Any]:
         "direction_source": r.data.get("direction_source"),
         "n": {"base_items": r.data.get("n_base"), "construct_edits": b.get("n_construct"),
               "control_edits": b.get("n_control")},
+        "bootstrap": {"unit": r.data.get("bootstrap_unit"), "n": r.data.get("n_base")},
         "interpretable": b.get("interpretable"), "single_point": b.get("single_point"), "tau": b.get("tau"),
+        "tau_in_bootstrap": r.data.get("tau_in_bootstrap"),
         "metrics": {k: _val(b, k) for k in VALIDITY_KEYS},
         "gap_perm_p": b.get("gap_perm_p"),
         "per_axis": {ax: {"R": _val(b, f"R_{ax}"), "R_plus": _val(d.get(ax) or {}, "R_plus"),
@@ -206,9 +208,18 @@ def generic_section(runs: Sequence[Run], judge: str, kind: str) -> dict[str, Any
         out["regulators"] = {name: {"net": g.get("net"), "ci": g.get("net_ci")}
                              for name, g in (r.data.get("regulators") or {}).items() if isinstance(g, dict)}
     if kind == "world":
-        out["arms"] = {arm: {m: {"value": a.get(m), "ci": (a.get("ci") or {}).get(m)}
+        def boot(a: dict[str, Any], m: str) -> dict[str, Any]:     # the units the interval resamples, as recorded
+            b = a.get("bootstrap") if isinstance(a.get("bootstrap"), dict) else {}
+            n = b.get("n") if isinstance(b.get("n"), dict) else {}
+            return {"n": n.get(m), "unit": b.get("unit")}
+        out["arms"] = {arm: {m: {"value": a.get(m), "ci": (a.get("ci") or {}).get(m), **boot(a, m)}
                              for m in ("recall", "specificity") if a.get(m) is not None}
                        for arm, a in (block.get("arms") or {}).items() if isinstance(a, dict)}
+        out["paired"] = [{"a": p.get("a"), "b": p.get("b"), "metric": p.get("metric"), "gain": p.get("gain"),
+                          "ci": p.get("ci"), "n": (p.get("bootstrap") or {}).get("n"),
+                          "unit": (p.get("bootstrap") or {}).get("unit")}
+                         for p in r.data.get("paired") or [] if isinstance(p, dict) and p.get("judge") == judge
+                         and p.get("matcher") is None and p.get("metric") in ("recall", "specificity")]
     return out
 
 

@@ -6,8 +6,12 @@ Names (the card's sections; each is a registry entry of ``READERS``, by its firs
 
 * ``S``, ``R``, ``R_scope``, ``R_strength``, ``gap``, ``R_plus``, ``wrong_way_rate``,
   ``control_flip_rate`` (or ``validity.<name>``) — the validity profile at matched invariance; units:
-  the construct edits (control edits for ``S`` and ``control_flip_rate``);
-* ``world.<arm>.<recall|specificity>`` — a world arm's rate; units: the arm's items when the card holds them;
+  the base items its intervals resample (the run's ``bootstrap_unit`` and ``n_base``, as the card
+  copies them), not the edits;
+* ``world.<arm>.<recall|specificity>`` — a world arm's rate; units: the source items (groups) its
+  interval resamples that hold a unit of the rate's denominator (defective answers for recall, clean
+  ones for specificity), as the run recorded them (``bootstrap``); a difference of two arms' rates
+  is read on the run's paired interval (``paired``);
 * ``vp.<a_imp|a_hum|vp>`` or ``vp.<set>.<…>`` — every label set (and mode) of the ruler section, each
   read on its own; units: the set's items;
 * ``loop.<regulator>.net`` — a loop regulator's net effect; units: the loop's units when recorded;
@@ -37,6 +41,10 @@ class Reading:
     ci: tuple[float, float] | None = None
     n: int | None = None
     missing: str | None = None
+    unit: str | None = None
+    """What ``n`` counts: the unit the interval resamples (None: the card does not say)."""
+    paired: bool | None = None
+    """For a difference: True when read on the run's paired interval, False on the unpaired bound."""
 
 
 def _ci(x: Any) -> tuple[float, float] | None:
@@ -48,6 +56,31 @@ def _ci(x: Any) -> tuple[float, float] | None:
 
 def _num(x: Any) -> float | None:
     return float(x) if isinstance(x, int | float) and not isinstance(x, bool) and x == x else None
+
+
+def _count(x: Any) -> int | None:
+    """A recorded unit count: a whole number ≥ 0 (None for anything else: null, NaN, a fraction)."""
+    v = _num(x)
+    return int(v) if v is not None and v >= 0 and v == int(v) else None
+
+
+def _dict(x: Any) -> dict[str, Any]:
+    return x if isinstance(x, dict) else {}
+
+
+def _reading(label: str, value: Any, ci: Any, n: Any, unit: str | None = None,
+             undefined: str = "no value") -> Reading:
+    """A reading with its value, interval and count checked (a null or NaN value is missing)."""
+    v = _num(value)
+    return Reading(label, v, _ci(ci), _count(n), None if v is not None else undefined, unit)
+
+
+UNIT_NAMES = {"base_id": "base items", "group": "source items"}
+"""How the gate names a run's recorded bootstrap unit."""
+
+
+def unit_name(unit: Any) -> str | None:
+    return None if unit is None else UNIT_NAMES.get(str(unit), str(unit))
 
 
 def _unmeasured(sec: dict[str, Any] | None, name: str) -> Reading | None:
@@ -69,10 +102,10 @@ def _validity(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
     if key not in _CONTROL and sec.get("interpretable") is False:
         return [Reading(name, missing=f"uninterpretable: no operating point reaches S ≥ {sec.get('s_floor')}, so R is "
                                       "not read as sensitivity")]
-    m = (sec.get("metrics") or {}).get(key) or {}
-    n = (sec.get("n") or {}).get("control_edits" if key in _CONTROL else "construct_edits")
-    return [Reading(name, _num(m.get("value")), _ci(m.get("ci")), n if isinstance(n, int) else None,
-                    None if _num(m.get("value")) is not None else f"{key} is undefined on this card")]
+    m = _dict(_dict(sec.get("metrics")).get(key))
+    boot = _dict(sec.get("bootstrap"))
+    return [_reading(name, m.get("value"), m.get("ci"), boot.get("n"), unit_name(boot.get("unit")),
+                     f"{key} is undefined on this card")]
 
 
 def _world(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
@@ -85,11 +118,35 @@ def _world(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
     arms = sec.get("arms") or {}
     if arm not in arms:
         return [Reading(name, missing=f"the world run has no {arm!r} arm (arms: {', '.join(arms) or 'none'})")]
-    m = arms[arm].get(metric)
+    m = _dict(_dict(arms[arm]).get(metric))
     if not m:
         return [Reading(name, missing=f"the {arm!r} arm reports no {metric}")]
-    n = (sec.get("numbers") or {}).get(f"arms.{arm}.n")
-    return [Reading(name, _num(m.get("value")), _ci(m.get("ci")), int(n) if n is not None else None)]
+    return [_reading(name, m.get("value"), m.get("ci"), m.get("n"), unit_name(m.get("unit")),
+                     f"the {arm!r} arm's {metric} is undefined")]
+
+
+def _world_paired(s: dict[str, Any], a: list[str], b: list[str], name: str) -> Reading | None:
+    """``world.<arm>.<m> - world.<arm2>.<m>`` on the run's paired interval (the gain of one arm over
+    the other on the units both scored, one resample of source items for both), or None when the
+    run wrote none for that pair."""
+    sec = _dict(s.get("world"))
+    if len(a) != 2 or len(b) != 2 or a[1] != b[1]:
+        return None
+    for row in sec.get("paired") or []:
+        row = _dict(row)
+        if row.get("metric") != a[1]:
+            continue
+        if (row.get("b"), row.get("a")) == (a[0], b[0]):
+            sign = 1.0
+        elif (row.get("a"), row.get("b")) == (a[0], b[0]):
+            sign = -1.0
+        else:
+            continue
+        g, ci = _num(row.get("gain")), _ci(row.get("ci"))
+        ci = None if ci is None else (ci[0], ci[1]) if sign > 0 else (-ci[1], -ci[0])
+        return Reading(name, None if g is None else sign * g, ci, _count(row.get("n")), None if g is not None
+                       else "the paired gain is undefined", unit_name(row.get("unit")), paired=True)
+    return None
 
 
 def _vp(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
@@ -106,7 +163,7 @@ def _vp(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
         if key not in row:
             out.append(Reading(label, missing=f"the ruler section has no quantity {key!r}"))
             continue
-        out.append(Reading(label, _num(row.get(key)), _ci(row.get(f"{key}_ci")), row.get("n")))
+        out.append(_reading(label, row.get(key), row.get(f"{key}_ci"), row.get("n")))
     return out
 
 
@@ -119,9 +176,9 @@ def _loop(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
     regs = sec.get("regulators") or {}
     if parts[0] not in regs:
         return [Reading(name, missing=f"the loop run has no regulator {parts[0]!r} ({', '.join(regs) or 'none'})")]
-    g = regs[parts[0]]
-    n = next((int(v) for k, v in (sec.get("numbers") or {}).items() if k.split(".")[-1] == "n_units"), None)
-    return [Reading(name, _num(g.get("net")), _ci(g.get("ci")), n)]
+    g = _dict(regs[parts[0]])
+    n = next((v for k, v in _dict(sec.get("numbers")).items() if k.split(".")[-1] == "n_units"), None)
+    return [_reading(name, g.get("net"), g.get("ci"), n)]
 
 
 def _cap(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
@@ -137,13 +194,29 @@ def _cap(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
     cell = sb.get("overall") if parts[1] == "overall" else (sb.get("conditions") or {}).get(parts[1])
     if not cell:
         return [Reading(name, missing=f"the CAP set {parts[0]!r} has no condition {parts[1]!r}")]
-    return [Reading(name, _num(cell.get("value")), _ci(cell.get("ci")), cell.get("n"))]
+    return [_reading(name, _dict(cell).get("value"), _dict(cell).get("ci"), _dict(cell).get("n"))]
 
 
 READERS: dict[str, Callable[[dict[str, Any], list[str], str], list[Reading]]] = {
     "validity": _validity, "world": _world, "vp": _vp, "loop": _loop, "cap": _cap,
 }
 """Section name → reader of ``<section>.<rest>`` names (a higher layer may register more)."""
+
+PAIRED: dict[str, Callable[[dict[str, Any], list[str], list[str], str], Reading | None]] = {
+    "world": _world_paired,
+}
+"""Section name → reader of a difference ``<section>.<a> - <section>.<b>`` on the run's own paired
+interval (None: the run wrote none, and the gate falls back to the unpaired bound)."""
+
+
+def read_paired(card: dict[str, Any], first: str, second: str) -> Reading | None:
+    """The difference ``first - second`` as the run's paired interval reads it, when it wrote one."""
+    s = card.get("sections") or {}
+    h1, _, r1 = first.partition(".")
+    h2, _, r2 = second.partition(".")
+    if h1 != h2 or h1 not in PAIRED or not r1 or not r2:
+        return None
+    return PAIRED[h1](s, r1.split("."), r2.split("."), f"{first} - {second}")
 
 
 def read(card: dict[str, Any], name: str) -> list[Reading]:
@@ -157,4 +230,4 @@ def read(card: dict[str, Any], name: str) -> list[Reading]:
     if not present(s, name):
         return [Reading(name, missing="the card holds no such quantity")]
     value, ci = resolve(s, name)
-    return [Reading(name, value, ci, None, None if value is not None else "the card holds no number there")]
+    return [_reading(name, value, ci, None, undefined="the card holds no number there")]
