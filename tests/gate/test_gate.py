@@ -23,6 +23,7 @@ def planted_card(**over):
     sections = {
         "validity": {"measured": True, "s_floor": 0.9, "interpretable": True,
                      "n": {"base_items": 48, "construct_edits": 336, "control_edits": 240},
+                     "bootstrap": {"unit": "base_id", "n": 48},
                      "metrics": {"S": metric(0.95, 0.92, 0.97), "R": metric(0.42, 0.36, 0.48),
                                  "R_scope": metric(0.60, 0.52, 0.68), "R_strength": metric(0.20, 0.13, 0.27),
                                  "gap": metric(0.40, 0.29, 0.50)}},
@@ -30,8 +31,9 @@ def planted_card(**over):
         "vp": {"measured": True, "rows": [
             {"set": "llmbar", "mode": "item", "n": 400, "a_imp": 0.08, "a_imp_ci": [0.03, 0.13]},
             {"set": "mtbench", "mode": "item", "n": 300, "a_imp": 0.18, "a_imp_ci": [0.10, 0.26]}]},
-        "world": {"measured": True, "arms": {"blind": {"recall": metric(0.30, 0.22, 0.38)},
-                                             "informed": {"recall": metric(0.62, 0.55, 0.69)}},
+        "world": {"measured": True,
+                  "arms": {"blind": {"recall": {**metric(0.30, 0.22, 0.38), "n": 60, "unit": "group"}},
+                           "informed": {"recall": {**metric(0.62, 0.55, 0.69), "n": 60, "unit": "group"}}},
                   "numbers": {"arms.blind.n": 120, "arms.informed.n": 120}},
         "loop": {"measured": True, "regulators": {"informed": {"net": 4.0, "ci": [-2.0, 9.0]}}, "numbers": {}},
     }
@@ -72,14 +74,15 @@ def test_pass_fail_blind_on_a_planted_card(tmp_path):
     assert r.outcome == "FAIL" and r.exit_code == 1
     by = {b.bar.text: b for b in r.bars}
     diff = by["world.informed.recall - world.blind.recall >= 0.1"].checks[0]
-    assert diff.ci == pytest.approx((0.55 - 0.38, 0.69 - 0.22)) and diff.n == 120
+    assert diff.ci == pytest.approx((0.55 - 0.38, 0.69 - 0.22)) and diff.n == 60       # no paired row: unpaired
+    assert "(60 source items resampled, unpaired bound)" in diff.why
     assert [c.outcome for c in by["vp.a_imp <= 0.2"].checks] == ["PASS", "BLIND"]
     assert "not measured" in by["cap.llmbar.overall >= 0.7"].checks[0].why
     assert "not at S >= 0.96" in by["R >= 0.30 at S >= 0.96"].checks[0].why
 
 
 def test_the_gate_takes_the_worst_bar(tmp_path):
-    assert _outcomes(tmp_path, ["R >= 0.30", "S >= 0.9"])[1].outcome == "PASS"
+    assert _outcomes(tmp_path, ["R >= 0.30", "S >= 0.91"])[1].outcome == "PASS"
     assert _outcomes(tmp_path, ["R >= 0.30", "R >= 0.40"])[1].outcome == "BLIND"
     assert _outcomes(tmp_path, ["R >= 0.40", "R_strength >= 0.3"])[1].outcome == "FAIL"
 
@@ -98,7 +101,7 @@ def test_too_few_units_and_uninterpretable_are_blind(tmp_path):
     p = _policy(tmp_path, "min_units: 500\nbars:\n  - R >= 0.30\n  - bar: vp.a_imp <= 0.3\n    min_units: 350\n")
     r = evaluate(load_policy(p), planted_card())
     assert [b.outcome for b in r.bars] == ["BLIND", "BLIND"]
-    assert "336 units, fewer than the 500" in r.bars[0].checks[0].why
+    assert r.bars[0].checks[0].why == "48 base items resampled, fewer than the 500 the bar needs"
     assert [c.outcome for c in r.bars[1].checks] == ["PASS", "BLIND"]     # llmbar 400 units, mtbench 300
     got, r = _outcomes(tmp_path, ["R >= 0.3"], planted_card(validity__interpretable=False))
     assert got == ["BLIND"] and "uninterpretable" in r.bars[0].checks[0].why
@@ -171,34 +174,6 @@ def test_expression_parsing():
     assert terms == ("vp.a_imp",) and (c.comparator, c.value) == ("<=", 0.2)
 
 
-@pytest.fixture(scope="module")
-def replayed_validity_run(tmp_path_factory):
-    """A validity run of two planted judges fed entirely by a replay file (no model call): 'perfect'
-    flips on every construct edit, 'scope_only' on scope edits only."""
-    from judgeaudit.probes.io import bundled_probes_path, read_probes
-    from judgeaudit.probes.taxonomy import SLOT_BY_NAME
-    from judgeaudit.records import probes_frame
-
-    root = tmp_path_factory.mktemp("gate_replay")
-    lines = bundled_probes_path().read_text(encoding="utf-8").splitlines()[:48]     # the first 4 base items
-    (root / "probes.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    probes = probes_frame(read_probes(root / "probes.jsonl"))
-    rows = []
-    for judge in ("perfect", "scope_only"):
-        rows += [{"judge_id": judge, "request_id": b, "score": 2.0} for b in probes["base_id"].unique()]
-        for r in probes.itertuples():
-            axis = SLOT_BY_NAME[r.slot].axis
-            moves = axis != "control" and (judge == "perfect" or axis == "scope")
-            rows.append({"judge_id": judge, "request_id": r.probe_id, "score": 8.0 if moves else 2.0})
-    replay = root / "verdicts.csv"
-    pd.DataFrame(rows).to_csv(replay, index=False)
-    code, out = _invoke(["validity", "run", "--probes", root / "probes.jsonl", "--judge", f"replay:{replay}", "--bootstrap", 50,
-                         "--regrade", 0, "--out", root / "run"])
-    assert code == 0, out
-    assert json.loads((root / "run" / "result.json").read_text())["answers"]["replayed"] > 0
-    return root / "run"
-
-
 @pytest.mark.parametrize("judge, bars, code", [
     ("perfect", ["R >= 0.30 at S >= 0.90", "R_strength >= 0.5"], 0),
     ("scope_only", ["R >= 0.30 at S >= 0.90", "R_strength >= 0.3"], 1),
@@ -215,10 +190,11 @@ def test_gate_on_a_replayed_validity_run(tmp_path, replayed_validity_run, judge,
     ("R >= 0.3", {"validity": "measured"}, "sections.validity"),
     ("R >= 0.3", {"validity__metrics": [0.4]}, "sections.validity.metrics"),
     ("R >= 0.3", {"validity__metrics__R": 0.42}, "sections.validity.metrics.R"),
-    ("R >= 0.3", {"validity__n": {"construct_edits": "many"}}, "sections.validity.n.construct_edits"),
+    ("R >= 0.3", {"validity__bootstrap": {"unit": "base_id", "n": "many"}}, "sections.validity.bootstrap.n"),
     ("world.blind.recall >= 0.2", {"world__arms": ["blind"]}, "sections.world.arms"),
     ("world.blind.recall >= 0.2", {"world__arms__blind": "0.3"}, "sections.world.arms.blind"),
-    ("world.blind.recall >= 0.2", {"world__numbers": {"arms.blind.n": "x"}}, "sections.world.numbers.arms.blind.n"),
+    ("world.blind.recall >= 0.2", {"world__arms__blind__recall": {"value": 0.3, "ci": [0.2, 0.4], "n": "x"}},
+     "sections.world.arms.blind.recall.n"),
     ("vp.llmbar.a_imp <= 0.2", {"vp__rows": {"set": "llmbar"}}, "sections.vp.rows"),
     ("vp.llmbar.a_imp <= 0.2", {"vp__rows": ["llmbar"]}, "sections.vp.rows"),
     ("loop.informed.net >= 0", {"loop__regulators": {"informed": 4.0}}, "sections.loop.regulators.informed"),
@@ -234,3 +210,74 @@ def test_a_malformed_card_is_one_line_naming_its_field(tmp_path, cli_main, bar, 
     assert "Traceback" not in r.stderr and len(lines) == 1, r.stdout + r.stderr
     assert lines[0].startswith(f"error: {card}: field '{field}': malformed card"), lines[0]
     assert not (tmp_path / "j.xml").exists()
+
+
+# ----------------------------------------------------------------------------- the edges: tolerance, nulls, NaN
+
+
+def test_between_uses_the_comparators_tolerance(tmp_path):
+    """An interval ending 1e-13 short of a ``between`` range's end touches it (the 1e-12 slack of the
+    other comparators): BLIND, as ``>=`` at the same end says, never FAIL."""
+    card = planted_card(validity__metrics__R={"value": 0.3, "ci": [0.2, 0.40 - 1e-13]})
+    assert _outcomes(tmp_path, ["R >= 0.40", "R between 0.40 and 0.9"], card)[0] == ["BLIND", "BLIND"]
+    card = planted_card(validity__metrics__R={"value": 0.95, "ci": [0.9 + 1e-13, 0.99]})
+    assert _outcomes(tmp_path, ["R <= 0.90", "R between 0.40 and 0.9"], card)[0] == ["BLIND", "BLIND"]
+    card = planted_card(validity__metrics__R={"value": 0.3, "ci": [0.2, 0.40 - 1e-9]})     # clearly short: FAIL
+    assert _outcomes(tmp_path, ["R between 0.40 and 0.9"], card)[0] == ["FAIL"]
+    card = planted_card(validity__metrics__R={"value": 0.6, "ci": [0.3, 0.95]})            # covers the range
+    assert _outcomes(tmp_path, ["R between 0.40 and 0.9"], card)[0] == ["BLIND"]
+
+
+NAN = float("nan")
+
+
+@pytest.mark.parametrize("over, bar", [
+    ({"world__arms__blind__recall": {"value": None, "ci": None}},
+     "world.informed.recall - world.blind.recall >= 0.1"),                       # a null value in a difference
+    ({"world__arms__informed__recall": {"value": None, "ci": [0.5, 0.7]}},
+     "world.informed.recall - world.blind.recall >= 0.1"),
+    ({"world__arms__informed__recall": {"value": 0.6, "ci": [NAN, 0.7]}}, "world.informed.recall >= 0.1"),
+    ({"world__arms__informed__recall": {"value": 0.6, "ci": [0.5, 0.7], "n": NAN, "unit": "group"}},
+     "world.informed.recall >= 0.1"),                                           # a NaN unit count
+    ({"loop__numbers": {"units.n_units": NAN}}, "loop.informed.net >= 0"),
+    ({"loop__regulators": {"informed": {"net": NAN, "ci": [NAN, NAN]}}}, "loop.informed.net >= 0"),
+    ({"vp__rows": [{"set": "s", "mode": "item", "n": NAN, "a_imp": 0.1, "a_imp_ci": [0.0, 0.2]}]}, "vp.a_imp <= 0.3"),
+    ({"vp__rows": [{"set": "s", "mode": "item", "n": 300, "a_imp": None, "a_imp_ci": [0.0, 0.2]}]}, "vp.a_imp <= 0.3"),
+    ({"validity__metrics__R": {"value": NAN, "ci": [0.3, NAN]}}, "R >= 0.1"),
+    ({"validity__metrics__R": None}, "R >= 0.1"),
+    ({"validity__metrics__S": {"value": None, "ci": None}}, "R >= 0.1 at S >= 0.9"),
+    ({"extra": {"kappa": NAN, "kappa_ci": [0.2, 0.4]}}, "extra.kappa >= 0.1"),     # the generic path: NaN value
+    ({"extra": {"kappa": 0.3, "kappa_ci": [NAN, 0.4]}}, "extra.kappa >= 0.1"),     # … and a NaN interval end
+    ({"extra": {"kappa": {"value": 0.3, "ci": [0.2, None]}}}, "extra.kappa >= 0.1"),
+])
+def test_null_values_nan_ends_and_counts_give_blind_never_a_crash(tmp_path, over, bar):
+    p = _policy(tmp_path, f"min_units: 1\nbars:\n  - {json.dumps(bar)}\n")
+    r = evaluate(load_policy(p), planted_card(**over))
+    assert r.outcome == "BLIND", r.to_dict()
+    assert all(c.outcome == "BLIND" for c in r.bars[0].checks)
+
+
+def test_a_difference_needs_one_reading_on_each_side(tmp_path):
+    got, r = _outcomes(tmp_path, ["vp.a_imp - world.blind.recall <= 0.5", "world.blind.recall - vp.a_imp >= -0.5",
+                                  "vp.llmbar.a_imp - world.blind.recall <= 0.5"])
+    assert got == ["BLIND", "BLIND", "PASS"]
+    assert "one reading on each side" in r.bars[0].checks[0].why
+    assert "one reading on each side" in r.bars[1].checks[0].why
+
+
+def test_a_bar_the_s_floor_implies_is_blind(tmp_path):
+    """τ is re-selected in every resample subject to S ≥ the floor (0.90 here) where one reaches it, so S's
+    interval ends below 0.90 (the control flip rate's above 0.10) only when too many resamples find no such τ: those
+    bars do not measure the judge, and are BLIND whatever the judge; a stricter bar is judged on its interval."""
+    card = planted_card(validity__metrics__control_flip_rate={"value": 0.05, "ci": [0.03, 0.08]})
+    got, r = _outcomes(tmp_path, ["control_flip_rate <= 0.10", "validity.control_flip_rate < 0.2", "S >= 0.90",
+                                  "S > 0.5", "control_flip_rate <= 0.09", "S >= 0.91", "S <= 0.99"], card)
+    assert got == ["BLIND", "BLIND", "BLIND", "BLIND", "PASS", "PASS", "PASS"]
+    assert "implied by the run's S floor 0.9" in r.bars[0].checks[0].why
+    assert "upper end goes above 0.1 only when" in r.bars[0].checks[0].why
+    fixed = planted_card(validity__tau_in_bootstrap="fixed",
+                         validity__metrics__control_flip_rate={"value": 0.05, "ci": [0.03, 0.08]})
+    assert _outcomes(tmp_path, ["control_flip_rate <= 0.10"], fixed)[0] == ["PASS"]     # τ held: not capped
+    low = planted_card(validity__interpretable=False,
+                       validity__metrics__control_flip_rate={"value": 0.3, "ci": [0.2, 0.4]})
+    assert _outcomes(tmp_path, ["control_flip_rate <= 0.10"], low)[0] == ["FAIL"]      # no τ reaches the floor

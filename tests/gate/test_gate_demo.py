@@ -1,6 +1,6 @@
 """The gate's three outcomes on the demo's runs: ``judgeaudit.demo.run_demo`` itself writes the demo's run
-folders (validity, validation_power, world, loop) and card at ``--full`` sizes (the cut demo's world slice has 14
-scored answers, fewer than pass.yaml's world bars need), with the planted judge of ``planted_demo`` in
+folders (validity, validation_power, world, loop) and card at ``--full`` sizes (the cut demo's world slice has 7
+questions, fewer than pass.yaml's world bars need), with the planted judge of ``planted_demo`` in
 place of the embedded Gemma judge (and without ``vote:3:local`` and ``reference:similarity``, which load
 models), then ``judgeaudit gate`` runs the three example policies of docs/gate/ on them: PASS (exit 0),
 FAIL (1) and BLIND (2), each for its reason.
@@ -81,16 +81,16 @@ def test_pass_every_interval_clears_its_bar(card):
         (c,) = b.checks
         assert c.outcome == "PASS" and "the interval clears" in c.why, c
         assert b.bar.condition.holds(c.ci[0]) and b.bar.condition.holds(c.ci[1])       # both ends
-        assert c.n >= 30                                                                # min_units
+        assert c.n >= b.bar.min_units                                                   # min_units
     by = {b.bar.quantity: b.checks[0] for b in r.bars}
     s = card["sections"]
     assert by["R"].ci == tuple(s["validity"]["metrics"]["R"]["ci"]) and by["R"].ci[0] > 0.30
     assert s["validity"]["metrics"]["S"]["value"] >= 0.90                           # read at the operating point
-    assert by["control_flip_rate"].ci[1] <= 0.10 and by["control_flip_rate"].n == 240
-    blind, informed = (s["world"]["arms"][a]["recall"]["ci"] for a in ("blind", "informed"))
-    assert by["world.informed.recall - world.blind.recall"].ci == pytest.approx(
-        (informed[0] - blind[1], informed[1] - blind[0]))
-    assert by["world.informed.recall - world.blind.recall"].n == 32
+    assert by["R"].n == 48 and "(48 base items resampled)" in by["R"].why           # the base items, not edits
+    row = next(p for p in s["world"]["paired"] if (p["a"], p["b"], p["metric"]) == ("blind", "informed", "recall"))
+    diff = by["world.informed.recall - world.blind.recall"]
+    assert diff.ci == pytest.approx(tuple(row["ci"])) and "paired interval" in diff.why   # the run's paired interval
+    assert diff.n == 16 and by["world.informed.specificity"].n == 16    # questions with a hallucinated / right answer
 
 
 def test_fail_an_interval_lies_on_the_wrong_side_of_its_bar(card):
@@ -116,8 +116,9 @@ def test_blind_each_bar_for_its_reason(card):
     assert all(b.outcome == "BLIND" for b in r.bars)
     assert why["cap.judgebench.overall"][0].startswith("not measured — run: judgeaudit cap run")    # no CAP run
     assert why["loop.informed.net"] == ["9 units, fewer than the 30 the bar needs"]                # too few units
-    assert why["world.informed.recall - world.blind.recall"] == ["32 units, fewer than the 100 the bar needs"]
-    assert why["R"] == ["336 units, fewer than the 500 the bar needs"]
+    assert why["world.informed.recall - world.blind.recall"] == [
+        "16 source items resampled, fewer than the 100 the bar needs"]
+    assert why["R"] == ["48 base items resampled, fewer than the 500 the bar needs"]
 
 
 def test_fail_and_blind_hold_for_every_judge_of_the_demo_runs_and_pass_only_for_the_sensitive_one(demo_out):
@@ -137,8 +138,6 @@ def test_fail_and_blind_hold_for_every_judge_of_the_demo_runs_and_pass_only_for_
         assert got[j]["fail"].outcome == "FAIL" and got[j]["fail"].bars[0].outcome == "FAIL", j
         assert got[j]["blind"].outcome == "BLIND", j
     assert [j for j in judges if got[j]["pass"].outcome == "PASS"] == [SPEC]
-    flip = {b.bar.quantity: b.outcome for b in got["reference:flip"]["pass"].bars}
-    assert flip["control_flip_rate"] == "FAIL"                         # it moves on every edit
     for j in ("reference:flag-all", "reference:flag-none"):
         assert got[j]["pass"].outcome == "FAIL", j                       # a constant world instrument
     length = got["reference:length"]["pass"]

@@ -161,7 +161,9 @@ def validity_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Pat
         "direction_source": r.data.get("direction_source"),
         "n": {"base_items": r.data.get("n_base"), "construct_edits": b.get("n_construct"),
               "control_edits": b.get("n_control")},
+        "bootstrap": {"unit": r.data.get("bootstrap_unit"), "n": r.data.get("n_base")},
         "interpretable": b.get("interpretable"), "single_point": b.get("single_point"), "tau": b.get("tau"),
+        "tau_in_bootstrap": r.data.get("tau_in_bootstrap"),
         "metrics": {k: _val(b, k) for k in VALIDITY_KEYS},
         "gap_perm_p": b.get("gap_perm_p"),
         "per_axis": {ax: {"R": _val(b, f"R_{ax}"), "R_plus": _val(d.get(ax) or {}, "R_plus"),
@@ -297,11 +299,18 @@ def generic_section(runs: Sequence[Run], judge: str, kind: str, chosen: Sequence
         if bad is not None:
             out["judge_unusable"] = bad["not_measured"]
     if kind == "world":
-        out["arms"] = {arm: {m: {"value": a.get(m), "ci": (a.get("ci") or {}).get(m)}
+        def boot(a: dict[str, Any], m: str) -> dict[str, Any]:     # the units the interval resamples, as recorded
+            b = a.get("bootstrap") if isinstance(a.get("bootstrap"), dict) else {}
+            n = b.get("n") if isinstance(b.get("n"), dict) else {}
+            return {"n": n.get(m), "unit": b.get("unit")}
+        out["arms"] = {arm: {m: {"value": a.get(m), "ci": (a.get("ci") or {}).get(m), **boot(a, m)}
                              for m in ("recall", "specificity") if a.get(m) is not None}
                        for arm, a in (block.get("arms") or {}).items() if isinstance(a, dict)}
-        out["paired"] = [{k: p.get(k) for k in ("a", "b", "metric", "n", "unit", "a_value", "b_value", "gain", "ci")}
-                         | {"mcnemar_p": (p.get("mcnemar") or {}).get("p")}
+        out["paired"] = [{k: p.get(k) for k in ("a", "b", "metric", "a_value", "b_value", "gain", "ci")}
+                         | {"n_pairs": p.get("n"), "pair_unit": p.get("unit"),
+                            "mcnemar_p": (p.get("mcnemar") or {}).get("p"),
+                            # the units the paired interval resamples (what a gate's unit floor counts)
+                            "n": (p.get("bootstrap") or {}).get("n"), "unit": (p.get("bootstrap") or {}).get("unit")}
                          for p in r.data.get("paired") or [] if isinstance(p, dict) and p.get("judge") == judge
                          and p.get("matcher") is None and p.get("metric") in ("recall", "specificity")]
     return out
@@ -448,7 +457,8 @@ def _world_verdict(w: dict[str, Any]) -> list[str]:
         g, ci, mp = p.get("gain"), p.get("ci"), p.get("mcnemar_p")
         if g is None or not ci_ok(ci):
             continue
-        d = f"{p['b']} − {p['a']} {p['metric']} {with_ci(g, ci, sign=True)} on {p.get('n')} paired {p.get('unit') or 'unit'}s"
+        d = (f"{p['b']} − {p['a']} {p['metric']} {with_ci(g, ci, sign=True)} on {p.get('n_pairs', p.get('n'))} paired "
+             f"{p.get('pair_unit', p.get('unit')) or 'unit'}s")
         mc = "no McNemar test" if mp is None else f"exact McNemar p = {p_value(mp)}"
         sig = mp is not None and float(mp) < ALPHA
         if excludes_zero(ci) and sig:

@@ -8,14 +8,24 @@ Each bar is judged on its quantity's **interval**, with the ledger's comparison 
   interval is on the wrong side;
 * **BLIND** — the runs could not have detected a failure: the interval straddles the bar (too wide
   for it), the quantity has no interval, its section or arm is missing or unmeasured, it has fewer
-  units than the bar's ``min_units`` (or records no unit count while one is required), or the bar's
-  operating point (``at``) does not hold at its point estimate.
+  units than the bar's ``min_units`` (or records no unit count while one is required), the bar's
+  operating point (``at``) does not hold at its point estimate, or the bar is implied by the S floor
+  the run chose its operating point under (``implied_by_floor``: ``control_flip_rate <= 0.10`` or
+  ``S >= 0.90`` on a run with floor 0.90, whose τ is re-selected in every resample subject to
+  S ≥ 0.90 where one reaches it, so the interval's end crosses the bar only when too many resamples
+  find no such τ: the bar does not measure the judge at its operating point).
+
+A bar's ``min_units`` counts the units the quantity's interval resamples, as the run recorded them
+(base items for the validity profile, the source items holding a defective answer for a world arm's
+recall and a clean one for its specificity); the report names the unit.
 
 A quantity that covers several label sets (``vp.a_imp``) is judged on each; the bar takes the worst
-outcome (FAIL over BLIND over PASS). A difference ``A - B`` is judged on the interval
-``[lo_A − hi_B, hi_A − lo_B]`` — judgeaudit's own rule: it covers the difference whenever both
-intervals cover their quantities, and is conservative (wider than a paired interval would be). The
-policy's outcome is the worst of its bars'.
+outcome (FAIL over BLIND over PASS). A difference ``A - B`` is judged on the run's own paired
+interval where the run wrote one (``quantities.read_paired``: a world run's gain of one arm over
+another, both arms read on one resample of source items); otherwise on the interval
+``[lo_A − hi_B, hi_A − lo_B]``, which covers the difference whenever both intervals cover their
+quantities, and is conservative (wider than a paired interval, so it may stay BLIND where a paired
+interval decides). The policy's outcome is the worst of its bars'.
 """
 
 from __future__ import annotations
@@ -24,7 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgeaudit.gate.policy import Bar, Policy
-from judgeaudit.gate.quantities import Reading, read
+from judgeaudit.ledger.model import BAR_TOL
+from judgeaudit.gate.quantities import Reading, read, read_paired
 
 OUTCOMES = ("PASS", "FAIL", "BLIND")
 EXIT_CODES = {"PASS": 0, "FAIL": 1, "BLIND": 2}
@@ -79,12 +90,14 @@ def _fmt(x: float) -> str:
 
 
 def _difference(a: Reading, b: Reading) -> Reading:
+    """The unpaired bound of ``a - b`` (see the module); its units are the fewer of the two sides'."""
     label = f"{a.label} - {b.label}"
-    if a.missing or b.missing:
-        return Reading(label, missing=a.missing or b.missing)
+    if a.missing or b.missing or a.value is None or b.value is None:
+        return Reading(label, missing=a.missing or b.missing or "no value")
     ci = None if a.ci is None or b.ci is None else (a.ci[0] - b.ci[1], a.ci[1] - b.ci[0])
     n = None if a.n is None or b.n is None else min(a.n, b.n)
-    return Reading(label, a.value - b.value, ci, n)
+    unit = a.unit if a.unit == b.unit else None
+    return Reading(label, a.value - b.value, ci, n, unit=unit, paired=False)
 
 
 def _readings(card: dict[str, Any], terms: tuple[str, ...]) -> list[Reading]:
@@ -95,7 +108,10 @@ def _readings(card: dict[str, Any], terms: tuple[str, ...]) -> list[Reading]:
     if len(first) != 1 or len(second) != 1:
         return [Reading(" - ".join(terms), missing="a difference needs one reading on each side (name one label "
                                                    "set: vp.<set>.<quantity>)")]
-    return [_difference(first[0], second[0])]
+    if first[0].missing or second[0].missing:
+        return [_difference(first[0], second[0])]
+    paired = read_paired(card, terms[0], terms[1])
+    return [paired if paired is not None else _difference(first[0], second[0])]
 
 
 def judge_interval(bar: Bar, r: Reading) -> Check:
@@ -107,16 +123,19 @@ def judge_interval(bar: Bar, r: Reading) -> Check:
     if r.ci is None:
         return Check(r.label, "BLIND", f"{_fmt(r.value)} has no interval: a point estimate cannot show the bar is "
                                        "cleared", r.value)
+    units = f"{r.unit} resampled" if r.unit else "units"
     if bar.min_units is not None and (r.n is None or r.n < bar.min_units):
-        got = "no unit count recorded" if r.n is None else f"{r.n} units"
+        got = "no count of the units its interval resamples recorded" if r.n is None else f"{r.n} {units}"
         return Check(r.label, "BLIND", f"{got}, fewer than the {bar.min_units} the bar needs", r.value, r.ci, r.n)
     c = bar.condition
     lo, hi = r.ci
-    shown = f"{_fmt(r.value)} [{_fmt(lo)}, {_fmt(hi)}]"
+    how = {True: ", paired interval", False: ", unpaired bound"}.get(r.paired, "")
+    shown = f"{_fmt(r.value)} [{_fmt(lo)}, {_fmt(hi)}]" + (f" ({r.n} {units}{how})" if r.n is not None else
+                                                           f" ({how[2:]})" if how else "")
     if c.comparator == "between":
         a, b = c.value
         inside = c.holds(lo) and c.holds(hi)
-        outside = hi < a or lo > b
+        outside = hi < a - BAR_TOL or lo > b + BAR_TOL
     else:
         inside = c.holds(lo) and c.holds(hi)
         outside = not c.holds(lo) and not c.holds(hi)
@@ -142,8 +161,38 @@ def _operating_point(card: dict[str, Any], at: Bar) -> str | None:
     return None
 
 
+_FLOORED = {"S": 1.0, "control_flip_rate": -1.0}
+"""The validity quantities the S floor bounds: S ≥ floor, control_flip_rate = 1 − S ≤ 1 − floor."""
+
+
+def implied_by_floor(card: dict[str, Any], bar: Bar) -> str | None:
+    """Why ``bar`` cannot fail on ``card`` (None: it can): a bar on S or the control flip rate that the
+    S floor already implies, on a run that read them at a τ chosen subject to S ≥ the floor in every
+    resample (the run's ``tau_in_bootstrap`` not ``fixed``) and found such a τ (``interpretable``)."""
+    sec = (card.get("sections") or {}).get("validity") or {}
+    key = bar.terms[0].removeprefix("validity.") if len(bar.terms) == 1 else None
+    floor = sec.get("s_floor")
+    if key not in _FLOORED or not sec.get("measured") or sec.get("interpretable") is not True or \
+            isinstance(floor, bool) or not isinstance(floor, int | float) or sec.get("tau_in_bootstrap") == "fixed":
+        return None
+    c = bar.condition
+    sign = _FLOORED[key]
+    if c.comparator not in ((">=", ">") if sign > 0 else ("<=", "<")):
+        return None
+    edge = floor if sign > 0 else 1.0 - floor
+    if sign * (c.value - edge) > BAR_TOL:              # a stricter bar than the floor: it can fail
+        return None
+    end, side = ("lower", "below") if sign > 0 else ("upper", "above")
+    return (f"{bar.text} is implied by the run's S floor {floor:g}: τ is chosen subject to S ≥ {floor:g} in every "
+            f"resample that has such a τ, so the interval's {end} end goes {side} {edge:.4g} only when more than "
+            "a tail of the resamples have none; the bar does not measure the judge at the chosen τ (a stricter bar "
+            "can)")
+
+
 def evaluate_bar(card: dict[str, Any], bar: Bar) -> BarResult:
     if bar.at is not None and (why := _operating_point(card, bar.at)) is not None:
+        return BarResult(bar, "BLIND", (Check(bar.quantity, "BLIND", why),))
+    if (why := implied_by_floor(card, bar)) is not None:
         return BarResult(bar, "BLIND", (Check(bar.quantity, "BLIND", why),))
     checks = tuple(judge_interval(bar, r) for r in _readings(card, bar.terms))
     return BarResult(bar, worst([c.outcome for c in checks]), checks)

@@ -6,8 +6,12 @@ Names (the card's sections; each is a registry entry of ``READERS``, by its firs
 
 * ``S``, ``R``, ``R_scope``, ``R_strength``, ``gap``, ``R_plus``, ``wrong_way_rate``,
   ``control_flip_rate`` (or ``validity.<name>``) — the validity profile at matched invariance; units:
-  the construct edits (control edits for ``S`` and ``control_flip_rate``);
-* ``world.<arm>.<recall|specificity>`` — a world arm's rate; units: the arm's items when the card holds them;
+  the base items its intervals resample (the run's ``bootstrap_unit`` and ``n_base``, as the card
+  copies them), not the edits;
+* ``world.<arm>.<recall|specificity>`` — a world arm's rate; units: the source items (groups) its
+  interval resamples that hold a unit of the rate's denominator (defective answers for recall, clean
+  ones for specificity), as the run recorded them (``bootstrap``); a difference of two arms' rates
+  is read on the run's paired interval (``paired``);
 * ``vp.<a_imp|a_hum|vp>`` or ``vp.<set>.<…>`` — every label set (and mode) of the ruler section, each
   read on its own; units: the set's items;
 * ``loop.<regulator>.net`` — a loop regulator's net effect; units: the loop's units when recorded;
@@ -43,6 +47,10 @@ class Reading:
     ci: tuple[float, float] | None = None
     n: int | None = None
     missing: str | None = None
+    unit: str | None = None
+    """What ``n`` counts: the unit the interval resamples (None: the card does not say)."""
+    paired: bool | None = None
+    """For a difference: True when read on the run's paired interval, False on the unpaired bound."""
 
 
 def _ci(x: Any) -> tuple[float, float] | None:
@@ -56,32 +64,46 @@ def _num(x: Any) -> float | None:
     return float(x) if isinstance(x, int | float) and not isinstance(x, bool) and x == x else None
 
 
-def _map(node: dict[str, Any], key: str, where: str) -> dict[str, Any]:
-    """``node[key]``, a JSON object ({} when absent or null); anything else is a malformed card, an
-    ``InputError`` naming the field (``sections.world.arms``)."""
-    v = node.get(key)
-    if v is None:
-        return {}
-    if not isinstance(v, dict):
-        raise InputError(f"malformed card: a {type(v).__name__}, where a JSON object is expected",
-                         field=f"{where}.{key}")
-    return v
-
-
-def _count(v: Any, where: str) -> int | None:
-    """A recorded unit count: a whole number, or None when absent; anything else is a malformed card."""
-    if v is None:
+def _count(x: Any, where: str | None = None) -> int | None:
+    """A recorded unit count: a whole number ≥ 0; None for null or NaN (the count is then unknown: BLIND where a
+    floor needs it). Anything else (text, a fraction, a negative number) is a malformed card, an ``InputError``
+    naming ``where``, when given."""
+    if x is None or (isinstance(x, float) and x != x):
         return None
-    if isinstance(v, int | float) and not isinstance(v, bool) and v == v and float(v).is_integer() and v >= 0:
+    v = _num(x)
+    if v is not None and v >= 0 and v == int(v):
         return int(v)
-    raise InputError(f"malformed card: a unit count is a whole number ≥ 0, got {str(v)[:40]!r}", field=where)
+    if where is None:
+        return None
+    raise InputError(f"malformed card: a unit count is a whole number ≥ 0, got {str(x)[:40]!r}", field=where)
 
 
-def _section(s: dict[str, Any], name: str) -> dict[str, Any]:
-    return _map(s, name, "sections")
+def _dict(x: Any, where: str | None = None) -> dict[str, Any]:
+    """``x`` when it is a JSON object, {} when absent or null; anything else is a malformed card (an
+    ``InputError`` naming ``where``, when given)."""
+    if isinstance(x, dict):
+        return x
+    if x is None or where is None:
+        return {}
+    raise InputError(f"malformed card: a {type(x).__name__}, where a JSON object is expected", field=where)
 
 
-def _unmeasured(sec: dict[str, Any], name: str) -> Reading | None:
+def _reading(label: str, value: Any, ci: Any, n: Any, unit: str | None = None,
+             undefined: str = "no value", where: str | None = None) -> Reading:
+    """A reading with its value, interval and count checked (a null or NaN value is missing)."""
+    v = _num(value)
+    return Reading(label, v, _ci(ci), _count(n, where), None if v is not None else undefined, unit)
+
+
+UNIT_NAMES = {"base_id": "base items", "group": "source items"}
+"""How the gate names a run's recorded bootstrap unit."""
+
+
+def unit_name(unit: Any) -> str | None:
+    return None if unit is None else UNIT_NAMES.get(str(unit), str(unit))
+
+
+def _unmeasured(sec: dict[str, Any] | None, name: str) -> Reading | None:
     if not sec:
         return Reading(name, missing="the card has no such section")
     if not sec.get("measured", True):
@@ -90,7 +112,7 @@ def _unmeasured(sec: dict[str, Any], name: str) -> Reading | None:
 
 
 def _validity(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = _section(s, "validity")
+    sec = _dict(s.get("validity"), "sections.validity") or None
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     key = parts[0]
@@ -100,32 +122,56 @@ def _validity(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
     if key not in _CONTROL and sec.get("interpretable") is False:
         return [Reading(name, missing=f"uninterpretable: no operating point reaches S ≥ {sec.get('s_floor')}, so R is "
                                       "not read as sensitivity")]
-    m = _map(_map(sec, "metrics", "sections.validity"), key, "sections.validity.metrics")
-    unit = "control_edits" if key in _CONTROL else "construct_edits"
-    n = _count(_map(sec, "n", "sections.validity").get(unit), f"sections.validity.n.{unit}")
-    return [Reading(name, _num(m.get("value")), _ci(m.get("ci")), n,
-                    None if _num(m.get("value")) is not None else f"{key} is undefined on this card")]
+    m = _dict(_dict(sec.get("metrics"), "sections.validity.metrics").get(key), f"sections.validity.metrics.{key}")
+    boot = _dict(sec.get("bootstrap"), "sections.validity.bootstrap")
+    return [_reading(name, m.get("value"), m.get("ci"), boot.get("n"), unit_name(boot.get("unit")),
+                     f"{key} is undefined on this card", "sections.validity.bootstrap.n")]
 
 
 def _world(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = _section(s, "world")
+    sec = _dict(s.get("world"), "sections.world") or None
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     if len(parts) != 2:
         return [Reading(name, missing="a world quantity is world.<arm>.<recall|specificity>")]
     arm, metric = parts
-    arms = _map(sec, "arms", "sections.world")
+    arms = _dict(sec.get("arms"), "sections.world.arms")
     if arm not in arms:
         return [Reading(name, missing=f"the world run has no {arm!r} arm (arms: {', '.join(arms) or 'none'})")]
-    m = _map(_map(arms, arm, "sections.world.arms"), metric, f"sections.world.arms.{arm}")
+    where = f"sections.world.arms.{arm}"
+    m = _dict(_dict(arms[arm], where).get(metric), f"{where}.{metric}")
     if not m:
         return [Reading(name, missing=f"the {arm!r} arm reports no {metric}")]
-    n = _count(_map(sec, "numbers", "sections.world").get(f"arms.{arm}.n"), f"sections.world.numbers.arms.{arm}.n")
-    return [Reading(name, _num(m.get("value")), _ci(m.get("ci")), n)]
+    return [_reading(name, m.get("value"), m.get("ci"), m.get("n"), unit_name(m.get("unit")),
+                     f"the {arm!r} arm's {metric} is undefined", f"{where}.{metric}.n")]
+
+
+def _world_paired(s: dict[str, Any], a: list[str], b: list[str], name: str) -> Reading | None:
+    """``world.<arm>.<m> - world.<arm2>.<m>`` on the run's paired interval (the gain of one arm over
+    the other on the units both scored, one resample of source items for both), or None when the
+    run wrote none for that pair."""
+    sec = _dict(s.get("world"))
+    if len(a) != 2 or len(b) != 2 or a[1] != b[1]:
+        return None
+    for row in sec.get("paired") or []:
+        row = _dict(row)
+        if row.get("metric") != a[1]:
+            continue
+        if (row.get("b"), row.get("a")) == (a[0], b[0]):
+            sign = 1.0
+        elif (row.get("a"), row.get("b")) == (a[0], b[0]):
+            sign = -1.0
+        else:
+            continue
+        g, ci = _num(row.get("gain")), _ci(row.get("ci"))
+        ci = None if ci is None else (ci[0], ci[1]) if sign > 0 else (-ci[1], -ci[0])
+        return Reading(name, None if g is None else sign * g, ci, _count(row.get("n")), None if g is not None
+                       else "the paired gain is undefined", unit_name(row.get("unit")), paired=True)
+    return None
 
 
 def _vp(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = _section(s, "vp")
+    sec = _dict(s.get("vp"), "sections.vp") or None
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     key, wanted = parts[-1], (parts[0] if len(parts) == 2 else None)
@@ -141,42 +187,41 @@ def _vp(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
         if key not in row:
             out.append(Reading(label, missing=f"the ruler section has no quantity {key!r}"))
             continue
-        out.append(Reading(label, _num(row.get(key)), _ci(row.get(f"{key}_ci")),
-                           _count(row.get("n"), "sections.vp.rows.n")))
+        out.append(_reading(label, row.get(key), row.get(f"{key}_ci"), row.get("n"), where="sections.vp.rows.n"))
     return out
 
 
 def _loop(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = _section(s, "loop")
+    sec = _dict(s.get("loop"), "sections.loop") or None
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     if len(parts) != 2 or parts[1] != "net":
         return [Reading(name, missing="a loop quantity is loop.<regulator>.net")]
-    regs = _map(sec, "regulators", "sections.loop")
+    regs = _dict(sec.get("regulators"), "sections.loop.regulators")
     if parts[0] not in regs:
         return [Reading(name, missing=f"the loop run has no regulator {parts[0]!r} ({', '.join(regs) or 'none'})")]
-    g = _map(regs, parts[0], "sections.loop.regulators")
-    n = next((_count(v, f"sections.loop.numbers.{k}") for k, v in _map(sec, "numbers", "sections.loop").items()
-              if k.split(".")[-1] == "n_units"), None)
-    return [Reading(name, _num(g.get("net")), _ci(g.get("ci")), n)]
+    g = _dict(regs[parts[0]], f"sections.loop.regulators.{parts[0]}")
+    n = next(((k, v) for k, v in _dict(sec.get("numbers"), "sections.loop.numbers").items()
+              if k.split(".")[-1] == "n_units"), (None, None))
+    return [_reading(name, g.get("net"), g.get("ci"), n[1], where=f"sections.loop.numbers.{n[0]}")]
 
 
 def _cap(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = _section(s, "cap")
+    sec = _dict(s.get("cap"), "sections.cap") or None
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     if len(parts) != 2:
         return [Reading(name, missing="a CAP quantity is cap.<set>.<condition|overall>")]
-    sets = _map(sec, "sets", "sections.cap")
+    sets = _dict(sec.get("sets"), "sections.cap.sets")
     if parts[0] not in sets:
         return [Reading(name, missing=f"the CAP section has no set {parts[0]!r} ({', '.join(sets) or 'none'})")]
     where = f"sections.cap.sets.{parts[0]}"
-    sb = _map(sets, parts[0], "sections.cap.sets")
-    cell = (_map(sb, "overall", where) if parts[1] == "overall"
-            else _map(_map(sb, "conditions", where), parts[1], f"{where}.conditions"))
+    sb = _dict(sets[parts[0]], where)
+    cell = (_dict(sb.get("overall"), f"{where}.overall") if parts[1] == "overall"
+            else _dict(_dict(sb.get("conditions"), f"{where}.conditions").get(parts[1]), f"{where}.conditions"))
     if not cell:
         return [Reading(name, missing=f"the CAP set {parts[0]!r} has no condition {parts[1]!r}")]
-    return [Reading(name, _num(cell.get("value")), _ci(cell.get("ci")), _count(cell.get("n"), f"{where}.n"))]
+    return [_reading(name, cell.get("value"), cell.get("ci"), cell.get("n"), where=f"{where}.n")]
 
 
 _CALIBRATE = {"estimate": ("estimate",), "human": ("human",), "tpr": ("tpr",), "tnr": ("tnr",),
@@ -240,6 +285,22 @@ READERS: dict[str, Callable[[dict[str, Any], list[str], str], list[Reading]]] = 
 }
 """Section name → reader of ``<section>.<rest>`` names (a higher layer may register more)."""
 
+PAIRED: dict[str, Callable[[dict[str, Any], list[str], list[str], str], Reading | None]] = {
+    "world": _world_paired,
+}
+"""Section name → reader of a difference ``<section>.<a> - <section>.<b>`` on the run's own paired
+interval (None: the run wrote none, and the gate falls back to the unpaired bound)."""
+
+
+def read_paired(card: dict[str, Any], first: str, second: str) -> Reading | None:
+    """The difference ``first - second`` as the run's paired interval reads it, when it wrote one."""
+    s = card.get("sections") or {}
+    h1, _, r1 = first.partition(".")
+    h2, _, r2 = second.partition(".")
+    if h1 != h2 or h1 not in PAIRED or not r1 or not r2:
+        return None
+    return PAIRED[h1](s, r1.split("."), r2.split("."), f"{first} - {second}")
+
 
 def read(card: dict[str, Any], name: str) -> list[Reading]:
     """Every reading of quantity ``name`` on ``card`` (several for a name that covers several label sets)."""
@@ -252,4 +313,4 @@ def read(card: dict[str, Any], name: str) -> list[Reading]:
     if not present(s, name):
         return [Reading(name, missing="the card holds no such quantity")]
     value, ci = resolve(s, name)
-    return [Reading(name, value, ci, None, None if value is not None else "the card holds no number there")]
+    return [_reading(name, value, ci, None, undefined="the card holds no number there")]

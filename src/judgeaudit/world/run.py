@@ -116,9 +116,24 @@ def recall_by_kind(df: pd.DataFrame, n_boot: int, seed: int) -> tuple[dict, dict
     return out, {"n": int(len(none)), "found": int(none["flagged"].sum())}
 
 
+BOOTSTRAP_UNIT = "group"
+"""What the world's intervals resample: the source item (``WorldItem.group``) an answer belongs to."""
+
+
+def resampled(counts: np.ndarray, metrics: Sequence[str]) -> dict:
+    """Per metric, how many resampled clusters hold a unit of its denominator (a cluster holding none
+    does not move the metric): the count the interval's width rests on (``bootstrap.n``)."""
+    tp, fn, tn, fp = (counts[:, i] > 0 for i in range(4))
+    holds = {"recall": tp | fn, "specificity": tn | fp, "false_alarms_per_clean": tn | fp,
+             "precision": tp | fp, "balanced_accuracy": (tp | fn) & (tn | fp)}
+    return {"unit": BOOTSTRAP_UNIT, "n": {m: int(holds[m].sum()) for m in metrics if m in holds}}
+
+
 def rates(df: pd.DataFrame, n_boot: int, seed: int, metrics: Sequence[str] = METRICS) -> dict:
     """``metrics`` over the decided rows of ``df`` (``flagged`` not None) with bootstrap intervals over
-    answers (``ci``) and Wilson intervals for recall and specificity; ``undecided`` rows are counted."""
+    source items (``ci``; ``bootstrap``: the unit resampled and, per metric, how many of them hold a
+    unit of its denominator) and Wilson intervals for recall and specificity; ``undecided`` rows are
+    counted."""
     scored = df[df["flagged"].notna()]
     out = {"n": int(len(scored)), "n_defective": int(scored["gold"].sum()),
            "n_clean": int((~scored["gold"].astype(bool)).sum()), "undecided": int(df["flagged"].isna().sum())}
@@ -126,6 +141,7 @@ def rates(df: pd.DataFrame, n_boot: int, seed: int, metrics: Sequence[str] = MET
         return {**out, **{m: None for m in metrics}, "ci": {}}
     scored = scored.assign(flagged=scored["flagged"].astype(bool), gold=scored["gold"].astype(bool))
     _, counts = _counts(scored)
+    out["bootstrap"] = resampled(counts, metrics)
     ci = {}
     for m in metrics:
         v, lo, hi = boot_metric(counts, m, n_boot=n_boot, seed=seed)
@@ -178,7 +194,8 @@ def stratum_mcnemar(gold: np.ndarray, fa: np.ndarray, fb: np.ndarray, stratum: s
 
 def paired_rows(dec: pd.DataFrame, judge: str, a: str, b: str, n_boot: int, seed: int,
                 metrics: Sequence[str] = METRICS, **tags) -> list[dict]:
-    """Gains b − a on the units both arms scored, bootstrap over answers, and per metric McNemar on the
+    """Gains b − a on the units both arms scored, bootstrap over source items (``bootstrap``: the unit
+    and how many of them hold a unit of the metric's denominator), and per metric McNemar on the
     paired 2×2 table of its own stratum (``STRATUM``); ``tags`` (e.g. ``unit``, ``matcher``) are added
     to every row."""
     da = dec[(dec["judge"] == judge) & (dec["arm"] == a) & dec["flagged"].notna()]
@@ -190,10 +207,12 @@ def paired_rows(dec: pd.DataFrame, judge: str, a: str, b: str, n_boot: int, seed
     fa, fb = m["flagged_a"].to_numpy(bool), m["flagged_b"].to_numpy(bool)
     _, ca = cluster_counts(gold, fa, m["group"].to_numpy(), m["complaints_a"].to_numpy(float))
     _, cb = cluster_counts(gold, fb, m["group"].to_numpy(), m["complaints_b"].to_numpy(float))
+    boot = resampled(ca + cb, metrics)     # gold is shared: recall and specificity count the same clusters
     rows = []
     for name in metrics:
         g, lo, hi = paired_gain(ca, cb, name, n_boot=n_boot, seed=seed)
         rows.append({"judge": judge, "a": a, "b": b, "metric": name, **tags, "n": int(len(m)),
+                     "bootstrap": {"unit": boot["unit"], "n": boot["n"].get(name)},
                      "a_value": float(metric(ca.sum(0), name)), "b_value": float(metric(cb.sum(0), name)),
                      "gain": g, "ci": [lo, hi], "mcnemar": stratum_mcnemar(gold, fa, fb, STRATUM.get(name))})
     return rows
