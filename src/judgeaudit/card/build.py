@@ -18,7 +18,7 @@ import numpy as np
 
 from judgeaudit.card.checklist import checklist
 from judgeaudit.card.numbers import above, below, ci_ok, excludes_zero, p_value, with_ci
-from judgeaudit.card.sources import Run, of_kind
+from judgeaudit.card.sources import Run, of_kind, one_run
 from judgeaudit.card.defaults import DEFAULT_COMMANDS
 from judgeaudit.errors import InputError
 from judgeaudit.runinfo import utc_now
@@ -100,30 +100,6 @@ def attributed(r: Run, judge: str) -> bool:
     ``judge`` (a loop's audited judge). A run naming no judge is nobody's."""
     d = r.data
     return judge in (d.get("judges") or {}) or d.get("judge") == judge
-
-
-def _describe(r: Run) -> str:
-    d = r.data
-    what = [f"made {r.created_at[:19]}" if r.created_at else "time unrecorded"]
-    what += [f"{k} {d[k]}" for k in ("s_floor", "bar", "n_base") if d.get(k) is not None]
-    return f"{r.path.parent} ({', '.join(what)})"
-
-
-def one_run(hits: Sequence[Run], what: str, chosen: Sequence[str | Path] = ()) -> Run:
-    """The one run a section reads among ``hits`` (the runs that measured it; ``what`` names them,
-    e.g. "validity runs of local"). Several: those ``chosen`` (``--run PATH``: a run folder or its result.json) are kept;
-    if still more than one, ``InputError`` listing them — a card never picks the newest silently, so
-    re-running until a verdict suits cannot pass unseen."""
-    if len(hits) > 1 and chosen:
-        picked = {Path(c).resolve() for c in chosen}
-        mine = [r for r in hits if r.path.resolve() in picked or r.path.parent.resolve() in picked]
-        hits = mine or hits
-    if len(hits) > 1:
-        raise InputError(f"{len(hits)} {what} under the folders given: "
-                         + "; ".join(_describe(r) for r in hits)
-                         + ". A card reads one: name it with --run PATH (or give --from that run's folder)",
-                         field="--run")
-    return hits[0]
 
 
 def _absent(kind: str, judge: str) -> dict[str, Any]:

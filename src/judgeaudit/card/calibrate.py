@@ -15,7 +15,7 @@ from html import escape as esc
 from typing import Any
 
 from judgeaudit.card.numbers import ci_ok, with_ci
-from judgeaudit.card.sources import Run, of_kind
+from judgeaudit.card.sources import Run, of_kind, one_run
 
 
 def calibrate_section(runs: Sequence[Run], judge: str, src, chosen: Sequence = ()) -> dict[str, Any] | None:  # noqa: ANN001
@@ -25,8 +25,6 @@ def calibrate_section(runs: Sequence[Run], judge: str, src, chosen: Sequence = (
             or r.data.get("judge") == judge]
     if not hits:
         return None
-    from judgeaudit.card.build import one_run
-
     r = one_run(hits, f"calibrate runs of {judge}", chosen)   # never the newest silently
     c = r.data["calibrate"]
     p, h = c.get("ppi") or {}, c.get("human") or {}

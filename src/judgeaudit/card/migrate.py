@@ -14,7 +14,7 @@ from html import escape as esc
 from typing import Any
 
 from judgeaudit.card.numbers import with_ci
-from judgeaudit.card.sources import Run, of_kind
+from judgeaudit.card.sources import Run, of_kind, one_run
 
 
 def migrate_section(runs: Sequence[Run], judge: str, src, chosen: Sequence = ()) -> dict[str, Any] | None:  # noqa: ANN001
@@ -25,8 +25,6 @@ def migrate_section(runs: Sequence[Run], judge: str, src, chosen: Sequence = ())
             if judge in ((r.data.get("migrate") or {}).get("old_judge"), (r.data.get("migrate") or {}).get("new_judge"))]
     if not hits:
         return None
-    from judgeaudit.card.build import one_run
-
     r = one_run(hits, f"migrate runs naming {judge}", chosen)   # never the newest silently
     m = MigrateResult.model_validate(r.data["migrate"])
 

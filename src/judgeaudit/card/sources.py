@@ -4,7 +4,7 @@ analysis that wrote it detected by its keys (``judgeaudit.runinfo.result_kind``)
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,3 +50,27 @@ def collect(dirs: Iterable[str | Path]) -> list[Run]:
 
 def of_kind(runs: Iterable[Run], kind: str) -> list[Run]:
     return [r for r in runs if r.kind == kind]
+
+
+def _describe(r: Run) -> str:
+    d = r.data
+    what = [f"made {r.created_at[:19]}" if r.created_at else "time unrecorded"]
+    what += [f"{k} {d[k]}" for k in ("s_floor", "bar", "n_base") if d.get(k) is not None]
+    return f"{r.path.parent} ({', '.join(what)})"
+
+
+def one_run(hits: Sequence[Run], what: str, chosen: Sequence[str | Path] = ()) -> Run:
+    """The one run a section reads among ``hits`` (the runs that measured it; ``what`` names them,
+    e.g. "validity runs of local"). Several: those ``chosen`` (``--run PATH``: a run folder or its result.json) are kept;
+    if still more than one, ``InputError`` listing them — a card never picks the newest silently, so
+    re-running until a verdict suits cannot pass unseen."""
+    if len(hits) > 1 and chosen:
+        picked = {Path(c).resolve() for c in chosen}
+        mine = [r for r in hits if r.path.resolve() in picked or r.path.parent.resolve() in picked]
+        hits = mine or hits
+    if len(hits) > 1:
+        raise InputError(f"{len(hits)} {what} under the folders given: "
+                         + "; ".join(_describe(r) for r in hits)
+                         + ". A card reads one: name it with --run PATH (or give --from that run's folder)",
+                         field="--run")
+    return hits[0]

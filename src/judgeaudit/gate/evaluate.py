@@ -170,6 +170,8 @@ def implied_by_floor(card: dict[str, Any], bar: Bar) -> str | None:
     S floor already implies, on a run that read them at a τ chosen subject to S ≥ the floor in every
     resample (the run's ``tau_in_bootstrap`` not ``fixed``) and found such a τ (``interpretable``)."""
     sec = (card.get("sections") or {}).get("validity") or {}
+    if not isinstance(sec, dict):   # a malformed card: the quantity reader names the field
+        return None
     key = bar.terms[0].removeprefix("validity.") if len(bar.terms) == 1 else None
     floor = sec.get("s_floor")
     if key not in _FLOORED or not sec.get("measured") or sec.get("interpretable") is not True or \
