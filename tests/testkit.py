@@ -6,11 +6,26 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import signal
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def interruptible(args: list[str], **kwargs: object) -> subprocess.Popen:
+    """``subprocess.Popen(args, **kwargs)`` with SIGINT at its default in the child, whatever the test runner
+    inherited: a runner started from a non-interactive background job (``cmd &``, ``nohup``) has SIGINT
+    ignored, a disposition its children inherit and that judgeaudit rightly honours; a test that sends
+    SIGINT must not depend on how it was launched. (``restore_signals`` resets only SIGPIPE, SIGXFZ and
+    SIGXFSZ.)"""
+    return subprocess.Popen(args, preexec_fn=_sigint_default, **kwargs)  # noqa: PLW1509 - only a signal reset
 
 
 def require(module: str, msg: str) -> None:

@@ -13,6 +13,7 @@ import typer.core
 from rich.console import Console
 from rich.table import Table
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
@@ -56,6 +57,17 @@ class _LazyGroup(typer.core.TyperGroup):
                 return None
             self.add_command(cmd, name)
         return super().get_command(ctx, name)
+
+    def invoke(self, ctx: click.Context):  # noqa: ANN201 - click's own
+        """Run the command; what its outputs hold is recorded as its own when it ends, whatever the outcome
+        (``validate.record_outputs``: the next run may replace it, no other command may)."""
+        from judgeaudit.validate import begin_outputs, record_outputs
+
+        begin_outputs()
+        try:
+            return super().invoke(ctx)
+        finally:
+            record_outputs()
 
     def resolve_command(self, ctx: click.Context, args: list[str]):  # noqa: ANN201 - click's own triple
         found = super().resolve_command(ctx, args)   # the command's module is loaded by now
@@ -128,9 +140,9 @@ def judges_list() -> None:
 def judge_cmd(
     judge: Annotated[str, typer.Option("--judge", help="judge spec, e.g. local, api:openai/gpt-4o-mini")],
     input: Annotated[Path, typer.Option("--input", help="JSONL of items")],
-    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
     form: Annotated[str, typer.Option("--form", help="graded | pairwise | defects | label | sentences")] = "graded",
-    store: Annotated[Path | None, typer.Option("--store", help="call store (default OUT/calls.sqlite)")] = None,
+    store: Annotated[Path | None, out_option("--store", what="store", help="call store (default OUT/calls.sqlite)")] = None,
     concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     rpm: Annotated[float | None, typer.Option("--rpm", help="requests per minute limit")] = None,
@@ -204,7 +216,7 @@ def store_stats(store: Annotated[Path, typer.Option("--store")]) -> None:
 
 @store_app.command("export")
 def store_export(store: Annotated[Path, typer.Option("--store")],
-                 out: Annotated[Path, typer.Option("--out", help="a .parquet or .jsonl file")]) -> None:
+                 out: Annotated[Path, out_option("--out", what="file", help="a .parquet or .jsonl file")]) -> None:
     """Export every stored call to Parquet or JSONL (replacing only an earlier export, never another file)."""
     from judgeaudit.runtime.store import is_export
     from judgeaudit.validate import output_file
@@ -306,7 +318,7 @@ _EXPERIMENT_RUNNERS = {"validity": _run_validity_experiment, "world": _run_world
 @app.command("demo")
 @calls_checked
 def demo_cmd(
-    out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("demo-out"),
+    out: Annotated[Path, out_option("--out", what="folder", help="output folder")] = Path("demo-out"),
     bootstrap: Annotated[int | None, typer.Option("--bootstrap", help="resamples (default 500, 2000 with "
                                                                       "--full)")] = None,
     full: Annotated[bool, typer.Option("--full", help="the default runs at their full sizes (the demo is cut "
@@ -326,6 +338,48 @@ def demo_cmd(
     run_demo(out, n_boot=bootstrap, full=full)
 
 
+TERMINATED_EXIT = 143
+"""Exit status after SIGTERM (128 + 15); Ctrl-C exits 130."""
+_terminated: list[int] = []
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM (``kill``, a scheduler's stop) ends the command the way Ctrl-C does: through the SIGINT handler
+    in place (asyncio's while judge calls run: no new call, the calls in flight stored, the interrupted line),
+    else as a ``KeyboardInterrupt``; ``main`` then exits 143."""
+    import signal
+
+    from judgeaudit import _startup
+
+    _terminated.append(signum)
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is _startup.interrupted:   # still loading the command's modules: nothing ran
+        sys.stderr.write(_startup.MESSAGE + "\n")
+        sys.stderr.flush()
+        import os
+
+        os._exit(TERMINATED_EXIT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:   # SIGINT ignored (inherited from a background job) or at its default: SIGTERM still interrupts
+        signal.default_int_handler(signal.SIGINT, frame)
+
+
+def _install_sigterm() -> None:
+    """Route SIGTERM to ``_on_sigterm``, unless the process inherited it ignored (honoured, as for SIGINT)."""
+    import signal
+
+    try:
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:   # not the main thread (the command line called from a library)
+        pass
+
+
+def _interrupt_exit() -> int:
+    return TERMINATED_EXIT if _terminated else 130
+
+
 def main() -> None:
     """Entry point: bad input prints one line naming file, line and field, and exits 2. The code a
     ``python:`` spec names runs when the spec is typed here or the command line says --allow-code
@@ -335,6 +389,7 @@ def main() -> None:
 
 
 def _main() -> None:
+    _install_sigterm()
     try:
         app()
     except InputError as e:
@@ -342,7 +397,7 @@ def _main() -> None:
         sys.exit(2)
     except KeyboardInterrupt:
         _interrupted()
-        sys.exit(130)
+        sys.exit(_interrupt_exit())
     except MemoryError:
         print("error: not enough memory for this run (lower --bootstrap, --permutations, --votes or "
               "--max-items); nothing after the last stored call was lost", file=sys.stderr)
@@ -350,6 +405,7 @@ def _main() -> None:
     except SystemExit as e:
         if e.code == 130:   # typer turns Ctrl-C into exit 130
             _interrupted()
+            sys.exit(_interrupt_exit())
         raise
 
 

@@ -223,7 +223,7 @@ def load_experiment(path: str | Path) -> _Experiment:
             raise InputError(f"{f}: not found", path=p, line=line_of(node, loc), field=str(loc[0]))
     try:
         output_dir(exp.out, writes=_WRITES[kind], inputs=[p, getattr(exp, "store", None),
-                                                          *spec_inputs(judge_specs(exp))])
+                                                          *spec_inputs(judge_specs(exp))], kind=kind, quiet=True)
     except InputError as e:
         raise InputError(f"{e.path} {e.message}", path=p, line=line_of(node, ("out",)), field="out") from None
     exp._node, exp._path = node, p   # for errors the run raises (``yaml_error``)

@@ -67,15 +67,36 @@ def claim(out: str | Path, kind: str, writes: Iterable[str], *, field: str = "--
             raise InputError(f"holds a {man.get('kind')} run ({MANIFEST}); {kind} writes only into a new folder "
                              "or its own earlier run — choose another folder", path=p, field=field)
         return "resume"
-    present = [n for n in writes if (p / n).exists()]
-    if not present:
-        return "new"
+    writes = tuple(writes)
     legacy = _legacy_kind(p)
     if legacy == kind:
         return "resume"
+    if (p / "result.json").exists() and "result.json" not in writes:   # another run's folder
+        what = f"a {legacy} run" if legacy else "a run"
+        raise InputError(f"holds {what} (result.json); {kind} writes only into a new folder or its own earlier "
+                         "run — choose another folder", path=p, field=field)
+    present = [n for n in writes if (p / n).exists()]
+    if not present:
+        return "new"
     what = f"a {legacy} run (result.json)" if legacy else f"{', '.join(present)}, not written by a {kind} run"
     raise InputError(f"holds {what}; {kind} writes only into a new folder or its own earlier run — choose "
                      "another folder", path=p, field=field)
+
+
+def mark_folder(out: str | Path, kind: str, writes: Iterable[str]) -> None:
+    """Record the files of ``writes`` that ``out`` holds as ``kind``'s own output in its manifest (made when
+    absent: a command that writes no set still marks its folder, so that it may replace its own output and no
+    other command writes over it). A manifest of another kind is left alone."""
+    p = Path(out)
+    present = [n for n in writes if (p / n).is_file()]
+    if not present or (p / STAGING).exists():
+        return
+    man = read_manifest(p)
+    if man is not None and man.get("kind") != kind:
+        return
+    man = man or {"kind": kind, "created_at": utc_now(), "run_id": None, "files": {}}
+    man["files"] = {**man["files"], **{n: file_sha256(p / n) for n in present}}
+    _write_atomic(p / MANIFEST, json.dumps(man, indent=2))
 
 
 def _write_atomic(path: Path, text: str) -> None:

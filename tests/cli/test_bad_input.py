@@ -575,9 +575,12 @@ def test_ctrl_c_while_the_command_line_starts_is_one_line(tmp_path: Path) -> Non
     import signal
     import time
 
-    for _ in range(5):   # a signal sent after the program finished loading tests nothing: send it again
-        proc = subprocess.Popen([sys.executable, "-m", "judgeaudit.cli", "validity", "run", "--help"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    from testkit import interruptible
+
+    for _ in range(20):   # a signal sent after the program finished loading tests nothing: send it again
+        # SIGINT at its default in the child, whatever this runner inherited (a background job ignores it)
+        proc = interruptible([sys.executable, "-m", "judgeaudit.cli", "validity", "run", "--help"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         maps = Path(f"/proc/{proc.pid}/maps")
         deadline = time.time() + 60
         while time.time() < deadline and proc.poll() is None:

@@ -1,5 +1,8 @@
 """Ctrl-C in the middle of a CLI run: exit 130, one line saying how many calls are stored and where,
-and a rerun makes only the missing calls."""
+and a rerun makes only the missing calls; SIGTERM leaves the same line (exit 143).
+
+The children start with SIGINT at its default (``testkit.interruptible``) whatever the runner inherited, and
+each test waits for a state (calls stored, requests received, a line on stderr), never for a time."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import sys
 import time
 
 from fakeserver import FakeServer
-from testkit import stored_ok
+from testkit import interruptible, stored_ok
 
 N = 200
 
@@ -28,14 +31,15 @@ def _judge_args(tmp_path, srv, n: int, concurrency: int) -> tuple[list[str], obj
              str(concurrency)], db, out)
 
 
-def _interrupt_once_stored(proc, db, k: int) -> str:
-    """SIGINT once ``k`` calls are stored; the process's stderr."""
-    deadline = time.time() + 120
+def _interrupt_once_stored(proc, db, k: int, sig: int = signal.SIGINT) -> str:
+    """``sig`` once ``k`` calls are stored; the process's stderr."""
+    deadline = time.time() + 600   # a safety net against a hung child, not a measure of speed
     while stored_ok(db) < k and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    assert proc.poll() is None, "the run ended before the signal"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == (130 if sig == signal.SIGINT else 143), err
     assert "Traceback" not in err
     return err
 
@@ -44,7 +48,7 @@ def test_sigint_mid_run_prints_the_resume_line_and_keeps_the_calls(tmp_path):
     env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
     with FakeServer(responder=lambda p: "Score: 6", latency=0.05) as srv:
         args, db, out = _judge_args(tmp_path, srv, N, 2)
-        proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = interruptible(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         err = _interrupt_once_stored(proc, db, 20)
         stored = stored_ok(db)
         assert 20 <= stored < N, "the interrupt must land mid-run"
@@ -68,7 +72,7 @@ def test_first_ctrl_c_waits_for_the_calls_in_flight_and_stores_them(tmp_path):
     env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
     with FakeServer(responder=lambda p: "Score: 6", latency=0.4) as srv:
         args, db, _ = _judge_args(tmp_path, srv, n, 8)
-        proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = interruptible(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         err = _interrupt_once_stored(proc, db, 16)
         stored = stored_ok(db)
         assert 16 <= stored < n
@@ -79,20 +83,61 @@ def test_first_ctrl_c_waits_for_the_calls_in_flight_and_stores_them(tmp_path):
 
 
 def test_a_second_ctrl_c_aborts_the_wait(tmp_path):
+    """The answers take far longer than any wait here, and the grace is as long: a process that ends after the
+    second Ctrl-C with none of them stored did not wait for them (nor for the grace)."""
     err_file = tmp_path / "err.txt"
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test", "JUDGEAUDIT_INTERRUPT_GRACE": "60"}
-    with FakeServer(responder=lambda p: "Score: 6", latency=30) as srv:
-        args, _, _ = _judge_args(tmp_path, srv, 8, 2)
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test", "JUDGEAUDIT_INTERRUPT_GRACE": "3000"}
+    with FakeServer(responder=lambda p: "Score: 6", latency=3000) as srv:
+        args, db, _ = _judge_args(tmp_path, srv, 8, 2)
         with err_file.open("w") as fh:
-            proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=fh, text=True)
-            deadline = time.time() + 60
-            while len(srv.requests) < 2 and time.time() < deadline:
+            proc = interruptible(args, env=env, stdout=subprocess.DEVNULL, stderr=fh, text=True)
+            deadline = time.time() + 600   # safety nets against a hung child, not measures of speed
+            while len(srv.requests) < 2 and time.time() < deadline and proc.poll() is None:
                 time.sleep(0.05)
             proc.send_signal(signal.SIGINT)
-            while "waiting up to" not in err_file.read_text() and time.time() < deadline:
+            while "waiting up to" not in err_file.read_text() and time.time() < deadline and proc.poll() is None:
                 time.sleep(0.05)
-            t0 = time.time()
+            assert "waiting up to 3000 s" in err_file.read_text()
             proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=30)
-        assert time.time() - t0 < 10                   # not the 60 s grace nor the 30 s answers
+            proc.wait(timeout=600)
         assert proc.returncode == 130, err_file.read_text()
+        assert sum(srv.answered.values()) == 0 and stored_ok(db) == 0   # it left before any answer came
+        assert "Traceback" not in err_file.read_text()
+
+
+def test_sigterm_mid_run_leaves_the_resume_line_and_keeps_the_calls(tmp_path):
+    """SIGTERM (a scheduler's stop, ``kill``) ends the run as Ctrl-C does: the calls answered are stored, one
+    line says how many and where, exit 143 (128 + SIGTERM), and a rerun makes only the missing calls."""
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
+    with FakeServer(responder=lambda p: "Score: 6", latency=0.05) as srv:
+        args, db, out = _judge_args(tmp_path, srv, N, 2)
+        proc = interruptible(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        err = _interrupt_once_stored(proc, db, 20, signal.SIGTERM)
+        stored = stored_ok(db)
+        assert 20 <= stored < N, "the signal must land mid-run"
+        m = re.search(r"interrupted: (\d+) of (\d+) calls of api:openai/fake-judge stored in (.+); "
+                      r"rerun the same command to resume", err)
+        assert m, err
+        assert (int(m[1]), int(m[2]), m[3]) == (stored, N, str(db))
+        assert not (out / "verdicts.jsonl").exists()
+        asked_before = len(srv.requests)
+        assert subprocess.run(args, env=env, capture_output=True, text=True).returncode == 0
+        assert len(srv.requests) - asked_before == N - stored
+
+
+def test_sigterm_before_any_answer_says_how_to_resume(tmp_path):
+    """SIGTERM while every call in flight hangs (no grace): exit 143, the interrupted line with 0 stored, no
+    traceback."""
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test", "JUDGEAUDIT_INTERRUPT_GRACE": "0"}
+    with FakeServer(responder=lambda p: "Score: 6", latency=3000) as srv:
+        args, db, _ = _judge_args(tmp_path, srv, 4, 2)
+        proc = interruptible(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 600
+        while len(srv.requests) < 2 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 143, err
+        assert "Traceback" not in err
+        assert re.search(r"interrupted: 0 of 4 calls of api:openai/fake-judge stored in .+; rerun the same "
+                         r"command to resume", err), err

@@ -91,7 +91,8 @@ def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"
 
     check_options(bootstrap=n_boot)
     out, from_dirs = Path(out), [Path(d) for d in from_dirs]
-    output_dir(out, writes=("card.json", "card.html", "card.md", "checklist.md"), inputs=[*from_dirs, ledger])
+    output_dir(out, writes=("card.json", "card.html", "card.md", "checklist.md"), inputs=[*from_dirs, ledger],
+               kind="card", quiet=True)
     notes: dict[str, str] = {}
     if run_missing:
         missing = missing_runs()

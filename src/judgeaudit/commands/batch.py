@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="Provider batch files (OpenAI Batch API, Anthropic Message Batches).", no_args_is_help=True)
@@ -19,8 +20,8 @@ BatchOpt = Annotated[str | None, typer.Option(
     "--batch", help="openai | anthropic: write the provider's batch request file (--batch-out) for every api: "
     "judge call not yet in the store and make no call; submit it, then `judgeaudit batch ingest RESULTS --store "
     "STORE` and rerun the same command")]
-BatchOutOpt = Annotated[Path | None, typer.Option(
-    "--batch-out", help="the batch request file --batch writes (default: batch-<provider>.jsonl, or .json for "
+BatchOutOpt = Annotated[Path | None, out_option(
+    "--batch-out", what="file", help="the batch request file --batch writes (default: batch-<provider>.jsonl, or .json for "
     "anthropic, in the current folder)")]
 
 
@@ -37,8 +38,12 @@ def batching(provider: str | None, out: Path | None) -> Iterator[None]:
             raise InputError("--batch-out needs --batch openai|anthropic", field="--batch-out")
         yield
         return
+    from judgeaudit.interop.batch import BATCH_FILE
+    from judgeaudit.validate import output_file
+
     suffix = ".jsonl" if provider == "openai" else ".json"
-    writer = BatchWriter(provider, out or Path(f"batch-{provider}{suffix}"))
+    writer = BatchWriter(provider, output_file(out or Path(f"batch-{provider}{suffix}"), field="--batch-out",
+                                               by=BATCH_FILE))
     try:
         with deferring(writer):
             yield
@@ -60,7 +65,7 @@ def batching(provider: str | None, out: Path | None) -> Iterator[None]:
 def ingest_cmd(
     results: Annotated[list[Path], typer.Argument(help="the provider's results file(s): OpenAI's output/error JSONL "
                                                        "or Anthropic's results JSONL")],
-    store: Annotated[Path, typer.Option("--store", help="the call store the batch file was written from")],
+    store: Annotated[Path, out_option("--store", what="store", help="the call store the batch file was written from")],
 ) -> None:
     """Read a provider's batch results into the call store: each succeeded answer is stored under its call key,
     so the next run of the same command is served from the store; errored, canceled and expired entries stay

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="The target quantity with an interval that carries the judge's errors (PPI++, "
@@ -192,7 +193,7 @@ def calibrate_cmd(
                                                  "replay format), a run folder, or a verdicts.parquet/.jsonl")] = None,
     labels: Annotated[Path | None, typer.Option("--labels", help="human labels on a subset: CSV/JSONL/Parquet with "
                                                 "id, label")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="output folder")] = None,
+    out: Annotated[Path | None, out_option("--out", what="folder", help="output folder")] = None,
     target: Annotated[str, typer.Option("--target", help="mean | pass_rate | accuracy | win_rate")] = "pass_rate",
     judge: Annotated[str | None, typer.Option("--judge", help="the judge id, when the verdicts hold several")] = None,
     threshold: Annotated[float | None, typer.Option("--threshold", help="pass_rate/accuracy on scored verdicts: a "

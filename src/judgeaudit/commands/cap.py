@@ -12,6 +12,7 @@ import pandas as pd
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.analyses.cap import CapResult, cap_profile
 from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
@@ -286,13 +287,13 @@ def run_cmd(
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples per cell")] = 1000,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     failures: Annotated[str, typer.Option("--failures", help="exclude (App. L) or wrong")] = "exclude",
-    store: Annotated[Path | None, typer.Option("--store", help="call store (SQLite)")] = None,
+    store: Annotated[Path | None, out_option("--store", what="store", help="call store (SQLite)")] = None,
     concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     augment: Annotated[list[str] | None, typer.Option("--augment", help="style and/or length (needs --generator; "
                                                       "only where the adapter admits augmentation)")] = None,
     generator: Annotated[str | None, typer.Option("--generator", help="generator judge spec for --augment")] = None,
-    out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("cap-out"),
+    out: Annotated[Path, out_option("--out", what="folder", help="output folder")] = Path("cap-out"),
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
@@ -355,7 +356,7 @@ def build_cmd(
     source: Annotated[Path, typer.Option("--source", help="QA source (jsonl/csv/parquet with question, answer)")],
     generator: Annotated[str, typer.Option("--generator", help="generator judge spec")],
     gate: Annotated[str, typer.Option("--gate", help="subtlety gate judge spec (another family)")],
-    out: Annotated[Path, typer.Option("--out", help="output JSONL of pairwise items")],
+    out: Annotated[Path, out_option("--out", what="file", help="output JSONL of pairwise items")],
     question_field: Annotated[str, typer.Option("--question-field")] = "question",
     answer_field: Annotated[str, typer.Option("--answer-field")] = "answer",
     error_types: Annotated[list[str] | None, typer.Option("--error-type")] = None,
@@ -365,7 +366,7 @@ def build_cmd(
     qc_retries: Annotated[int, typer.Option("--qc-retries", help="regenerations of a variant failing the length "
                                             "or label-preservation check")] = 3,
     allow_same_family: Annotated[bool, typer.Option("--allow-same-family")] = False,
-    store: Annotated[Path | None, typer.Option("--store")] = None,
+    store: Annotated[Path | None, out_option("--store", what="store")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,

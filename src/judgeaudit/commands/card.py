@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.card.make import card, console, judges_held
 from judgeaudit.commands.common import ApiBaseOpt, RetriesOpt, RpmOpt, TimeoutOpt, call_context
 from judgeaudit.errors import InputError
@@ -25,7 +26,7 @@ def card_cmd(
     = None,
     from_: Annotated[list[Path] | None, typer.Option("--from", help="a run folder or a folder of runs (repeatable)")]
     = None,
-    out: Annotated[Path | None, typer.Option("--out", help="output folder")] = None,
+    out: Annotated[Path | None, out_option("--out", what="folder", help="output folder")] = None,
     run: Annotated[list[Path] | None, typer.Option("--run", help="the run folder a section reads where the "
                                                    "--from folders hold several of it (repeatable)")] = None,
     ledger: Annotated[Path | None, typer.Option("--ledger", help="prediction ledger to score")] = None,
@@ -79,11 +80,14 @@ def _read_card(p: Path) -> dict:
 def diff_cmd(
     a: Annotated[Path, typer.Argument(help="card A: a card.json or its folder")],
     b: Annotated[Path, typer.Argument(help="card B")],
-    out: Annotated[Path | None, typer.Option("--out", help="write the comparison as Markdown")] = None,
+    out: Annotated[Path | None, out_option("--out", what="file", help="write the comparison as Markdown")] = None,
 ) -> None:
     """Every quantity the two cards share: B − A with an interval; changes whose interval excludes zero flagged."""
     from judgeaudit.card.diff import diff_cards, diff_md
+    from judgeaudit.validate import output_file
 
+    if out:
+        output_file(out, inputs=[a, b, a / "card.json", b / "card.json"])
     ca, cb = _read_card(a), _read_card(b)
     md = diff_md(ca, cb, diff_cards(ca, cb))
     print(md)

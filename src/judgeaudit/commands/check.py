@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
 from judgeaudit.validate import output_dir
 
@@ -197,7 +198,7 @@ def _frac(d: dict[str, Any]) -> str:
 def ifeval_cmd(
     prompts: Annotated[Path, typer.Option("--prompts", help="IFEval input_data.jsonl")],
     responses: Annotated[Path, typer.Option("--responses", help="JSONL of {prompt, response}")],
-    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
     join_by: Annotated[str, typer.Option("--join", help="text: a prompt is joined to the response with its exact "
                                                         "text (a prompt without one is an error listing every "
                                                         "key); position: else to the response on its line, each "
@@ -224,7 +225,7 @@ def ifeval_cmd(
 def gsm8k_cmd(
     data: Annotated[Path, typer.Option("--data", help="GSM8K folder with test.jsonl and "
                                                       "example_model_solutions.jsonl")],
-    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
 ) -> None:
     """Check the example GPT-3 solutions against the answer keys; agreement with their is_correct flags."""
     r = run_gsm8k(data, out)
@@ -236,7 +237,7 @@ def gsm8k_cmd(
 @app.command("halueval")
 def halueval_cmd(
     data: Annotated[Path, typer.Option("--data", help="a HaluEval folder or QA generation file")],
-    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
     strategy: Annotated[str, typer.Option("--strategy", help="one-turn | multi-turn | final")] = "one-turn",
     nli: Annotated[str | None, typer.Option("--nli", help="entailment fallback where containment fails: lexical | "
                                                           "hf:PATH | api:MODEL | local [?tau_s=0.95&cache=PATH]; "

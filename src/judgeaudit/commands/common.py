@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Annotated, Any
 
 import typer
@@ -33,7 +32,6 @@ ApiBaseOpt = Annotated[str | None, typer.Option("--api-base", help="OpenAI-compa
 """The call options every command that calls judges declares, as parameters ``call_timeout``, ``call_retries``,
 ``call_rpm`` and ``api_base`` (``calls_checked`` applies them; ``call_context`` for a command without it)."""
 
-_API_BASE: ContextVar[str | None] = ContextVar("judgeaudit_api_base", default=None)
 TemplateOpt = Annotated[str | None, typer.Option(
     "--template", help="judge template (a YAML file or a built-in name: judgeaudit templates list) for every "
     "api: and local --judge")]
@@ -54,7 +52,9 @@ def build_judges(specs: list[str | dict], *, api_base: str | None = None,
     """
     from judgeaudit.judges.replay import replay_judges
 
-    api_base = api_base or _API_BASE.get()   # a command's --api-base reaches judges built below it
+    from judgeaudit.judges.base import current_api_base
+
+    api_base = api_base or current_api_base()   # a command's --api-base reaches judges built below it
     if template is not None:   # a bad template fails before any judge is built
         from judgeaudit.judges.templates import get_template
 
@@ -142,13 +142,11 @@ def call_context(*, api_base: str | None = None, timeout: float | None = None, r
     against ``validate.OPTION_RULES`` before anything runs, for every judge built and call made inside."""
     from judgeaudit.validate import check_options
 
+    from judgeaudit.judges.base import api_base_for_calls
+
     check_options(timeout=timeout, retries=retries, rpm=rpm)
-    token = _API_BASE.set(api_base)
-    try:
-        with call_defaults(timeout=timeout, retries=retries, rpm=rpm):
-            yield
-    finally:
-        _API_BASE.reset(token)
+    with api_base_for_calls(api_base), call_defaults(timeout=timeout, retries=retries, rpm=rpm):
+        yield
 
 
 def calls_checked(command: Callable[..., object]) -> Callable[..., object]:

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
 
 BAD_INPUT_EXIT = 3
@@ -84,8 +85,8 @@ def gate_cmd(
     card: Annotated[Path | None, typer.Option("--card", help="a card.json (judgeaudit card)")] = None,
     judge: Annotated[str | None, typer.Option("--judge", help="with --from: the judge (when the runs hold several)")]
     = None,
-    summary: Annotated[Path | None, typer.Option("--summary", help="write the Markdown summary here")] = None,
-    junit: Annotated[Path | None, typer.Option("--junit", help="write JUnit XML here")] = None,
+    summary: Annotated[Path | None, out_option("--summary", what="file", help="write the Markdown summary here")] = None,
+    junit: Annotated[Path | None, out_option("--junit", what="file", help="write JUnit XML here")] = None,
     run: Annotated[list[Path] | None, typer.Option("--run", help="with --from: the run folder a section reads "
                                                    "where the folders hold several of it (repeatable)")] = None,
 ) -> None:

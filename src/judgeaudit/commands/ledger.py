@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="The prediction ledger: commit predictions by hash, score them against runs.",
@@ -118,14 +119,17 @@ def _scores(ledger: Path, results: list[Path]):  # noqa: ANN202
 
 @app.command("score")
 def score_cmd(ledger: LedgerOpt, results: ResultsOpt,
-              out: Annotated[Path | None, typer.Option("--out", help="write the scores as JSON")] = None) -> None:
+              out: Annotated[Path | None, out_option("--out", what="file", help="write the scores as JSON")] = None) -> None:
     """The verdict and direction of every committed unit against the runs' result.json files."""
     from dataclasses import asdict
 
     from judgeaudit.io import write_json
 
     from judgeaudit.ledger.report import score_lines
+    from judgeaudit.validate import output_file
 
+    if out:
+        output_file(out, inputs=[ledger, *results])
     scores = _scores(ledger, results)
     for line in score_lines(scores):
         print(line)
@@ -136,10 +140,13 @@ def score_cmd(ledger: LedgerOpt, results: ResultsOpt,
 
 @app.command("report")
 def report_cmd(ledger: LedgerOpt, results: ResultsOpt,
-               out: Annotated[Path | None, typer.Option("--out", help="write the table as Markdown")] = None) -> None:
+               out: Annotated[Path | None, out_option("--out", what="file", help="write the table as Markdown")] = None) -> None:
     """The Table 6 shape: every unit, counts per verdict per prediction, totals, the counting rule."""
     from judgeaudit.ledger.report import table6
+    from judgeaudit.validate import output_file
 
+    if out:
+        output_file(out, inputs=[ledger, *results])
     md = table6(_scores(ledger, results))
     print(md)
     if out:

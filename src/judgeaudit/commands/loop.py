@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import (
@@ -262,7 +263,7 @@ def run_cmd(
     task: Annotated[str, typer.Option("--task", help="ifeval | gsm8k | halueval_qa")],
     data: Annotated[Path, typer.Option("--data", help="the task's data file or folder")],
     responder: Annotated[str, typer.Option("--responder", help="generating spec, or reference:echo")],
-    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
     regulator: Annotated[list[str], typer.Option("--regulator", help=(
         "an arm (repeatable): control, blind, informed, typed, certificate, informed_once, two_agree, score, "
         "world_none|half|full, throttle_1|3|all, goal_good|constraints, hidden, second_blind, second_informed; "
@@ -281,7 +282,7 @@ def run_cmd(
     max_items: Annotated[int | None, typer.Option("--max-items", help="keep the first N items")] = None,
     bootstrap: Annotated[int, typer.Option("--bootstrap")] = 2000,
     seed: Annotated[int, typer.Option("--seed")] = 0,
-    store: Annotated[Path | None, typer.Option("--store", help="call store (default OUT/calls.sqlite)")] = None,
+    store: Annotated[Path | None, out_option("--store", what="store", help="call store (default OUT/calls.sqlite)")] = None,
     concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
@@ -346,9 +347,9 @@ def worlds_cmd(
     set_: Annotated[str, typer.Option("--set", help=(
         "halueval:PATH[?part=qa&strategy=…] (a HaluEval folder or QA file; the grammar of world run's --set)"))],
     agent: Annotated[str, typer.Option("--agent", help="generating spec of the agent")],
-    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
     max_items: Annotated[int | None, typer.Option("--max-items", help="keep the first N items")] = None,
-    store: Annotated[Path | None, typer.Option("--store", help="call store (default OUT/calls.sqlite)")] = None,
+    store: Annotated[Path | None, out_option("--store", what="store", help="call store (default OUT/calls.sqlite)")] = None,
     concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     backend: BackendOpt = DEFAULT_BACKEND,

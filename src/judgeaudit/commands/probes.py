@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 
 app = typer.Typer(help="Build probe sets and annotate their directions (construct-validity.txt §4.1–4.2).",
@@ -56,7 +57,7 @@ def build_cmd(
                                                         "[, base_id]")],
     generator: Annotated[str, typer.Option("--generator", help="judge spec of the generator (family A)")],
     verifier: Annotated[str, typer.Option("--verifier", help="judge spec of the verifier (family B)")],
-    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
     audited_family: Annotated[list[str], typer.Option("--audited-family", help="family of a judge to be "
                                                       "audited on these probes (family C); repeatable")],
     slots: Annotated[list[str] | None, typer.Option("--slots", help="slots to build, comma-separated or "
@@ -66,7 +67,7 @@ def build_cmd(
     allow_shared_family: Annotated[bool, typer.Option("--allow-shared-family", help="allow a family overlap; "
                                                       "recorded in the output")] = False,
     length_tolerance: Annotated[float, typer.Option("--length-tolerance", help="fixed before generation")] = 0.10,
-    store: Annotated[Path | None, typer.Option("--store", help="call store (default OUT/calls.sqlite)")] = None,
+    store: Annotated[Path | None, out_option("--store", what="store", help="call store (default OUT/calls.sqlite)")] = None,
     concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base", help="OpenAI-compatible base URL for api: "
                                                  "generator and verifier")] = None,
@@ -112,7 +113,7 @@ def build_cmd(
 def merge_cmd(
     probes: Annotated[Path, typer.Option("--probes", help="the probe file the study was built from")],
     answers: Annotated[Path, typer.Option("--answers", help="JSONL from `probes annotate export`")],
-    out: Annotated[Path, typer.Option("--out", help="labelled probe file to write")],
+    out: Annotated[Path, out_option("--out", what="file", help="labelled probe file to write")],
     annotators: Annotated[str | None, typer.Option("--annotators", help="fixed annotator order, comma-separated "
                                                    "(default: study order)")] = None,
 ) -> None:
@@ -134,7 +135,7 @@ def merge_cmd(
 def agreement_cmd(
     probes: Annotated[Path, typer.Option("--probes", help="a labelled probe file (`probes merge`)")],
     bar: Annotated[float, typer.Option("--bar", help="raw pairwise agreement bar (pre-set)")] = 0.75,
-    out: Annotated[Path | None, typer.Option("--out", help="folder for agreement.json and agreement.html")] = None,
+    out: Annotated[Path | None, out_option("--out", what="folder", help="folder for agreement.json and agreement.html")] = None,
 ) -> None:
     """Per-slot and per-axis agreement, yield and the bar (Table 3's shape)."""
     from judgeaudit.analyses.agreement import direction_agreement
@@ -167,7 +168,7 @@ def agreement_cmd(
 def annotate_init(
     probes: Annotated[Path, typer.Option("--probes", help="probe file to annotate")],
     annotators: Annotated[int, typer.Option("--annotators", help="number of annotators")],
-    db: Annotated[Path, typer.Option("--db", help="study database to create")],
+    db: Annotated[Path, out_option("--db", what="file", help="study database to create")],
     seed: Annotated[int, typer.Option("--seed", help="seeds the A/B sides and stream orders")] = 0,
     base_url: Annotated[str, typer.Option("--base-url", help="where the app will be served")] =
         "http://127.0.0.1:8765",
@@ -205,7 +206,7 @@ def annotate_serve(
 @annotate_app.command("export")
 def annotate_export(
     db: Annotated[Path, typer.Option("--db", help="study database")],
-    out: Annotated[Path, typer.Option("--out", help="JSONL of answers (one row per annotator and pair)")],
+    out: Annotated[Path, out_option("--out", what="file", help="JSONL of answers (one row per annotator and pair)")],
 ) -> None:
     """Export every saved answer, unblinded (probe id, annotator, direction, basis, same facts)."""
     from judgeaudit.io import write_jsonl

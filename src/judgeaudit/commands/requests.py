@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
 from judgeaudit.records import JudgeRequest
 
@@ -133,7 +134,7 @@ def _block_dumper() -> type:
 @app.command("export")
 def export_cmd(
     analysis: Annotated[str, typer.Option("--analysis", help="validity | cap | world")],
-    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
     judge: Annotated[str | None, typer.Option(
         "--judge", help="a judge spec: each row then carries the text that judge's call key hashes and the key")] = None,
     template: Annotated[str | None, typer.Option(

@@ -10,6 +10,7 @@ import pandas as pd
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
@@ -117,13 +118,13 @@ def print_summary(result) -> None:
 @calls_checked
 def run_cmd(
     judge: Annotated[list[str], typer.Option("--judge", help="judge spec (repeatable)")],
-    out: Annotated[Path, typer.Option("--out")],
+    out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
     probes: Annotated[str, typer.Option("--probes", help="probe JSONL, or 'bundled'")] = "bundled",
     s_floor: Annotated[float, typer.Option("--s-floor", help="invariance floor, set before the run")] = 0.90,
     bar: Annotated[float, typer.Option("--bar", help="raw pairwise agreement bar for a slot/axis")] = 0.75,
     bootstrap: Annotated[int, typer.Option("--bootstrap")] = 2000,
     regrade: Annotated[int, typer.Option("--regrade", help="requests re-graded for regrade agreement")] = 48,
-    store: Annotated[Path | None, typer.Option("--store")] = None,
+    store: Annotated[Path | None, out_option("--store", what="store")] = None,
     concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,

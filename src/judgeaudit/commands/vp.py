@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.analyses.validation_power import ValidationPowerResult, audit_validation_power
 from judgeaudit.commands import register
 from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt
@@ -141,7 +142,7 @@ def _group() -> None:
 def audit(
     sets: Annotated[list[str], typer.Option("--set", help="data-set spec, e.g. llmbar:PATH?subset=Natural, "
                                             "jsonl:PATH?text=…&label=…&group=… (repeatable)")],
-    out: Annotated[Path, typer.Option("--out", help="output folder (result.json, report.html)")],
+    out: Annotated[Path, out_option("--out", what="folder", help="output folder (result.json, report.html)")],
     mode: Annotated[str, typer.Option("--mode", help="item | paired | both")] = "both",
     permutations: Annotated[int, typer.Option("--permutations", help="label permutations per member (null)")] =
     DEFAULT_PERMUTATIONS,

@@ -18,6 +18,7 @@ import pandas as pd
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, RetriesOpt,
@@ -279,11 +280,11 @@ def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> Non
 
 _Set = Annotated[str, typer.Option("--set", help="world set spec, e.g. halueval:PATH?part=qa, frank:PATH")]
 _Judge = Annotated[list[str], typer.Option("--judge", help="judge spec (repeatable)")]
-_Out = Annotated[Path, typer.Option("--out")]
+_Out = Annotated[Path, out_option("--out", what="folder", help="output folder")]
 _Votes = Annotated[int, typer.Option("--votes", help="samples per request (pooled)")]
 _Form = Annotated[str, typer.Option("--form", help="label | sentences | typed | score | defects")]
 _MaxItems = Annotated[int | None, typer.Option("--max-items")]
-_Store = Annotated[Path | None, typer.Option("--store")]
+_Store = Annotated[Path | None, out_option("--store", what="store")]
 _Conc = Annotated[int | None, typer.Option("--concurrency")]
 _Base = Annotated[str | None, typer.Option("--api-base")]
 _Boot = Annotated[int, typer.Option("--bootstrap")]

@@ -43,6 +43,7 @@ from judgeaudit.io import read_text
 from judgeaudit.judges.api import ApiJudge
 from judgeaudit.judges.base import Judge, JudgeSpec
 from judgeaudit.records import JudgeRequest, Verdict
+from judgeaudit.validate import output_file
 
 PROVIDERS = ("openai", "anthropic")
 OPENAI_URL = "/v1/chat/completions"
@@ -92,6 +93,10 @@ def _wraps_api(judge: Judge) -> bool:
 
 def _fits(provider: str, model_provider: str | None) -> bool:
     return model_provider in (_OPENAI_LIKE if provider == "openai" else ("anthropic",))
+
+
+BATCH_FILE = "--batch-out batch file"
+"""Who writes a batch request file (any command's ``--batch-out``: a later batch of the same run replaces it)."""
 
 
 @dataclass
@@ -171,6 +176,7 @@ class BatchWriter:
         written = []
         for i, lines in enumerate(parts):
             path = self.out if i == 0 else self.out.with_name(f"{self.out.stem}-{i + 1}{self.out.suffix}")
+            output_file(path, field="--batch-out", by=BATCH_FILE)   # (the first one is checked before any call too)
             path.parent.mkdir(parents=True, exist_ok=True)
             if self.provider == "openai":
                 text = "\n".join(lines) + "\n"

@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -255,11 +257,36 @@ def _load_backends() -> None:
     load(PLUGIN_GROUP)
 
 
+_API_BASE: ContextVar[str | None] = ContextVar("judgeaudit_api_base", default=None)
+
+
+@contextmanager
+def api_base_for_calls(api_base: str | None) -> Iterator[None]:
+    """Inside the block, every judge ``make_judge`` builds without an ``api_base`` of its own gets
+    ``api_base`` (a command's ``--api-base``): a command's every step and every model it builds — judges,
+    responders, rewriters, an NLI fallback — call the server the user named, never a provider's default
+    endpoint (``OPENAI_BASE_URL``…). None leaves the enclosing value."""
+    if api_base is None:
+        yield
+        return
+    token = _API_BASE.set(api_base)
+    try:
+        yield
+    finally:
+        _API_BASE.reset(token)
+
+
+def current_api_base() -> str | None:
+    """The ``api_base`` of the enclosing ``api_base_for_calls`` (None: none)."""
+    return _API_BASE.get()
+
+
 def make_judge(spec: str, **options: Any) -> Judge:
     """Build a judge from a spec string such as ``api:openai/gpt-4o-mini``, ``local``,
     ``replay:verdicts.jsonl``, ``reference:constant``, ``vote:3:local``.
 
-    Options (``api_base``, ``family``, ``id``, sampling params, ...) are passed to the backend.
+    Options (``api_base``, ``family``, ``id``, sampling params, ...) are passed to the backend; without an
+    ``api_base``, the one of the enclosing ``api_base_for_calls`` (a command's ``--api-base``).
     Raises ``InputError`` for an unknown backend.
     """
     _load_backends()
@@ -270,6 +297,8 @@ def make_judge(spec: str, **options: Any) -> Judge:
                          field="judge")
     factory, _ = _REGISTRY[backend]
     options = {k: v for k, v in options.items() if v is not None}
+    if "api_base" not in options and _API_BASE.get() is not None:
+        options["api_base"] = _API_BASE.get()
     options.setdefault("id", spec)
     recipe = dict(options)
     if backend in _COMPOSITE:
