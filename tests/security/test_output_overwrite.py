@@ -40,6 +40,7 @@ from judgeaudit.probes.io import bundled_probes_path
 from judgeaudit.records import Verdict
 from judgeaudit.runfolder import MANIFEST
 from judgeaudit.runinfo import file_sha256, write_result
+from judgeaudit.commands.outputs import INPUT_METAVAR
 from judgeaudit.runtime.store import CallStore
 
 DATA = Path(judgeaudit.__file__).parent / "data"
@@ -78,7 +79,8 @@ def test_the_walk_finds_the_commands_and_their_outputs():
 
 def test_every_option_that_looks_like_an_output_is_declared():
     undeclared = [f"{' '.join(path)} {opt}" for path, cmd in COMMANDS for p in cmd.params
-                  for opt in getattr(p, "opts", []) if LOOKS_LIKE_OUTPUT.match(opt) and output_kind(p) is None]
+                  for opt in getattr(p, "opts", []) if LOOKS_LIKE_OUTPUT.match(opt) and output_kind(p) is None
+                  and getattr(p, "metavar", None) != INPUT_METAVAR]
     assert undeclared == [], "declare these with commands.outputs.out_option (and add them to ARGV here)"
 
 
@@ -267,6 +269,15 @@ ARGV: dict[tuple[str, str], tuple[Argv, Callable[[World], Path | None]]] = {
                                   lambda w: w.results),
     ("requests export", "--out"): (lambda w, o, t: ["requests", "export", "--analysis", "validity", "--probes",
                                                     str(w.probes), o, t], lambda w: w.probes),
+    ("migrate", "--out"): (lambda w, o, t: ["migrate", "--old", f"replay:{w.verdicts}", "--new",
+                                            f"replay:{w.verdicts}", "--items", str(w.items), o, t],
+                           lambda w: w.items),
+    ("migrate", "--store"): (lambda w, o, t: ["migrate", "--old", f"replay:{w.verdicts}", "--new",
+                                              f"replay:{w.verdicts}", "--items", str(w.items), "--out",
+                                              _fresh(w, "m"), o, t], lambda w: w.items),
+    ("migrate apply", "--out"): (lambda w, o, t: ["migrate", "apply", "--link", str(w.root / "link.json"),
+                                                  "--verdicts", f"replay:{w.verdicts}", o, t],
+                                 lambda w: w.verdicts),
     ("gate", "--summary"): (lambda w, o, t: ["gate", str(w.policy), "--card", str(w.card), o, t],
                             lambda w: w.policy),
     ("gate", "--junit"): (lambda w, o, t: ["gate", str(w.policy), "--card", str(w.card), o, t],

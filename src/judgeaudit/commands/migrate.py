@@ -17,6 +17,7 @@ from rich.console import Console
 
 from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, ApiBaseOpt, BackendOpt, RayAddressOpt,
                                         RetriesOpt, RpmOpt, TimeoutOpt, calls_checked)
+from judgeaudit.commands.outputs import in_option, out_option
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="Judge migration: can the new judge replace the one being retired? EQUIVALENT, LINKABLE "
@@ -192,7 +193,7 @@ def migrate_cmd(
     items: Annotated[Path | None, typer.Option("--items", help="anchors both judges grade: JSONL in judge "
                                                "--input's forms (item_id, text | prompt, response_a, "
                                                "response_b), optional system and group")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="output folder")] = None,
+    out: Annotated[Path | None, out_option("--out", what="folder", help="output folder")] = None,
     form: Annotated[str, typer.Option("--form", help="graded | pairwise")] = "graded",
     labels: Annotated[Path | None, typer.Option("--labels", help="human labels on some anchors: CSV/JSONL/Parquet "
                                                 "with id, label (a grade, 0/1, or A/B/tie)")] = None,
@@ -207,7 +208,8 @@ def migrate_cmd(
                                              "distribution) or isotonic (least squares per anchor)")] = "equipercentile",
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="cluster-bootstrap resamples")] = 2000,
     seed: Annotated[int, typer.Option("--seed", help="seed of the resamples and the link's folds")] = 0,
-    store: Annotated[Path | None, typer.Option("--store", help="call store (default OUT/calls.sqlite)")] = None,
+    store: Annotated[Path | None, out_option("--store", what="store", help="call store (default "
+                                             "OUT/calls.sqlite)")] = None,
     concurrency: Annotated[int | None, typer.Option("--concurrency", help="calls in flight at once")] = None,
     api_base: ApiBaseOpt = None,
     call_timeout: TimeoutOpt = None,
@@ -245,14 +247,14 @@ def apply_link(link_path: Path, verdicts: str, out: Path, *, judge: str | None =
     from judgeaudit.runinfo import write_result
     from judgeaudit.validate import output_dir, spec_inputs
 
+    output_dir(out, writes=("verdicts.jsonl", "verdicts.parquet", "result.json"),
+               inputs=[link_path, *spec_inputs([verdicts]), Path(verdicts)], kind="migrate apply")
     try:
         link = Link.from_dict(json.loads(Path(link_path).read_text(encoding="utf-8")))
     except OSError as e:
         raise InputError(f"cannot be read ({e.strerror})", path=link_path, field="--link") from None
     except (ValueError, TypeError, AttributeError) as e:
         raise InputError(str(e), path=link_path, field="--link") from None
-    output_dir(out, writes=("verdicts.jsonl", "verdicts.parquet", "result.json"),
-               inputs=[link_path, *spec_inputs([verdicts]), Path(verdicts)], kind="migrate apply")
     v = read_verdicts(verdicts, judge or None)
     if v.judge != link.new_judge and judge is None:
         raise InputError(f"the link was fitted for judge {link.new_judge!r}, these verdicts are {v.judge!r} (give "
@@ -277,10 +279,10 @@ def apply_link(link_path: Path, verdicts: str, out: Path, *, judge: str | None =
 
 @app.command("apply")
 def apply_cmd(
-    link: Annotated[Path, typer.Option("--link", help="a link.json written by judgeaudit migrate")],
+    link: Annotated[Path, in_option("--link", help="a link.json written by judgeaudit migrate (read)")],
     verdicts: Annotated[str, typer.Option("--verdicts", help="the new judge's verdicts: replay:FILE, a run "
                                           "folder or a verdicts.parquet/.jsonl")],
-    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
     judge: Annotated[str | None, typer.Option("--judge", help="the judge id, when the verdicts hold several")] = None,
 ) -> None:
     """Put the new judge's verdicts on the old judge's scale through a fitted link (each records its hash)."""

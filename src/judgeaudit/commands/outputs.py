@@ -33,6 +33,15 @@ def out_option(*names: str, what: str, help: str | None = None, **kw: Any) -> An
     return typer.Option(*names, metavar=METAVARS[what], help=help, **kw)
 
 
+INPUT_METAVAR = "INFILE"
+
+
+def in_option(*names: str, help: str | None = None, **kw: Any) -> Any:  # noqa: A002 - typer's name
+    """``typer.Option(*names, …)`` declaring a path the command only reads, where its name could pass for an
+    output (``migrate apply --link``): the tests then know it is not an undeclared output."""
+    return typer.Option(*names, metavar=INPUT_METAVAR, help=help, **kw)
+
+
 def output_kind(param: Any) -> str | None:
     """What a command-line parameter (a click parameter) declares it writes: folder, file, store or None."""
     metavar = getattr(param, "metavar", None)
