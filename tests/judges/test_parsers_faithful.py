@@ -246,10 +246,26 @@ def _published_messages(path: Path, fields: dict[str, str]) -> list[dict[str, st
             for m in re.finditer(r"<\|im_start\|>(\w+)\n(.*?)<\|im_end\|>", text, re.DOTALL)]
 
 
-@pytest.mark.parametrize("name", sorted(PUBLISHED))
+# template -> (system file, user file, the original's placeholders -> request fields): prompts kept as two files
+PUBLISHED_PAIRS = {
+    "arena-hard-pair": ("arena_hard/v0.1_judge_system_prompt.txt", "arena_hard/v0.1_judge_prompt_template.txt",
+                        {"question_1": "prompt", "answer_1": "response_a", "answer_2": "response_b"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED) + sorted(PUBLISHED_PAIRS))
 def test_a_template_named_after_a_published_judge_sends_its_published_text(name, data_dir):
-    source, fields = PUBLISHED[name]
-    want = _published_messages(data_dir / "judge_prompts" / source, fields)
+    root = data_dir / "judge_prompts"
+    if name in PUBLISHED:
+        source, fields = PUBLISHED[name]
+        want = _published_messages(root / source, fields)
+    else:
+        system, user, fields = PUBLISHED_PAIRS[name]
+        text = (root / user).read_text(encoding="utf-8")
+        for placeholder, field in fields.items():
+            text = text.replace("{" + placeholder + "}", f"<{field}>")
+        want = [{"role": "system", "content": (root / system).read_text(encoding="utf-8").strip()},
+                {"role": "user", "content": text.strip()}]
     request = JudgeRequest(request_id="p", form="pairwise", **{f: f"<{f}>" for f in fields.values()})
     got = [{"role": m["role"], "content": m["content"].strip()} for m in library()[name].messages(request)]
     assert got == want
