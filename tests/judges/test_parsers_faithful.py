@@ -269,3 +269,56 @@ def test_a_template_named_after_a_published_judge_sends_its_published_text(name,
     request = JudgeRequest(request_id="p", form="pairwise", **{f: f"<{f}>" for f in fields.values()})
     got = [{"role": m["role"], "content": m["content"].strip()} for m in library()[name].messages(request)]
     assert got == want
+
+
+# ----------------------------------------------------------------------------- every parser, user-written too
+
+from judgeaudit.judges.replies import read_json_path, read_regex  # noqa: E402
+from judgeaudit.judges.scale import Scale  # noqa: E402
+
+ONE_TO_FIVE = Scale(min=1, max=5)
+AB = {"a": "A", "b": "B"}
+
+
+@pytest.mark.parametrize("reply,pattern,want", [
+    ("[RESULT] 4", r"\[RESULT\]\s*(?P<score>\d+)", 4.0),
+    ("[RESULT] 4/5", r"\[RESULT\]\s*(?P<score>\d+)", 4.0),
+    ("[RESULT] 4 out of 5", r"\[RESULT\]\s*(?P<score>\d+)", 4.0),
+    ("[RESULT] 4/10", r"\[RESULT\]\s*(?P<score>\d+)", None),
+    ("[RESULT] 2 out of 10", r"\[RESULT\]\s*(?P<score>\d+)", None),
+    ("[RESULT] 3-4", r"\[RESULT\]\s*(?P<score>\d+)", None),
+    ("[RESULT] 3 to 4", r"\[RESULT\]\s*(?P<score>\d+)", None),
+    ("[RESULT] 3.5", r"\[RESULT\]\s*(?P<score>\d+)", None),
+    ("[RESULT] 3.5", r"\[RESULT\]\s*(?P<score>\d+(?:\.\d+)?)", None),
+])
+def test_a_user_regex_grade_is_checked_as_stated(reply, pattern, want):
+    r = read_regex(reply, "graded", ONE_TO_FIVE, pattern)
+    assert (r.score if r.ok else None) == want, r
+
+
+@pytest.mark.parametrize("reply,pattern,want", [
+    ("[RESULT] A", r"\[RESULT\]\s*(?P<choice>[AB])", "A"),
+    ("[RESULT] A or B", r"\[RESULT\]\s*(?P<choice>[AB])", None),
+    ("[RESULT] B / A", r"\[RESULT\]\s*(?P<choice>[AB])", None),
+    ("Output (a) or Output (b)", r"^\W*Output \((?P<choice>[ab])\)", None),
+    ("Output (a), it follows the instruction", r"^\W*Output \((?P<choice>[ab])\)", "A"),
+    ("Output (a) or (b)", r"^\W*Output \((?P<choice>[ab])\)", None),
+])
+def test_a_user_regex_choice_offering_both_is_refused(reply, pattern, want):
+    r = read_regex(reply, "pairwise", ONE_TO_FIVE, pattern, AB)
+    assert (r.choice if r.ok else None) == want, r
+
+
+@pytest.mark.parametrize("reply,form,want", [
+    ('{"score": "4/10"}', "graded", None),
+    ('{"score": "3-4"}', "graded", None),
+    ('{"score": 3.5}', "graded", None),
+    ('{"score": "4/5"}', "graded", 4.0),
+    ('{"score": 4}', "graded", 4.0),
+    ('{"score": "A or B"}', "pairwise", None),
+    ('{"score": "B"}', "pairwise", "B"),
+])
+def test_a_json_path_value_is_checked_as_stated(reply, form, want):
+    r = read_json_path(reply, form, ONE_TO_FIVE, "$.score")
+    got = (r.score if form == "graded" else r.choice) if r.ok else None
+    assert got == want, r
