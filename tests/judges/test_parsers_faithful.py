@@ -322,3 +322,43 @@ def test_a_json_path_value_is_checked_as_stated(reply, form, want):
     r = read_json_path(reply, form, ONE_TO_FIVE, "$.score")
     got = (r.score if form == "graded" else r.choice) if r.ok else None
     assert got == want, r
+
+
+def _prometheus(root: Path, name: str, fill: dict[str, str]) -> str:
+    text = (root / "prometheus_eval" / name).read_text(encoding="utf-8")
+    for placeholder, value in fill.items():
+        text = text.replace("{" + placeholder + "}", value)
+    return text
+
+
+@pytest.mark.parametrize("name,with_reference,with_criterion", [
+    ("prometheus-absolute", False, True), ("prometheus-absolute", True, True), ("prometheus-absolute", False, False),
+    ("prometheus-relative", False, True), ("prometheus-relative", True, True), ("prometheus-relative", False, False),
+])
+def test_the_prometheus_templates_send_prometheus_evals_published_text(name, with_reference, with_criterion, data_dir):
+    """The rubric (the request's criterion, here prometheus-eval's own REASONING_RUBRIC) fills {rubric} as
+    written for absolute grading and by its criterion line for relative grading; without a criterion,
+    prometheus-eval's HELPFULNESS_RUBRIC is the default."""
+    root = data_dir / "judge_prompts"
+    rubric = (root / "prometheus_eval/REASONING_RUBRIC.txt").read_text(encoding="utf-8")
+    default = (root / "prometheus_eval/HELPFULNESS_RUBRIC.txt").read_text(encoding="utf-8")
+    used = rubric if with_criterion else default
+    fields = {"prompt": "<prompt>", "criterion": rubric} if with_criterion else {"prompt": "<prompt>"}
+    if with_reference:
+        fields["reference"] = "<reference>"
+    ref = {"reference_answer": "<reference>"}
+    if name == "prometheus-absolute":
+        request = JudgeRequest(request_id="g", form="graded", text="<text>", **fields)
+        system = "ABS_SYSTEM_PROMPT.txt"
+        user = _prometheus(root, "ABSOLUTE_PROMPT.txt" if with_reference else "ABSOLUTE_PROMPT_WO_REF.txt",
+                           {"instruction": "<prompt>", "response": "<text>", "rubric": used, **ref})
+    else:
+        request = JudgeRequest(request_id="p", form="pairwise", response_a="<a>", response_b="<b>", **fields)
+        system = "REL_SYSTEM_PROMPT.txt"
+        user = _prometheus(root, "RELATIVE_PROMPT.txt" if with_reference else "RELATIVE_PROMPT_WO_REF.txt",
+                           {"instruction": "<prompt>", "response_A": "<a>", "response_B": "<b>",
+                            "rubric": used.split("\n")[0], **ref})
+    want = [{"role": "system", "content": (root / "prometheus_eval" / system).read_text(encoding="utf-8").strip()},
+            {"role": "user", "content": user.strip()}]
+    got = [{"role": m["role"], "content": m["content"].strip()} for m in library()[name].messages(request)]
+    assert got == want
