@@ -362,3 +362,13 @@ def test_the_prometheus_templates_send_prometheus_evals_published_text(name, wit
             {"role": "user", "content": user.strip()}]
     got = [{"role": m["role"], "content": m["content"].strip()} for m in library()[name].messages(request)]
     assert got == want
+
+
+def test_geval_sends_g_evals_published_consistency_form(data_dir):
+    """G-Eval's con_detailed.txt byte for byte, {{Document}} the evidence and {{Summary}} the text."""
+    text = (data_dir / "judge_prompts/geval/summeval/con_detailed.txt").read_text(encoding="utf-8")
+    want = text.replace("{{Document}}", "<evidence>").replace("{{Summary}}", "<text>")
+    request = JudgeRequest(request_id="g", form="graded", evidence="<evidence>", text="<text>")
+    got = library()["geval"].messages(request)
+    assert [m["role"] for m in got] == ["user"]
+    assert got[0]["content"] == want
