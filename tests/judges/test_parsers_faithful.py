@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from judgeaudit.judges.replies import read_json_path, read_regex
+from judgeaudit.judges.scale import Scale
 from judgeaudit.judges.templates import library
 from judgeaudit.records import JudgeRequest
 
@@ -273,9 +275,6 @@ def test_a_template_named_after_a_published_judge_sends_its_published_text(name,
 
 # ----------------------------------------------------------------------------- every parser, user-written too
 
-from judgeaudit.judges.replies import read_json_path, read_regex  # noqa: E402
-from judgeaudit.judges.scale import Scale  # noqa: E402
-
 ONE_TO_FIVE = Scale(min=1, max=5)
 AB = {"a": "A", "b": "B"}
 
@@ -372,3 +371,22 @@ def test_geval_sends_g_evals_published_consistency_form(data_dir):
     got = library()["geval"].messages(request)
     assert [m["role"] for m in got] == ["user"]
     assert got[0]["content"] == want
+
+
+@pytest.mark.parametrize("name,published,form", [
+    ("mt-bench-single", "single-v1", "graded"), ("mt-bench-single-reference", "single-math-v1", "graded"),
+    ("mt-bench-pair", "pair-v2", "pairwise"), ("mt-bench-pair-reference", "pair-math-v1", "pairwise"),
+])
+def test_the_mt_bench_templates_send_fastchats_published_text(name, published, form, data_dir):
+    rows = [json.loads(line) for line in (data_dir / "mt_bench/judge_prompts.jsonl").read_text().splitlines()]
+    (row,) = [r for r in rows if r["name"] == published]
+    fill = {"question": "<prompt>", "answer": "<text>", "ref_answer_1": "<reference>", "answer_a": "<a>",
+            "answer_b": "<b>"}
+    user = row["prompt_template"]
+    for placeholder, value in fill.items():
+        user = user.replace("{" + placeholder + "}", value)
+    fields = {"prompt": "<prompt>", "reference": "<reference>"}
+    request = (JudgeRequest(request_id="g", form="graded", text="<text>", **fields) if form == "graded" else
+               JudgeRequest(request_id="p", form="pairwise", response_a="<a>", response_b="<b>", **fields))
+    got = [{"role": m["role"], "content": m["content"].strip()} for m in library()[name].messages(request)]
+    assert got == [{"role": "system", "content": row["system_prompt"].strip()}, {"role": "user", "content": user.strip()}]
