@@ -130,8 +130,8 @@ def test_the_library_names_its_sources_and_parses_its_own_format():
                "mt-bench-pair": ("A is accurate. [[C]]", "tie"), "arena-hard-pair": ("My final verdict is: [[B>>A]]", "B"),
                "prometheus-relative": ("Feedback: B is faithful. [RESULT] B", "B"),
                "llmbar-vanilla": ("Output (b)", "B"), "llmbar-rules": ("Output (a)", "A"),
-               "llmbar-cot": ("(b) pads the answer.\nBetter output: (a)", "A"),
-               "llmbar-swap": ("Better output: (b)", "B")}
+               "llmbar-cot": ("Output (b) pads the answer.\nTherefore, Output (a) is better.", "A"),
+               "llmbar-swap": ("Therefore, Output (b) is better.", "B")}
     for name, (reply, want) in replies.items():
         t = lib[name]
         r = t.parse(PAIR if t.form == "pairwise" else GRADED, reply)

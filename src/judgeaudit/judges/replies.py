@@ -195,7 +195,7 @@ def _number_problem(body: str, scale: Scale) -> str | None:
         return f"a range ({body}), not one grade"
     if re.fullmatch(r"\d+[.,]\d+", body):
         return f"a decimal ({body}) on the integer {scale.label()} scale"
-    if re.fullmatch(r"\d+\s*(?:/|out of)\s*\d+", body):
+    if re.fullmatch(r"\d+\s*(?:/|out\s+of)\s*\d+", body, re.IGNORECASE):
         return f"{body}: a grade on another scale"
     return f"[[{body}]] is not a whole number"
 
@@ -216,6 +216,16 @@ def _bracket_grades(text: str, scale: Scale, st: _Statements) -> None:
             st.refuse(_number_problem(body, scale))
 
 
+_SINGLE_BRACKET_RE = re.compile(r"(?<!\[)\[\s*([^\[\]\n]{0,20}?)\s*\](?!\])")
+
+
+def _single_bracket_grades(text: str, scale: Scale, st: _Statements) -> None:
+    """MT-Bench's backup framing ``Rating: [8]`` (FastChat reads it when no ``[[N]]`` is present)."""
+    for m in _SINGLE_BRACKET_RE.finditer(text):
+        if m.group(1)[:1].isdigit():
+            _json_grade(m.group(1), m.start(1), scale, st)
+
+
 def _label_grades(text: str, scale: Scale, st: _Statements) -> None:
     for m in _GRADE_LABEL_RE.finditer(text):
         inside = m.group(1)
@@ -227,6 +237,9 @@ def _label_grades(text: str, scale: Scale, st: _Statements) -> None:
                 continue
         if not _grade_at(text, m.end(), scale, st, "label"):
             st.refuse(f"a score label not followed by a whole number on the {scale.label()} scale")
+
+
+_OWN_TOP_RE = re.compile(r"\s*(\d+)\s*(?:/|out\s+of)\s*(\d+)\s*", re.IGNORECASE)
 
 
 def _json_grade(value: Any, at: int, scale: Scale, st: _Statements) -> None:
@@ -241,6 +254,8 @@ def _json_grade(value: Any, at: int, scale: Scale, st: _Statements) -> None:
         st.refuse(f"a decimal ({value:g}) on the integer {scale.label()} scale")
     elif isinstance(value, str) and re.fullmatch(r"\s*\d+\s*", value):
         _json_grade(int(value), at, scale, st)
+    elif isinstance(value, str) and (m := _OWN_TOP_RE.fullmatch(value)) and int(m.group(2)) == scale.max:
+        _json_grade(int(m.group(1)), at, scale, st)
     elif isinstance(value, str) and value.strip()[:1].isdigit():
         st.refuse(_number_problem(value.strip(), scale))
     else:
@@ -315,6 +330,7 @@ def read_graded(text: str | None, scale: Scale = OVERREACH_SCALE, *,
 
     ``brackets``: ``[[7]]`` (also after ``Rating:``); ``label``: ``Score: 7``, ``Rating = 7``,
     ``Score (1-9): 7``, ``Score：7``; ``json``: ``{"score": 7}`` (keys score, rating, grade);
+    ``single-bracket``: ``Rating: [7]`` (MT-Bench's backup, read only when no other framing is present);
     ``leading``: a reply that opens with a lone whole number (read only when no other framing is
     present). All statements must name the same whole number on the scale.
     """
@@ -329,6 +345,8 @@ def read_graded(text: str | None, scale: Scale = OVERREACH_SCALE, *,
         _label_grades(text, scale, st)
     if "json" in framings:
         _json_grades(text, scale, st)
+    if not st.values and not st.problem and "single-bracket" in framings:
+        _single_bracket_grades(text, scale, st)
     if not st.values and not st.problem and "leading" in framings:
         _grade_at(text, 0, scale, st, "leading")
     if not st.values and not st.problem:
@@ -705,9 +723,56 @@ def read_json_path(text: str | None, form: str, scale: Scale, path: str,
     return _fail(f"no JSON object with {path} found")
 
 
+# What may follow a captured grade and change what it says: a decimal part ("3.5"), a range ("3-4",
+# "3 to 4", "3 or 4") or a scale ("4/10", "2 out of 10").
+_GRADE_QUALIFIER_RE = re.compile(
+    r"(?:[.,]\d+|\s*(?:[-\u2013\u2014]|to\b|or\b)\s*\d+|\s*(?:/|out\s+of\b)\s*\d+)", re.IGNORECASE)
+# A second choice offered beside a captured one: "A or B", "Output (a) or Output (b)", "A/B", "A and B".
+_ALTERNATIVE_RE = re.compile(
+    r"""[\s)\]*_"'`]*(?:\bor\b|\band\b|\bvs\.?|\bversus\b|/|,|&)[\s(\[*_"'`]*"""
+    r"""(?:(?:output|response|assistant)\b[\s(\[*_"'`]*)?([A-Za-z]+)\b""", re.IGNORECASE)
+
+
+def captured_value(text: str, start: int, end: int, form: str) -> str:
+    """The value a pattern captured at ``text[start:end]`` with what follows it and qualifies it: a
+    grade's decimal part, range or scale ("4/10"), so that the value is checked as stated, whichever
+    pattern captured it."""
+    value = text[start:end]
+    if form != "pairwise" and value[-1:].isdigit():
+        m = _GRADE_QUALIFIER_RE.match(text, end)
+        if m:
+            value += m.group(0)
+    return value
+
+
+def other_choice(text: str, end: int, choice: str, choices: dict[str, str] | None) -> str | None:
+    """A different choice offered just after a captured one ("A or B", "Output (a) or Output (b)")."""
+    m = _ALTERNATIVE_RE.match(text, end)
+    if not m:
+        return None
+    word = (choices or {}).get(m.group(1), m.group(1))
+    alt = _CHOICE_RE.fullmatch(word)
+    if alt and _choice(alt.group(1)) != choice:
+        return _choice(alt.group(1))
+    return None
+
+
+def _regex_verdict(text: str, m: re.Match[str], group: str, form: str, scale: Scale,
+                   choices: dict[str, str] | None) -> ParseResult:
+    raw = captured_value(text, m.start(group), m.end(group), form)
+    r = _value_for(form, raw, m.start(group), scale, choices)
+    if r.ok and form == "pairwise" and r.choice is not None:
+        alt = other_choice(text, m.end(group), r.choice, choices)
+        if alt is not None:
+            return _fail(f"the reply offers both {r.choice} and {alt}")
+    return r
+
+
 def read_regex(text: str | None, form: str, scale: Scale, pattern: str,
                choices: dict[str, str] | None = None) -> ParseResult:
-    """The named group of ``pattern`` (``score``, ``choice`` or ``verdict``): every match must agree."""
+    """The named group of ``pattern`` (``score``, ``choice`` or ``verdict``): every match must agree.
+    Each captured value is checked as stated (``captured_value``, ``other_choice``): a grade on another
+    scale, a range, a decimal on an integer scale or both choices is refused, as in every other framing."""
     if not text or not text.strip():
         return _fail("empty response")
     rx = userpattern.compile_pattern(pattern)
@@ -716,7 +781,7 @@ def read_regex(text: str | None, form: str, scale: Scale, pattern: str,
         matches = userpattern.finditer(rx, text)
     except userpattern.PatternTimeout as e:
         return _fail(f"the template's pattern is unreadable on this reply: {e}")
-    results = [(_value_for(form, m.group(group), m.start(group), scale, choices), m) for m in matches]
+    results = [(_regex_verdict(text, m, group, form, scale, choices), m) for m in matches]
     if not results:
         return _fail(f"the reply does not match the template's pattern {pattern!r}")
     bad = next((r for r, _ in results if not r.ok), None)
@@ -747,8 +812,8 @@ def _auto(text: str | None, form: str, scale: Scale, opts: dict[str, Any]) -> Pa
 
 FORMATS: dict[str, tuple[tuple[str, ...], Reader, str]] = {
     "auto": (("graded", "pairwise", "defects", "generate"), _auto, "every framing of the form (the default)"),
-    "[[rating]]": (("graded",), lambda t, f, s, o: read_graded(t, s, framings=("brackets",)),
-                   "MT-Bench single-answer: 'Rating: [[7]]'"),
+    "[[rating]]": (("graded",), lambda t, f, s, o: read_graded(t, s, framings=("brackets", "single-bracket")),
+                   "MT-Bench single-answer: 'Rating: [[7]]' (or FastChat's backup 'Rating: [7]')"),
     "Score: N": (("graded",), lambda t, f, s, o: read_graded(t, s, framings=("label",)),
                  "a 'Score: N' (or 'Rating: N') label"),
     "[[A]]/[[B]]/[[C]]": (("pairwise",), lambda t, f, s, o: read_pairwise(t, framings=("brackets",)),

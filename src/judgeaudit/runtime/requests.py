@@ -15,9 +15,11 @@ REQUIRED = {
     "label": ("item_id", "text"),
     "sentences": ("item_id", "text"),
 }
+# ``prompt``: the question a graded answer replies to; ``reference``: a reference answer (the reference-guided
+# templates render both)
 OPTIONAL = {
-    "graded": ("evidence", "criterion"),
-    "pairwise": ("criterion",),
+    "graded": ("evidence", "criterion", "prompt", "reference"),
+    "pairwise": ("criterion", "reference"),
     "defects": ("evidence", "criterion"),
     "label": ("evidence", "criterion"),
     "sentences": ("evidence", "criterion"),
@@ -28,8 +30,9 @@ OPTIONAL_LISTS = {"defects": ("units",), "label": ("units",), "sentences": ("uni
 
 def read_requests(path: str | Path, form: str) -> list[JudgeRequest]:
     """One request per line: ``graded``/``defects``/``label``/``sentences`` need ``item_id, text``
-    (optional ``evidence``, ``criterion``; ``defects``/``label``/``sentences`` also ``units``, a list of
-    strings); ``pairwise`` needs ``item_id, prompt, response_a, response_b``."""
+    (optional ``evidence``, ``criterion``; ``graded`` also ``prompt``, the question answered, and
+    ``reference``; ``defects``/``label``/``sentences`` also ``units``, a list of strings); ``pairwise``
+    needs ``item_id, prompt, response_a, response_b`` (optional ``criterion``, ``reference``)."""
     if form not in REQUIRED:
         raise InputError(f"unknown form {form!r}; choose {', '.join(REQUIRED)}", field="form")
     out: list[JudgeRequest] = []
