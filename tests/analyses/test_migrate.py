@@ -192,6 +192,10 @@ def test_identical_verdicts_on_many_anchors_are_equivalent():
     r = migrate(t.drop(columns="old_regrade"), old_scale=NINE, new_scale=NINE, n_boot=200)
     assert r.verdict == "EQUIVALENT"
     assert r.quantity("mean_diff").tost_interval[1] > 0   # widened, never a zero-width interval
+    for q in r.raw:
+        assert q.ci[1] > q.ci[0], q.name                      # no printed interval has zero width
+    share = r.quantity("raw_agreement")
+    assert share.estimate == 1.0 and share.ci[1] == 1.0 and share.ci[0] < 1.0   # inside [0, 1]
 
 
 def test_clusters_are_resampled_whole():

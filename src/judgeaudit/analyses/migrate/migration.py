@@ -99,15 +99,25 @@ class _Design:
 
 def _quantity(name: str, label: str, values: np.ndarray, *, design: _Design, level: float, unit_n: int,
               definition: str, test: str = "descriptive", margin: float | None = None, alpha: float = eq.ALPHA,
-              paired: tuple[np.ndarray, np.ndarray] | None = None, floor: float = 0.0, **extra) -> Quantity:
+              paired: tuple[np.ndarray, np.ndarray] | None = None, spread: float = 0.0,
+              bounds: tuple[float, float] = (-np.inf, np.inf), **extra) -> Quantity:
+    """One quantity from its estimate (``values[0]``) and resamples (``values[1:]``). ``spread``: how far one unit
+    can move it; where no resample varies (every unit alike) its intervals are widened by ``spread`` times the
+    share of units that could differ unseen (``equivalence.unseen_share``), never left at zero width, and never
+    past the quantity's ``bounds`` (a share of 1 widens to [1 − f, 1], as an exact interval for n of n does)."""
     est, boot = float(values[0]), values[1:]
-    q = dict(name=name, label=label, estimate=est, ci=_interval(boot, level), test=test, margin=margin,
+    ci = _interval(boot, level)
+    flat = not eq.resamples_vary(boot)
+    if flat and spread > 0 and np.isfinite(est):
+        f = spread * eq.unseen_share(unit_n, (1 - level) / 2)
+        ci = [max(min(ci[0], est - f), bounds[0]), min(max(ci[1], est + f), bounds[1])]
+    q = dict(name=name, label=label, estimate=est, ci=ci, test=test, margin=margin,
              unit=design.unit(), n_units=unit_n, definition=definition, extra=extra)
     if not np.isfinite(est):
         return Quantity(**q, status="not_computable")
     if test == "descriptive" or margin is None:
         return Quantity(**{**q, "test": "descriptive"})
-    floor = floor if not eq.resamples_vary(boot) else 0.0
+    floor = spread * eq.unseen_share(unit_n, alpha) if flat else 0.0
     if test == "two_sided":
         t = eq.two_sided(est, boot, margin, n=unit_n, alpha=alpha, paired=paired, floor=floor)
     else:
@@ -128,7 +138,6 @@ def _grade_quantities(old: np.ndarray, new: np.ndarray, regrade: np.ndarray | No
     both = ~(np.isnan(old) | np.isnan(new))
     d = np.where(both, new - old, np.nan)
     n_units = len(np.unique(design.codes[both]))
-    share = eq.unseen_share(n_units, alpha)
     pairwise = form == "pairwise"
     paired = None if design.grouped else (new[both], old[both])
     mean = st.mean_from(design.sums(st.mean_columns(d, both)))
@@ -136,7 +145,7 @@ def _grade_quantities(old: np.ndarray, new: np.ndarray, regrade: np.ndarray | No
     out.append(_quantity(
         "mean_diff", "win-rate difference (A preferred)" if pairwise else "mean grade difference", mean,
         design=design, level=level, unit_n=n_units, test="two_sided", margin=m_mean, alpha=alpha, paired=paired,
-        floor=rng * share,
+        spread=rng,
         definition=f"{prefix}mean(new − old) over anchors both judges answered" + (
             " (A = 1, tie = ½, B = 0)" if pairwise else "")))
     if threshold is not None and not pairwise:
@@ -145,7 +154,7 @@ def _grade_quantities(old: np.ndarray, new: np.ndarray, regrade: np.ndarray | No
         out.append(_quantity(
             "pass_rate_diff", "pass-rate difference", st.mean_from(design.sums(st.mean_columns(dp, both))),
             design=design, level=level, unit_n=n_units, test="two_sided", margin=margins["pass_rate"], alpha=alpha,
-            paired=None if design.grouped else (pn[both], po[both]), floor=share,
+            paired=None if design.grouped else (pn[both], po[both]), spread=1.0,
             definition=f"{prefix}pass rate(new) − pass rate(old), pass = grade "
                        f"{'≥' if higher_better else '≤'} {threshold:g}"))
     # agreement against the old judge's own re-grade agreement
@@ -168,19 +177,17 @@ def _grade_quantities(old: np.ndarray, new: np.ndarray, regrade: np.ndarray | No
     else:
         k_old, a_old = np.ones_like(k_new), np.ones_like(a_new)
         ceiling = "1 (no re-grade of the old judge was given: a deterministic judge's re-grade agreement)"
-    # where no anchor disagrees the resamples cannot vary: the least κ the data support with the unseen share
-    same_new = np.isfinite(k_new[0]) and float(np.nanmax(np.abs(d))) == 0 if both.any() else False
     out.append(_quantity(
         "agreement", f"agreement ({kind}) minus the old judge's re-grade agreement", k_new - k_old, design=design,
         level=level, unit_n=n_units, test="non_inferiority", margin=margins["agreement"], alpha=alpha,
-        floor=2.0 * share if same_new else 0.0,
+        spread=2.0,
         definition=f"{prefix}{kind}(new, old) − ceiling; ceiling = {ceiling}",
         kappa_new_old=float(k_new[0]), kappa_new_old_ci=_interval(k_new[1:], level),
         ceiling=float(k_old[0]), ceiling_ci=_interval(k_old[1:], level), regrade_given=bool(has_regrade)))
     if not prefix:   # a linked grade is continuous: exact agreement has no meaning for it
         out.append(_quantity(
             "raw_agreement", "share of anchors graded identically", a_new, design=design, level=level,
-            unit_n=n_units, definition="share of anchors where new = old; beside it the old judge's own re-grade "
+            unit_n=n_units, spread=1.0, bounds=(0.0, 1.0), definition="share of anchors where new = old; beside it the old judge's own re-grade "
                                        "share", old_regrade_share=float(a_old[0]) if has_regrade else None))
     if not pairwise:
         lo, hi = st.bland_altman_from(design.sums(st.bland_altman_columns(d)))
@@ -188,7 +195,7 @@ def _grade_quantities(old: np.ndarray, new: np.ndarray, regrade: np.ndarray | No
         widest = np.maximum(np.abs(lo), np.abs(hi))
         q = _quantity("bland_altman", "Bland–Altman limits of agreement (widest)", widest, design=design,
                       level=level, unit_n=n_units, test="two_sided" if m_ba else "descriptive", margin=m_ba,
-                      alpha=alpha,
+                      alpha=alpha, spread=rng,
                       definition=f"{prefix}mean(d) ∓ 1.96·SD(d), d = new − old; the quantity is the larger "
                                  "absolute limit",
                       lower=float(lo[0]), upper=float(hi[0]), lower_ci=_interval(lo[1:], level),
@@ -215,7 +222,7 @@ def _system_quantity(table: pd.DataFrame, old: np.ndarray, new: np.ndarray, desi
     m = margins.get("system_tau")
     return _quantity("system_tau", "rank agreement of systems (Kendall τ_b)", tau - 1.0 if m else tau,
                      design=design, level=level, unit_n=n_sys, test="non_inferiority" if m else "descriptive",
-                     margin=m, alpha=alpha,
+                     margin=m, alpha=alpha, spread=2.0,
                      definition="Kendall τ_b between the systems' mean grades under old and new"
                                 + (" (minus 1: the test is τ ≥ 1 − margin)" if m else ""), systems=int(n_sys))
 
@@ -244,7 +251,7 @@ def _human_quantities(table: pd.DataFrame, old: np.ndarray, new: np.ndarray, des
         out.append(_quantity(
             "human_agreement", "accuracy against the human labels, new − old", acc_new - acc_old, design=design,
             level=level, unit_n=n_lab, test="non_inferiority", margin=margins["human_accuracy"], alpha=alpha,
-            floor=eq.unseen_share(n_lab, alpha) if np.array_equal(c_old[ok], c_new[ok]) else 0.0,
+            spread=1.0,
             definition="accuracy(new) − accuracy(old) on the labelled anchors both answered",
             old=float(acc_old[0]), new=float(acc_new[0]), old_ci=_interval(acc_old[1:], level),
             new_ci=_interval(acc_new[1:], level), labelled=int(ok.sum())))
@@ -255,7 +262,7 @@ def _human_quantities(table: pd.DataFrame, old: np.ndarray, new: np.ndarray, des
         out.append(_quantity(
             "human_agreement", "quadratic κ with the human labels, new − old", k_new - k_old, design=design,
             level=level, unit_n=n_lab, test="non_inferiority", margin=margins["human_kappa"], alpha=alpha,
-            definition="quadratic-weighted κ(new, labels) − κ(old, labels) on the labelled anchors",
+            spread=2.0, definition="quadratic-weighted κ(new, labels) − κ(old, labels) on the labelled anchors",
             old=float(k_old[0]), new=float(k_new[0]), old_ci=_interval(k_old[1:], level),
             new_ci=_interval(k_new[1:], level), labelled=int(lab.sum())))
     out.extend(_ppi(y, lab, old, "ppi_old", "old", level, design))
