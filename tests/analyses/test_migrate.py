@@ -207,12 +207,23 @@ def test_clusters_are_resampled_whole():
 
 
 def test_an_audit_worse_beyond_its_margin_is_not_comparable():
-    from judgeaudit.analyses.migrate import Quantity
+    from judgeaudit.analyses.migrate import audit_quantity
 
-    worse = Quantity(name="validity.R", label="R, new − old", estimate=-0.3, ci=[-0.4, -0.2], test="non_inferiority",
-                     margin=0.1, status="not_equivalent", unit="base item", n_units=48, definition="planted")
+    def audit(diff, ci90, ci95):
+        return audit_quantity("validity.R", "R, new − old", diff, ci90, ci95, margin=0.1, n=48, unit="base item",
+                              definition="planted")
+
+    worse = audit(-0.3, (-0.38, -0.22), (-0.4, -0.2))
+    assert worse.decisive and worse.status == "not_equivalent"
     r = migrate(sm.same_judge(2000, 1), old_scale=NINE, new_scale=NINE, n_boot=200, audits=[worse])
     assert r.verdict == "NOT_COMPARABLE" and "audit" in r.reasons[-1]
+    unclear = audit(-0.1, (-0.2, 0.0), (-0.22, 0.02))               # straddles the margin: the runs cannot tell
+    assert unclear.status == "blind"
+    r = migrate(sm.same_judge(2000, 1), old_scale=NINE, new_scale=NINE, n_boot=200, audits=[unclear])
+    assert r.verdict == "BLIND" and "audits cannot tell" in r.reasons[-1]
+    fine = audit(0.0, (-0.05, 0.05), (-0.06, 0.06))
+    r = migrate(sm.same_judge(2000, 1), old_scale=NINE, new_scale=NINE, n_boot=200, audits=[fine])
+    assert fine.status == "equivalent" and r.verdict == "EQUIVALENT"
 
 
 def test_pairwise_choices_and_labels():
@@ -280,3 +291,37 @@ def test_published_judges_against_themselves_and_each_other(data_dir):
     r = migrate(two_order_anchors(judges[old], judges[small], labels), form="pairwise", n_boot=300)
     assert r.verdict == "NOT_COMPARABLE" and r.n_clusters == 350
     assert r.quantity("human_agreement").estimate == pytest.approx(-0.164, abs=0.005)
+
+
+# ---- the audits: validity runs of both judges ---------------------------------------------------------------
+
+def test_a_judge_insensitive_to_construct_edits_is_not_comparable():
+    """The new judge grades the anchors like the old one, but does not move on construct-changing edits (its
+    own R differs): its validity audit is worse beyond the margin, so the migration is NOT_COMPARABLE; a judge
+    one grade harsher everywhere (a monotone re-scaling) keeps S and R, so its audits pass."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "card"))
+    from test_card_diff_tau import _design, _graded, _latents
+
+    from judgeaudit.card.paired import design_frontier
+    from judgeaudit.commands.migrate import validity_audits
+
+    rng = np.random.default_rng(8)
+    base, edits = _latents(rng, 3.0)                    # a sensitive old judge
+    fa = _graded(rng, base, edits)
+    base0, edits0 = _latents(rng, 0.0)                  # no step on construct edits: R near 0
+    fb = _graded(rng, base0, edits0)
+    audits = validity_audits(fa, fb, margin=0.10, n_boot=300, seed=1)
+    r = next(q for q in audits if q.name == "validity.R")
+    assert r.decisive and r.status == "not_equivalent"
+    res = migrate(sm.same_judge(2000, 1), old_scale=NINE, new_scale=NINE, n_boot=200, audits=audits)
+    assert res.verdict == "NOT_COMPARABLE" and "validity.R" in res.reasons[-1]
+    d = _design()
+    g_base = np.clip(np.round(base + rng.normal(0, 0.7, len(base))), 2, 10)[d.base_index]
+    g_edit = np.clip(np.round(edits + rng.normal(0, 0.7, len(edits))), 2, 10)
+    same = validity_audits(design_frontier(d, g_base, g_edit, 0.9), design_frontier(d, g_base - 1, g_edit - 1, 0.9),
+                           margin=0.10, n_boot=300, seed=1)
+    assert {q.name: q.status for q in same if q.test != "descriptive"} == {"validity.S": "equivalent",
+                                                                           "validity.R": "equivalent"}

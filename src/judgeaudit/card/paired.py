@@ -378,6 +378,10 @@ def _validity_from(folder: Path, judge: str) -> Frontier | str:
                              bar=float(res.get("bar", 0.75)), s_floor=float(res.get("s_floor", 0.90)))
 
 
+validity_frontier_from = _validity_from
+"""The public name of ``_validity_from`` (``migrate --from`` reads the validity runs as card diff does)."""
+
+
 def section_units(card: dict, kind: str) -> tuple[list[Units | Frontier], list[str]]:
     """The per-unit tables of a card's ``kind`` section (one per set for CAP), read from its source run
     folders, and the reasons any could not be read (a moved, rerun or edited input). Empty when the

@@ -116,9 +116,44 @@ def anchor_table(requests: list, old_v: pd.DataFrame, new_v: pd.DataFrame, form:
     return t
 
 
+AUDITED = {"validity.S": "S (invariance on construct-preserving edits)",
+           "validity.R": "R (sensitivity on construct-changing edits)"}
+
+
+def validity_audits(fa, fb, *, margin: float, n_boot: int, seed: int) -> list:  # noqa: ANN001 - card.paired.Frontier
+    """The audit quantities of two validity runs (new − old), each judge read at its own matched point with τ
+    re-selected in every paired resample (``card.paired.compare_validity``, card diff's method): S and R tested
+    for non-inferiority at ``margin``; the other validity statistics descriptive."""
+    from judgeaudit.analyses.migrate import audit_quantity
+    from judgeaudit.card.paired import compare_validity
+
+    c90 = compare_validity(fa, fb, n_boot=n_boot, seed=seed, level=0.90)
+    c95 = compare_validity(fa, fb, n_boot=n_boot, seed=seed, level=0.95)
+    out = []
+    for name, c in c95.items():
+        out.append(audit_quantity(name, f"{AUDITED.get(name, name)}, new − old", c.diff,
+                                  c90[name].ci, c.ci, margin=margin if name in AUDITED else None,
+                                  n=c.n_shared or min(c.n_a, c.n_b), unit=c.unit, definition=c.how))
+    return out
+
+
+def _frontier_of(runs: list, judge: str, field: str):  # noqa: ANN202 - card.paired.Frontier
+    from judgeaudit.card.paired import validity_frontier_from
+    from judgeaudit.card.sources import one_run
+
+    hits = [r for r in runs if r.kind == "validity" and judge in (r.data.get("judges") or {})]
+    if not hits:
+        raise InputError(f"no validity run of judge {judge!r} under the folders given", field=field)
+    f = validity_frontier_from(one_run(hits, f"validity runs of {judge}").path.parent, judge)
+    if isinstance(f, str):
+        raise InputError(f, field=field)
+    return f
+
+
 def run_migrate(old: str, new: str, items: Path, out: Path, *, form: str = "graded", labels: Path | None = None,
                 threshold: float | None = None, margins: dict[str, float] | None = None, regrade: int = 0,
-                link_method: str = "equipercentile",
+                link_method: str = "equipercentile", from_: list[Path] | None = None,
+                audit_margin: float | None = None,
                 n_boot: int = 2000, seed: int = 0, store: Path | None = None, concurrency: int | None = None,
                 api_base: str | None = None):  # noqa: ANN201 - analyses.migrate.MigrateResult
     """Grade the anchors with both judges (and ``regrade`` anchors again with the old one), decide, write."""
@@ -139,7 +174,8 @@ def run_migrate(old: str, new: str, items: Path, out: Path, *, form: str = "grad
         raise InputError(f"must be equipercentile or isotonic, got {link_method!r}", field="--link-method")
     if regrade < 0:
         raise InputError(f"must be 0 or more, got {regrade}", field="--regrade")
-    output_dir(out, writes=WRITES, inputs=[items, labels, store, *spec_inputs([old, new])], kind="migrate")
+    output_dir(out, writes=WRITES, inputs=[items, labels, store, *spec_inputs([old, new]), *(from_ or [])],
+               kind="migrate")
     requests = read_requests(items, form)
     fields = _anchor_fields(items)
     y = read_labels(labels, "win_rate" if form == "pairwise" else "mean") if labels is not None else None
@@ -150,6 +186,14 @@ def run_migrate(old: str, new: str, items: Path, out: Path, *, form: str = "grad
     j_old = _one_judge(old, "--old", api_base)
     j_new = _one_judge(new, "--new", api_base)
     store_path = store or out / "calls.sqlite"
+    audits = []
+    if from_:
+        from judgeaudit.analyses.migrate import AUDIT_MARGIN
+        from judgeaudit.card.sources import collect
+
+        runs = collect(from_)
+        audits = validity_audits(_frontier_of(runs, j_old.id, "--from"), _frontier_of(runs, j_new.id, "--from"),
+                                 margin=audit_margin or AUDIT_MARGIN, n_boot=n_boot, seed=seed)
     old_v = judge_all([j_old], requests + regrade_requests(requests, regrade), store_path=store_path,
                       concurrency=concurrency)
     new_v = judge_all([j_new], requests, store_path=store_path, concurrency=concurrency) \
@@ -158,7 +202,8 @@ def run_migrate(old: str, new: str, items: Path, out: Path, *, form: str = "grad
     result, link = migrate(table, form=form, old_judge=j_old.id, new_judge=j_new.id,
                            old_scale=_scale_record(j_old) if form == "graded" else None,
                            new_scale=_scale_record(j_new) if form == "graded" else None, threshold=threshold,
-                           margins=margins, n_boot=n_boot, seed=seed, link_method=link_method, with_link=True)
+                           margins=margins, n_boot=n_boot, seed=seed, link_method=link_method, audits=audits,
+                           with_link=True)
     with output_set(out, "migrate") as dest:
         result.write(dest / "result.json", items=items, labels=labels)
         if link is not None:
@@ -206,6 +251,11 @@ def migrate_cmd(
                                          "re-grade agreement is the ceiling; 0: taken as 1)")] = 0,
     link_method: Annotated[str, typer.Option("--link-method", help="equipercentile (keeps the old grades' mean and "
                                              "distribution) or isotonic (least squares per anchor)")] = "equipercentile",
+    from_: Annotated[list[Path] | None, typer.Option("--from", help="folders holding validity runs of both judges "
+                                                     "(repeatable): S and R compared, each at its own matched "
+                                                     "point")] = None,
+    audit_margin: Annotated[float | None, typer.Option("--audit-margin", help="how much worse the new judge's S "
+                                                       "and R may be (default 0.10)")] = None,
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="cluster-bootstrap resamples")] = 2000,
     seed: Annotated[int, typer.Option("--seed", help="seed of the resamples and the link's folds")] = 0,
     store: Annotated[Path | None, out_option("--store", what="store", help="call store (default "
@@ -227,7 +277,8 @@ def migrate_cmd(
         if value is None:
             raise InputError("is required", field=name)
     result = run_migrate(old, new, items, out, form=form, labels=labels, threshold=threshold,
-                         margins=parse_margins(margin), regrade=regrade, link_method=link_method, n_boot=bootstrap,
+                         margins=parse_margins(margin), regrade=regrade, link_method=link_method, from_=from_,
+                         audit_margin=audit_margin, n_boot=bootstrap,
                          seed=seed, store=store,
                          concurrency=concurrency, api_base=api_base)
     for line in headline(result):

@@ -288,13 +288,35 @@ def _ppi(y: np.ndarray, lab: np.ndarray, x: np.ndarray, name: str, who: str, lev
                      extra={"unlabelled": int(len(xu))})]
 
 
+AUDIT_MARGIN = 0.10
+"""Default margin of an audit quantity (S, R of the validity runs): the new judge no more than 0.10 worse."""
+
+
+def audit_quantity(name: str, label: str, diff: float, ci90: tuple[float, float], ci95: tuple[float, float], *,
+                   margin: float | None, n: int, unit: str, definition: str) -> Quantity:
+    """An audit quantity (new − old, e.g. R of the two judges' validity runs, each at its own matched point) from
+    its paired intervals: with a margin, ``equivalent`` (no worse: the 90% interval's lower end, a one-sided 95%
+    bound, above −margin), ``not_equivalent`` and ``decisive`` when the whole 95% interval lies below −margin
+    (worse beyond its margin), else ``blind`` (the runs cannot tell)."""
+    q = dict(name=name, label=label, estimate=diff, ci=list(ci95), unit=unit, n_units=n, definition=definition)
+    if margin is None or not np.isfinite(diff):
+        return Quantity(**q, test="descriptive")
+    ok = ci90[0] > -margin
+    worse = ci95[1] < -margin
+    status = "equivalent" if ok else "not_equivalent" if worse else "blind"
+    return Quantity(**q, test="non_inferiority", margin=margin, tost_interval=[ci90[0], None],
+                    method="paired cluster bootstrap of the two runs (card diff's method)", status=status,
+                    decisive=worse)
+
+
 def decide(raw: list[Quantity], linked: list[Quantity], audits: list[Quantity]) -> tuple[str, list[str]]:
     """The verdict and its reasons, from the quantities' statuses (module docstring)."""
     def stated(qs: list[Quantity]) -> list[Quantity]:
         return [q for q in qs if q.test != "descriptive"]
 
     reasons = []
-    worse = [q for q in stated(audits) if q.status != "equivalent"]
+    worse = [q for q in stated(audits) if q.decisive]
+    undecided = [q for q in stated(audits) if q.status == "blind"]
     r, li = stated(raw), stated(linked)
     uncomputable = [q for q in r if q.status == "not_computable"]
     if uncomputable:
@@ -322,6 +344,10 @@ def decide(raw: list[Quantity], linked: list[Quantity], audits: list[Quantity]) 
     if worse:
         reasons.append("an audit quantity is worse beyond its margin: " + ", ".join(q.name for q in worse))
         return "NOT_COMPARABLE", reasons
+    if undecided and verdict in ("EQUIVALENT", "LINKABLE"):
+        reasons.append("but the audits cannot tell whether the new judge is as valid: "
+                       + ", ".join(q.name for q in undecided) + " (their intervals straddle the margin)")
+        return "BLIND", reasons
     return verdict, reasons
 
 
