@@ -58,6 +58,12 @@ COMMANDS = {
                                    "--responder", JUDGE, "--judge", JUDGE, "--regulator", "blind", "--rounds", "1",
                                    "--max-items", "2", "--bootstrap", "20", "--out", str(tmp / "o"),
                                    "--api-base", base],
+    "validity run": lambda tmp, base: ["validity", "run", "--probes", "bundled", "--judge", JUDGE, "--regrade", "4",
+                                       "--bootstrap", "20", "--out", str(tmp / "o"), "--api-base", base],
+    "cap run": lambda tmp, base: ["cap", "run", "--set", f"llmbar:{DATA / 'llmbar'}", "--judge", JUDGE,
+                                  "--bootstrap", "20", "--out", str(tmp / "o"), "--api-base", base],
+    "migrate": lambda tmp, base: ["migrate", "--old", JUDGE, "--new", "api:openai/gpt-4.1-mini", "--items",
+                                  str(_items(tmp)), "--bootstrap", "20", "--out", str(tmp / "o"), "--api-base", base],
     "world run": lambda tmp, base: ["world", "run", "--set", f"halueval:{DATA / 'halueval'}", "--judge", JUDGE,
                                     "--max-items", "4", "--votes", "1", "--bootstrap", "20", "--out",
                                     str(tmp / "o"), "--api-base", base],
@@ -89,8 +95,4 @@ def test_the_loop_step_of_card_run_missing_goes_to_its_api_base(two_servers, tmp
     assert "loop (loop): at most 48 calls" in r.output, r.output
     assert (tmp_path / "c" / "runs" / "loop" / "result.json").is_file()
     assert len(named.requests) > 0, r.output
-    import sqlite3
-    con = sqlite3.connect(tmp_path / "c" / "runs" / "calls.sqlite")
-    print("RC", r.exit_code, repr(r.exception)); print("NAMED", len(named.requests), "DECOY", len(decoy.requests), con.execute("select judge_id, status, count(*) from calls group by 1,2").fetchall())
-    print(sorted(p.name for p in (tmp_path / "c" / "runs").rglob("*")))
     assert len(decoy.requests) == 0, f"{len(decoy.requests)} calls went to the provider's default endpoint"
