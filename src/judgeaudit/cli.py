@@ -311,8 +311,21 @@ def _run_card_experiment(exp) -> None:  # noqa: ANN001 - experiment.CardExperime
         print(line)
 
 
+def _run_migrate_experiment(exp) -> None:  # noqa: ANN001 - experiment.MigrateExperiment
+    from judgeaudit.commands.migrate import headline, parse_margins, run_migrate
+
+    margins = parse_margins([f"{k}={v}" for k, v in exp.margins.items()])
+    r = run_migrate(exp.old, exp.new, exp.items, exp.out, form=exp.form, labels=exp.labels, threshold=exp.threshold,
+                    margins=margins, regrade=exp.regrade, link_method=exp.link_method, from_=list(exp.from_) or None,
+                    audit_margin=exp.audit_margin, n_boot=exp.bootstrap, seed=exp.seed, store=exp.store,
+                    concurrency=exp.concurrency, api_base=exp.api_base)
+    for line in headline(r):
+        print(line)
+
+
 _EXPERIMENT_RUNNERS = {"validity": _run_validity_experiment, "world": _run_world_experiment,
-                       "loop": _run_loop_experiment, "card": _run_card_experiment}
+                       "loop": _run_loop_experiment, "card": _run_card_experiment,
+                       "migrate": _run_migrate_experiment}
 
 
 @app.command("demo")

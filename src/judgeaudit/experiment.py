@@ -15,9 +15,10 @@
     bootstrap: 2000
     allow_failures: false         # true: exit 0 even when a judge produced no usable verdict
 
-``analysis: world``, ``loop`` and ``card`` take the options of ``judgeaudit world run``, ``loop run`` and
-``card`` under their option names (``set``, ``judges``, ``arms``, ``votes``, …; ``task``, ``data``,
-``responder``, ``regulators``, …; ``judge``, ``from``, ``run_missing``, …), and every analysis takes the call
+``analysis: world``, ``loop``, ``card`` and ``migrate`` take the options of ``judgeaudit world run``, ``loop run``,
+``card`` and ``migrate`` under their option names (``set``, ``judges``, ``arms``, ``votes``, …; ``task``, ``data``,
+``responder``, ``regulators``, …; ``judge``, ``from``, ``run_missing``, …; ``old``, ``new``, ``items``, ``labels``,
+``margins`` as a mapping, ``regrade``, …), and every analysis takes the call
 options ``timeout``, ``retries``, ``rpm`` and ``api_base``.
 
 ``validity``, ``world`` and ``loop`` experiments also take the keys of their commands' ``--batch``,
@@ -158,8 +159,25 @@ class CardExperiment(_Experiment):
     bootstrap: int = 2000
 
 
+class MigrateExperiment(_Experiment):
+    analysis: Literal["migrate"]
+    old: str
+    new: str
+    items: Path
+    form: Literal["graded", "pairwise"] = "graded"
+    labels: Path | None = None
+    threshold: float | None = None
+    margins: dict[str, float] = Field(default_factory=dict)
+    regrade: int = 0
+    link_method: Literal["equipercentile", "isotonic"] = "equipercentile"
+    from_: list[Path] = Field(default_factory=list, alias="from")
+    audit_margin: float | None = None
+    bootstrap: int = 2000
+
+
 EXPERIMENTS: dict[str, type[_Experiment]] = {"validity": ValidityExperiment, "world": WorldExperiment,
-                                             "loop": LoopExperiment, "card": CardExperiment}
+                                             "loop": LoopExperiment, "card": CardExperiment,
+                                             "migrate": MigrateExperiment}
 """The analyses an experiment file can run, by its ``analysis:``."""
 
 def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
@@ -171,13 +189,18 @@ def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
         out += [(("set",), p) for p in set_inputs([exp.set_])]
     if isinstance(exp, LoopExperiment):
         out.append((("data",), exp.data))
-    if isinstance(exp, CardExperiment):
+    if isinstance(exp, CardExperiment | MigrateExperiment):
         out += [(("from", i), f) for i, f in enumerate(exp.from_)]
+    if isinstance(exp, CardExperiment):
         out += [(("ledger",), exp.ledger)] if exp.ledger is not None else []
+    if isinstance(exp, MigrateExperiment):
+        out.append((("items",), exp.items))
+        out += [(("labels",), exp.labels)] if exp.labels is not None else []
     return out
 
 
-_WRITES = {"validity": ("result.json", "verdicts.parquet", "report.html"), "world": (), "loop": (), "card": ()}
+_WRITES = {"validity": ("result.json", "verdicts.parquet", "report.html"), "world": (), "loop": (), "card": (),
+           "migrate": ("result.json", "link.json", "verdicts.parquet", "report.html")}
 
 
 def _relative(base: Path, v: Any) -> Any:
@@ -209,7 +232,8 @@ def load_experiment(path: str | Path) -> _Experiment:
     _check_code(exp, node, p)
     base = p.parent
     update = {name: _relative(base, getattr(exp, name))
-              for name in ("out", "store", "data", "ledger", "from_", "batch_out") if hasattr(exp, name)}
+              for name in ("out", "store", "data", "ledger", "from_", "batch_out", "items", "labels")
+              if hasattr(exp, name)}
     if isinstance(exp, ValidityExperiment) and exp.probes != "bundled" and not Path(exp.probes).is_absolute():
         update["probes"] = str(base / exp.probes)
     if isinstance(exp, WorldExperiment) and ":" in exp.set_:
@@ -230,7 +254,7 @@ def load_experiment(path: str | Path) -> _Experiment:
     return exp
 
 
-_SPEC_FIELDS = ("judge", "judge2", "responder", "rewriter")
+_SPEC_FIELDS = ("judge", "judge2", "responder", "rewriter", "old", "new")
 """The single judge-spec keys of an experiment (``judges`` is the list of them)."""
 
 

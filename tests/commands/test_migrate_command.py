@@ -135,3 +135,20 @@ def test_the_card_and_the_gate_read_a_migrate_run(tmp_path, cli_main):
     policy.write_text("bars:\n  - migrate.verdict >= 1\n")
     g = cli_main("gate", policy, "--card", tmp_path / "card" / "card.json")
     assert g.returncode == 2 and "migrate.equivalent" in g.stdout + g.stderr
+
+
+def test_an_experiment_file_runs_migrate_and_refuses_unconsented_code(tmp_path, cli_main):
+    t = sm.same_judge(400, 3)
+    anchors, old, new = _write(tmp_path, t)
+    exp = tmp_path / "exp.yaml"
+    exp.write_text(f"analysis: migrate\nout: m\nold: replay:{old}\nnew: replay:{new}\nitems: {anchors.name}\n"
+                   "regrade: 400\nbootstrap: 100\nmargins:\n  agreement: 0.2\n")
+    r = cli_main("run", exp)
+    assert r.returncode == 0, r.stderr
+    res = MigrateResult.read(tmp_path / "m" / "result.json")
+    assert res.margins["agreement"] == 0.2 and res.quantity("agreement").margin == 0.2
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(f"analysis: migrate\nout: m2\nold: python:os:system\nnew: replay:{new}\nitems: {anchors.name}\n")
+    r = cli_main("run", bad)
+    assert r.returncode == 2 and "bad.yaml:3" in r.stderr and "--allow-code" in r.stderr
+    assert not (tmp_path / "m2").exists()
