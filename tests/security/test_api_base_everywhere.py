@@ -96,3 +96,15 @@ def test_the_loop_step_of_card_run_missing_goes_to_its_api_base(two_servers, tmp
     assert (tmp_path / "c" / "runs" / "loop" / "result.json").is_file()
     assert len(named.requests) > 0, r.output
     assert len(decoy.requests) == 0, f"{len(decoy.requests)} calls went to the provider's default endpoint"
+
+
+def test_every_step_of_card_run_missing_goes_to_its_api_base(two_servers, tmp_path):
+    """Nothing given: the validity, CAP, world and loop steps all run, and every call goes to ``--api-base``."""
+    named, decoy = two_servers
+    r = CliRunner().invoke(app, ["card", "--judge", JUDGE, "--run-missing", "--yes", "--bootstrap", "20",
+                                 "--out", str(tmp_path / "c"), "--api-base", named.base_url])
+    assert r.exit_code == 0, (r.output, r.exception)
+    for step in ("validity", "world", "loop"):
+        assert f"{step} ({step}):" in r.output, r.output
+    assert len(named.requests) > 700
+    assert len(decoy.requests) == 0, f"{len(decoy.requests)} calls went to the provider's default endpoint"
