@@ -74,3 +74,20 @@ def template_versions(folder: Path, text: str, versions: tuple[str, ...] = ("1",
         paths.append(folder / f"t{v}.yaml")
         paths[-1].write_text(text.format(version=v))
     return paths
+
+
+def small_probes(tmp_path: Path, n_bases: int = 6) -> Path:
+    """The bundled probes of the first ``n_bases`` base items, as a probe file in ``tmp_path``."""
+    from judgeaudit.probes.io import bundled_probes_path
+
+    keep, bases = [], []
+    for line in bundled_probes_path().read_text().splitlines():
+        base = json.loads(line)["base_id"]
+        if base not in bases:
+            if len(bases) == n_bases:
+                break
+            bases.append(base)
+        keep.append(line)
+    path = tmp_path / "probes.jsonl"
+    path.write_text("\n".join(keep) + "\n")
+    return path

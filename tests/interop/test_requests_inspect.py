@@ -12,26 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 import pyjudge_callables as cb
-from testkit import require
+from testkit import require, small_probes
 from judgeaudit.cli import app
 from judgeaudit.commands.validity import run_validity
 from judgeaudit.interop.export import request_of
-from judgeaudit.probes.io import bundled_probes_path
 
 
-def _small_probes(tmp_path: Path, n_bases: int = 6) -> Path:
-    """The bundled probes of the first ``n_bases`` base items."""
-    keep, bases = [], []
-    for line in bundled_probes_path().read_text().splitlines():
-        base = json.loads(line)["base_id"]
-        if base not in bases:
-            if len(bases) == n_bases:
-                break
-            bases.append(base)
-        keep.append(line)
-    path = tmp_path / "probes.jsonl"
-    path.write_text("\n".join(keep) + "\n")
-    return path
 
 
 def _eval(task_file: Path, replies: dict[str, str], log_dir: Path, monkeypatch):
@@ -58,7 +44,7 @@ def _eval(task_file: Path, replies: dict[str, str], log_dir: Path, monkeypatch):
 @pytest.mark.slow   # two Inspect evals and three validity runs
 def test_exported_inspect_task_round_trip(tmp_path, monkeypatch):
     require("inspect_ai", "the Inspect AI tests need inspect-ai (pip install -e '.[inspect]')")
-    probes = _small_probes(tmp_path)
+    probes = small_probes(tmp_path)
     out = tmp_path / "export"
     res = CliRunner().invoke(app, ["requests", "export", "--analysis", "validity", "--probes", str(probes),
                                    "--regrade", "0", "--out", str(out)])

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from testkit import small_probes
 from typer.testing import CliRunner
 
 from judgeaudit.cli import app
@@ -217,20 +218,6 @@ def _promptfoo_results(out: Path, path: Path) -> Path:
     return path
 
 
-def _small_probes(tmp_path: Path, n_bases: int = 6) -> Path:
-    from judgeaudit.probes.io import bundled_probes_path
-
-    keep, bases = [], []
-    for line in bundled_probes_path().read_text().splitlines():
-        base = json.loads(line)["base_id"]
-        if base not in bases:
-            if len(bases) == n_bases:
-                break
-            bases.append(base)
-        keep.append(line)
-    path = tmp_path / "probes.jsonl"
-    path.write_text("\n".join(keep) + "\n")
-    return path
 
 
 def _strip(d: dict, spec: str) -> str:
@@ -247,7 +234,7 @@ def test_validity_round_trip_through_every_export_format(tmp_path, monkeypatch, 
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     template = _template(kind, tmp_path)
-    probes = _small_probes(tmp_path)
+    probes = small_probes(tmp_path)
     srv = fake_server()
     srv._reply_text = lambda body, prompt: scripted_reply(body["messages"])   # the judge hears the roles
     spec = f"api:openai/judge-model?template={template}"

@@ -14,6 +14,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from fakeserver import FakeServer
 from testkit import interruptible, stored_ok
 
@@ -44,12 +46,15 @@ def _interrupt_once_stored(proc, db, k: int, sig: int = signal.SIGINT) -> str:
     return err
 
 
-def test_sigint_mid_run_prints_the_resume_line_and_keeps_the_calls(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_mid_run_prints_the_resume_line_and_keeps_the_calls(tmp_path, sig):
+    """Ctrl-C, and SIGTERM (a scheduler's stop, ``kill``) alike: the calls answered are stored, one line says how
+    many and where, exit 130 or 143 (128 + SIGTERM), and a rerun makes only the missing calls."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
     with FakeServer(responder=lambda p: "Score: 6", latency=0.05) as srv:
         args, db, out = _judge_args(tmp_path, srv, N, 2)
         proc = interruptible(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        err = _interrupt_once_stored(proc, db, 20)
+        err = _interrupt_once_stored(proc, db, 20, sig)
         stored = stored_ok(db)
         assert 20 <= stored < N, "the interrupt must land mid-run"
         m = re.search(r"interrupted: (\d+) of (\d+) calls of api:openai/fake-judge stored in (.+); "
@@ -103,26 +108,6 @@ def test_a_second_ctrl_c_aborts_the_wait(tmp_path):
         assert proc.returncode == 130, err_file.read_text()
         assert sum(srv.answered.values()) == 0 and stored_ok(db) == 0   # it left before any answer came
         assert "Traceback" not in err_file.read_text()
-
-
-def test_sigterm_mid_run_leaves_the_resume_line_and_keeps_the_calls(tmp_path):
-    """SIGTERM (a scheduler's stop, ``kill``) ends the run as Ctrl-C does: the calls answered are stored, one
-    line says how many and where, exit 143 (128 + SIGTERM), and a rerun makes only the missing calls."""
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
-    with FakeServer(responder=lambda p: "Score: 6", latency=0.05) as srv:
-        args, db, out = _judge_args(tmp_path, srv, N, 2)
-        proc = interruptible(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        err = _interrupt_once_stored(proc, db, 20, signal.SIGTERM)
-        stored = stored_ok(db)
-        assert 20 <= stored < N, "the signal must land mid-run"
-        m = re.search(r"interrupted: (\d+) of (\d+) calls of api:openai/fake-judge stored in (.+); "
-                      r"rerun the same command to resume", err)
-        assert m, err
-        assert (int(m[1]), int(m[2]), m[3]) == (stored, N, str(db))
-        assert not (out / "verdicts.jsonl").exists()
-        asked_before = len(srv.requests)
-        assert subprocess.run(args, env=env, capture_output=True, text=True).returncode == 0
-        assert len(srv.requests) - asked_before == N - stored
 
 
 def test_sigterm_before_any_answer_says_how_to_resume(tmp_path):
