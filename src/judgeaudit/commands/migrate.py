@@ -299,7 +299,7 @@ def apply_link(link_path: Path, verdicts: str, out: Path, *, judge: str | None =
     from judgeaudit.validate import output_dir, spec_inputs
 
     output_dir(out, writes=("verdicts.jsonl", "verdicts.parquet", "result.json"),
-               inputs=[link_path, *spec_inputs([verdicts]), Path(verdicts)], kind="migrate apply")
+               inputs=[link_path, *spec_inputs([verdicts]), Path(verdicts)], kind="migrate apply", quiet=True)
     try:
         link = Link.from_dict(json.loads(Path(link_path).read_text(encoding="utf-8")))
     except OSError as e:
