@@ -16,8 +16,12 @@ from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands.common import RetriesOpt, RpmOpt, TemplateOpt, TimeoutOpt
 from judgeaudit.commands import register
+from judgeaudit.commands.common import CONSTRUCT_VALIDITY, ApiBaseOpt, BootstrapOpt, ConcurrencyOpt, SeedOpt, StoreOpt
 
-app = typer.Typer(help="The (S, R) validity profile (construct-validity.txt §2, §5.1–5.2).", no_args_is_help=True)
+VALIDITY_HELP = (f"Construct validity of a judge ({CONSTRUCT_VALIDITY} §2, §5.1–5.2): a valid judge keeps its "
+                 "verdict under an edit that preserves the construct (invariance S) and changes it under a minimal "
+                 "edit that changes the construct (sensitivity R); the (S, R) profile reports both, with intervals.")
+app = typer.Typer(help=VALIDITY_HELP, no_args_is_help=True)
 console = Console(stderr=True)
 
 @dataclass(frozen=True)
@@ -122,12 +126,12 @@ def run_cmd(
     probes: Annotated[str, typer.Option("--probes", help="probe JSONL, or 'bundled'")] = "bundled",
     s_floor: Annotated[float, typer.Option("--s-floor", help="invariance floor, set before the run")] = 0.90,
     bar: Annotated[float, typer.Option("--bar", help="raw pairwise agreement bar for a slot/axis")] = 0.75,
-    bootstrap: Annotated[int, typer.Option("--bootstrap")] = 2000,
+    bootstrap: BootstrapOpt = 2000,
     regrade: Annotated[int, typer.Option("--regrade", help="requests re-graded for regrade agreement")] = 48,
-    store: Annotated[Path | None, out_option("--store", what="store")] = None,
-    concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
-    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    store: StoreOpt = None,
+    concurrency: ConcurrencyOpt = None,
+    api_base: ApiBaseOpt = None,
+    seed: SeedOpt = 0,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
@@ -142,7 +146,9 @@ def run_cmd(
     ledger: register.LedgerOpt = None,
     strict_register: register.StrictOpt = False,
 ) -> None:
-    """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html (and OUT/register.json with --ledger)."""
+    """The (S, R) validity profile of each judge on the probes: invariance S (verdict kept under construct-preserving
+    edits) and sensitivity R (verdict changed under minimal construct-changing edits). Writes OUT/result.json,
+    OUT/verdicts.parquet and OUT/report.html (and OUT/register.json with --ledger)."""
     from judgeaudit.runfolder import output_set
 
     led = register.load(ledger, strict_register)

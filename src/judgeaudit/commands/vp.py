@@ -1,4 +1,4 @@
-"""``judgeaudit vp audit``: validation power of label sets (construct-validity.txt Def. 6, §5.4,
+"""``judgeaudit vp audit``: validation power of label sets (the construct-validity paper, Def. 6, §5.4,
 App. E) — how much of each set a reader of surface form alone recovers, per input mode."""
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from judgeaudit.analyses.validation_power import ValidationPowerResult, audit_va
 from judgeaudit.commands import register
 from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt
 from judgeaudit.errors import InputError
+from judgeaudit.commands.common import CONSTRUCT_VALIDITY
 
 app = typer.Typer(help="Validation power of label sets: could surface form alone reproduce the labels? "
-                       "(construct-validity.txt Def. 6, App. E)", no_args_is_help=True)
+                       f"({CONSTRUCT_VALIDITY} Def. 6, App. E)", no_args_is_help=True)
 console = Console(stderr=True)
 
 DEFAULT_PERMUTATIONS = 20
@@ -135,7 +136,7 @@ def print_table(result: ValidationPowerResult) -> None:
 
 @app.callback()
 def _group() -> None:
-    """Validation power of label sets (construct-validity.txt Def. 6, App. E)."""
+    """Validation power of label sets (“Construct Validity for LLM-as-a-Judge Evaluation”, Def. 6, App. E)."""
 
 
 @app.command("audit")

@@ -24,6 +24,7 @@ from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, RetriesOpt,
                                          RpmOpt, TemplateOpt, TimeoutOpt, calls_checked)
 from judgeaudit.runfolder import output_set
+from judgeaudit.commands.common import ApiBaseOpt, BootstrapOpt, ConcurrencyOpt, SeedOpt, StoreOpt
 
 app = typer.Typer(help="What a judge must be shown: blind vs informed arms, world variants, factorial.",
                   no_args_is_help=True)
@@ -283,12 +284,12 @@ _Judge = Annotated[list[str], typer.Option("--judge", help="judge spec (repeatab
 _Out = Annotated[Path, out_option("--out", what="folder", help="output folder")]
 _Votes = Annotated[int, typer.Option("--votes", help="samples per request (pooled)")]
 _Form = Annotated[str, typer.Option("--form", help="label | sentences | typed | score | defects")]
-_MaxItems = Annotated[int | None, typer.Option("--max-items")]
-_Store = Annotated[Path | None, out_option("--store", what="store")]
-_Conc = Annotated[int | None, typer.Option("--concurrency")]
-_Base = Annotated[str | None, typer.Option("--api-base")]
-_Boot = Annotated[int, typer.Option("--bootstrap")]
-_Seed = Annotated[int, typer.Option("--seed")]
+_MaxItems = Annotated[int | None, typer.Option("--max-items", help="judge the first N items only (whole groups)")]
+_Store = StoreOpt
+_Conc = ConcurrencyOpt
+_Base = ApiBaseOpt
+_Boot = BootstrapOpt
+_Seed = SeedOpt
 _Temp = Annotated[float, typer.Option("--temperature", help="sampling temperature of the votes")]
 _Split = Annotated[str, typer.Option(
     "--split", help="all | report (leave out the structural judge's development items) | dev")]
@@ -302,7 +303,7 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             votes: _Votes = 3, form: _Form = "label", max_items: _MaxItems = None, store: _Store = None,
             concurrency: _Conc = None, api_base: _Base = None, bootstrap: _Boot = 2000, seed: _Seed = 0,
             temperature: _Temp = 0.3,
-            strict_threshold: Annotated[float, typer.Option("--strict-threshold")] = 0.5,
+            strict_threshold: Annotated[float, typer.Option("--strict-threshold", help="strict span match: the overlap coefficient of content tokens a complaint's quote and a marked segment must reach")] = 0.5,
             top_k: Annotated[int, typer.Option("--top-k", help="routed arm: world sentences per claim")] = 5,
             matcher_judge: Annotated[str | None, typer.Option(
                 "--matcher-judge", help="judge spec of the generous span matcher (form defects)")] = None,
