@@ -54,6 +54,19 @@ BLIND_SPOT = "Kumar, Pothuneedi & Bandak, “The Anatomy of a Blind Spot: What a
 CAP_PAPER = "Li et al., “Conditional Accuracy Profiles: Diagnosing LLM Judges across Deployment Conditions”"
 """The papers whose definitions the commands implement, as help texts cite them."""
 
+def with_interval(value: float | None, ci: object = None, *, digits: int = 3, pct: bool = False) -> str:
+    """``value [lo, hi]`` as a report prints an estimate with its interval (``pct``: as percentages); ``—`` for
+    no value, the value alone where it has no interval."""
+    def one(v: float) -> str:
+        return f"{100 * v:.1f}%" if pct else f"{v:.{digits}f}"
+
+    if value is None or value != value:
+        return "—"
+    if ci is None or len(ci) != 2 or any(c is None or c != c for c in ci):
+        return one(value)
+    return f"{one(value)} [{one(ci[0])}, {one(ci[1])}]"
+
+
 TemplateOpt = Annotated[str | None, typer.Option(
     "--template", help="judge template (a YAML file or a built-in name: judgeaudit templates list) for every "
     "api: and local --judge")]
