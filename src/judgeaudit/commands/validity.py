@@ -109,13 +109,20 @@ def summary_table(result) -> pd.DataFrame:
 
 
 def print_summary(result) -> None:
+    """The summary table on the terminal: each estimate with its 95% interval as the report prints it
+    (``value [lo, hi]``, from result.json's ``*_ci``)."""
     from rich.table import Table
 
+    from judgeaudit.commands.common import with_interval
+
+    judges = result.to_dict()["judges"]
     df = summary_table(result)
-    table = Table(*df.columns, title="validity profile at matched invariance")
-    for row in df.itertuples(index=False):
-        table.add_row(*("—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v) for v in row))
-    Console(width=240).print(table)  # every column whole, on a terminal or in a log
+    table = Table(*df.columns, title="validity profile at matched invariance (95% intervals)")
+    for row in df.to_dict("records"):
+        ci = judges[row["judge"]]
+        table.add_row(*("—" if v is None else with_interval(v, ci.get(f"{c}_ci")) if isinstance(v, float) else str(v)
+                        for c, v in row.items()))
+    Console(width=400).print(table)  # every column whole, on a terminal or in a log
 
 
 @app.command("run")
