@@ -269,6 +269,22 @@ def matcher_failed(result: dict, allow_failures: bool, *, echo: Console = consol
     raise typer.Exit(1)
 
 
+def summary_lines(result: dict) -> list[str]:
+    """One line per judge and arm: balanced accuracy, recall and specificity, each with its 95% interval as the
+    report prints it (``value [lo, hi]``, from result.json's ``ci``), and the answers they rest on."""
+    from judgeaudit.commands.common import with_interval
+
+    lines = []
+    for judge, j in result["judges"].items():
+        for arm, a in j["arms"].items():
+            ci = a.get("ci") or {}
+            rates = ", ".join(f"{name} {with_interval(a.get(key), ci.get(key))}" for name, key in (
+                ("balanced accuracy", "balanced_accuracy"), ("recall", "recall"), ("specificity", "specificity")))
+            lines.append(f"{judge} · {arm}: {rates} (n = {a['n']}: {a['n_defective']} defective, "
+                         f"{a['n_clean']} clean)")
+    return lines
+
+
 def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> None:
     from judgeaudit.report.html import write_page
     from judgeaudit.report.world import world_markdown, world_sections
@@ -276,6 +292,8 @@ def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> Non
     with output_set(out, "world") as dest:
         write_page(dest / "report.html", "judgeaudit — what the judge must be shown", world_sections(run.result))
         (dest / "report.md").write_text(world_markdown(run.result))
+    for line in summary_lines(run.result):
+        echo.print(line, highlight=False, markup=False, soft_wrap=True)
     echo.print(f"→ {out}/result.json, {out}/verdicts.parquet, {out}/report.html, {out}/report.md")
 
 
