@@ -83,3 +83,10 @@ def test_the_old_spelling_still_works_hidden():
     _, build, _ = next(c for c in COMMANDS if c[0] == ("probes", "build"))
     hidden = {o for p in build.params if p.param_type_name == "option" and p.hidden for o in p.opts}
     assert "--allow-shared-family" in hidden
+    required = ["--bases", "b.jsonl", "--generator", "local", "--verifier", "local", "--out", "o",
+                "--audited-family", "x"]
+    for flag in ("--allow-shared-family", "--allow-same-family"):
+        ctx = build.make_context("build", [*required, flag])
+        assert ctx.params["allow_same_family"] or ctx.params["allow_shared_family"]
+    ctx = build.make_context("build", required)
+    assert not (ctx.params["allow_same_family"] or ctx.params["allow_shared_family"])
