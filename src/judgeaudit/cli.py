@@ -19,6 +19,7 @@ from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, Bac
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit import consent
 from judgeaudit.errors import InputError
+from judgeaudit.commands.common import ApiBaseOpt, ConcurrencyOpt
 
 # Verb groups that live in their own modules (each exposes a typer app named ``app``), and commands that are one
 # function of a module. Each is imported only when its name is on the command line (or for the top-level help),
@@ -56,7 +57,13 @@ class _LazyGroup(typer.core.TyperGroup):
             if cmd is None:
                 return None
             self.add_command(cmd, name)
-        return super().get_command(ctx, name)
+        cmd = super().get_command(ctx, name)
+        if cmd is not None:
+            _flags_shown_as_flags(cmd)
+        return cmd
+
+    def get_help_option(self, ctx: click.Context):  # noqa: ANN201 - click's own
+        return _as_flag(super().get_help_option(ctx))
 
     def invoke(self, ctx: click.Context):  # noqa: ANN201 - click's own
         """Run the command; what its outputs hold is recorded as its own when it ends, whatever the outcome
@@ -75,6 +82,25 @@ class _LazyGroup(typer.core.TyperGroup):
 
         _startup.uninstall()   # from here on Ctrl-C is handled by main()
         return found
+
+
+def _as_flag(param):  # noqa: ANN001, ANN202 - a click parameter, or None
+    """A flag (an option taking no value) shown in help as a flag: no value type (typer would show ``<bool>``)."""
+    if param is not None and getattr(param, "is_flag", False) and param.metavar is None:
+        param.metavar = ""
+    return param
+
+
+def _flags_shown_as_flags(cmd: click.Command) -> None:
+    """Every flag of ``cmd`` and of the commands under it, ``--help`` included, shown as a flag (``_as_flag``)."""
+    if getattr(cmd, "_flags_shown", False):
+        return
+    cmd._flags_shown = True
+    for p in cmd.params:
+        _as_flag(p)
+    _as_flag(cmd.get_help_option(cmd.context_class(cmd)))
+    for sub in getattr(cmd, "commands", {}).values():
+        _flags_shown_as_flags(sub)
 
 
 def _load_command(name: str) -> click.Command | None:
@@ -143,11 +169,11 @@ def judge_cmd(
     out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
     form: Annotated[str, typer.Option("--form", help="graded | pairwise | defects | label | sentences")] = "graded",
     store: Annotated[Path | None, out_option("--store", what="store", help="call store (default OUT/calls.sqlite)")] = None,
-    concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
-    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    concurrency: ConcurrencyOpt = None,
+    api_base: ApiBaseOpt = None,
     rpm: Annotated[float | None, typer.Option("--rpm", help="requests per minute limit")] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="per-call timeout, seconds")] = 120.0,
-    retries: Annotated[int, typer.Option("--retries")] = 5,
+    retries: Annotated[int, typer.Option("--retries", help="retries of a failed call (at most 20)")] = 5,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
@@ -195,7 +221,7 @@ def _warn_skipped(cs) -> None:  # noqa: ANN001
 
 
 @store_app.command("stats")
-def store_stats(store: Annotated[Path, typer.Option("--store")]) -> None:
+def store_stats(store: Annotated[Path, typer.Option("--store", help="the call store to read (a calls.sqlite file)")]) -> None:
     """Calls, failures, parse failures, tokens and cost per judge."""
     with _open_store(store) as cs:
         df = cs.stats()
@@ -215,7 +241,7 @@ def store_stats(store: Annotated[Path, typer.Option("--store")]) -> None:
 
 
 @store_app.command("export")
-def store_export(store: Annotated[Path, typer.Option("--store")],
+def store_export(store: Annotated[Path, typer.Option("--store", help="the call store to read (a calls.sqlite file)")],
                  out: Annotated[Path, out_option("--out", what="file", help="a .parquet or .jsonl file")]) -> None:
     """Export every stored call to Parquet or JSONL (replacing only an earlier export, never another file)."""
     from judgeaudit.runtime.store import is_export

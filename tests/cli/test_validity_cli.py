@@ -97,3 +97,17 @@ def test_yaml_experiment_runs_and_bad_files_name_the_line(tmp_path, planted_repl
     exp.write_text("analysis: validity\njudges: [local\n")
     rc, log = _run("run", str(exp))
     assert rc == 2 and "exp.yaml:" in log and "malformed YAML" in log
+
+
+def test_validity_run_prints_each_estimate_with_its_interval(tmp_path, cli_main):
+    """The terminal table carries what the report carries: S, R, … as value [lo, hi] from result.json's *_ci."""
+    out = tmp_path / "out"
+    r = cli_main("validity", "run", "--judge", "reference:random", "--bootstrap", "50", "--regrade", "0",
+                 "--out", out)
+    assert r.returncode == 0, r.stderr
+    j = json.loads((out / "result.json").read_text())["judges"]["reference:random"]
+    row = next(x for x in r.stdout.splitlines() if "reference:random" in x)
+    for q in ("S", "R"):
+        lo, hi = j[f"{q}_ci"]
+        assert lo < hi   # a judge answering at random: the resamples vary
+        assert f"{j[q]:.3f} [{lo:.3f}, {hi:.3f}]" in row, (q, row)

@@ -69,3 +69,20 @@ def test_vp_audit_of_an_llmbar_folder_audits_each_set_and_pools_on_request(data_
                               n_boot=10, transfer=False, out=tmp_path / "pooled")
     assert pooled.set_names == ["llmbar"]
     assert "llmbar (pooled on request over subset Natural, " in (tmp_path / "pooled" / "report.html").read_text()
+
+
+def test_vp_audit_prints_each_kappa_with_its_interval(tmp_path, cli_main):
+    """The terminal summary carries what the report carries: κ as value [lo, hi], from result.json's a_imp_ci."""
+    p = length_pairs_file(tmp_path, 60)
+    out = tmp_path / "out"
+    r = cli_main("vp", "audit", "--set", f"jsonl:{p}?prompt=q&response_a=ra&response_b=rb&label=pref",
+                 "--permutations", "3", "--out", out, "--no-transfer")
+    assert r.returncode == 0, r.stderr
+    sets = json.loads((out / "result.json").read_text())["sets"]["pairs"]
+    for mode in ("item", "paired"):
+        m = sets[mode]
+        lo, hi = m["a_imp_ci"]
+        assert lo <= m["a_imp"] <= hi
+        line = next(x for x in r.stdout.splitlines() if x.startswith(f"pairs · {mode}: "))
+        assert f"κ {m['a_imp']:.3f} [{lo:.3f}, {hi:.3f}]" in line, line
+    assert "n = 60 pairs" in r.stdout and "n = 120 items" in r.stdout

@@ -125,3 +125,23 @@ def test_generous_matcher_backed_by_a_judge_on_the_fake_server(tmp_path, fake_se
     with pytest.raises(InputError, match="--form defects"):
         run_world_cmd("tiny:x", ["scripted"], ["blind"], out=tmp_path / "p", votes=1, items=tiny_items(),
                       progress=False, matcher_judge="api:openai/matcher", api_base=srv.base_url)
+
+
+def test_world_run_prints_each_rate_with_its_interval(tmp_path, fake_world_set, monkeypatch, cli_main):
+    """The terminal summary carries what the report carries: per judge and arm, each rate as value [lo, hi]."""
+    from world_fixtures import ScriptedJudge
+
+    monkeypatch.setattr("judgeaudit.commands.common.make_judge",
+                        lambda spec, **kw: ScriptedJudge(oracle_reply, spec))
+    r = cli_main("world", "run", "--set", "tiny:x", "--judge", "reference:oracle", "--arm", "blind", "--arm", "informed",
+                 "--votes", "2", "--bootstrap", "100", "--out", tmp_path / "r")
+    assert r.returncode == 0, r.stderr
+    arms = json.loads((tmp_path / "r" / "result.json").read_text())["judges"]["reference:oracle"]["arms"]
+    printed = r.stdout + r.stderr
+    for arm, a in arms.items():
+        line = next(x for x in printed.splitlines() if x.startswith(f"reference:oracle · {arm}: "))
+        for name, key in (("balanced accuracy", "balanced_accuracy"), ("recall", "recall"),
+                          ("specificity", "specificity")):
+            lo, hi = a["ci"][key]
+            assert f"{name} {a[key]:.3f} [{lo:.3f}, {hi:.3f}]" in line, (arm, key, line)
+        assert f"n = {a['n']}: {a['n_defective']} defective, {a['n_clean']} clean" in line

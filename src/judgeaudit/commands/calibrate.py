@@ -15,6 +15,7 @@ from rich.console import Console
 
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
+from judgeaudit.commands.common import SeedOpt
 
 app = typer.Typer(help="The target quantity with an interval that carries the judge's errors (PPI++, "
                        "Rogan–Gladen), from verdicts plus a few human labels.")
@@ -200,7 +201,7 @@ def calibrate_cmd(
                                                     "score at or above this passes")] = None,
     level: Annotated[float, typer.Option("--level", help="interval level")] = 0.95,
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples (Rogan–Gladen, κ)")] = 2000,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: SeedOpt = 0,
     engine: Annotated[str, typer.Option("--engine", help="PPI++ estimator: builtin (numpy/scipy) or ppi-python (the "
                                         "calibrate extra)")] = "builtin",
     scale: Annotated[str | None, typer.Option("--scale", help="--target mean: the scale's LOW,HIGH (e.g. 1,5); "

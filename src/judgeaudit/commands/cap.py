@@ -1,5 +1,5 @@
 """``judgeaudit cap run|build``: conditional accuracy profiles of pairwise judges
-(conditional-accuracy-profiles.txt) on published outputs (zero calls) and live judges."""
+(the conditional-accuracy-profiles paper) on published outputs (zero calls) and live judges."""
 
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ from judgeaudit.commands.common import RetriesOpt, RpmOpt, TemplateOpt, TimeoutO
 from judgeaudit.commands import register
 from judgeaudit.datasets._common import CoverageCell, judge_family, table_family
 from judgeaudit.errors import InputError
+from judgeaudit.commands.common import ALLOW_SAME_FAMILY, CAP_PAPER, STORE_HELP, ApiBaseOpt, ConcurrencyOpt, SeedOpt
 
-app = typer.Typer(help="Conditional accuracy profiles of pairwise judges (conditional-accuracy-profiles.txt)",
+app = typer.Typer(help=f"Conditional accuracy profiles of pairwise judges ({CAP_PAPER})",
                   no_args_is_help=True)
 console = Console(stderr=True)
 
@@ -278,18 +279,18 @@ def run_cmd(
     judge: Annotated[list[str] | None, typer.Option("--judge", help="live judge spec (repeat)")] = None,
     published: Annotated[bool, typer.Option("--published", help="use the judge outputs shipped with the sets")] = False,
     evaluator: Annotated[str | None, typer.Option("--evaluator", help="C8 rationale evaluator judge spec")] = None,
-    allow_same_family: Annotated[bool, typer.Option("--allow-same-family",
+    allow_same_family: Annotated[bool, typer.Option(ALLOW_SAME_FAMILY,
                                                     help="allow a C8 evaluator of a judge's own family (recorded)")] = False,
     human: Annotated[Path | None, typer.Option("--human", help="human-labelled C8 sample (pair_id, judge_id, human)")] = None,
     c8_sample: Annotated[int | None, typer.Option("--c8-sample", help="evaluate a random sample of this many "
                                                   "correct-verdict rationales per judge (the paper: 100)")] = None,
     stress: Annotated[list[str] | None, typer.Option("--stress", help="BASE=STRESS set names (Eq. 3)")] = None,
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples per cell")] = 1000,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: SeedOpt = 0,
     failures: Annotated[str, typer.Option("--failures", help="exclude (App. L) or wrong")] = "exclude",
     store: Annotated[Path | None, out_option("--store", what="store", help="call store (SQLite)")] = None,
-    concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
-    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    concurrency: ConcurrencyOpt = None,
+    api_base: ApiBaseOpt = None,
     augment: Annotated[list[str] | None, typer.Option("--augment", help="style and/or length (needs --generator; "
                                                       "only where the adapter admits augmentation)")] = None,
     generator: Annotated[str | None, typer.Option("--generator", help="generator judge spec for --augment")] = None,
@@ -357,20 +358,22 @@ def build_cmd(
     generator: Annotated[str, typer.Option("--generator", help="generator judge spec")],
     gate: Annotated[str, typer.Option("--gate", help="subtlety gate judge spec (another family)")],
     out: Annotated[Path, out_option("--out", what="file", help="output JSONL of pairwise items")],
-    question_field: Annotated[str, typer.Option("--question-field")] = "question",
-    answer_field: Annotated[str, typer.Option("--answer-field")] = "answer",
-    error_types: Annotated[list[str] | None, typer.Option("--error-type")] = None,
-    max_items: Annotated[int | None, typer.Option("--max-items")] = None,
+    question_field: Annotated[str, typer.Option("--question-field", help="the source's question column")] = "question",
+    answer_field: Annotated[str, typer.Option("--answer-field", help="the source's right-answer column")] = "answer",
+    error_types: Annotated[list[str] | None, typer.Option("--error-type", help="an error type to plant in the variants (repeat; default: every type)")] = None,
+    max_items: Annotated[int | None, typer.Option("--max-items", help="build from the first N source rows only")] = None,
     threshold: Annotated[int, typer.Option("--threshold", help="subtlety needed (1-5)")] = 4,
     retries: Annotated[int, typer.Option("--retries", help="regenerations below threshold")] = 3,
     qc_retries: Annotated[int, typer.Option("--qc-retries", help="regenerations of a variant failing the length "
                                             "or label-preservation check")] = 3,
-    allow_same_family: Annotated[bool, typer.Option("--allow-same-family")] = False,
-    store: Annotated[Path | None, out_option("--store", what="store")] = None,
-    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    allow_same_family: Annotated[bool, typer.Option(ALLOW_SAME_FAMILY, help="allow a generator and gate of one family (recorded)")] = False,
+    store: Annotated[Path | None, out_option("--store", what="store", help=STORE_HELP + " (default: OUT with the suffix .calls.sqlite)")] = None,
+    api_base: ApiBaseOpt = None,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    call_timeout: TimeoutOpt = None,
+    call_rpm: RpmOpt = None,
 ) -> None:
     """Build a controlled CAP testbed (judgerEva-style) from a QA source with your own generator."""
     from judgeaudit.commands.common import build_judges

@@ -242,7 +242,7 @@ def halueval_cmd(
     nli: Annotated[str | None, typer.Option("--nli", help="entailment fallback where containment fails: lexical | "
                                                           "hf:PATH | api:MODEL | local [?tau_s=0.95&cache=PATH]; "
                                                           "lexical is a weak baseline")] = None,
-    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    api_base: Annotated[str | None, typer.Option("--api-base", help="OpenAI-compatible server for an api: NLI fallback")] = None,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help="exit 0 even when the NLI fallback gave "
                                                                           "no usable reply")] = False,
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -12,6 +13,7 @@ from rich.console import Console
 
 from judgeaudit.commands import tracking
 from judgeaudit.commands.batch import batching
+from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
 from judgeaudit.judges import Judge, make_judge
 from judgeaudit.runtime import backends
@@ -28,9 +30,42 @@ TimeoutOpt = Annotated[float | None, typer.Option(
     "--timeout", help="per-call timeout, seconds (default 120; at most 3600)")]
 RetriesOpt = Annotated[int | None, typer.Option("--retries", help="retries of a failed call (default 5; at most 20)")]
 RpmOpt = Annotated[float | None, typer.Option("--rpm", help="requests per minute limit (default: none)")]
-ApiBaseOpt = Annotated[str | None, typer.Option("--api-base", help="OpenAI-compatible server for api: judges")]
+ApiBaseOpt = Annotated[str | None, typer.Option(
+    "--api-base", help="base URL of an OpenAI-compatible server for every api: judge (e.g. http://127.0.0.1:8000/v1; "
+    "default: the provider's own)")]
 """The call options every command that calls judges declares, as parameters ``call_timeout``, ``call_retries``,
 ``call_rpm`` and ``api_base`` (``calls_checked`` applies them; ``call_context`` for a command without it)."""
+
+ConcurrencyOpt = Annotated[int | None, typer.Option(
+    "--concurrency", help="judge calls in flight at once per judge (default, and at most: the judge's own limit)")]
+SEED_HELP = "random seed of the bootstrap and of every random draw (the same seed gives the same numbers)"
+SeedOpt = Annotated[int, typer.Option("--seed", help=SEED_HELP)]
+BOOTSTRAP_HELP = "bootstrap resamples behind every interval"
+BootstrapOpt = Annotated[int, typer.Option("--bootstrap", help=BOOTSTRAP_HELP)]
+STORE_HELP = "call store: the SQLite file keeping every judge call, so a rerun resumes without paying twice"
+StoreOpt = Annotated[Path | None, out_option("--store", what="store", help=STORE_HELP + " (default OUT/calls.sqlite)")]
+"""Options several commands share, each declared once with its help text."""
+
+ALLOW_SAME_FAMILY = "--allow-same-family"
+ALLOW_SAME_FAMILY_OLD = "--allow-shared-family"   # an earlier spelling, still accepted (hidden)
+
+CONSTRUCT_VALIDITY = "“A Judge Should Know What Changed: Construct Validity for LLM-as-a-Judge Evaluation”"
+BLIND_SPOT = "Kumar, Pothuneedi & Bandak, “The Anatomy of a Blind Spot: What an LLM Judge Must Be Shown, and How Much”"
+CAP_PAPER = "Li et al., “Conditional Accuracy Profiles: Diagnosing LLM Judges across Deployment Conditions”"
+"""The papers whose definitions the commands implement, as help texts cite them."""
+
+def with_interval(value: float | None, ci: object = None, *, digits: int = 3, pct: bool = False) -> str:
+    """``value [lo, hi]`` as a report prints an estimate with its interval (``pct``: as percentages); ``—`` for
+    no value, the value alone where it has no interval."""
+    def one(v: float) -> str:
+        return f"{100 * v:.1f}%" if pct else f"{v:.{digits}f}"
+
+    if value is None or value != value:
+        return "—"
+    if ci is None or len(ci) != 2 or any(c is None or c != c for c in ci):
+        return one(value)
+    return f"{one(value)} [{one(ci[0])}, {one(ci[1])}]"
+
 
 TemplateOpt = Annotated[str | None, typer.Option(
     "--template", help="judge template (a YAML file or a built-in name: judgeaudit templates list) for every "

@@ -1,5 +1,5 @@
 """``judgeaudit ledger add|commit|score|report``: predictions committed before the runs they govern
-(blind-spot.txt §3.8, Appendix A)."""
+(the blind-spot paper, §3.8, Appendix A)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from rich.console import Console
 
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
+from judgeaudit.commands.common import BLIND_SPOT
 
-app = typer.Typer(help="The prediction ledger: commit predictions by hash, score them against runs.",
+app = typer.Typer(help=f"The prediction ledger ({BLIND_SPOT}, §3.8, App. A): commit predictions by hash, score them against runs.",
                   no_args_is_help=True)
 console = Console(stderr=True, soft_wrap=True)
 LedgerOpt = Annotated[Path, typer.Option("--ledger", help="the ledger file (.yaml or .json)")]

@@ -31,6 +31,7 @@ from judgeaudit.commands.common import (
 )
 from judgeaudit.errors import InputError
 from judgeaudit.validate import MAX_ROUNDS, MAX_VOTES
+from judgeaudit.commands.common import ApiBaseOpt, BootstrapOpt, ConcurrencyOpt, SeedOpt
 
 app = typer.Typer(help="Close the loop: what acting on a judge's reports does, scored by a checker.",
                   no_args_is_help=True)
@@ -280,11 +281,11 @@ def run_cmd(
         "sampling temperature of the feedback judges' votes, api and local backends (paper: 0.3)"))]
     = VOTE_TEMPERATURE,
     max_items: Annotated[int | None, typer.Option("--max-items", help="keep the first N items")] = None,
-    bootstrap: Annotated[int, typer.Option("--bootstrap")] = 2000,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    bootstrap: BootstrapOpt = 2000,
+    seed: SeedOpt = 0,
     store: Annotated[Path | None, out_option("--store", what="store", help="call store (default OUT/calls.sqlite)")] = None,
-    concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
-    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    concurrency: ConcurrencyOpt = None,
+    api_base: ApiBaseOpt = None,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
@@ -350,8 +351,8 @@ def worlds_cmd(
     out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
     max_items: Annotated[int | None, typer.Option("--max-items", help="keep the first N items")] = None,
     store: Annotated[Path | None, out_option("--store", what="store", help="call store (default OUT/calls.sqlite)")] = None,
-    concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
-    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
+    concurrency: ConcurrencyOpt = None,
+    api_base: ApiBaseOpt = None,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
     nli: Annotated[str | None, typer.Option("--nli", help=NLI_HELP)] = None,

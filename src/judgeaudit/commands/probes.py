@@ -1,5 +1,5 @@
 """``judgeaudit probes``: build a probe set, annotate its directions blinded, merge, and apply the bar
-(construct-validity.txt §4.1–4.2 Protocol 1, Table 3; Appendices B, C; Appendix H S4).
+(the construct-validity paper, §4.1–4.2 Protocol 1, Table 3; Appendices B, C; Appendix H S4).
 
     judgeaudit probes build --bases bases.jsonl --generator api:... --verifier api:... \\
         --audited-family google --out build/
@@ -22,8 +22,9 @@ from rich.table import Table
 
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
+from judgeaudit.commands.common import ALLOW_SAME_FAMILY, ALLOW_SAME_FAMILY_OLD, CONSTRUCT_VALIDITY, ApiBaseOpt, ConcurrencyOpt, RetriesOpt, RpmOpt, TimeoutOpt
 
-app = typer.Typer(help="Build probe sets and annotate their directions (construct-validity.txt §4.1–4.2).",
+app = typer.Typer(help=f"Build probe sets and annotate their directions ({CONSTRUCT_VALIDITY} §4.1–4.2).",
                   no_args_is_help=True)
 annotate_app = typer.Typer(help="Blinded human direction annotation in the browser (Appendix C).",
                            no_args_is_help=True)
@@ -62,19 +63,24 @@ def build_cmd(
                                                       "audited on these probes (family C); repeatable")],
     slots: Annotated[list[str] | None, typer.Option("--slots", help="slots to build, comma-separated or "
                                                     "repeated (default: all 12)")] = None,
-    generator_family: Annotated[str | None, typer.Option("--generator-family")] = None,
-    verifier_family: Annotated[str | None, typer.Option("--verifier-family")] = None,
-    allow_shared_family: Annotated[bool, typer.Option("--allow-shared-family", help="allow a family overlap; "
-                                                      "recorded in the output")] = False,
+    generator_family: Annotated[str | None, typer.Option("--generator-family", help="the generator's model family, where its spec does not tell it (default: read from the spec)")] = None,
+    verifier_family: Annotated[str | None, typer.Option("--verifier-family", help="the verifier's model family, where its spec does not tell it (default: read from the spec)")] = None,
+    allow_same_family: Annotated[bool, typer.Option(ALLOW_SAME_FAMILY, help="allow the generator, verifier and "
+                                                    "audited judges to share a family; recorded in the output")] = False,
+    allow_shared_family: Annotated[bool, typer.Option(ALLOW_SAME_FAMILY_OLD, hidden=True,
+                                                      help=f"the earlier spelling of {ALLOW_SAME_FAMILY}")] = False,
     length_tolerance: Annotated[float, typer.Option("--length-tolerance", help="fixed before generation")] = 0.10,
     store: Annotated[Path | None, out_option("--store", what="store", help="call store (default OUT/calls.sqlite)")] = None,
-    concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
+    concurrency: ConcurrencyOpt = None,
     api_base: Annotated[str | None, typer.Option("--api-base", help="OpenAI-compatible base URL for api: "
                                                  "generator and verifier")] = None,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="show a progress bar while the probes are built")] = True,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    call_timeout: TimeoutOpt = None,
+    call_retries: RetriesOpt = None,
+    call_rpm: RpmOpt = None,
 ) -> None:
     """Generate one edit per (base item, slot), gate it, verify it; write accepted probes and the logs."""
     from judgeaudit.io import write_json, write_jsonl
@@ -91,7 +97,7 @@ def build_cmd(
     ver = make_judge(verifier, family=verifier_family, api_base=api_base)
     with CallStore(store or out / "calls.sqlite") as st:
         res = build_probes(base_items, _split(slots), gen, ver, audited_families=_split(audited_family) or [],
-                           allow_shared_family=allow_shared_family, length_tolerance=length_tolerance, store=st,
+                           allow_shared_family=allow_same_family or allow_shared_family, length_tolerance=length_tolerance, store=st,
                            concurrency=concurrency, progress=progress)
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "probes.jsonl", [p.model_dump(mode="json") for p in res.probes])
@@ -191,8 +197,8 @@ def annotate_init(
 @annotate_app.command("serve")
 def annotate_serve(
     db: Annotated[Path, typer.Option("--db", help="study database")],
-    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port")] = 8765,
+    host: Annotated[str, typer.Option("--host", help="address to listen on (127.0.0.1: this machine only)")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="port to listen on")] = 8765,
 ) -> None:
     """Serve the annotation page."""
     from judgeaudit.probes.annotate.app import serve

@@ -16,8 +16,12 @@ from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands.common import RetriesOpt, RpmOpt, TemplateOpt, TimeoutOpt
 from judgeaudit.commands import register
+from judgeaudit.commands.common import CONSTRUCT_VALIDITY, ApiBaseOpt, BootstrapOpt, ConcurrencyOpt, SeedOpt, StoreOpt
 
-app = typer.Typer(help="The (S, R) validity profile (construct-validity.txt §2, §5.1–5.2).", no_args_is_help=True)
+VALIDITY_HELP = (f"Construct validity of a judge ({CONSTRUCT_VALIDITY} §2, §5.1–5.2): a valid judge keeps its "
+                 "verdict under an edit that preserves the construct (invariance S) and changes it under a minimal "
+                 "edit that changes the construct (sensitivity R); the (S, R) profile reports both, with intervals.")
+app = typer.Typer(help=VALIDITY_HELP, no_args_is_help=True)
 console = Console(stderr=True)
 
 @dataclass(frozen=True)
@@ -105,13 +109,20 @@ def summary_table(result) -> pd.DataFrame:
 
 
 def print_summary(result) -> None:
+    """The summary table on the terminal: each estimate with its 95% interval as the report prints it
+    (``value [lo, hi]``, from result.json's ``*_ci``)."""
     from rich.table import Table
 
+    from judgeaudit.commands.common import with_interval
+
+    judges = result.to_dict()["judges"]
     df = summary_table(result)
-    table = Table(*df.columns, title="validity profile at matched invariance")
-    for row in df.itertuples(index=False):
-        table.add_row(*("—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v) for v in row))
-    Console(width=240).print(table)  # every column whole, on a terminal or in a log
+    table = Table(*df.columns, title="validity profile at matched invariance (95% intervals)")
+    for row in df.to_dict("records"):
+        ci = judges[row["judge"]]
+        table.add_row(*("—" if v is None else with_interval(v, ci.get(f"{c}_ci")) if isinstance(v, float) else str(v)
+                        for c, v in row.items()))
+    Console(width=400).print(table)  # every column whole, on a terminal or in a log
 
 
 @app.command("run")
@@ -122,12 +133,12 @@ def run_cmd(
     probes: Annotated[str, typer.Option("--probes", help="probe JSONL, or 'bundled'")] = "bundled",
     s_floor: Annotated[float, typer.Option("--s-floor", help="invariance floor, set before the run")] = 0.90,
     bar: Annotated[float, typer.Option("--bar", help="raw pairwise agreement bar for a slot/axis")] = 0.75,
-    bootstrap: Annotated[int, typer.Option("--bootstrap")] = 2000,
+    bootstrap: BootstrapOpt = 2000,
     regrade: Annotated[int, typer.Option("--regrade", help="requests re-graded for regrade agreement")] = 48,
-    store: Annotated[Path | None, out_option("--store", what="store")] = None,
-    concurrency: Annotated[int | None, typer.Option("--concurrency")] = None,
-    api_base: Annotated[str | None, typer.Option("--api-base")] = None,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    store: StoreOpt = None,
+    concurrency: ConcurrencyOpt = None,
+    api_base: ApiBaseOpt = None,
+    seed: SeedOpt = 0,
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
@@ -142,7 +153,9 @@ def run_cmd(
     ledger: register.LedgerOpt = None,
     strict_register: register.StrictOpt = False,
 ) -> None:
-    """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html (and OUT/register.json with --ledger)."""
+    """The (S, R) validity profile of each judge on the probes: invariance S (verdict kept under construct-preserving
+    edits) and sensitivity R (verdict changed under minimal construct-changing edits). Writes OUT/result.json,
+    OUT/verdicts.parquet and OUT/report.html (and OUT/register.json with --ledger)."""
     from judgeaudit.runfolder import output_set
 
     led = register.load(ledger, strict_register)

@@ -1,4 +1,4 @@
-"""``judgeaudit vp audit``: validation power of label sets (construct-validity.txt Def. 6, §5.4,
+"""``judgeaudit vp audit``: validation power of label sets (the construct-validity paper, Def. 6, §5.4,
 App. E) — how much of each set a reader of surface form alone recovers, per input mode."""
 
 from __future__ import annotations
@@ -9,16 +9,16 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.analyses.validation_power import ValidationPowerResult, audit_validation_power
 from judgeaudit.commands import register
 from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt
 from judgeaudit.errors import InputError
+from judgeaudit.commands.common import CONSTRUCT_VALIDITY, with_interval
 
 app = typer.Typer(help="Validation power of label sets: could surface form alone reproduce the labels? "
-                       "(construct-validity.txt Def. 6, App. E)", no_args_is_help=True)
+                       f"({CONSTRUCT_VALIDITY} Def. 6, App. E)", no_args_is_help=True)
 console = Console(stderr=True)
 
 DEFAULT_PERMUTATIONS = 20
@@ -118,24 +118,36 @@ def _count(v: object) -> str:
     return "—" if v is None or v != v else str(int(v))
 
 
+def summary_lines(result: ValidationPowerResult) -> list[str]:
+    """One line per label set and input mode: the impoverished family's best κ with its interval (as the report
+    prints it), the human ceiling with its interval where there is one, and VP."""
+    lines = []
+    for r in result.sets:
+        if not r.applicable:
+            lines.append(f"{r.set_name} · {r.mode}: not applicable ({r.reason})")
+            continue
+        unit = "pairs" if r.mode == "paired" else "items"
+        parts = [f"κ {with_interval(r.a_imp, r.a_imp_ci)} (best member {r.a_imp_member}; n = {r.n} {unit})"]
+        if r.mode == "paired":
+            parts.append(f"accuracy {_fmt(r.a_imp_accuracy, True)}, prefer shorter {_fmt(r.prefer_shorter_accuracy, True)}")
+        if r.a_hum is not None:
+            parts.append(f"human ceiling {with_interval(r.a_hum, r.a_hum_ci)}")
+        if r.vp is not None:
+            parts.append(f"VP {r.vp:+.3f}{' (not resolvable: intervals overlap)' if r.resolvable is False else ''}")
+        lines.append(f"{r.set_name} · {r.mode}: " + "; ".join(parts))
+    return lines
+
+
 def print_table(result: ValidationPowerResult) -> None:
-    table = Table("label set", "n", "item a_imp", "pairs", "paired κ", "paired acc.", "prefer shorter", "VP")
-    for row in result.to_frame().to_dict("records"):
-        name = row["label set"]
-        vps = []
-        for mm in ("item", "paired"):
-            r = result.find(name, mm)
-            if r is not None and r.applicable and r.vp is not None:
-                vps.append(f"{mm}: {r.vp:+.3f}{'' if r.resolvable else ' (n.r.)'}")
-        table.add_row(name, _count(row["n"]), _fmt(row["a_imp (item κ)"]), _count(row["pairs"]),
-                      _fmt(row["κ (paired)"]), _fmt(row["accuracy (paired)"], True),
-                      _fmt(row["prefer shorter"], True), "; ".join(vps) or "—")
-    Console().print(table)
+    """The terminal summary: ``summary_lines``, κ as ``value [lo, hi]`` (95% intervals)."""
+    echo = Console(soft_wrap=True)
+    for line in summary_lines(result):
+        echo.print(line, highlight=False, markup=False)
 
 
 @app.callback()
 def _group() -> None:
-    """Validation power of label sets (construct-validity.txt Def. 6, App. E)."""
+    """Validation power of label sets (“Construct Validity for LLM-as-a-Judge Evaluation”, Def. 6, App. E)."""
 
 
 @app.command("audit")

@@ -24,6 +24,7 @@ from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, RetriesOpt,
                                          RpmOpt, TemplateOpt, TimeoutOpt, calls_checked)
 from judgeaudit.runfolder import output_set
+from judgeaudit.commands.common import ApiBaseOpt, BootstrapOpt, ConcurrencyOpt, SeedOpt, StoreOpt
 
 app = typer.Typer(help="What a judge must be shown: blind vs informed arms, world variants, factorial.",
                   no_args_is_help=True)
@@ -268,6 +269,22 @@ def matcher_failed(result: dict, allow_failures: bool, *, echo: Console = consol
     raise typer.Exit(1)
 
 
+def summary_lines(result: dict) -> list[str]:
+    """One line per judge and arm: balanced accuracy, recall and specificity, each with its 95% interval as the
+    report prints it (``value [lo, hi]``, from result.json's ``ci``), and the answers they rest on."""
+    from judgeaudit.commands.common import with_interval
+
+    lines = []
+    for judge, j in result["judges"].items():
+        for arm, a in j["arms"].items():
+            ci = a.get("ci") or {}
+            rates = ", ".join(f"{name} {with_interval(a.get(key), ci.get(key))}" for name, key in (
+                ("balanced accuracy", "balanced_accuracy"), ("recall", "recall"), ("specificity", "specificity")))
+            lines.append(f"{judge} · {arm}: {rates} (n = {a['n']}: {a['n_defective']} defective, "
+                         f"{a['n_clean']} clean)")
+    return lines
+
+
 def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> None:
     from judgeaudit.report.html import write_page
     from judgeaudit.report.world import world_markdown, world_sections
@@ -275,6 +292,8 @@ def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> Non
     with output_set(out, "world") as dest:
         write_page(dest / "report.html", "judgeaudit — what the judge must be shown", world_sections(run.result))
         (dest / "report.md").write_text(world_markdown(run.result))
+    for line in summary_lines(run.result):
+        echo.print(line, highlight=False, markup=False, soft_wrap=True)
     echo.print(f"→ {out}/result.json, {out}/verdicts.parquet, {out}/report.html, {out}/report.md")
 
 
@@ -283,12 +302,12 @@ _Judge = Annotated[list[str], typer.Option("--judge", help="judge spec (repeatab
 _Out = Annotated[Path, out_option("--out", what="folder", help="output folder")]
 _Votes = Annotated[int, typer.Option("--votes", help="samples per request (pooled)")]
 _Form = Annotated[str, typer.Option("--form", help="label | sentences | typed | score | defects")]
-_MaxItems = Annotated[int | None, typer.Option("--max-items")]
-_Store = Annotated[Path | None, out_option("--store", what="store")]
-_Conc = Annotated[int | None, typer.Option("--concurrency")]
-_Base = Annotated[str | None, typer.Option("--api-base")]
-_Boot = Annotated[int, typer.Option("--bootstrap")]
-_Seed = Annotated[int, typer.Option("--seed")]
+_MaxItems = Annotated[int | None, typer.Option("--max-items", help="judge the first N items only (whole groups)")]
+_Store = StoreOpt
+_Conc = ConcurrencyOpt
+_Base = ApiBaseOpt
+_Boot = BootstrapOpt
+_Seed = SeedOpt
 _Temp = Annotated[float, typer.Option("--temperature", help="sampling temperature of the votes")]
 _Split = Annotated[str, typer.Option(
     "--split", help="all | report (leave out the structural judge's development items) | dev")]
@@ -302,7 +321,7 @@ def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
             votes: _Votes = 3, form: _Form = "label", max_items: _MaxItems = None, store: _Store = None,
             concurrency: _Conc = None, api_base: _Base = None, bootstrap: _Boot = 2000, seed: _Seed = 0,
             temperature: _Temp = 0.3,
-            strict_threshold: Annotated[float, typer.Option("--strict-threshold")] = 0.5,
+            strict_threshold: Annotated[float, typer.Option("--strict-threshold", help="strict span match: the overlap coefficient of content tokens a complaint's quote and a marked segment must reach")] = 0.5,
             top_k: Annotated[int, typer.Option("--top-k", help="routed arm: world sentences per claim")] = 5,
             matcher_judge: Annotated[str | None, typer.Option(
                 "--matcher-judge", help="judge spec of the generous span matcher (form defects)")] = None,
