@@ -3,6 +3,8 @@ size and power on planted judges, the link, and the verdicts EQUIVALENT / LINKAB
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -182,8 +184,9 @@ def test_thirty_anchors_are_blind_and_say_how_many_are_needed():
     assert len(blind) >= 10
     assert sum(r.verdict == "NOT_COMPARABLE" for r in results) <= 1
     for r in blind:
-        need = max(q.anchors_needed or 0 for q in r.linked + r.raw)
-        assert need > 30 and str(need) in r.reasons[0]
+        m = re.search(r"about (\d+) would be needed", r.reasons[0])
+        deciding = r.linked or r.raw
+        assert m and int(m[1]) > 30 and int(m[1]) == max(q.anchors_needed or 0 for q in deciding)
 
 
 def test_identical_verdicts_on_many_anchors_are_equivalent():

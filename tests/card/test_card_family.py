@@ -27,7 +27,7 @@ SPECS = [
     ("api:openai/gpt-4o-mini", {"family": "google"}),           # an experiment file's family beside the spec
     ("api:openai/gpt-4o-mini?family=google", {}),
     ("api:anthropic/claude-3-5-haiku-latest", {}),
-    ("python:tests.pyjudge_callables:grade?family=meta", {}),
+    ("python:pyjudge_callables:grade?family=meta", {}),
     ("reference:length", {}),
     ("hf:google/gemma-2-9b-it", {}),
     ("api:openai/my-finetune", {"family": "openai"}),

@@ -90,7 +90,7 @@ def test_cap_build_cli_with_api_judges(tmp_path, fake_server, monkeypatch):
     (the model names are unknown to the family table, so the specs name their families)."""
     import re
 
-    from judgeaudit.commands.cap import app
+    from judgeaudit.cli import app   # the whole command line: it records what each command wrote
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
@@ -111,7 +111,7 @@ def test_cap_build_cli_with_api_judges(tmp_path, fake_server, monkeypatch):
     src = tmp_path / "qa.jsonl"
     src.write_text(json.dumps({"question": "How many legs has a spider?", "answer": "Eight"}) + "\n")
     out = tmp_path / "testbed.jsonl"
-    r = CliRunner().invoke(app, ["build", "--source", str(src), "--generator", "api:openai/gen-model?family=openai",
+    r = CliRunner().invoke(app, ["cap", "build", "--source", str(src), "--generator", "api:openai/gen-model?family=openai",
                                  "--gate", "api:openai/gate-model?family=anthropic", "--api-base", srv.base_url,
                                  "--store", str(tmp_path / "calls.sqlite"), "--out", str(out)])
     assert r.exit_code == 0, r.output
@@ -119,7 +119,7 @@ def test_cap_build_cli_with_api_judges(tmp_path, fake_server, monkeypatch):
     assert {x["variant"] for x in rows} == {"original", "polished", "padded"}
     assert all(x["label"] == "A" and x["failure_type"] == "factual_fabrication" for x in rows)
     n = len(srv.requests)
-    r = CliRunner().invoke(app, ["build", "--source", str(src), "--generator", "api:openai/gen-model?family=openai",
+    r = CliRunner().invoke(app, ["cap", "build", "--source", str(src), "--generator", "api:openai/gen-model?family=openai",
                                  "--gate", "api:openai/gate-model?family=anthropic", "--api-base", srv.base_url,
                                  "--store", str(tmp_path / "calls.sqlite"), "--out", str(out)])
     assert r.exit_code == 0 and len(srv.requests) == n          # served by the call store

@@ -83,7 +83,13 @@ def test_the_card_says_the_loop_judge_gave_no_usable_report(ifeval_dir, tmp_path
     r = CliRunner().invoke(app, ["card", "--judge", judge.id, "--from", str(tmp_path / "loop"), "--out", str(out)])
     assert r.exit_code == 0, r.output
     s = json.loads((out / "card.json").read_text())["sections"]["loop"]
-    assert not s["measured"] and "gave no usable verdict" in s["not_measured"]
+    # the loop ran, so it is not "not measured"; but no arm's net is the judge's: each says why, and the card
+    # says the judge gave no usable verdict
+    from judgeaudit.loop.engine import NO_USABLE_REPORT
+
+    assert s["measured"] and "gave no usable verdict" in s["judge_unusable"]
+    assert s["regulators"] and all(g["net"] is None and g["status"] == NO_USABLE_REPORT
+                                   for g in s["regulators"].values())
 
 
 def _err(argv):

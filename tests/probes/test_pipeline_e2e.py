@@ -13,7 +13,7 @@ from scripted_judges import _GEN, _VER
 from typer.testing import CliRunner
 
 from judgeaudit.analyses.validity import validity_profile
-from judgeaudit.commands.probes import app
+from judgeaudit.cli import app   # the whole command line: it records what each command wrote
 from judgeaudit.judges import make_judge
 from judgeaudit.probes.design import graded_requests
 from judgeaudit.records import probes_frame, verdicts_frame
@@ -63,7 +63,7 @@ def test_three_stage_run_on_bundled_probes(tmp_path, fake_server, monkeypatch):
                 fh.write(json.dumps({"claim": p.original, "evidence": p.evidence, "group": p.group,
                                      "domain": p.domain, "base_id": p.base_id}) + "\n")
     out = tmp_path / "build"
-    r = runner.invoke(app, ["build", "--bases", str(bases), "--generator", "api:openai/acme-gen",
+    r = runner.invoke(app, ["probes", "build", "--bases", str(bases), "--generator", "api:openai/acme-gen",
                             "--verifier", "api:openai/beta-ver", "--generator-family", "acme",
                             "--verifier-family", "beta", "--audited-family", "gemma", "--out", str(out),
                             "--api-base", srv.base_url, "--no-progress", "--concurrency", "4"])
@@ -94,13 +94,13 @@ def test_three_stage_run_on_bundled_probes(tmp_path, fake_server, monkeypatch):
                                    "override": False, "violations": []}
     # a rerun reads the call store and pays nothing twice
     n_calls = len(srv.requests)
-    r = runner.invoke(app, ["build", "--bases", str(bases), "--generator", "api:openai/acme-gen",
+    r = runner.invoke(app, ["probes", "build", "--bases", str(bases), "--generator", "api:openai/acme-gen",
                             "--verifier", "api:openai/beta-ver", "--generator-family", "acme",
                             "--verifier-family", "beta", "--audited-family", "gemma", "--out", str(out),
                             "--api-base", srv.base_url, "--no-progress"])
     assert r.exit_code == 0 and len(srv.requests) == n_calls
     # one family for generator and verifier is refused without the override
-    r = runner.invoke(app, ["build", "--bases", str(bases), "--generator", "api:openai/acme-gen",
+    r = runner.invoke(app, ["probes", "build", "--bases", str(bases), "--generator", "api:openai/acme-gen",
                             "--verifier", "api:openai/acme-ver", "--generator-family", "acme",
                             "--verifier-family", "acme", "--audited-family", "gemma", "--out", str(tmp_path / "x"),
                             "--api-base", srv.base_url, "--no-progress"])
@@ -108,7 +108,7 @@ def test_three_stage_run_on_bundled_probes(tmp_path, fake_server, monkeypatch):
 
     # stage 3: blinded annotation by three scripted annotators
     db = tmp_path / "study.sqlite"
-    r = runner.invoke(app, ["annotate", "init", "--probes", str(out / "probes.jsonl"), "--annotators", "3",
+    r = runner.invoke(app, ["probes", "annotate", "init", "--probes", str(out / "probes.jsonl"), "--annotators", "3",
                             "--db", str(db), "--seed", "1"])
     assert r.exit_code == 0, r.output
     tokens = dict(re.findall(r"(a\d): http://127\.0\.0\.1:8765/#t=(\S+)", r.output))
@@ -132,16 +132,16 @@ def test_three_stage_run_on_bundled_probes(tmp_path, fake_server, monkeypatch):
             resp = client.put(f"/api/items/{pos}/answer", headers=hdr, json=body)
             assert resp.status_code == 200, resp.text
     answers = tmp_path / "answers.jsonl"
-    r = runner.invoke(app, ["annotate", "export", "--db", str(db), "--out", str(answers)])
+    r = runner.invoke(app, ["probes", "annotate", "export", "--db", str(db), "--out", str(answers)])
     assert r.exit_code == 0 and len(answers.read_text().splitlines()) == 3 * len(built)
     labelled = tmp_path / "labelled.jsonl"
-    r = runner.invoke(app, ["merge", "--probes", str(out / "probes.jsonl"), "--answers", str(answers),
+    r = runner.invoke(app, ["probes", "merge", "--probes", str(out / "probes.jsonl"), "--answers", str(answers),
                             "--out", str(labelled)])
     assert r.exit_code == 0, r.output
     merged = {p.probe_id: p for p in read_probes(labelled)}
     assert all(p.labels is not None and len(p.labels) == 3 for p in merged.values())
     assert all(p.meta["annotators"] == ["a1", "a2", "a3"] for p in merged.values())
-    r = runner.invoke(app, ["agreement", "--probes", str(labelled), "--out", str(tmp_path / "agr")])
+    r = runner.invoke(app, ["probes", "agreement", "--probes", str(labelled), "--out", str(tmp_path / "agr")])
     assert r.exit_code == 0, r.output
     agr = json.loads((tmp_path / "agr" / "agreement.json").read_text())
     per_slot = {row["slot"]: row for row in agr["per_slot"]}
