@@ -21,11 +21,12 @@ Z = 1.959963984540054
 def _outcomes(p: float, bar: float, seed: int) -> Counter:
     y, yh, yu = binary_sets(1000, 200, 2000, p=p, seed=seed)
     est, se, _ = ppi_batch(y, yh, yu)
-    terms, cond = parse_expression(f"calibrate.pass_rate >= {bar}")
+    terms, cond = parse_expression(f"calibrate.estimate >= {bar}")
     policy = Policy((Bar("pass rate", cond.bar, terms, cond),))
     out = Counter()
     for e, s in zip(est, se, strict=True):
-        card = {"sections": {"calibrate": {"pass_rate": {"value": float(e), "ci": [e - Z * s, e + Z * s]}}}}
+        card = {"sections": {"calibrate": {"measured": True, "target": "pass_rate", "n": {"labelled": 200},
+                                           "estimate": {"value": float(e), "ci": [e - Z * s, e + Z * s]}}}}
         out[evaluate_policy(policy, card).outcome] += 1
     return out
 
