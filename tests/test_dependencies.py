@@ -59,7 +59,7 @@ def _imported_dists(folder: Path, local: set[str]) -> set[str]:
 def test_every_pin_is_imported_and_every_import_is_pinned():
     pins = _pins()
     src = _imported_dists(ROOT / "src", {"judgeaudit"})
-    runtime = set().union(*(v for k, v in pins.items() if k not in ("test", "all")))  # dependencies + extras
+    runtime = set().union(*(v for k, v in pins.items() if k not in ("test", "docs", "all")))  # dependencies + extras
     unused = sorted(d for d in runtime if d not in src and d not in INDIRECT)
     assert unused == [], f"pinned but imported nowhere in src/: {unused}"
     unpinned = sorted(src - runtime - set(OPTIONAL_UNPINNED))
@@ -74,3 +74,15 @@ def test_test_extra_is_what_the_tests_import():
     assert unused == [], f"test extra pins imported by no test: {unused}"
     declared = set().union(*pins.values())
     assert sorted(tests - declared) == []
+
+
+def test_docs_extra_is_what_mkdocs_yml_builds_with():
+    """The docs extra pins the site's builder, its theme, its plug-in and the plug-in's Python handler."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    used = {"mkdocs", f"mkdocs-{config['theme']['name']}"}
+    for plugin in config["plugins"]:
+        if isinstance(plugin, dict) and "mkdocstrings" in plugin:
+            used |= {"mkdocstrings", *(f"mkdocstrings-{h}" for h in plugin["mkdocstrings"]["handlers"])}
+    assert _pins()["docs"] == used

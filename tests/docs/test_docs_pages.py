@@ -92,7 +92,7 @@ def test_the_docs_site_builds_strictly_without_the_network(tmp_path, monkeypatch
                  "migrate/index.html", "calibrate-gate/index.html"]:
         assert (site / page).is_file(), page
     quick = (site / "quickstart" / "index.html").read_text()
-    assert "my_grader.yaml" in quick and "--template llmbar-vanilla" in quick     # the README's quick start
+    assert "my_grader.yaml" in quick and "llmbar-vanilla" in quick and "--8&lt;--" not in quick   # the README's quick start, included
     api = (site / "python-api" / "index.html").read_text()
     assert "validity_profile" in api and 'class="doc doc-object' in api             # mkdocstrings rendered it
     assert "fonts.googleapis.com" not in (site / "index.html").read_text()
