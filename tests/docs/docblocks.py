@@ -4,7 +4,8 @@ A fenced block whose language is ``bash``, ``console``, ``sh`` or ``shell`` is a
 test unless the markdown says why it cannot be, in an HTML comment on the line before its fence:
 ``<!-- not-run: REASON -->`` (a package install, ``make``, a provider's key, the embedded model's minutes, data
 the repository does not hold). A block with a ``title="NAME"`` attribute (```` ```yaml title="my_grader.yaml" ````)
-is a file the text shows in full: it is written under that name before the page's commands run.
+is a file the text shows in full: it is written under that name before the page's commands run. A command
+exits 0 unless the comment before its block says ``<!-- exits: N -->`` (a gate's BLIND is exit 2).
 
 The commands of one page run in order in one folder, each reading what the earlier ones wrote. Each line is one
 ``judgeaudit`` command (``$ `` prompts, ``\\`` continuations and ``#`` comments as a shell reads them; ``VAR=value``
@@ -25,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHELL_LANGS = frozenset({"bash", "console", "sh", "shell"})
 _FENCE = re.compile(r"^(?P<fence>```+|~~~+)\s*(?P<lang>[\w+-]*)(?P<attrs>.*)$")
 _NOT_RUN = re.compile(r"^<!--\s*not-run:\s*(?P<reason>.+?)\s*-->$")
+_EXITS = re.compile(r"^<!--\s*exits:\s*(?P<code>\d+)\s*-->$")
 _TITLE = re.compile(r'title="(?P<title>[^"]+)"')
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -37,6 +39,7 @@ class Block:
     text: str
     title: str | None = None
     not_run: str | None = None     # the reason, when the markdown marks the block not-run
+    exits: int = 0                 # the exit code each of its commands must give (``<!-- exits: N -->``)
 
     @property
     def where(self) -> str:
@@ -68,10 +71,11 @@ def blocks(path: Path) -> list[Block]:
             body.append(lines[i])
             i += 1
         prev = next((lines[k].strip() for k in range(start - 1, -1, -1) if lines[k].strip()), "")
-        marker = _NOT_RUN.match(prev)
+        marker, exits = _NOT_RUN.match(prev), _EXITS.match(prev)
         title = _TITLE.search(m.group("attrs"))
         out.append(Block(path, start + 1, m.group("lang"), "\n".join(body) + "\n",
-                         title.group("title") if title else None, marker.group("reason") if marker else None))
+                         title.group("title") if title else None, marker.group("reason") if marker else None,
+                         int(exits.group("code")) if exits else 0))
         i += 1
     return out
 
@@ -142,7 +146,7 @@ def run_page(path: Path, workdir: Path, env: dict[str, str], invoke) -> PageRun:
             argv = [_expand(w, scope) for w in words[1:]]
             code, output = invoke(argv, scope)
             typed = " ".join(words)
-            assert code == 0, f"{b.where}: `{typed}` exited {code}:\n{output[-3000:]}"
+            assert code == b.exits, f"{b.where}: `{typed}` exited {code}, not {b.exits}:\n{output[-3000:]}"
             result.ran.append(typed)
             result.outputs.append(output)
     return result
