@@ -86,6 +86,7 @@ def test_the_docs_site_builds_strictly_without_the_network(tmp_path, monkeypatch
 
     monkeypatch.setattr(socket.socket, "connect", loopback_only)
     monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    monkeypatch.chdir(ROOT)            # mkdocs.yml's snippet base path is the repository root, as `mkdocs build` there
     site = tmp_path / "site"
     build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(site), strict=True))
     for page in ["index.html", "quickstart/index.html", "python-api/index.html", "statistics/index.html",
