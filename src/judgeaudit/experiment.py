@@ -14,6 +14,8 @@
     bar: 0.75
     bootstrap: 2000
     allow_failures: false         # true: exit 0 even when a judge produced no usable verdict
+    template: judgeaudit-geval    # every key of `judgeaudit validity run` (analyses.validity.options):
+    ledger: ledger.yaml           #   template, ledger, strict_register, regrade, seed, store, concurrency, …
 
 ``analysis: world``, ``loop``, ``card`` and ``migrate`` take the options of ``judgeaudit world run``, ``loop run``,
 ``card`` and ``migrate`` under their option names (``set``, ``judges``, ``arms``, ``votes``, …; ``task``, ``data``,
