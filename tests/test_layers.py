@@ -22,7 +22,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: Low → high. A unit is a subpackage of ``judgeaudit`` or a top-level module; units in one layer may
 #: import each other (without a cycle), a unit imports nothing from a layer above its own.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "records", "io", "yamlfile", "families", "stats", "runinfo", "runfolder", "validate",
+    ("errors", "records", "io", "yamlfile", "families", "stats", "runinfo", "runfolder", "options", "validate",
      "plugins", "consent", "_startup"),
     ("datasets", "checkers"),
     ("judges",),
@@ -280,3 +280,46 @@ def report(src: Path = SRC) -> str:
 
 if __name__ == "__main__":
     print(report(Path(sys.argv[1]) if len(sys.argv) > 1 else SRC))
+
+
+#: Names starting with ``_`` imported from another unit (``from judgeaudit.judges.api import _get``), each
+#: (importer, imported module, name). The list may only shrink: a package's private name is its own to change,
+#: so another package that needs it needs it made public.
+KNOWN_PRIVATE: frozenset[tuple[str, str, str]] = frozenset({
+    ("judgeaudit.commands.check", "judgeaudit.datasets.gsm8k", "_read"),
+    ("judgeaudit.interop.inspect", "judgeaudit.judges.replay", "_judge_of"),
+    ("judgeaudit.interop.promptfoo", "judgeaudit.judges.replay", "_judge_of"),
+    ("judgeaudit.interop.promptfoo", "judgeaudit.judges.replay", "_with_template"),
+    ("judgeaudit.loop.engine", "judgeaudit.runtime.failures", "_reason"),
+    ("judgeaudit.loop.tasks", "judgeaudit.datasets.gsm8k", "_read"),
+    ("judgeaudit.structural.nli", "judgeaudit.judges.hf", "_reproducible"),
+    ("judgeaudit.structural.nli", "judgeaudit.judges.api", "_get"),
+    ("judgeaudit.structural.nli", "judgeaudit.judges.api", "_token_bytes"),
+    ("judgeaudit.structural.nli", "judgeaudit.judges.local", "_LLAMA_THREAD"),
+})
+
+
+def private_imports(src: Path = SRC) -> set[tuple[str, str, str]]:
+    """Every private name (not a module) imported from another unit, anywhere in a module's body."""
+    modules = module_names(src)
+    found = set()
+    for module, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if not (isinstance(node, ast.ImportFrom) and node.module and not node.level
+                    and node.module.startswith("judgeaudit")):
+                continue
+            for a in node.names:
+                private = a.name.startswith("_") and not a.name.startswith("__")
+                if private and f"{node.module}.{a.name}" not in modules and unit_of(node.module) != unit_of(module):
+                    found.add((module, node.module, a.name))
+    return found
+
+
+def test_no_new_private_import_across_units():
+    found = private_imports()
+    assert found - KNOWN_PRIVATE == set(), "import a public name (or make the name public)"
+    assert KNOWN_PRIVATE - found == set(), "a listed private import is gone: delete its entry"
+
+
+def test_no_unit_reaches_into_the_validity_analysis_privately():
+    assert {f for f in private_imports() if f[1].startswith("judgeaudit.analyses.validity")} == set()

@@ -291,15 +291,12 @@ def run_experiment(
 
 
 def _run_validity_experiment(exp) -> None:  # noqa: ANN001 - experiment.ValidityExperiment
-    from judgeaudit.commands.validity import run_validity, write_report
+    from judgeaudit.analyses.validity.options import OPTIONS
+    from judgeaudit.commands.validity import run_command
     from judgeaudit.experiment import judge_specs
-    from judgeaudit.runfolder import output_set
 
-    with output_set(exp.out, "validity"):
-        r = run_validity(exp.probes, judge_specs(exp), out=exp.out, store=exp.store, s_floor=exp.s_floor,
-                         bar=exp.bar, n_boot=exp.bootstrap, n_regrade=exp.regrade, concurrency=exp.concurrency,
-                         seed=exp.seed)
-        write_report(r, exp.out, echo=console)
+    run_command({**{o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, "judges": judge_specs(exp)},
+                echo=console)
 
 
 def _run_world_experiment(exp) -> None:  # noqa: ANN001 - experiment.WorldExperiment

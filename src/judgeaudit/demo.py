@@ -38,6 +38,7 @@ from typing import Any
 
 from rich.console import Console
 
+from judgeaudit.analyses.validity.options import DEFAULTS as VALIDITY_DEFAULTS
 from judgeaudit.commands.default_runs import DEFAULT_RUNS
 from judgeaudit.report.html import Section, write_page
 
@@ -82,8 +83,8 @@ class Slices:
 
 
 SLICES = Slices()
-FULL = Slices(groups=None, bases_per_group=None, regrade=48, world_rows=40, loop_items=None, max_tokens=None,
-              bootstrap=2000)
+FULL = Slices(groups=None, bases_per_group=None, regrade=VALIDITY_DEFAULTS["regrade"], world_rows=40, loop_items=None,
+              max_tokens=None, bootstrap=2000)
 
 
 def probe_subset(out: Path, bases_per_group: int, groups: int | None = None) -> Path:
@@ -131,7 +132,7 @@ class Step:
 def _validity_step(out: Path, n_boot: int, slices: Slices) -> Step:
     from judgeaudit.commands.validity import print_summary, run_validity, sections
     from judgeaudit.judges import make_judge
-    from judgeaudit.probes.design import graded_requests, regrade_requests
+    from judgeaudit.probes.design import validity_requests
     from judgeaudit.probes.io import bundled_probes_path, read_probes
     from judgeaudit.records import probes_frame
 
@@ -139,8 +140,7 @@ def _validity_step(out: Path, n_boot: int, slices: Slices) -> Step:
     path = bundled_probes_path() if full else probe_subset(out, slices.bases_per_group, slices.groups)
 
     def requests() -> list:
-        reqs = graded_requests(probes_frame(read_probes(path)))
-        return reqs + regrade_requests(reqs, slices.regrade)
+        return validity_requests(probes_frame(read_probes(path)), slices.regrade)
 
     def run() -> list[Section]:
         if full:

@@ -14,6 +14,8 @@
     bar: 0.75
     bootstrap: 2000
     allow_failures: false         # true: exit 0 even when a judge produced no usable verdict
+    template: judgeaudit-geval    # every key of `judgeaudit validity run` (analyses.validity.options):
+    ledger: ledger.yaml           #   template, ledger, strict_register, regrade, seed, store, concurrency, …
 
 ``analysis: world``, ``loop``, ``card`` and ``migrate`` take the options of ``judgeaudit world run``, ``loop run``,
 ``card`` and ``migrate`` under their option names (``set``, ``judges``, ``arms``, ``votes``, …; ``task``, ``data``,
@@ -44,16 +46,21 @@ options (``--votes`` is the file's ``votes``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
+from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, create_model,
+                      field_validator)
+
+from judgeaudit import options as opts
+from judgeaudit.analyses.validity.options import OPTIONS as VALIDITY_OPTIONS
 
 from judgeaudit.consent import check_file_spec
 from judgeaudit.errors import InputError
 from judgeaudit.yamlfile import line_of, load_yaml
 from judgeaudit.io import read_text
-from judgeaudit.validate import OPTION_RULES, option_problem, output_dir, set_inputs, spec_inputs
+from judgeaudit.options import Option, Options, Rule
+from judgeaudit.validate import OPTION_RULES, output_dir, set_inputs, spec_inputs
 
 
 class JudgeEntry(BaseModel):
@@ -61,45 +68,25 @@ class JudgeEntry(BaseModel):
     spec: str
 
 
-class _Experiment(BaseModel):
-    """What every experiment file has: where it writes, its store, the call options, the failure exit."""
+class _Root(BaseModel):
+    """What every experiment model has: its validation (the declared rules, else ``validate.OPTION_RULES``) and
+    where it was read from; its fields come from the options' declarations (``file_fields``)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    out: Path
-    store: Path | None = None
-    concurrency: int | None = None
-    seed: int = 0
-    api_base: str | None = None
-    timeout: float | None = None
-    retries: int | None = None
-    rpm: float | None = None
-    allow_failures: bool = False
+    _rules: ClassVar[dict[str, Rule]] = {}
     _node: Any = PrivateAttr(default=None)
     _path: Path | None = PrivateAttr(default=None)
 
     @field_validator("*")
     @classmethod
     def _option_rules(cls, v: Any, info: ValidationInfo) -> Any:
-        """The same rules as the command line's options (``validate.OPTION_RULES``)."""
-        if info.field_name in OPTION_RULES and (msg := option_problem(info.field_name, v)) is not None:
+        """The same rules as the command line's options (the declaration's, else ``validate.OPTION_RULES``)."""
+        rule = cls._rules.get(info.field_name) or OPTION_RULES.get(info.field_name)
+        if rule is not None and (msg := rule.problem(v)) is not None:
             raise ValueError(msg)
         return v
 
-
-class _CallingExperiment(_Experiment):
-    """An experiment whose command calls judges and takes ``--batch``/``--mlflow``: the same keys here."""
-
-    batch: Literal["openai", "anthropic"] | None = None
-    batch_out: Path | None = None
-    mlflow: str | None = None
-    mlflow_experiment: str | None = None
-
-
-class _WithJudges(_CallingExperiment):
-    judges: list[str | JudgeEntry] = Field(min_length=1)
-
-    @field_validator("judges")
+    @field_validator("judges", check_fields=False)
     @classmethod
     def _specs(cls, v: list[str | JudgeEntry]) -> list[str | JudgeEntry]:
         for j in v:
@@ -108,16 +95,53 @@ class _WithJudges(_CallingExperiment):
         return v
 
 
-class ValidityExperiment(_WithJudges):
-    analysis: Literal["validity"]
-    probes: str = "bundled"
-    s_floor: float = 0.90
-    bar: float = 0.75
-    bootstrap: int = 2000
-    regrade: int = 48
+_FILE_TYPES: dict[str, tuple[Any, Any]] = {"judges": (list[str | JudgeEntry], Field(min_length=1))}
+"""Keys whose file type is richer than their command-line type: a judge entry may be a mapping of options."""
 
 
-class WorldExperiment(_WithJudges):
+def file_fields(*options: Option) -> dict[str, Any]:
+    """The pydantic fields of declared options (``pydantic.create_model``'s keyword form), by file key."""
+    out: dict[str, Any] = {}
+    for o in options:
+        if o.name in _FILE_TYPES:
+            typ, info = _FILE_TYPES[o.name]
+        else:
+            typ, info = (o.file_type or o.type), Field(... if o.required else o.default)
+        out[o.name] = (typ, info)
+    return out
+
+
+def file_model(name: str, analysis: str, options: Options, base: type[BaseModel]) -> type[BaseModel]:
+    """The experiment model of ``analysis: <analysis>`` generated from its declared options (those an
+    experiment file takes), their rules checked as the command line checks them."""
+    model = create_model(name, __base__=base, __module__=__name__, analysis=(Literal[analysis], ...),
+                         **file_fields(*options.in_file()))
+    model._rules = {**base._rules, **options.rules()}
+    return model
+
+
+_Experiment = create_model("_Experiment", __base__=_Root, __module__=__name__,
+                           **file_fields(opts.OUT, opts.API_BASE, opts.TIMEOUT, opts.RETRIES, opts.RPM,
+                                         opts.ALLOW_FAILURES))
+"""What every experiment file has: where it writes, the call options, the failure exit."""
+_RunExperiment = create_model("_RunExperiment", __base__=_Experiment, __module__=__name__,
+                              **file_fields(opts.STORE, opts.CONCURRENCY, opts.SEED))
+"""An experiment whose command keeps a call store, bounds its concurrency and takes a seed."""
+_CallingExperiment = create_model("_CallingExperiment", __base__=_RunExperiment, __module__=__name__,
+                                  **file_fields(opts.BATCH, opts.BATCH_OUT, opts.MLFLOW, opts.MLFLOW_EXPERIMENT))
+"""An experiment whose command calls judges and takes ``--batch``/``--mlflow``: the same keys here."""
+
+
+class _WithJudges(_CallingExperiment):  # type: ignore[misc,valid-type]
+    judges: list[str | JudgeEntry] = Field(min_length=1)
+
+
+ValidityExperiment = file_model("ValidityExperiment", "validity", VALIDITY_OPTIONS, _CallingExperiment)
+"""``analysis: validity``: every option of ``judgeaudit validity run`` (``analyses.validity.options``) but the
+run's own flags ``judgeaudit run`` takes (``--backend``, ``--ray-address``)."""
+
+
+class WorldExperiment(_WithJudges):  # type: ignore[misc,valid-type]
     analysis: Literal["world"]
     set_: str = Field(alias="set")
     arms: list[str] = Field(default_factory=lambda: ["blind", "informed"], min_length=1)
@@ -133,7 +157,7 @@ class WorldExperiment(_WithJudges):
     split: str = "all"
 
 
-class LoopExperiment(_CallingExperiment):
+class LoopExperiment(_CallingExperiment):  # type: ignore[misc,valid-type]
     analysis: Literal["loop"]
     task: str
     data: Path
@@ -149,7 +173,7 @@ class LoopExperiment(_CallingExperiment):
     bootstrap: int = 2000
 
 
-class CardExperiment(_Experiment):
+class CardExperiment(_Experiment):  # type: ignore[misc,valid-type]
     analysis: Literal["card"]
     judge: str
     from_: list[Path] = Field(default_factory=list, alias="from")
@@ -159,7 +183,7 @@ class CardExperiment(_Experiment):
     bootstrap: int = 2000
 
 
-class MigrateExperiment(_Experiment):
+class MigrateExperiment(_RunExperiment):  # type: ignore[misc,valid-type]
     analysis: Literal["migrate"]
     old: str
     new: str
@@ -227,7 +251,10 @@ def load_experiment(path: str | Path) -> _Experiment:
     except ValidationError as e:
         first = e.errors()[0]
         loc = tuple(x for x in first["loc"] if not (isinstance(x, str) and x in ("str", "JudgeEntry")))
-        msg = "required field is missing" if first["type"] == "missing" else first["msg"].removeprefix("Value error, ")
+        msg = ("required field is missing" if first["type"] == "missing"
+               else f"a {kind} experiment takes no {loc[0]!r}: its command has no such option"
+               if first["type"] == "extra_forbidden" and len(loc) == 1
+               else first["msg"].removeprefix("Value error, "))
         raise InputError(msg, path=p, line=line_of(node, loc), field=".".join(map(str, loc))) from None
     _check_code(exp, node, p)
     base = p.parent
@@ -236,6 +263,8 @@ def load_experiment(path: str | Path) -> _Experiment:
               if hasattr(exp, name)}
     if isinstance(exp, ValidityExperiment) and exp.probes != "bundled" and not Path(exp.probes).is_absolute():
         update["probes"] = str(base / exp.probes)
+    if getattr(exp, "template", None) is not None:
+        update["template"] = _template_path(exp.template, base, node, p)
     if isinstance(exp, WorldExperiment) and ":" in exp.set_:
         name, rest = exp.set_.split(":", 1)
         where, sep, query = rest.partition("?")
@@ -267,6 +296,21 @@ def _check_code(exp: _Experiment, node: yaml.Node, path: Path) -> None:
     found += [((name,), getattr(exp, name)) for name in _SPEC_FIELDS if isinstance(getattr(exp, name, None), str)]
     for loc, spec in found:
         check_file_spec(spec, path=path, line=line_of(node, loc), field=".".join(map(str, loc)))
+
+
+def _template_path(name: str, base: Path, node: yaml.Node, path: Path) -> str:
+    """The experiment's ``template:`` (every api/local judge's): a built-in name, or a file relative to the
+    experiment file, read and validated now."""
+    from judgeaudit.judges.templates import get_template, library
+
+    if name not in library():
+        f = Path(name) if Path(name).is_absolute() else base / name
+        if not f.is_file():
+            raise InputError(f"{f}: not found (nor a built-in template)", path=path, line=line_of(node, ("template",)),
+                             field="template")
+        name = str(f)
+    get_template(name)
+    return name
 
 
 def _resolve_templates(exp: _Experiment, base: Path, node: yaml.Node, path: Path) -> None:

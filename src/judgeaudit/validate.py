@@ -17,50 +17,16 @@ no longer the command's).
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Iterable
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 
 from judgeaudit.errors import InputError
 
 
-@dataclass(frozen=True)
-class Rule:
-    """A number's admissible range: ``lo``/``hi`` bounds (None: open), ``lo_open`` for a strict lower bound;
-    ``cap``: judgeaudit's own upper bound on a quantity that has no natural one (resamples, votes, seconds),
-    against runs that would exhaust memory or money."""
-
-    integer: bool = False
-    lo: float | None = None
-    hi: float | None = None
-    lo_open: bool = False
-    cap: float | None = None
-
-    def problem(self, value: object) -> str | None:
-        """Why ``value`` breaks the rule, or None."""
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return f"must be a number, got {value!r}"
-        if self.integer and math.isfinite(value) and value != int(value):
-            return f"must be a whole number, got {value!r}"
-        if self.cap is not None and math.isfinite(value) and value > self.cap:
-            return f"must be at most {_num(self.cap)} (judgeaudit's bound), got {value!r}"
-        ok = math.isfinite(value) and (self.lo is None or (value > self.lo if self.lo_open else value >= self.lo)) \
-            and (self.hi is None or value <= self.hi)
-        if ok:
-            return None
-        if self.lo is not None and self.hi is not None:
-            return f"must be between {_num(self.lo)} and {_num(self.hi)}, got {value!r}"
-        return f"must be {'>' if self.lo_open else '≥'} {_num(self.lo)}, got {value!r}"
-
-
-def _num(x: float | None) -> str:
-    return str(int(x)) if x is not None and x == int(x) else str(x)
-
+from judgeaudit import options as declared  # noqa: E402 - the declared options' rules
+from judgeaudit.options import MAX_RESAMPLES, Rule  # noqa: E402,F401 - Rule: the rule type, public here too
 
 MAX_ROUNDS = 20
 """Most loop rounds one run may ask for (the paper runs 3, §8.2): every round buys a judging and a
@@ -72,20 +38,9 @@ MAX_VOTES = 25
 SUBTLETY_SCALE = (1, 5)
 """The subtlety gate's scale (``probes.cap_testbed.parse_subtlety``): ``--threshold`` must lie on it."""
 
-MAX_RESAMPLES = 100_000
-"""Upper bound of bootstrap resamples, regrades and permutations: far above what an interval or a p needs
-(the papers use 1 000–10 000), and below what fills memory (a resample index matrix is resamples × units)."""
-
 OPTION_RULES: dict[str, Rule] = {
-    "s_floor": Rule(lo=0, hi=1),             # an invariance floor is a proportion
-    "bar": Rule(lo=0, hi=1),                 # a raw agreement bar is a proportion
-    "bootstrap": Rule(integer=True, lo=0, cap=MAX_RESAMPLES),
-    "regrade": Rule(integer=True, lo=0, cap=MAX_RESAMPLES),
+    **declared.SHARED.rules(),   # s_floor, bar, bootstrap, regrade, concurrency, timeout, retries, rpm
     "permutations": Rule(integer=True, lo=0, cap=MAX_RESAMPLES * 10),
-    "concurrency": Rule(integer=True, lo=1, cap=1024),   # calls at once; more only exhausts sockets
-    "retries": Rule(integer=True, lo=0, cap=20),
-    "timeout": Rule(lo=0, lo_open=True, cap=3600),       # seconds per call
-    "rpm": Rule(lo=0, lo_open=True, cap=1_000_000),
     "max_items": Rule(integer=True, lo=1),
     "threshold": Rule(integer=True, lo=SUBTLETY_SCALE[0], hi=SUBTLETY_SCALE[1]),
     "length_tolerance": Rule(lo=0, hi=1),
@@ -96,7 +51,9 @@ OPTION_RULES: dict[str, Rule] = {
     "strict_threshold": Rule(lo=0, hi=1, lo_open=True),  # world: strict matcher overlap
     "top_k": Rule(integer=True, lo=1, cap=1000),         # world: routed sentences per claim
 }
-"""The bounds are judgeaudit's own (the papers set none); ``judgeaudit --help`` of each option and the
+"""The options' rules: those of the declared shared options (``judgeaudit.options``), then the rules of options
+not yet declared (an analysis's own declared options carry theirs: ``analyses.validity.options``). The bounds are
+judgeaudit's own (the papers set none); ``judgeaudit --help`` of each option and the
 README list them. A value outside is refused before any input is read or any call is made."""
 
 

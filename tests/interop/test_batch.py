@@ -376,7 +376,7 @@ def test_run_batch_flags_replace_the_file_keys(tmp_path, fake_server):
 
 @pytest.mark.parametrize("extra, line, field, message", [
     ("batch: azure\n", 12, "batch", "Input should be 'openai' or 'anthropic'"),
-    ("bacth: openai\n", 12, "bacth", "Extra inputs are not permitted"),
+    ("bacth: openai\n", 12, "bacth", "experiment takes no 'bacth': its command has no such option"),
     ("batch_out: b.jsonl\n", 12, "batch_out", "--batch-out needs --batch openai|anthropic"),
     ("mlflow_experiment: [a]\n", 12, "mlflow_experiment", "Input should be a valid string"),
 ])

@@ -21,10 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from judgeaudit.card.defaults import DEFAULT_COMMANDS
 from judgeaudit.card.sources import Run, of_kind
 
 VP_CMD = "judgeaudit vp audit --set SPEC --out DIR"
-VALIDITY_CMD = "judgeaudit validity run --judge {judge} --probes bundled --out DIR"
+VALIDITY_CMD = DEFAULT_COMMANDS["validity"]
 PLACEHOLDER_ORIGINS = frozenset({"user", "unknown", ""})
 """Label origins that state nothing: the generic table adapters' default (``datasets.registry``)."""
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
+from judgeaudit.analyses.validity.options import DEFAULTS as VALIDITY_DEFAULTS
+
 DATA = Path(str(files("judgeaudit") / "data"))
 WORLD_ROWS = 40
 
@@ -27,7 +29,7 @@ CAP_SETS = (f"judgebench:{DATA / 'judgebench'}", f"llmbar:{DATA / 'llmbar'}")
 LOOP_REGULATORS = ("control", "blind", "informed", "certificate")
 
 DEFAULT_COMMANDS: dict[str, str] = {
-    "validity": "judgeaudit validity run --judge {judge} --probes bundled --out DIR",
+    "validity": f"judgeaudit validity run --judge {{judge}} --probes {VALIDITY_DEFAULTS['probes']} --out DIR",
     "vp": "judgeaudit vp audit --set SPEC --out DIR",
     "cap": f"judgeaudit cap run --set {CAP_SETS[0]} --set {CAP_SETS[1]} --judge {{judge}} --out DIR",
     "world": f"judgeaudit world run --set '{WORLD_SET}' --judge {{judge}} "

@@ -352,17 +352,17 @@ def _run_folder(src: dict) -> tuple[Path | None, str | None]:
 def _validity_from(folder: Path, judge: str) -> Frontier | str:
     """The run's frontier for ``judge``, or why it cannot be read as the run read it: the probe file
     must be the one the run hashed (``result.json`` ``inputs``); the bundled set is the package's."""
-    import json
-
+    from judgeaudit.analyses.validity.schema import ValidityFile
     from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
     from judgeaudit.records import probes_frame
     from judgeaudit.runinfo import changed_inputs
 
-    res = json.loads((folder / "result.json").read_text(encoding="utf-8"))
-    ps = res.get("probe_set")
+    run = ValidityFile.read(folder / "result.json")   # a key renamed or missing: an error naming it
+    res = run.to_json()
+    ps = run.probe_set
     if ps is None or not (folder / "verdicts.parquet").is_file():
         return f"the validity run in {folder} keeps no verdicts.parquet or probe set"
-    files = ((res.get("inputs") or {}).get("files") or {})
+    files = ((run.inputs or {}).get("files") or {})
     if ps == BUNDLED:
         path = bundled_probes_path()
     elif "probes" in files:
@@ -375,7 +375,7 @@ def _validity_from(folder: Path, judge: str) -> Frontier | str:
     if not path.is_file():
         return f"the probe file of the validity run in {folder} is no longer at {path}"
     return validity_frontier(probes_frame(read_probes(path)), pd.read_parquet(folder / "verdicts.parquet"), judge,
-                             bar=float(res.get("bar", 0.75)), s_floor=float(res.get("s_floor", 0.90)))
+                             bar=run.bar, s_floor=run.s_floor)
 
 
 validity_frontier_from = _validity_from

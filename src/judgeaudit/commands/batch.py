@@ -10,19 +10,17 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from judgeaudit import options
+from judgeaudit.commands.declared import annotation
+
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="Provider batch files (OpenAI Batch API, Anthropic Message Batches).", no_args_is_help=True)
 console = Console(stderr=True, soft_wrap=True)
 
-BatchOpt = Annotated[str | None, typer.Option(
-    "--batch", help="openai | anthropic: write the provider's batch request file (--batch-out) for every api: "
-    "judge call not yet in the store and make no call; submit it, then `judgeaudit batch ingest RESULTS --store "
-    "STORE` and rerun the same command")]
-BatchOutOpt = Annotated[Path | None, out_option(
-    "--batch-out", what="file", help="the batch request file --batch writes (default: batch-<provider>.jsonl, or .json for "
-    "anthropic, in the current folder)")]
+BatchOpt = annotation(options.BATCH)
+BatchOutOpt = annotation(options.BATCH_OUT)
 
 
 @contextmanager

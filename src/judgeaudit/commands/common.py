@@ -13,43 +13,41 @@ from rich.console import Console
 
 from judgeaudit.commands import tracking
 from judgeaudit.commands.batch import batching
-from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
 from judgeaudit.judges import Judge, make_judge
 from judgeaudit.runtime import backends
 from judgeaudit.runtime.executor import call_defaults
 from judgeaudit.runtime.failures import CallSummary, Recorder, recording
 
-ALLOW_FAILURES_HELP = "exit 0 even when a judge produced no usable verdict (the failures are still reported)"
+from judgeaudit import options as declared_options
+from judgeaudit.commands.declared import annotation
+
+ALLOW_FAILURES_HELP = declared_options.ALLOW_FAILURES.help
 DEFAULT_BACKEND = backends.DEFAULT
 BackendOpt = Annotated[str, typer.Option(
     "--backend", help=f"where the work runs: {' | '.join(backends.names())} (asyncio: this process, or --jobs "
     "local processes for vp audit; ray: Ray workers, pip install 'judgeaudit\\[ray]'); judge calls are stored by "
     "this process either way")]
-TimeoutOpt = Annotated[float | None, typer.Option(
-    "--timeout", help="per-call timeout, seconds (default 120; at most 3600)")]
-RetriesOpt = Annotated[int | None, typer.Option("--retries", help="retries of a failed call (default 5; at most 20)")]
-RpmOpt = Annotated[float | None, typer.Option("--rpm", help="requests per minute limit (default: none)")]
-ApiBaseOpt = Annotated[str | None, typer.Option(
-    "--api-base", help="base URL of an OpenAI-compatible server for every api: judge (e.g. http://127.0.0.1:8000/v1; "
-    "default: the provider's own)")]
+TimeoutOpt = annotation(declared_options.TIMEOUT)
+RetriesOpt = annotation(declared_options.RETRIES)
+RpmOpt = annotation(declared_options.RPM)
+ApiBaseOpt = annotation(declared_options.API_BASE)
 """The call options every command that calls judges declares, as parameters ``call_timeout``, ``call_retries``,
 ``call_rpm`` and ``api_base`` (``calls_checked`` applies them; ``call_context`` for a command without it)."""
 
-ConcurrencyOpt = Annotated[int | None, typer.Option(
-    "--concurrency", help="judge calls in flight at once per judge (default, and at most: the judge's own limit)")]
-SEED_HELP = "random seed of the bootstrap and of every random draw (the same seed gives the same numbers)"
-SeedOpt = Annotated[int, typer.Option("--seed", help=SEED_HELP)]
-BOOTSTRAP_HELP = "bootstrap resamples behind every interval"
-BootstrapOpt = Annotated[int, typer.Option("--bootstrap", help=BOOTSTRAP_HELP)]
-STORE_HELP = "call store: the SQLite file keeping every judge call, so a rerun resumes without paying twice"
-StoreOpt = Annotated[Path | None, out_option("--store", what="store", help=STORE_HELP + " (default OUT/calls.sqlite)")]
-"""Options several commands share, each declared once with its help text."""
+ConcurrencyOpt = annotation(declared_options.CONCURRENCY)
+SEED_HELP = declared_options.SEED.help
+SeedOpt = annotation(declared_options.SEED)
+BOOTSTRAP_HELP = declared_options.BOOTSTRAP.help
+BootstrapOpt = annotation(declared_options.BOOTSTRAP)
+STORE_HELP = declared_options.STORE_HELP
+StoreOpt = annotation(declared_options.STORE)
+"""Options several commands share, declared once in ``judgeaudit.options``."""
 
 ALLOW_SAME_FAMILY = "--allow-same-family"
 ALLOW_SAME_FAMILY_OLD = "--allow-shared-family"   # an earlier spelling, still accepted (hidden)
 
-CONSTRUCT_VALIDITY = "“A Judge Should Know What Changed: Construct Validity for LLM-as-a-Judge Evaluation”"
+CONSTRUCT_VALIDITY = declared_options.CONSTRUCT_VALIDITY
 BLIND_SPOT = "Kumar, Pothuneedi & Bandak, “The Anatomy of a Blind Spot: What an LLM Judge Must Be Shown, and How Much”"
 CAP_PAPER = "Li et al., “Conditional Accuracy Profiles: Diagnosing LLM Judges across Deployment Conditions”"
 """The papers whose definitions the commands implement, as help texts cite them."""
@@ -67,9 +65,7 @@ def with_interval(value: float | None, ci: object = None, *, digits: int = 3, pc
     return f"{one(value)} [{one(ci[0])}, {one(ci[1])}]"
 
 
-TemplateOpt = Annotated[str | None, typer.Option(
-    "--template", help="judge template (a YAML file or a built-in name: judgeaudit templates list) for every "
-    "api: and local --judge")]
+TemplateOpt = annotation(declared_options.TEMPLATE)
 
 RayAddressOpt = Annotated[str | None, typer.Option(
     "--ray-address", help="Ray cluster for --backend ray: HOST:PORT, ray://HOST:10001 or auto (default: "

@@ -40,18 +40,16 @@ class DefaultRun:
 
 
 def _validity_requests(_: Judge) -> list[JudgeRequest]:
-    from judgeaudit.probes.design import graded_requests, regrade_requests
-    from judgeaudit.probes.io import bundled_probes_path, read_probes
-    from judgeaudit.records import probes_frame
+    from judgeaudit.commands.requests import validity_requests
 
-    reqs = graded_requests(probes_frame(read_probes(bundled_probes_path())))
-    return reqs + regrade_requests(reqs, 48)
+    return validity_requests()   # the declared defaults: the bundled probes, the default regrade count
 
 
 def _validity(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
+    from judgeaudit.analyses.validity.options import DEFAULTS
     from judgeaudit.commands.validity import run_validity
 
-    return run_validity("bundled", judges, out=out, store=store, n_boot=n_boot)
+    return run_validity(DEFAULTS["probes"], judges, out=out, store=store, n_boot=n_boot)
 
 
 # --- validation power: the public-set slices (no judge calls) -------------------------------------------------

@@ -5,15 +5,16 @@ outputs are written — when a headline number was not registered."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 from rich.console import Console
 
-LedgerOpt = Annotated[Path | None, typer.Option("--ledger", help="prediction ledger: mark headline numbers "
-                                                "registered or not")]
-StrictOpt = Annotated[bool, typer.Option("--strict-register", help="exit 3 (after writing outputs) when a "
-                                         "headline number was not registered in --ledger")]
+from judgeaudit import options
+from judgeaudit.commands.declared import annotation
+
+LedgerOpt = annotation(options.LEDGER)
+StrictOpt = annotation(options.STRICT_REGISTER)
 console = Console(stderr=True, soft_wrap=True)
 
 

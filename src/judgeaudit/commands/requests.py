@@ -23,23 +23,24 @@ from judgeaudit.records import JudgeRequest
 
 app = typer.Typer(help="The requests of an analysis, for your own harness (export), answered back through replay:.",
                   no_args_is_help=True)
+from judgeaudit.analyses.validity.options import DEFAULTS as VALIDITY_DEFAULTS  # noqa: E402
+
 console = Console(stderr=True)
 ANALYSES = ("validity", "cap", "world")
 FILES = ("requests.jsonl", "inspect_task.py", "promptfoo_tests.yaml", "promptfooconfig.yaml")
 
 
-def validity_requests(probes: str = "bundled", *, regrade: int = 48) -> list[JudgeRequest]:
-    """What ``validity run --probes PROBES --regrade N`` sends."""
-    from judgeaudit.probes.design import regrade_requests
-    from judgeaudit.probes.design import graded_requests
+def validity_requests(probes: str = VALIDITY_DEFAULTS["probes"], *,
+                      regrade: int = VALIDITY_DEFAULTS["regrade"]) -> list[JudgeRequest]:
+    """What ``validity run --probes PROBES --regrade N`` sends (``probes.design.validity_requests``)."""
+    from judgeaudit.analyses.validity.options import OPTIONS
+    from judgeaudit.probes.design import validity_requests as build
     from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
     from judgeaudit.records import probes_frame
-    from judgeaudit.validate import check_options
 
-    check_options(regrade=regrade)
+    OPTIONS.check(regrade=regrade)
     path = bundled_probes_path() if probes == BUNDLED else Path(probes)
-    requests = graded_requests(probes_frame(read_probes(path)))
-    return requests + regrade_requests(requests, regrade)
+    return build(probes_frame(read_probes(path)), regrade)
 
 
 def cap_requests(set_specs: Sequence[str]) -> list[JudgeRequest]:

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
 from rich.console import Console
 
-MlflowOpt = Annotated[str | None, typer.Option(
-    "--mlflow", help="MLflow tracking URI (a local file:./mlruns or sqlite:///mlflow.db needs no server): log the "
-    "run's result.json numbers (intervals as .lo/.hi) and report files to a new MLflow run (pip install "
-    "'judgeaudit\\[mlflow]')")]
-MlflowExperimentOpt = Annotated[str | None, typer.Option(
-    "--mlflow-experiment", help="MLflow experiment of --mlflow (default: judgeaudit)")]
+from judgeaudit import options
+from judgeaudit.commands.declared import annotation
+
+MlflowOpt = annotation(options.MLFLOW)
+MlflowExperimentOpt = annotation(options.MLFLOW_EXPERIMENT)
 
 
 def check(kwargs: Mapping[str, Any]) -> None:

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Any
 
 import pandas as pd
 import typer
 from rich.console import Console
 
-from judgeaudit.commands.outputs import out_option
-from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
-from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
-from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
-from judgeaudit.commands.common import RetriesOpt, RpmOpt, TemplateOpt, TimeoutOpt
+from judgeaudit.analyses.validity.options import DEFAULTS, OPTIONS
 from judgeaudit.commands import register
-from judgeaudit.commands.common import CONSTRUCT_VALIDITY, ApiBaseOpt, BootstrapOpt, ConcurrencyOpt, SeedOpt, StoreOpt
+from judgeaudit.commands.common import CONSTRUCT_VALIDITY, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
+from judgeaudit.commands.declared import declared
 
 VALIDITY_HELP = (f"Construct validity of a judge ({CONSTRUCT_VALIDITY} §2, §5.1–5.2): a valid judge keeps its "
                  "verdict under an edit that preserves the construct (invariance S) and changes it under a minimal "
@@ -34,44 +31,48 @@ class ValidityRun:
 
 
 def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, store: Path | None = None,
-                 s_floor: float = 0.90, bar: float = 0.75, n_boot: int = 2000, n_regrade: int = 48,
-                 concurrency: int | None = None, api_base: str | None = None, seed: int = 0,
+                 s_floor: float = DEFAULTS["s_floor"], bar: float = DEFAULTS["bar"],
+                 n_boot: int = DEFAULTS["bootstrap"], n_regrade: int = DEFAULTS["regrade"],
+                 concurrency: int | None = None, api_base: str | None = None, seed: int = DEFAULTS["seed"],
                  template: str | None = None) -> ValidityRun:
     """Grade every original and edited text with every judge (``template``: the judge template every
     api/local judge renders), then compute the profile on each judge's own scale."""
     from judgeaudit.analyses.grade_scale import orient, scale_record
     from judgeaudit.analyses.validity import validity_profile
+    from judgeaudit.analyses.validity.schema import SCHEMA_VERSION, JudgeIdentity, ValidityFile
     from judgeaudit.commands.common import build_judges
     from judgeaudit.runtime.executor import judge_all
     from judgeaudit.io import write_parquet
     from judgeaudit.runinfo import write_result
-    from judgeaudit.probes.design import graded_requests, regrade_requests
+    from judgeaudit.probes.design import validity_requests
     from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
     from judgeaudit.records import probes_frame
-    from judgeaudit.validate import check_options, output_dir, spec_inputs
+    from judgeaudit.validate import output_dir, spec_inputs
     from judgeaudit.runtime.failures import summarise
     from judgeaudit.runfolder import output_set
 
-    check_options(s_floor=s_floor, bar=bar, bootstrap=n_boot, regrade=n_regrade, concurrency=concurrency)
+    OPTIONS.check(s_floor=s_floor, bar=bar, bootstrap=n_boot, regrade=n_regrade, concurrency=concurrency)
     bundled = probes_path == BUNDLED
     path = bundled_probes_path() if bundled else Path(probes_path)
     output_dir(out, writes=("result.json", "verdicts.parquet", "report.html"),
                inputs=[None if bundled else path, store, *spec_inputs(judge_specs)], kind="validity")
     probes = probes_frame(read_probes(path))
-    requests = graded_requests(probes)
-    requests = requests + regrade_requests(requests, n_regrade)
+    requests = validity_requests(probes, n_regrade)
     judges = build_judges(judge_specs, api_base=api_base, template=template)
     verdicts = judge_all(judges, requests, store_path=store or out / "calls.sqlite", concurrency=concurrency)
     scales = {j.id: j.scale for j in judges if j.scale is not None}
     result = validity_profile(probes, orient(verdicts, scales), s_floor=s_floor, bar=bar, n_boot=n_boot, seed=seed)
-    payload = result.to_dict()
-    for j in judges:   # which template and scale each judge answered on
+    payload = {"schema_version": SCHEMA_VERSION, **result.to_dict()}
+    for j in judges:   # which template and scale each judge answered on, and who the judge was
         entry = payload["judges"].get(j.id)
         if entry is not None:
             entry["template"] = j.template_record("graded")
             entry["scale"] = scale_record(scales.get(j.id), entry)
+            entry["identity"] = JudgeIdentity(family=j.spec.family, model=j.spec.model, template=entry["template"],
+                                              scale=entry["scale"]).model_dump(mode="json")
     payload["probe_set"] = "bundled" if bundled else str(path)
     payload["calls"] = summarise(verdicts).to_dict()
+    ValidityFile.of(payload)   # what the readers read is there, under the names they read it by
     with output_set(out, "validity") as dest:
         write_result(dest / "result.json", payload, verdicts, inputs={"probes": path})
         write_parquet(dest / "verdicts.parquet", verdicts)
@@ -127,43 +128,30 @@ def print_summary(result) -> None:
 
 @app.command("run")
 @calls_checked
-def run_cmd(
-    judge: Annotated[list[str], typer.Option("--judge", help="judge spec (repeatable)")],
-    out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
-    probes: Annotated[str, typer.Option("--probes", help="probe JSONL, or 'bundled'")] = "bundled",
-    s_floor: Annotated[float, typer.Option("--s-floor", help="invariance floor, set before the run")] = 0.90,
-    bar: Annotated[float, typer.Option("--bar", help="raw pairwise agreement bar for a slot/axis")] = 0.75,
-    bootstrap: BootstrapOpt = 2000,
-    regrade: Annotated[int, typer.Option("--regrade", help="requests re-graded for regrade agreement")] = 48,
-    store: StoreOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    api_base: ApiBaseOpt = None,
-    seed: SeedOpt = 0,
-    allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
-    backend: BackendOpt = DEFAULT_BACKEND,
-    ray_address: RayAddressOpt = None,
-    call_timeout: TimeoutOpt = None,
-    call_retries: RetriesOpt = None,
-    call_rpm: RpmOpt = None,
-    batch: BatchOpt = None,
-    batch_out: BatchOutOpt = None,
-    mlflow: MlflowOpt = None,
-    mlflow_experiment: MlflowExperimentOpt = None,
-    judge_template: TemplateOpt = None,
-    ledger: register.LedgerOpt = None,
-    strict_register: register.StrictOpt = False,
-) -> None:
+@declared(OPTIONS, backend=(BackendOpt, DEFAULT_BACKEND), ray_address=(RayAddressOpt, None))
+def run_cmd(**options: Any) -> None:
     """The (S, R) validity profile of each judge on the probes: invariance S (verdict kept under construct-preserving
     edits) and sensitivity R (verdict changed under minimal construct-changing edits). Writes OUT/result.json,
     OUT/verdicts.parquet and OUT/report.html (and OUT/register.json with --ledger)."""
+    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()})
+
+
+def run_command(values: dict[str, Any], *, echo: Console = console) -> ValidityRun:
+    """A validity run from its options by their declared names (``analyses.validity.options``; what the
+    command's flags or an experiment file's keys give; absent ones take their defaults): the run, the register
+    with ``ledger``, the report, and exit 3 with ``strict_register`` when a headline number was not registered."""
     from judgeaudit.runfolder import output_set
 
-    led = register.load(ledger, strict_register)
+    v = {**OPTIONS.defaults(), **values}
+    out = v["out"]
+    led = register.load(v["ledger"], v["strict_register"])
     with output_set(out, "validity"):   # one set: a kill leaves the earlier run or this one, never a mix
-        r = run_validity(probes, judge, out=out, store=store, s_floor=s_floor, bar=bar, n_boot=bootstrap,
-                         n_regrade=regrade, concurrency=concurrency, api_base=api_base, seed=seed,
-                         template=judge_template)
-        entries, extra = register.mark(led, ledger, "validity", r.result.to_dict(), out) if led is not None else (None, None)
-        write_report(r, out, extra=[extra] if extra else None)
+        r = run_validity(v["probes"], v["judges"], out=out, store=v["store"], s_floor=v["s_floor"], bar=v["bar"],
+                         n_boot=v["bootstrap"], n_regrade=v["regrade"], concurrency=v["concurrency"],
+                         api_base=v["api_base"], seed=v["seed"], template=v["template"])
+        entries, extra = (register.mark(led, v["ledger"], "validity", r.result.to_dict(), out) if led is not None
+                          else (None, None))
+        write_report(r, out, echo=echo, extra=[extra] if extra else None)
     if entries is not None:
-        register.enforce(entries, strict_register)
+        register.enforce(entries, v["strict_register"])
+    return r

@@ -42,6 +42,14 @@ def graded_requests(probes_df: pd.DataFrame) -> list[JudgeRequest]:
     return out
 
 
+def validity_requests(probes_df: pd.DataFrame, n_regrade: int) -> list[JudgeRequest]:
+    """Every request of a validity run on ``probes_df``: the graded requests (``graded_requests``), then the
+    ``n_regrade`` re-graded ones (``regrade_requests``). The one builder: the run, its cost estimate, the
+    default run, the demo and ``requests export`` send exactly these."""
+    requests = graded_requests(probes_df)
+    return requests + regrade_requests(requests, n_regrade)
+
+
 def regrade_requests(requests: list[JudgeRequest], n: int) -> list[JudgeRequest]:
     """A deterministic, evenly spaced sample of ``n`` requests, re-asked as epoch 1 (regrade agreement,
     App. D). Epoch 1 gives each its own call key, so the call store cannot answer it with the first

@@ -40,15 +40,13 @@ profile in named steps), ``result`` (the result objects) and ``profile`` (the en
 
 from __future__ import annotations
 
-from judgeaudit.analyses.validity.design import SLOT_ORDER, _design, probe_design  # noqa: F401 - _design: tests
+from judgeaudit.analyses.validity.design import SLOT_ORDER, probe_design
 from judgeaudit.analyses.validity.frontier import frontier_hull, matched_operating_point, matched_operating_points
 from judgeaudit.analyses.validity.gap import GAP_NULLS, WITHIN_BASE_SHARE, choose_gap_null
 from judgeaudit.analyses.validity.judge import USABLE_POINT_SHARE
 from judgeaudit.analyses.validity.profile import TAU_IN_BOOTSTRAP, validity_profile
-from judgeaudit.analyses.validity.rates import (  # noqa: F401 - the private helpers are read by card.paired, tests
+from judgeaudit.analyses.validity.rates import (  # noqa: F401 - _eta_squared: read by the analysis's own tests
     _eta_squared,
-    _membership,
-    _per_base,
     base_weighted_mean,
     flips_at,
     membership,
