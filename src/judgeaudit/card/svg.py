@@ -80,7 +80,7 @@ def rows(items: Sequence[Row], lo: float = 0.0, hi: float = 1.0, *, title: str =
            f'xmlns="http://www.w3.org/2000/svg" font-size="11">']
     for v in (lo, (lo + hi) / 2, hi):
         out.append(f'<line x1="{x(v)}" y1="4" x2="{x(v)}" y2="{h - 18}" stroke="{GRID}"/>'
-                   f'<text x="{x(v)}" y="{h - 6}" text-anchor="middle" fill="{MUTED}">{v:g}</text>')
+                   f'<text x="{x(v)}" y="{h - 6}" text-anchor="middle" fill="{MUTED}">{v:.2g}</text>')
     if lo < 0 < hi:
         out.append(f'<line x1="{x(0)}" y1="4" x2="{x(0)}" y2="{h - 18}" stroke="{MUTED}"/>')
     for i, r in enumerate(items):
