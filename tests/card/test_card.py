@@ -134,15 +134,18 @@ def test_card_with_every_section_present(tmp_path):
         "p = 0.002).",
         "Most of its construct flips go the wrong way (wrong-way rate 0.23 [0.18, 0.29], its interval above R⁺'s "
         "0.080 [0.050, 0.120]; both are judgeaudit's own extensions, not paper quantities).",
-        "Length alone reproduces part of its validation set prefs (item) (a_imp 0.45 [0.30, 0.60], above its "
-        "permutation null (Benjamini–Hochberg-adjusted p = 0.004) and its interval above 0; §5.4 reads a_imp up "
-        "to 0.3 as headroom).",
         "On judgebench its CAP profile is weakest on C2 (0.35 [0.25, 0.45], n = 50; below C1 with intervals; "
         "direct-coverage cells compared).",
+        "In the world run no paired arm difference was recorded (no sentence on a direction); each arm's rate and "
+        "interval are in its section below.",
         "In the loop, arm blind's net effect is not distinguishable from zero (net -0.040 [-0.080, +0.000] of "
         "checked units, fixed − broken).",
         "In the loop, arm informed's net effect is not distinguishable from zero (net +0.020 [-0.010, +0.050] of "
         "checked units, fixed − broken).",
+        # the label sets the judge is validated against, after the judge's own findings
+        "Length alone reproduces part of its validation set prefs (item) (a_imp 0.45 [0.30, 0.60], above its "
+        "permutation null (Benjamini–Hochberg-adjusted p = 0.004) and its interval above 0; §5.4 reads a_imp up "
+        "to 0.3 as headroom).",
         "§6.1 checklist: 6 of 6 items met.",
     ]
     for title in ("Validity profile", "CAP profile", "Validation power of the ruler", "World gap", "Loop safety",
@@ -160,12 +163,20 @@ def test_card_with_every_section_absent(tmp_path):
     from judgeaudit.commands.default_runs import DEFAULT_RUNS
 
     alt = f" (or: judgeaudit card --judge {J} --run-missing --out DIR)"
-    expect = {k: f"not measured — run: {r.command.format(judge=J)}{alt}" for k, r in DEFAULT_RUNS.items()}
+    from judgeaudit.card.defaults import DATA
+    from judgeaudit.card.share import DATA_NOTE
+
+    # the bundled data's folder named DATA (a card is shared: no path of the machine that made it)
+    note = lambda c: f"{c.replace(str(DATA), 'DATA')}{alt} ({DATA_NOTE})" if str(DATA) in c else c + alt  # noqa: E731
+    expect = {k: f"not measured — run: {note(r.command.format(judge=J))}" for k, r in DEFAULT_RUNS.items()}
+    assert expect["cap"].startswith("not measured — run: judgeaudit cap run --set judgebench:DATA/judgebench --set "
+                                    "llmbar:DATA/llmbar ")
     assert expect["validity"] == f"not measured — run: judgeaudit validity run --judge {J} --probes bundled --out DIR{alt}"
     expect["ledger"] = f"not measured — run: judgeaudit card --judge {J} --from DIR --ledger FILE --out DIR"
     assert {k: s[k].get("not_measured") for k in expect} == expect
     for line in expect.values():
         assert line in unescape(html)
     assert [i["ok"] for i in s["checklist"]["items"]] == [False] * 6 and md.count("✗") == 6
+    assert card["lead"]["judge"] == [[k, ["Not measured."]] for k in ("validity", "cap", "world", "loop")]
     assert card["verdict"] == ["§6.1 checklist: 0 of 6 items met.",
                                "Not measured: validity, cap, vp, world, loop, ledger."]

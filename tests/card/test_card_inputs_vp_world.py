@@ -42,12 +42,17 @@ def test_a_vp_run_records_its_data_file_and_the_card_flags_an_edit(tmp_path):
     data.write_text(data.read_text().replace('"pref": "A"', '"pref": "B"', 5))   # five labels flipped
     why = f"its set:{spec} input {data.resolve()} changed after the run (SHA-256 differs from the one recorded)"
     again = card("reference:length", [tmp_path / "v"], tmp_path / "ca2")
-    assert again["sections"]["vp"]["rows"][0]["source"]["inputs_changed"] == [why]
-    assert f"The vp run's input changed after it ran ({why})" in " ".join(again["verdict"])
+    # the card names the file relative to its own folder (a card is shared; card.share)
+    shared = why.replace(str(data.resolve()), "../pairs.jsonl").replace(str(data), "../pairs.jsonl")
+    assert again["sections"]["vp"]["rows"][0]["source"]["inputs_changed"] == [shared]
+    assert f"The vp run's input changed after it ran ({shared})" in " ".join(again["verdict"])
     assert "Input changed since the run" in (tmp_path / "ca2" / "card.html").read_text()
     after = {c.quantity: c for c in diff_cards(ca, cb)}
     row = after["vp.pairs.paired.a_imp"]
-    assert row.ci is None and row.how == f"not comparable: A's {why}; B's {why}"
+    # the cards name the set by its spec as they wrote it (relative to their folders), the file checked now by
+    # its path on this machine
+    w = why.replace(f"set:{spec}", f"set:{spec.replace(str(data), '../pairs.jsonl')}")
+    assert row.ci is None and row.how == f"not comparable: A's {w}; B's {w}"
     assert (row.a, row.b) == (before["vp.pairs.paired.a_imp"].a, before["vp.pairs.paired.a_imp"].b)
 
 
@@ -78,8 +83,9 @@ def test_a_world_factorial_records_its_data_files_and_the_card_flags_an_edit(tmp
     data.write_text(data.read_text() + json.dumps({"id": "added"}) + "\n")
     why = f"its data:0 input {data.resolve()} changed after the run (SHA-256 differs from the one recorded)"
     again = card("reference:oracle", [tmp_path / "f"], tmp_path / "ca2")
-    assert again["sections"]["world"]["source"]["inputs_changed"] == [why]
-    assert f"The world run's input changed after it ran ({why})" in " ".join(again["verdict"])
+    shared = why.replace(str(data.resolve()), f"../{data.name}")      # relative to the card's folder
+    assert again["sections"]["world"]["source"]["inputs_changed"] == [shared]
+    assert f"The world run's input changed after it ran ({shared})" in " ".join(again["verdict"])
     assert "Input changed since the run" in (tmp_path / "ca2" / "card.html").read_text()
     world = [c for c in diff_cards(ca, ca, n_boot=50, min_shared=1) if c.quantity.startswith("world.")]
     assert len(world) == n_world and all(c.ci is None and c.how == f"not comparable: A's {why}; B's {why}"

@@ -52,9 +52,10 @@ def test_run_missing_with_reference_judges_fills_every_section_the_judge_can_ans
     s = card["sections"]
     assert [k for k in RUN_SECTIONS if s[k]["measured"]] == ["validity", "cap", "vp"]
     assert s["validity"]["n"]["base_items"] == 48
-    assert s["validity"]["source"]["path"] == str(out / "runs" / "validity" / "result.json")
+    # card.json names its runs relative to its own folder
+    assert s["validity"]["source"]["path"] == "runs/validity/result.json"
     assert set(s["cap"]["sets"]) >= {"judgebench"} and s["cap"]["sets"]["judgebench"]["source"]["path"].startswith(
-        str(out / "runs" / "cap"))
+        "runs/cap/")
     assert s["world"]["not_measured"] == "not measured — reference:length has no label verdict form"
     assert s["loop"]["not_measured"] == "not measured — reference:length has no generate verdict form"
     assert sorted(p.name for p in (out / "runs").iterdir() if p.is_dir()) == ["cap", "validation_power", "validity"]
@@ -62,7 +63,7 @@ def test_run_missing_with_reference_judges_fills_every_section_the_judge_can_ans
     res = CliRunner().invoke(app, ["card", "--judge", "reference:length", "--run-missing", "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert "total: 0 runs, 0 judge calls to make" in res.output
-    assert _card(out)["from"] == [str(out / "runs")]
+    assert _card(out)["from"] == ["runs"]      # relative to the card's folder
 
 
 def test_run_missing_runs_the_world_for_a_world_instrument(tmp_path):

@@ -250,6 +250,8 @@ ARGV: dict[tuple[str, str], tuple[Argv, Callable[[World], Path | None]]] = {
                                                   str(w.results), o, t], lambda w: w.ledger),
     ("card diff", "--out"): (lambda w, o, t: ["card", "diff", str(w.card), str(w.card_b), o, t],
                              lambda w: w.card),
+    ("card diff", "--html"): (lambda w, o, t: ["card", "diff", str(w.card), str(w.card_b), o, t],
+                              lambda w: w.card),
     ("card", "--out"): (lambda w, o, t: ["card", "--judge", "j", "--from", str(w.run), o, t], lambda w: w.run),
     ("loop run", "--out"): (_loop_run, lambda w: w.data_file),
     ("loop run", "--store"): (_loop_run, lambda w: w.data_file),

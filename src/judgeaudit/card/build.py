@@ -471,46 +471,83 @@ def _loop_verdict(lp: dict[str, Any], j: str) -> list[str]:
     return out
 
 
-def verdict(card: dict[str, Any]) -> list[str]:
-    """The verdict paragraph, one sentence per rule that applies; each sentence is true of its numbers
-    with their intervals."""
-    s, j, out = card["sections"], card["judge"], []
-    if s["validity"]["measured"]:
-        out += _validity_verdict(s["validity"], j)
-    for row in s["vp"].get("rows", []) if s["vp"]["measured"] else []:
+JUDGE_FINDINGS = ("validity", "cap", "world", "loop")
+"""The sections whose sentences are about the judge itself, in the order the card leads with them."""
+
+
+def _findings(card: dict[str, Any], k: str) -> list[str]:
+    """The sentences of section ``k`` about the judge (each true of its numbers with their intervals); a
+    section measured where no rule fires says where its numbers are; one not measured, or run with no
+    usable verdict, says so."""
+    s, j = card["sections"], card["judge"]
+    sec = s[k]
+    if not sec.get("measured", True):
+        return ([sec["not_measured"][0].upper() + sec["not_measured"][1:] + "."] if sec.get("failed")
+                else ["Not measured."])
+    out = {"validity": lambda: _validity_verdict(sec, j),
+           "cap": lambda: [x for name, sb in sec["sets"].items() if (x := _cap_verdict(name, sb))],
+           "world": lambda: _world_verdict(sec), "loop": lambda: _loop_verdict(sec, j)}[k]()
+    if out:
+        return out
+    if k == "world":
+        return ["In the world run no paired arm difference was recorded (no sentence on a direction); each "
+                "arm's rate and interval are in its section below."]
+    return ["Measured; no sentence of the card's rules applies to its numbers (they are in its section below)."]
+
+
+def _label_sets(card: dict[str, Any]) -> list[str]:
+    """The sentences on the label sets the judge is validated against (the ruler, §5.4): about the data,
+    not the judge."""
+    vp, out = card["sections"]["vp"], []
+    for row in vp.get("rows", []) if vp["measured"] else []:
         if (line := _vp_recovery(row)) is not None:
             out.append(line)
         if row["vp"] is not None and row["resolvable"] is False:
             out.append(f"The ruler {row['set']} ({row['mode']}) cannot resolve a judge from its impoverished "
                        f"baseline (VP {row['vp']:+.3f}).")
-    if s["cap"]["measured"]:
-        out += [x for name, sb in s["cap"]["sets"].items() if (x := _cap_verdict(name, sb))]
-    if s["world"]["measured"]:
-        out += _world_verdict(s["world"])
-    if s["loop"]["measured"]:
-        out += _loop_verdict(s["loop"], j)
-    for k in SECTIONS:
-        for why in dict.fromkeys(w for src in section_sources(s[k]) for w in src.get("inputs_changed") or []):
-            out.append(f"The {k} run's input changed after it ran ({why}): its numbers are of the files it read then.")
+    return out
+
+
+def lead(card: dict[str, Any]) -> dict[str, Any]:
+    """What the card opens on: ``judge`` — per section of ``JUDGE_FINDINGS`` (then calibrate and migrate
+    when present) its sentences about the judge; ``label_sets`` — the sentences on the label sets it is
+    validated against; ``status`` — changed inputs, a retirement, the checklist's count and what was not
+    measured."""
+    s, j = card["sections"], card["judge"]
+    judge = [[k, _findings(card, k)] for k in JUDGE_FINDINGS]
     if (s.get("calibrate") or {}).get("measured"):
         from judgeaudit.card.calibrate import calibrate_verdict
 
-        out += calibrate_verdict(s["calibrate"])
+        judge.append(["calibrate", calibrate_verdict(s["calibrate"])])
     if (s.get("migrate") or {}).get("measured"):
         from judgeaudit.card.migrate import migrate_verdict
 
-        out += migrate_verdict(s["migrate"])
+        judge.append(["migrate", migrate_verdict(s["migrate"])])
+    status = []
+    for k in SECTIONS:
+        for why in dict.fromkeys(w for src in section_sources(s[k]) for w in src.get("inputs_changed") or []):
+            status.append(f"The {k} run's input changed after it ran ({why}): its numbers are of the files it read "
+                          "then.")
     if card.get("retirement"):
-        out.append(card["retirement"][0].upper() + card["retirement"][1:] + ".")
+        status.append(card["retirement"][0].upper() + card["retirement"][1:] + ".")
     ok = sum(i["ok"] for i in s["checklist"]["items"])
-    out.append(f"§6.1 checklist: {ok} of 6 items met.")
+    status.append(f"§6.1 checklist: {ok} of 6 items met.")
     failed = [k for k in SECTIONS if not s[k].get("measured", True) and s[k].get("failed")]
     absent = [k for k in SECTIONS if not s[k].get("measured", True) and not s[k].get("failed")]
     if failed:
-        out.append(f"Run, but {j} gave no usable verdict: " + ", ".join(failed) + ".")
+        status.append(f"Run, but {j} gave no usable verdict: " + ", ".join(failed) + ".")
     if absent:
-        out.append("Not measured: " + ", ".join(absent) + ".")
-    return out
+        status.append("Not measured: " + ", ".join(absent) + ".")
+    return {"judge": judge, "label_sets": _label_sets(card), "status": status}
+
+
+def verdict(card: dict[str, Any], parts: dict[str, Any] | None = None) -> list[str]:
+    """The verdict paragraph, one sentence per rule that applies, each true of its numbers with their
+    intervals: the judge's findings (of the sections measured), the label sets', then the status (``lead``)."""
+    parts = parts or lead(card)
+    s = card["sections"]
+    return ([x for k, xs in parts["judge"] if s[k].get("measured", True) for x in xs] + parts["label_sets"]
+            + parts["status"])
 
 
 def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Path] = (),
@@ -548,5 +585,6 @@ def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Pat
         card["retirement"] = line
     if chosen:
         card["chosen"] = [str(Path(c).resolve()) for c in chosen]
-    card["verdict"] = verdict(card)
+    card["lead"] = lead(card)
+    card["verdict"] = verdict(card, card["lead"])
     return card

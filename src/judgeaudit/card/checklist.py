@@ -36,9 +36,12 @@ class Item:
     text: str
     ok: bool
     evidence: str
+    short: str = ""
+    """The evidence in a few words, as the card prints it (``evidence``, whole, is checklist.md's)."""
 
     def to_dict(self) -> dict:
-        return {"number": self.number, "item": self.text, "ok": self.ok, "evidence": self.evidence}
+        return {"number": self.number, "item": self.text, "ok": self.ok, "evidence": self.evidence,
+                "short": self.short or self.evidence}
 
 
 def _rows(vp: Sequence[Run]) -> Iterator[tuple[str, str, dict, dict]]:
@@ -48,6 +51,18 @@ def _rows(vp: Sequence[Run]) -> Iterator[tuple[str, str, dict, dict]]:
             for mode, mb in sb.items():
                 if isinstance(mb, dict) and mb.get("applicable"):
                     yield name, mode, mb, sb.get("meta", {})
+
+
+NO_VP = "no validation-power run found"
+
+
+def _count(k: int, n: int, what: str) -> str:
+    """"2 of 8 label sets" (or "the label set" when there is one)."""
+    return f"the {what}" if n == 1 and k == 1 else f"{k} of {n} {what}s"
+
+
+def _all(n: int, what: str) -> str:
+    return f"its {what}" if n == 1 else f"all {n} {what}s"
 
 
 def _ci(ci: Sequence[float] | None) -> str:
@@ -83,14 +98,21 @@ def checklist(runs: Sequence[Run], judge: str | None = None) -> list[Item]:
     ok = bool(origins or dirs) and not unstated and not no_dir
     ev = "; ".join(origins + dirs + unstated
                    + [f"no direction source recorded for probes ({n})" for n in no_dir]) or no_vp
-    items.append(Item(1, "label provenance stated", ok, ev))
+    short = "; ".join(([f"no stated origin for {_count(len(unstated), len(sets), 'label set')}"] if unstated else [])
+                      + ([f"no direction source for {_count(len(no_dir), len(validity), 'probe run')}"]
+                         if no_dir else [])) or "; ".join(
+        ([f"stated for {_all(len(sets), 'label set')}"] if sets else [])
+        + ([f"directions of {_all(len(dirs), 'probe run')}"] if dirs else [])) or NO_VP
+    items.append(Item(1, "label provenance stated", ok, ev, short))
 
     # 2. best impoverished predictor (every set and mode)
     aimp = [f"{n}/{mode}: a_imp {mb['a_imp']:.3f}{_ci(mb.get('a_imp_ci'))} ({mb.get('a_imp_member')})"
             for n, mode, mb, _ in rows if mb.get("a_imp") is not None]
     no_aimp = [f"no a_imp for {n}/{mode}" for n, mode, mb, _ in rows if mb.get("a_imp") is None]
     items.append(Item(2, "best impoverished predictor reported", bool(aimp) and not no_aimp,
-                      "; ".join(aimp + no_aimp) or no_vp))
+                      "; ".join(aimp + no_aimp) or no_vp,
+                      f"no a_imp for {_count(len(no_aimp), len(rows), 'label-set row')}" if no_aimp else
+                      f"a_imp for {_all(len(rows), 'label-set row')}" if rows else NO_VP))
 
     # 3. human ceiling with interval (every set and mode)
     hum = [f"{n}/{mode}: a_hum {mb['a_hum']:.3f}{_ci(mb.get('a_hum_ci'))}"
@@ -100,7 +122,9 @@ def checklist(runs: Sequence[Run], judge: str | None = None) -> list[Item]:
     items.append(Item(3, "human ceiling with interval", bool(hum) and not no_hum,
                       "; ".join(hum + ([f"no human ceiling in {', '.join(no_hum)} — run: {VP_CMD} "
                                         "--ceiling NAME=VALUE,LO,HI, or a set with annotator labels"]
-                                       if no_hum else [])) or no_vp))
+                                       if no_hum else [])) or no_vp,
+                      f"no human ceiling for {_count(len(no_hum), len(rows), 'label-set row')}" if no_hum else
+                      f"a_hum with its interval for {_all(len(rows), 'label-set row')}" if rows else NO_VP))
 
     # 4. label-permutation null
     null = [(n, mode, (mb.get("a_imp_null") or {})) for n, mode, mb, _ in rows]
@@ -108,14 +132,17 @@ def checklist(runs: Sequence[Run], judge: str | None = None) -> list[Item]:
             else f"{n}/{mode}: {x['n']} permutations" for n, mode, x in null if (x.get("n") or 0) > 0]
     missing = [f"{n}/{mode}" for n, mode, x in null if not (x.get("n") or 0) > 0]
     items.append(Item(4, "label-permutation null", bool(done) and not missing,
-                      "; ".join(done + [f"no null for {m} (--permutations 0)" for m in missing]) or no_vp))
+                      "; ".join(done + [f"no null for {m} (--permutations 0)" for m in missing]) or no_vp,
+                      f"no null for {_count(len(missing), len(null), 'label-set row')}" if missing else
+                      f"a permutation null for {_all(len(null), 'label-set row')}" if null else NO_VP))
 
     # 5. both directions
     both = [(j, b.get("n_construct") or 0, b.get("n_control") or 0) for j, b in _judges(validity, judge)]
     items.append(Item(5, "both directions probed", any(a > 0 and c > 0 for _, a, c in both),
                       "; ".join(f"{j}: {a} construct edits, {c} surface (control) edits" for j, a, c in both)
                       or f"no validity run{' of ' + judge if judge else ''} found — run: "
-                         + VALIDITY_CMD.format(judge=judge or "SPEC")))
+                         + VALIDITY_CMD.format(judge=judge or "SPEC"),
+                      "; ".join(f"{a} construct, {c} surface edits" for _, a, c in both) or "no validity run found"))
 
     # 6. provenance field (every set)
     prov: dict[str, str] = {}
@@ -126,7 +153,9 @@ def checklist(runs: Sequence[Run], judge: str | None = None) -> list[Item]:
     no_prov = [n for n in sets if n not in prov]
     items.append(Item(6, "provenance field released", bool(prov) and not no_prov, "; ".join(
         list(prov.values()) + ([f"no generative-condition field in {', '.join(no_prov)} (the provenance-recoverable "
-                                "member could not be fitted)"] if no_prov else [])) or no_vp))
+                                "member could not be fitted)"] if no_prov else [])) or no_vp,
+                      f"no generative-condition field in {_count(len(no_prov), len(sets), 'label set')}" if no_prov else
+                      f"a generative-condition field in {_all(len(sets), 'label set')}" if sets else NO_VP))
     return items
 
 

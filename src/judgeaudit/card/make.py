@@ -75,7 +75,8 @@ def _known(judge: str, runs: list, from_dirs: list[Path]) -> None:
 def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"), ledger: Path | None = None, *,
          run_missing: bool = False, yes: bool = False, confirm: Callable[[], bool] | None = None,
          n_boot: int = 2000, chosen: Sequence[Path] = ()) -> dict:
-    """Build and write OUT/card.json, OUT/card.html, OUT/card.md and OUT/checklist.md; the card.
+    """Build and write OUT/card.json, OUT/card.html, OUT/card.md and OUT/checklist.md; the card (its
+    paths, written relative to OUT, read back as paths on this machine: ``card.share``).
 
     ``run_missing``: the default runs of the sections no folder in ``from_dirs`` (nor OUT/runs, from an
     earlier ``run_missing``) measured are estimated (printed on stderr before any call), then run under
@@ -85,6 +86,7 @@ def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"
     from judgeaudit.card.build import SECTIONS, build_card
     from judgeaudit.card.checklist import checklist, checklist_md
     from judgeaudit.card.render import write_card_html, write_card_md
+    from judgeaudit.card.share import localize, shareable
     from judgeaudit.card.sources import collect
     from judgeaudit.io import write_json
     from judgeaudit.validate import check_options, output_dir
@@ -116,11 +118,13 @@ def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"
             from_dirs += missing.run_planned(judge, planned, out, n_boot=n_boot)
             runs = collect(from_dirs)
         notes = {p.run.section: f"not measured — {p.skip}" for p in planned if p.skip}
-    c = build_card(judge, runs, from_dirs=from_dirs, ledger=ledger, notes=notes, chosen=chosen)
+    c = build_card(judge, runs, from_dirs=[Path(d).resolve() for d in from_dirs], ledger=ledger, notes=notes,
+                   chosen=chosen)
+    c = shareable(c, out)     # paths relative to the card's folder (or DATA/… for the bundled data)
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "card.json", c)
     write_card_html(c, out / "card.html")
     write_card_md(c, out / "card.md")
-    (out / "checklist.md").write_text(checklist_md(checklist(runs, judge), f"§6.1 checklist — {judge}"),
+    (out / "checklist.md").write_text(shareable(checklist_md(checklist(runs, judge), f"§6.1 checklist — {judge}"), out),
                                       encoding="utf-8")
-    return c
+    return localize(c, out)

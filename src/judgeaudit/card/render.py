@@ -6,6 +6,7 @@ interval supports (``card.numbers``); the page has no script and no network."""
 
 from __future__ import annotations
 
+import re
 from html import escape as esc
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from judgeaudit.card import svg
-from judgeaudit.card.build import instrument_line
+from judgeaudit.card.build import instrument_line, lead
 from judgeaudit.card.numbers import num, p_value, threshold, with_ci
 
 TITLES = {"validity": "Validity profile — (S, R) at matched invariance", "cap": "CAP profile",
@@ -28,9 +29,11 @@ _ENV = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
 def _table(head: list[str], body: list[list[str]], num_cols: tuple[int, ...] = ()) -> str:
     """A small table of already-escaped cells."""
     th = "".join(f"<th>{h}</th>" for h in head)
-    rows = "".join("<tr>" + "".join(f"<td class='num'>{c}</td>" if k in num_cols else f"<td>{c}</td>"
-                                    for k, c in enumerate(r)) + "</tr>" for r in body)
-    return f"<div class='scroll'><table><tr>{th}</tr>{rows}</table></div>"
+    lab = [esc(re.sub(r"<[^>]+>", "", h), quote=True) for h in head]     # a phone shows each cell under its name
+    rows = "".join("<tr>" + "".join(f"<td class='num' data-label=\"{lab[k]}\">{c}</td>" if k in num_cols else
+                                    f"<td data-label=\"{lab[k]}\">{c}</td>" for k, c in enumerate(r)) + "</tr>"
+                   for r in body)
+    return f"<div class='scroll'><table><thead><tr>{th}</tr></thead><tbody>{rows}</tbody></table></div>"
 
 
 def _src(src: dict[str, Any]) -> str:
@@ -58,7 +61,7 @@ def _validity(s: dict[str, Any], judge: str) -> str:
     caveat = ("" if s.get("direction_source") == "human" else
               "<p class='note'><strong>Directions are author-intended and not human-verified</strong>: every "
               "construct edit is assumed to change the correct verdict and every control edit to keep it.</p>")
-    return (caveat + "<div class='grid'><div>" + plane + "</div><div>" + _table(["quantity", "value [95% interval]"],
+    return (caveat + "<div class='grid'><div class='plane'>" + plane + "</div><div>" + _table(["quantity", "value [95% interval]"],
             body, (1,)) + "</div></div>" + svg.rows(axes, title="per-axis R, R⁺ and wrong-way rate")
             + f"<p class='note'>Operating point τ = {esc(threshold(s.get('tau')))} (S ≥ {s.get('s_floor')}, argmax R); "
             f"n = {n['base_items']} base items, {n['construct_edits']} construct edits, {n['control_edits']} control "
@@ -134,8 +137,9 @@ def _numbers(s: dict[str, Any]) -> str:
 def _checklist(s: dict[str, Any], judge: str) -> str:
     return _table(["", "item", "evidence"], [
         [f"<span class='{'ok' if i['ok'] else 'no'}'>{'✓' if i['ok'] else '✗'}</span>", esc(f"{i['number']}. {i['item']}"),
-         esc(i["evidence"])] for i in s["items"]]) + ("<p class='note'>construct-validity.txt §6.1. An item over label "
-                                                      "sets is met only when every audited set meets it.</p>")
+         esc(i.get("short") or i["evidence"])] for i in s["items"]]) + (
+        "<p class='note'>The §6.1 checklist of the construct-validity paper. An item over label sets is met only when "
+        "every audited set meets it; the whole evidence (each set and mode) is in checklist.md beside this card.</p>")
 
 
 def _ledger(s: dict[str, Any], judge: str) -> str:
@@ -195,9 +199,22 @@ def card_html(card: dict[str, Any]) -> str:
         sections.append({"key": key, "title": TITLES[key], "body": RENDER[key](s, card["judge"]) if measured else "",
                          "absent": s.get("not_measured", "")})
     sections.append({"key": "provenance", "title": "Provenance", "body": _provenance(card), "absent": ""})
+    parts = card.get("lead") or lead(card)
     return _ENV.get_template("card.html").render(
         judge=card["judge"], family=", ".join(card_families(card)) or None, version=__version__,
-        generated=card["generated_at"][:19].replace("T", " ") + " UTC", verdict=card["verdict"], sections=sections)
+        generated=card["generated_at"][:19].replace("T", " ") + " UTC", findings=parts["judge"],
+        status=parts["status"], label_sets=parts["label_sets"], labels=LEAD_LABELS,
+        no_label_sets=_no_label_sets(card), sections=sections)
+
+
+LEAD_LABELS = {"validity": "Validity", "cap": "CAP", "world": "World", "loop": "Loop", "calibrate": "Calibrated",
+               "migrate": "Migration"}
+
+
+def _no_label_sets(card: dict[str, Any]) -> str:
+    vp = card["sections"]["vp"]
+    return ("No sentence applies to the label sets' numbers (they are in the validation-power section below)."
+            if vp.get("measured") else "No validation-power run of a label set was read.")
 
 
 def write_card_html(card: dict[str, Any], path: str | Path) -> Path:
@@ -211,7 +228,9 @@ def card_md(card: dict[str, Any]) -> str:
     from judgeaudit.card.numbers import threshold, with_ci
 
     s, lines = card["sections"], [f"## Validity card: `{card['judge']}`", ""]
-    lines += [" ".join(card["verdict"]), ""]
+    parts = card.get("lead") or lead(card)
+    lines += [f"- **{LEAD_LABELS.get(k, k)}**: {' '.join(xs)}" for k, xs in parts["judge"]] + [""]
+    lines += [" ".join(parts["status"]), ""]
     v = s["validity"]
     if v.get("measured"):
         m = v["metrics"]
@@ -224,8 +243,11 @@ def card_md(card: dict[str, Any]) -> str:
                   "¹ judgeaudit's own extension, not a paper quantity.", ""]
         if (line := instrument_line(v)) is not None:
             lines += [line, ""]
-    lines += ["**§6.1 checklist**", ""]
-    lines += [f"- {'✓' if i['ok'] else '✗'} {i['number']}. {i['item']}" for i in s["checklist"]["items"]]
+    lines += ["**The label sets you validate against** (about the data, not the judge)", ""]
+    lines += [f"- {x}" for x in parts["label_sets"]] or [f"- {_no_label_sets(card)}"]
+    lines += ["", "**§6.1 checklist**", ""]
+    lines += [f"- {'✓' if i['ok'] else '✗'} {i['number']}. {i['item']}: {i.get('short') or i['evidence']}"
+              for i in s["checklist"]["items"]]
     lines += ["", f"_Generated by judgeaudit from run folders on {card['generated_at'][:10]}; full card: card.html._"]
     return "\n".join(lines) + "\n"
 

@@ -73,7 +73,9 @@ def _read_card(p: Path) -> dict:
         raise InputError(f"cannot read this card ({e})", path=f) from None
     if not isinstance(d, dict) or "sections" not in d:
         raise InputError("not a card.json (no 'sections')", path=f, field="sections")
-    return d
+    from judgeaudit.card.share import localize
+
+    return localize(d, f.parent)     # its paths are relative to its folder
 
 
 @app.command("diff")
@@ -81,15 +83,27 @@ def diff_cmd(
     a: Annotated[Path, typer.Argument(help="card A: a card.json or its folder")],
     b: Annotated[Path, typer.Argument(help="card B")],
     out: Annotated[Path | None, out_option("--out", what="file", help="write the comparison as Markdown")] = None,
+    html: Annotated[Path | None, out_option("--html", what="file", help="write the comparison as an HTML page: "
+                                            "the two cards side by side, each difference with its interval and "
+                                            "flag")] = None,
 ) -> None:
     """Every quantity the two cards share: B − A with an interval; changes whose interval excludes zero flagged."""
     from judgeaudit.card.diff import diff_cards, diff_md
     from judgeaudit.validate import output_file
 
-    if out:
-        output_file(out, inputs=[a, b, a / "card.json", b / "card.json"])
+    inputs = [a, b, a / "card.json", b / "card.json"]
+    if out and html and out.resolve() == html.resolve():
+        raise InputError("--out and --html name the same file; give each its own", path=html, field="--html")
+    for path, field in ((out, "--out"), (html, "--html")):
+        if path:
+            output_file(path, inputs=inputs, field=field)
     ca, cb = _read_card(a), _read_card(b)
-    md = diff_md(ca, cb, diff_cards(ca, cb))
+    changes = diff_cards(ca, cb)
+    md = diff_md(ca, cb, changes)
     print(md)
     if out:
         out.write_text(md, encoding="utf-8")
+    if html:
+        from judgeaudit.card.diffpage import write_diff_html
+
+        write_diff_html(ca, cb, changes, html)

@@ -1,0 +1,93 @@
+"""``card diff``'s page (``--html``): the two cards side by side — each card's judge, date, findings
+and status as its own lead gives them — then every quantity they share with each card's value and its
+own interval, B − A with the interval of the difference, its flag (changed: the interval excludes
+zero; not comparable, and why) and how the interval was made (paired over shared units, or unpaired
+from the stored intervals), as ``card.diff`` computed them; a dot-and-interval chart of the compared
+differences around zero. No script, no network; the same page reads at desktop and phone widths (the
+table's rows become stacked cards on a narrow screen)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from judgeaudit.card import svg
+from judgeaudit.card.diff import Change, quantities
+from judgeaudit.card.numbers import with_ci
+
+_ENV = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
+                   autoescape=select_autoescape(default=True))
+
+
+def own_interval(card: dict[str, Any], q: str) -> Sequence[float] | None:
+    """The interval card ``card`` itself prints for quantity ``q`` (None when it prints none)."""
+    if (hit := quantities(card).get(q)) is not None:
+        return hit[1]
+    kind, _, rest = q.partition(".")
+    sec = card["sections"].get(kind) or {}
+    name, _, metric = rest.rpartition(".")
+    if kind == "world":
+        return ((sec.get("arms") or {}).get(name) or {}).get(metric, {}).get("ci")
+    if kind == "loop" and metric == "net":
+        return ((sec.get("regulators") or {}).get(name) or {}).get("ci")
+    return None
+
+
+def _side(card: dict[str, Any], tag: str) -> dict[str, Any]:
+    from judgeaudit.card.build import card_families, lead
+
+    parts = card.get("lead") or lead(card)
+    if isinstance(parts.get("judge"), list) and parts["judge"] and isinstance(parts["judge"][0], (list, tuple)):
+        findings = [(k, xs) for k, xs in parts["judge"]]
+    else:                               # a card made before its lead was recorded: its verdict, as one block
+        findings = [("verdict", list(card.get("verdict") or []))]
+    return {"tag": tag, "judge": card["judge"], "generated": str(card.get("generated_at", ""))[:19].replace("T", " "),
+            "family": ", ".join(card_families(card)) or "not recorded by its runs", "findings": findings,
+            "status": list(parts.get("status") or [])}
+
+
+def _flag(c: Change) -> tuple[str, str]:
+    if not c.comparable:
+        return "not comparable", "nc"
+    return ("changed", "changed") if c.flagged else ("no change shown", "same")
+
+
+def diff_html(a: dict[str, Any], b: dict[str, Any], changes: Sequence[Change]) -> str:
+    from judgeaudit import __version__
+    from judgeaudit.card.numbers import interval, num
+    from judgeaudit.card.render import LEAD_LABELS
+
+    rows = []
+    for c in changes:
+        label, cls = _flag(c)
+        rows.append({"q": c.quantity, "a": with_ci(c.a, own_interval(a, c.quantity)),
+                     "b": with_ci(c.b, own_interval(b, c.quantity)),
+                     "d": num(c.diff, c.ci, sign=True), "ci": interval(c.ci, sign=True), "flag": label, "cls": cls,
+                     "how": c.how + (f" (τ A {c.taus[0]:g}, B {c.taus[1]:g})" if c.taus else "")})
+    ok = [c for c in changes if c.comparable]
+    paired = sum(c.how.startswith("paired") for c in ok)
+    chart = ""
+    if ok:
+        lim = max(0.05, max(abs(x) for c in ok for x in (*c.ci, c.diff)) * 1.1)
+        chart = svg.rows([svg.Row(c.quantity, c.diff, c.ci) for c in ok], -lim, lim,
+                         title="B − A with the interval of the difference")
+    summary = (f"{sum(c.flagged for c in ok)} of {len(ok)} compared quantities changed (interval of the difference "
+               f"excludes zero); {paired} paired over shared units, {len(ok) - paired} unpaired; "
+               f"{len(changes) - len(ok)} not comparable.")
+    return _ENV.get_template("diff.html").render(
+        sides=[_side(a, "A"), _side(b, "B")], rows=rows, summary=summary, chart=chart, version=__version__,
+        labels={**LEAD_LABELS, "verdict": "Verdict"})
+
+
+def write_diff_html(a: dict[str, Any], b: dict[str, Any], changes: Sequence[Change], path: str | Path) -> Path:
+    """The page at ``path``; the paths its rows name (why a quantity is not comparable) relative to it."""
+    from dataclasses import replace
+
+    from judgeaudit.card.share import shareable
+
+    p = Path(path)
+    p.write_text(diff_html(a, b, [replace(c, how=shareable(c.how, p.parent)) for c in changes]), encoding="utf-8")
+    return p
