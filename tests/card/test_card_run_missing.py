@@ -53,7 +53,7 @@ def test_run_missing_with_reference_judges_fills_every_section_the_judge_can_ans
     assert [k for k in RUN_SECTIONS if s[k]["measured"]] == ["validity", "cap", "vp"]
     assert s["validity"]["n"]["base_items"] == 48
     assert s["validity"]["source"]["path"] == str(out / "runs" / "validity" / "result.json")
-    assert set(s["cap"]["sets"]) >= {"judgebench"} and s["cap"]["sets"]["judgebench"]["source"]["path"].startswith(
+    assert set(s["cap"]["sets"]) >= {"judgebench_fixture"} and s["cap"]["sets"]["judgebench_fixture"]["source"]["path"].startswith(
         str(out / "runs" / "cap"))
     assert s["world"]["not_measured"] == "not measured — reference:length has no label verdict form"
     assert s["loop"]["not_measured"] == "not measured — reference:length has no generate verdict form"

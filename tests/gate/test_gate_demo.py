@@ -114,7 +114,7 @@ def test_blind_each_bar_for_its_reason(card):
     assert r.outcome == "BLIND" and r.exit_code == 2
     why = {b.bar.quantity: [c.why for c in b.checks] for b in r.bars}
     assert all(b.outcome == "BLIND" for b in r.bars)
-    assert why["cap.judgebench.overall"][0].startswith("not measured — run: judgeaudit cap run")    # no CAP run
+    assert why["cap.judgebench_fixture.overall"][0].startswith("not measured — run: judgeaudit cap run")    # no CAP run
     assert why["loop.informed.net"] == ["9 units, fewer than the 30 the bar needs"]                # too few units
     assert why["world.informed.recall - world.blind.recall"] == [
         "16 source items resampled, fewer than the 100 the bar needs"]
