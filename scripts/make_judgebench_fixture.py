@@ -190,6 +190,8 @@ def pairs_for(writer: str, seed: int) -> list[dict]:
                 right += PADDING
             if rng.random() < 0.5:
                 wrong += PADDING
+            if len(wrong) == len(right):   # a length judge always takes a side
+                wrong += " I am fairly sure of this."
             right_first = rng.random() < 0.5
             pid = str(uuid.uuid5(NAMESPACE, f"{writer}/{source}/{i}"))
             rows.append({"pair_id": pid, "original_id": original_id, "source": source, "question": q,

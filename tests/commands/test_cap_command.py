@@ -30,8 +30,8 @@ def test_run_published_writes_result_and_report(tmp_path):
     assert "overall" in j and d["sets"]["judgebench"]["coverage"]["C3"]["status"] == "unavailable"
     assert isinstance(d["spearman"], list) and isinstance(d["stress"], list) and isinstance(d["l1"], list)
     # the C7 value equals the both-correct share computed directly from the replay table
-    pairs = judgebench.load_pairs(DATA / "judgebench")
-    t = judgebench.published_judges(DATA / "judgebench")["arena_hard/fixture-judge-positional"].merge(pairs, on="pair_id")
+    pairs = judgebench.load_pairs(DATA / "judgebench_fixture")
+    t = judgebench.published_judges(DATA / "judgebench_fixture")["arena_hard/fixture-judge-positional"].merge(pairs, on="pair_id")
     ok = t["choice_ab"].notna() & t["choice_ba"].notna()
     assert (~ok).sum() == 2                     # the fixture's failed call and its unreadable verdict
     both = ((t["choice_ab"] == t["label"]) & (t["choice_ba"] == t["label"]))[ok].mean()
@@ -63,7 +63,7 @@ def test_live_reference_judge_both_orders(tmp_path):
     right exactly where the preferred response is the longer one."""
     res = cap_cmd.run_cap([f"judgebench:{DATA / 'judgebench_fixture'}"], judge_specs=["reference:length"], n_boot=50,
                           out=tmp_path)
-    pairs = judgebench.load_pairs(DATA / "judgebench")
+    pairs = judgebench.load_pairs(DATA / "judgebench_fixture")
     pairs = pairs[pairs["response_a"].str.len() != pairs["response_b"].str.len()]
     longer = (pairs["response_a"].str.len() > pairs["response_b"].str.len()).map({True: "A", False: "B"})
     expected = float((longer == pairs["label"]).mean())
