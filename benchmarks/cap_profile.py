@@ -4,8 +4,9 @@
 per-resample Python loop that recomputes each cell from resampled item indices. Prints the wall
 times and their ratio from one run, and checks both give the same point estimates.
 
-Usage: python benchmarks/cap_profile.py [DATA_DIR]   (default: $JUDGEAUDIT_DATA_DIR, else the
-trimmed copies bundled in judgeaudit/data)
+Usage: python benchmarks/cap_profile.py [DATA_DIR]   (default: $JUDGEAUDIT_DATA_DIR, else the sets
+bundled in judgeaudit/data: the LLMBar slice and judgeaudit's own JudgeBench-format fixture, whose judges are
+simulated)
 """
 
 from __future__ import annotations
@@ -27,10 +28,11 @@ N_BOOT = 1000
 
 
 def load(root: Path):
-    jb = judgebench.load_pairs(root / "judgebench")
+    jb_root = root / "judgebench" if (root / "judgebench").is_dir() else root / "judgebench_fixture"
+    jb = judgebench.load_pairs(jb_root)
     lb = llmbar.load_pairs(root / "llmbar")
     pairs = pd.concat([jb, lb], ignore_index=True)
-    tables = {**judgebench.published_judges(root / "judgebench"), **llmbar.published_judges(root / "llmbar")}
+    tables = {**judgebench.published_judges(jb_root), **llmbar.published_judges(root / "llmbar")}
     cov = {"judgebench": judgebench.COVERAGE, **{s: llmbar.COVERAGE[s] for s in lb["source_set"].unique()}}
     return pairs, tables, cov
 

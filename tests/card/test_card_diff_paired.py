@@ -173,7 +173,7 @@ def test_card_diff_of_two_judges_pairs_the_base_items_of_their_validity_runs(tmp
 
 
 def test_card_diff_of_two_judges_pairs_the_cap_pairs(tmp_path):
-    """Two judges on the bundled JudgeBench and LLMBar slices: every CAP cell of the card (overall,
+    """Two judges on the bundled JudgeBench-format fixture and LLMBar slice: every CAP cell of the card (overall,
     conditions, strict/consistency) recomputed from the run's units.parquet equals the card's value,
     and its difference is paired over the shared pairs of the set."""
     from judgeaudit.card.diff import diff_cards
@@ -186,12 +186,12 @@ def test_card_diff_of_two_judges_pairs_the_cap_pairs(tmp_path):
     ca = card("reference:length", [tmp_path / "cap"], tmp_path / "ca")
     cb = card("reference:random", [tmp_path / "cap"], tmp_path / "cb")
     changes = {c.quantity: c for c in diff_cards(ca, cb, n_boot=300)}
-    jb = ca["sections"]["cap"]["sets"]["judgebench"]
+    jb = ca["sections"]["cap"]["sets"]["judgebench_fixture"]
     n_pairs = jb["overall"]["n"]
-    overall = changes["cap.judgebench.overall"]
+    overall = changes["cap.judgebench_fixture.overall"]
     assert overall.how == f"paired over {n_pairs} shared pairs"
     assert overall.a == pytest.approx(jb["overall"]["value"], abs=1e-12)
-    assert overall.b == pytest.approx(cb["sections"]["cap"]["sets"]["judgebench"]["overall"]["value"], abs=1e-12)
+    assert overall.b == pytest.approx(cb["sections"]["cap"]["sets"]["judgebench_fixture"]["overall"]["value"], abs=1e-12)
     checked = 0
     for name, sb in ca["sections"]["cap"]["sets"].items():
         for cond, e in sb["conditions"].items():

@@ -54,7 +54,7 @@ def test_run_missing_with_reference_judges_fills_every_section_the_judge_can_ans
     assert s["validity"]["n"]["base_items"] == 48
     # card.json names its runs relative to its own folder
     assert s["validity"]["source"]["path"] == "runs/validity/result.json"
-    assert set(s["cap"]["sets"]) >= {"judgebench"} and s["cap"]["sets"]["judgebench"]["source"]["path"].startswith(
+    assert set(s["cap"]["sets"]) >= {"judgebench_fixture"} and s["cap"]["sets"]["judgebench_fixture"]["source"]["path"].startswith(
         "runs/cap/")
     assert s["world"]["not_measured"] == "not measured — reference:length has no label verdict form"
     assert s["loop"]["not_measured"] == "not measured — reference:length has no generate verdict form"

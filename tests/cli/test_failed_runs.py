@@ -145,7 +145,7 @@ def test_yaml_experiment_fails_and_allow_failures_keeps_going(tmp_path, fake_ser
 def test_cap_run_with_a_failing_live_judge(tmp_path, fake_server, _run):
     import judgeaudit
 
-    data = os.path.join(os.path.dirname(judgeaudit.__file__), "data", "judgebench")
+    data = os.path.join(os.path.dirname(judgeaudit.__file__), "data", "judgebench_fixture")
     srv = fake_server()
     srv.fault("400", times=10000, message=REFUSAL)
     out = tmp_path / "out"

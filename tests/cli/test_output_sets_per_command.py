@@ -30,7 +30,7 @@ def _argv(name: str, out: Path, tmp: Path, seed: int) -> list[str]:
         return ["validity", "run", "--judge", "reference:constant", "--bootstrap", "30", "--regrade", "4",
                 "--seed", str(seed), "--out", str(out)]
     if name == "cap":
-        return ["cap", "run", "--set", f"judgebench:{DATA / 'judgebench'}", "--published", "--bootstrap", "30",
+        return ["cap", "run", "--set", f"judgebench:{DATA / 'judgebench_fixture'}", "--published", "--bootstrap", "30",
                 "--seed", str(seed), "--out", str(out)]
     if name == "vp":
         p = length_pairs_file(tmp)

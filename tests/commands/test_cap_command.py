@@ -1,4 +1,5 @@
-"""``judgeaudit cap run`` on the bundled published outputs, a live fake judge, and the demo."""
+"""``judgeaudit cap run`` on the package's JudgeBench-format fixture (self-written pairs, simulated judges) and
+LLMBar slice, a live fake judge, and the demo; JudgeBench's published numbers on the user's copy (JUDGEAUDIT_DATA_DIR)."""
 
 from __future__ import annotations
 
@@ -18,20 +19,21 @@ DATA = Path(judgeaudit.__file__).parent / "data"
 
 
 def test_run_published_writes_result_and_report(tmp_path):
-    res = cap_cmd.run_cap([f"judgebench:{DATA / 'judgebench'}", f"llmbar:{DATA / 'llmbar'}"], published=True,
+    res = cap_cmd.run_cap([f"judgebench:{DATA / 'judgebench_fixture'}", f"llmbar:{DATA / 'llmbar'}"], published=True,
                           n_boot=100, out=tmp_path)
     d = json.loads((tmp_path / "result.json").read_text())
     assert set(d["sets"]) == {"judgebench", "llmbar", "llmbar_mtbench"}
-    j = d["sets"]["judgebench"]["judges"]["arena_hard/o1-mini-2024-09-12"]
+    j = d["sets"]["judgebench"]["judges"]["arena_hard/fixture-judge-positional"]
     c7 = j["conditions"]["C7"]
     assert {"value", "ci", "n", "coverage", "strict", "consistency", "acc_AB", "acc_BA"} <= set(c7)
     assert c7["coverage"] == "direct" and j["conditions"]["C1"]["coverage"] == "approx"
     assert "overall" in j and d["sets"]["judgebench"]["coverage"]["C3"]["status"] == "unavailable"
     assert isinstance(d["spearman"], list) and isinstance(d["stress"], list) and isinstance(d["l1"], list)
     # the C7 value equals the both-correct share computed directly from the replay table
-    pairs = judgebench.load_pairs(DATA / "judgebench")
-    t = judgebench.published_judges(DATA / "judgebench")["arena_hard/o1-mini-2024-09-12"].merge(pairs, on="pair_id")
+    pairs = judgebench.load_pairs(DATA / "judgebench_fixture")
+    t = judgebench.published_judges(DATA / "judgebench_fixture")["arena_hard/fixture-judge-positional"].merge(pairs, on="pair_id")
     ok = t["choice_ab"].notna() & t["choice_ba"].notna()
+    assert (~ok).sum() == 2                     # the fixture's failed call and its unreadable verdict
     both = ((t["choice_ab"] == t["label"]) & (t["choice_ba"] == t["label"]))[ok].mean()
     assert c7["value"] == pytest.approx(both)
     html = (tmp_path / "report.html").read_text()
@@ -46,22 +48,22 @@ def test_run_published_writes_result_and_report(tmp_path):
 def test_cli_run_and_bad_spec(tmp_path):
     from judgeaudit.commands.cap import app
 
-    r = CliRunner().invoke(app, ["run", "--set", f"judgebench:{DATA / 'judgebench'}", "--published",
+    r = CliRunner().invoke(app, ["run", "--set", f"judgebench:{DATA / 'judgebench_fixture'}", "--published",
                                  "--bootstrap", "50", "--out", str(tmp_path)])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "result.json").is_file()
     with pytest.raises(InputError):
         cap_cmd.run_cap([f"frank:{tmp_path}"], published=True)
     with pytest.raises(InputError):
-        cap_cmd.run_cap([f"judgebench:{DATA / 'judgebench'}"])  # no judges
+        cap_cmd.run_cap([f"judgebench:{DATA / 'judgebench_fixture'}"])  # no judges
 
 
 def test_live_reference_judge_both_orders(tmp_path):
     """A live judge through the executor and store, both orders: the length judge is order-consistent and
     right exactly where the preferred response is the longer one."""
-    res = cap_cmd.run_cap([f"judgebench:{DATA / 'judgebench'}"], judge_specs=["reference:length"], n_boot=50,
+    res = cap_cmd.run_cap([f"judgebench:{DATA / 'judgebench_fixture'}"], judge_specs=["reference:length"], n_boot=50,
                           out=tmp_path)
-    pairs = judgebench.load_pairs(DATA / "judgebench")
+    pairs = judgebench.load_pairs(DATA / "judgebench_fixture")
     pairs = pairs[pairs["response_a"].str.len() != pairs["response_b"].str.len()]
     longer = (pairs["response_a"].str.len() > pairs["response_b"].str.len()).map({True: "A", False: "B"})
     expected = float((longer == pairs["label"]).mean())
@@ -128,7 +130,8 @@ def test_cap_build_cli_with_api_judges(tmp_path, fake_server, monkeypatch):
 def test_demo_sections_have_no_model_calls():
     sections = cap_cmd.cap_demo(n_boot=50)
     titles = [s.title for s in sections]
-    assert any(t.startswith("CAP profile: judgebench") for t in titles)
+    assert any(t.startswith("CAP profile: judgebench_fixture") for t in titles)
+    assert not any(t.startswith("CAP profile: judgebench ") or t == "CAP profile: judgebench" for t in titles)
     assert "CAP coverage matrix" in titles
 
 
@@ -148,7 +151,7 @@ def test_built_testbed_spec_is_profiled(tmp_path):
     df, cov, adapter, _ = cap_cmd.load_cap_set(f"cap_testbed:{f}")
     assert adapter == "cap_testbed" and cov[cap_testbed.SOURCE_SET]["C4"].status == "direct"
     with pytest.raises(InputError):
-        cap_cmd.run_cap([f"judgebench:{DATA / 'judgebench'}"], published=True, augment=["style"])
+        cap_cmd.run_cap([f"judgebench:{DATA / 'judgebench_fixture'}"], published=True, augment=["style"])
 
 
 @pytest.mark.data

@@ -27,7 +27,7 @@ from judgeaudit.interop.export import read_requests
 from judgeaudit.judges import make_judge
 
 DATA = Path(judgeaudit.__file__).parent / "data"
-JUDGEBENCH = f"judgebench:{DATA / 'judgebench'}"
+JUDGEBENCH = f"judgebench:{DATA / 'judgebench_fixture'}"
 
 
 def _export(tmp_path: Path, *args: str) -> Path:

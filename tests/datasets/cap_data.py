@@ -1,4 +1,5 @@
-"""Locations of the full public sets (JUDGEAUDIT_DATA_DIR) and the trimmed bundled copies."""
+"""Locations of the full public sets (JUDGEAUDIT_DATA_DIR), the trimmed bundled copies, and the package's own
+JudgeBench-format fixture (self-written pairs and simulated judges; JudgeBench itself is not shipped)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 import judgeaudit
 
 BUNDLED = Path(judgeaudit.__file__).parent / "data"
+FIXTURE = BUNDLED / "judgebench_fixture"
 
 
 def full(name: str) -> Path:

@@ -1,16 +1,19 @@
-"""JudgeBench adapter: pairs, swap convention, and the repository's own pair-level score."""
+"""JudgeBench adapter: pairs, swap convention, and the repository's own pair-level score, on the package's
+JudgeBench-format fixture (judgeaudit's own pairs and simulated judges) and on the user's copy of JudgeBench
+(JUDGEAUDIT_DATA_DIR) for the published numbers."""
 
 from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from judgeaudit.datasets import judgebench, published
 from judgeaudit.errors import InputError
 from judgeaudit.records import PAIRWISE_COLUMNS
 
-from cap_data import BUNDLED, full
+from cap_data import FIXTURE, full
 
 
 def _check_official(root, expected=None):
@@ -30,8 +33,8 @@ def _check_official(root, expected=None):
     return out
 
 
-def test_bundled_pairs_and_columns():
-    p = judgebench.load_pairs(BUNDLED / "judgebench")
+def test_fixture_pairs_and_columns():
+    p = judgebench.load_pairs(FIXTURE)
     assert list(p.columns[: len(PAIRWISE_COLUMNS)]) == list(PAIRWISE_COLUMNS)
     assert set(p["label"]) <= {"A", "B"}
     assert (p["condition_a"] == p["response_model"]).all()
@@ -39,14 +42,29 @@ def test_bundled_pairs_and_columns():
     assert (p.groupby(["response_model", "subset"]).size() == 5).all()
 
 
-def test_second_game_is_flipped_back():
-    root = BUNDLED / "judgebench"
-    path = judgebench.output_files(root)["arena_hard/o1-mini-2024-09-12"]
+def _flipped_back(path):
     raw = {r["pair_id"]: r for r in judgebench.raw_outputs(path)}
     t = judgebench.load_judge_outputs(path).set_index("pair_id")
     flip = {"A>B": "B", "B>A": "A", "A=B": "tie"}
     for pid, r in raw.items():
-        assert t.loc[pid, "choice_ba"] == flip[r["judgments"][1]["decision"]]
+        g = r["judgments"][1]
+        if g is None or g["decision"] not in flip:
+            assert pd.isna(t.loc[pid, "choice_ba"])
+        else:
+            assert t.loc[pid, "choice_ba"] == flip[g["decision"]]
+    return t
+
+
+def test_second_game_is_flipped_back():
+    t = _flipped_back(judgebench.output_files(FIXTURE)["arena_hard/fixture-judge-positional"])
+    # the fixture's failed call (null game) and unreadable verdict ("A>A") are failures, not dropped
+    assert sorted(t["failure_ba"].dropna()) == ["api", "parse"] and len(t) == 20
+    assert t["family"].isna().all()                # fictional model names: no vendor family
+
+
+@pytest.mark.data
+def test_full_second_game_is_flipped_back():
+    t = _flipped_back(judgebench.output_files(full("judgebench"))["arena_hard/o1-mini-2024-09-12"])
     assert t["family"].iloc[0] == "openai"
 
 
@@ -60,8 +78,11 @@ def test_official_rule_hand_case():
     assert judgebench.official_score(recs) == 50.0
 
 
-def test_bundled_official_rule_reproduced():
-    _check_official(BUNDLED / "judgebench")
+def test_fixture_official_rule_reproduced():
+    scores = _check_official(FIXTURE)
+    assert set(scores) == {"arena_hard/fixture-judge-positional", "arena_hard/fixture-judge-careful",
+                           "reward_model/fixture-org_fixture-rm-correctness",
+                           "reward_model/fixture-org_fixture-rm-length", "reward_model/fixture-org_fixture-rm-noise"}
 
 
 @pytest.mark.data

@@ -102,7 +102,7 @@ def test_fail_an_interval_lies_on_the_wrong_side_of_its_bar(card):
     assert {c.label for c in wrong} >= {"vp.a_imp [halueval qa (slice, provenance), item]",
                                         "vp.a_imp [halueval qa (slice, provenance), paired]"}
     assert all(c.ci[0] > 0.30 and "the interval is on the wrong side of <= 0.30" in c.why for c in wrong)
-    halueval = next(c for c in wrong if c.label.endswith("item]"))
+    halueval = next(c for c in wrong if c.label == "vp.a_imp [halueval qa (slice, provenance), item]")
     assert (round(halueval.value, 2), round(halueval.ci[0], 2), round(halueval.ci[1], 2)) == (0.82, 0.75, 0.88)
     assert all(c.outcome != "FAIL" or c.ci[0] > 0.30 for c in ruler.checks)
     (c,) = sensitivity.checks
@@ -114,7 +114,7 @@ def test_blind_each_bar_for_its_reason(card):
     assert r.outcome == "BLIND" and r.exit_code == 2
     why = {b.bar.quantity: [c.why for c in b.checks] for b in r.bars}
     assert all(b.outcome == "BLIND" for b in r.bars)
-    assert why["cap.judgebench.overall"][0].startswith("not measured — run: judgeaudit cap run")    # no CAP run
+    assert why["cap.judgebench_fixture.overall"][0].startswith("not measured — run: judgeaudit cap run")    # no CAP run
     assert why["loop.informed.net"] == ["9 units, fewer than the 30 the bar needs"]                # too few units
     assert why["world.informed.recall - world.blind.recall"] == [
         "16 source items resampled, fewer than the 100 the bar needs"]

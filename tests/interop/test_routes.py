@@ -1,6 +1,7 @@
 """A judge is the same judge on every route: provider batch files (Anthropic's top-level ``system``), the
 exported promptfoo config and Inspect task (roles kept, the template's parser and scale), replay files read
-with the template's parser, unknown replay options refused, rich markup escaped in ``templates``."""
+with the template's parser, unknown replay options refused, rich markup escaped in ``templates``; the round
+trip through every export format for validity, CAP and world."""
 
 from __future__ import annotations
 
@@ -164,7 +165,7 @@ def scripted_reply(messages: list[dict]) -> str:
     raise AssertionError(f"no scripted reply for {user[:80]!r}")
 
 
-def _inspect_eval(task_file: Path, log_dir: Path, monkeypatch, seen: list):
+def _inspect_eval(task_file: Path, log_dir: Path, monkeypatch, seen: list, reply=None):
     import importlib.util
 
     from inspect_ai import eval as inspect_eval
@@ -174,23 +175,25 @@ def _inspect_eval(task_file: Path, log_dir: Path, monkeypatch, seen: list):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
 
-    def reply(messages, tools, tool_choice, config):
+    answer = reply or scripted_reply
+
+    def respond(messages, tools, tool_choice, config):
         msgs = [{"role": m.role, "content": m.text} for m in messages]
         seen.append([m["role"] for m in msgs])
-        out = ModelOutput.from_content(model="mockllm", content=scripted_reply(msgs))
+        out = ModelOutput.from_content(model="mockllm", content=answer(msgs))
         out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         return out
 
     for name, value in {"INSPECT_LOG_DIR": log_dir, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": log_dir / "data",
                         "XDG_CACHE_HOME": log_dir / "cache"}.items():
         monkeypatch.setenv(name, str(value))
-    (log,) = inspect_eval(module.judgeaudit_requests(), model=get_model("mockllm/model", custom_outputs=reply),
+    (log,) = inspect_eval(module.judgeaudit_requests(), model=get_model("mockllm/model", custom_outputs=respond),
                           log_dir=str(log_dir), display="none", max_connections=4)
     assert log.status == "success"
     return log
 
 
-def _promptfoo_results(out: Path, path: Path) -> Path:
+def _promptfoo_results(out: Path, path: Path, reply=None) -> Path:
     """What ``promptfoo eval -c promptfooconfig.yaml -o results.json`` writes for the exported tests: each
     test's prompt (promptfoo's chat format: the JSON list of messages) sent, the reply kept as the output."""
     import yaml
@@ -211,7 +214,7 @@ def _promptfoo_results(out: Path, path: Path) -> Path:
         results.append({"id": f"r{idx}", "promptIdx": 0, "testIdx": idx, "promptId": "p0",
                         "testCase": {"vars": t["vars"], "description": t["description"]}, "vars": t["vars"],
                         "provider": {"id": "openai:judge", "label": ""}, "prompt": {"raw": rendered, "label": prompt},
-                        "response": {"output": scripted_reply(messages)}, "error": None, "failureReason": 0,
+                        "response": {"output": (reply or scripted_reply)(messages)}, "error": None, "failureReason": 0,
                         "success": True, "score": 1, "latencyMs": 1, "gradingResult": None, "namedScores": {}})
     path.write_text(json.dumps({"evalId": "e", "results": {"version": 3, "results": results, "prompts": [],
                                                            "stats": {}}, "config": config}))
@@ -308,6 +311,131 @@ def test_cap_round_trip_through_every_export_format(tmp_path, monkeypatch, fake_
     b = back.to_dict()["sets"]["llmbar"]["judges"][replay]
     assert a["conditions"]["C7"]["n"] > 0
     assert _strip(a, spec) == _strip(b, replay)
+
+
+def scripted_world_reply(messages: list[dict]) -> str:
+    """A scripted world judge: it flags the output when a number or capitalised name in it is absent from the
+    source material or reference shown; shown neither, it flags by a hash of the output (a blind guess). Only
+    the request's own blocks decide it, so every route that delivers the same messages gets the same reply; a
+    house system prompt heard as part of the user turn makes it answer "not defective" to everything."""
+    import hashlib
+    import re
+
+    user = messages[-1]["content"]
+    assert messages[-1]["role"] == "user"
+    if "HOUSE CHECKER" in user:
+        return json.dumps({"defective": False})
+    blocks = dict(re.findall(r"(?ms)^(Source material|Reference|Output):\n(.*?)(?=\n\n[A-Z][^\n]*:\n|\n\nAnswer with|\Z)",
+                             user))
+    output = blocks["Output"]
+    shown = " ".join(v for k, v in blocks.items() if k != "Output")
+    tokens = re.findall(r"\b(?:\d+|[A-Z][a-z]+)\b", output)
+    if shown:
+        flagged = any(t not in shown for t in tokens if t not in {"It", "The", "In", "Its"})
+    else:
+        flagged = int(hashlib.sha256(output.encode()).hexdigest(), 16) % 3 == 0
+    if "{\"score\": N}" in user:
+        return json.dumps({"score": 1 if flagged else 5})
+    return json.dumps({"defective": flagged})
+
+
+WORLD_ARMS = ["blind", "informed", "placebo", "reference-only"]
+HOUSE_WORLD = """name: house-world-judge
+version: "1"
+family: world
+form: label
+source: an in-house prompt
+system: HOUSE CHECKER. You check answers against the source.
+user: |-
+  {{ world if world is defined else "No source is shown." }}
+
+  {{ output }}
+
+  {{ answer }}
+"""
+_WORLD_DIRECT: dict = {}
+
+
+def _world_direct(kind: str, root: Path):
+    """The direct world run of the scripted judge for ``kind`` (``label``/``score``: the built-in prompts of that
+    form; ``house``: a world-family template with a system prompt), made once per kind and shared by the routes."""
+    import judgeaudit
+    from fakeserver import FakeServer
+    from judgeaudit.commands.world import run_world_cmd
+
+    if kind not in _WORLD_DIRECT:
+        world_set = f"halueval:{Path(judgeaudit.__file__).parent / 'data' / 'halueval'}?part=qa&max_rows=8"
+        template = None
+        if kind == "house":
+            template = root / "house-world.yaml"
+            template.write_text(HOUSE_WORLD)
+            template = str(template)
+        form = "score" if kind == "score" else "label"
+        srv = FakeServer().start()
+        try:
+            srv._reply_text = lambda body, prompt: scripted_world_reply(body["messages"])
+            direct = run_world_cmd(world_set, ["api:openai/judge-model"], WORLD_ARMS, out=root / "direct", votes=2,
+                                   form=form, api_base=srv.base_url, n_boot=100, permutations=99, progress=False,
+                                   template=template)
+            sent = sorted(json.dumps(b["messages"], sort_keys=True) for b in srv.requests)
+        finally:
+            srv.stop()
+        _WORLD_DIRECT[kind] = (world_set, form, template, direct, sent)
+    return _WORLD_DIRECT[kind]
+
+
+@pytest.mark.parametrize("route", ["jsonl", "inspect", "promptfoo"])
+@pytest.mark.parametrize("kind", ["label", "score", "house"])
+def test_world_round_trip_through_every_export_format(tmp_path_factory, tmp_path, monkeypatch, kind, route):
+    """The world analysis of an exported-then-replayed judge equals the direct run's (arm rates, paired gains,
+    every number of the judge's result) on the blind, informed, placebo and reference arms, two votes each, for
+    the built-in label and score prompts and a world-family template with a system prompt."""
+    from judgeaudit.commands.world import run_world_cmd
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    world_set, form, template, direct, sent = _world_direct(kind, tmp_path_factory.mktemp(f"world-{kind}"))
+    (direct_id,) = direct.result["provenance"]["judges"]
+    out = tmp_path / "export"
+    args = ["requests", "export", "--analysis", "world", "--set", world_set, "--form", form, "--votes", "2",
+            *(x for a in WORLD_ARMS for x in ("--arm", a)), *(["--template", template] if template else [])]
+    res = CliRunner().invoke(app, [*args, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(x) for x in (out / "requests.jsonl").read_text().splitlines()]
+    assert {r["meta"]["arm"] for r in rows} == set(WORLD_ARMS) and {r["epoch"] for r in rows} == {0, 1}
+    # the distinct messages the direct run sent (identical prompts of two arms are one call through the store)
+    assert {json.dumps(r["messages"], sort_keys=True) for r in rows} == set(sent)
+    if kind == "house":
+        assert all([m["role"] for m in r["messages"]] == ["system", "user"] for r in rows)
+    replay = _answered_world(route, out, rows, tmp_path, monkeypatch, template)
+    back = run_world_cmd(world_set, [replay], WORLD_ARMS, out=tmp_path / "back", votes=2, form=form, n_boot=100,
+                         permutations=99, progress=False)
+    (back_id,) = back.result["provenance"]["judges"]
+    a, b = direct.result["judges"][direct_id], back.result["judges"][back_id]
+    assert a["arms"]["informed"]["recall"] > a["arms"]["blind"]["recall"]   # the scripted judge needs the world
+    assert _strip(a, direct_id) == _strip(b, back_id)
+    pa = [p for p in direct.result["paired"] if p.get("judge") == direct_id]
+    pb = [p for p in back.result["paired"] if p.get("judge") == back_id]
+    assert pa and _strip(pa, direct_id) == _strip(pb, back_id)
+    assert back.verdicts["parse_ok"].all() and len(back.verdicts) == len(direct.verdicts)
+
+
+def _answered_world(route: str, out: Path, rows: list[dict], tmp_path: Path, monkeypatch,
+                    template: str | None) -> str:
+    """The exported world requests answered by the scripted world judge through ``route``; the replay spec."""
+    opt = f"?template={template}" if template else ""
+    if route == "jsonl":
+        answers = tmp_path / "answers.jsonl"
+        answers.write_text("".join(json.dumps({"request_id": r["request_id"], "epoch": r["epoch"],
+                                               "raw": scripted_world_reply(r["messages"])}) + "\n" for r in rows))
+        return f"replay:{answers}{opt}"
+    if route == "inspect":
+        pytest.importorskip("inspect_ai")
+        seen: list = []
+        log = _inspect_eval(out / "inspect_task.py", tmp_path / "logs", monkeypatch, seen, reply=scripted_world_reply)
+        assert seen and all(s == [m["role"] for m in rows[0]["messages"]] for s in seen)   # the roles reached it
+        return f"replay:inspect:{log.location}"
+    results = _promptfoo_results(out, tmp_path / "results.json", reply=scripted_world_reply)
+    return f"replay:promptfoo:{results}{opt}"
 
 
 # ------------------------------------------------------------------------------ 9. promptfoo identity

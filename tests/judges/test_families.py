@@ -138,8 +138,9 @@ def test_parse_family_canonical_forms():
     assert parse_family("fam-a") == "fam-a"
 
 
-def test_claude_evaluator_is_caught_against_a_published_anthropic_judge():
-    tables = published.published_judges(Path(judgeaudit.__file__).parent / "data" / "judgebench")
+@pytest.mark.data
+def test_claude_evaluator_is_caught_against_a_published_anthropic_judge(data_dir):
+    tables = published.published_judges(data_dir / "judgebench")
     families = {j: table_family(t) for j, t in tables.items()}
     assert families["arena_hard/claude-3-haiku-20240307"] == "anthropic"
     evaluator = make_judge("api:anthropic/claude-3-5-haiku-20241022")

@@ -153,7 +153,7 @@ def test_arena_hard_five_way_reply_in_a_cap_run(tmp_path, fake_server):
     srv = fake_server(responder=respond)
     out = tmp_path / "cap"
     store = tmp_path / "calls.sqlite"
-    r = CliRunner().invoke(app, ["cap", "run", "--set", f"judgebench:{DATA / 'judgebench'}", "--judge",
+    r = CliRunner().invoke(app, ["cap", "run", "--set", f"judgebench:{DATA / 'judgebench_fixture'}", "--judge",
                                  "api:openai/judge-model", "--judge", "reference:length", "--template", "arena-hard-pair",
                                  "--api-base", srv.base_url, "--bootstrap", "50", "--store", str(store),
                                  "--out", str(out)])

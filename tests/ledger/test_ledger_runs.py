@@ -98,7 +98,7 @@ def test_a_cap_run_on_published_judge_outputs_is_pre_commit(tmp_path):
     import judgeaudit
     from judgeaudit.commands.cap import run_cap
 
-    data = Path(judgeaudit.__file__).parent / "data" / "judgebench"
+    data = Path(judgeaudit.__file__).parent / "data" / "judgebench_fixture"
     led = commit(Ledger(predictions=(Prediction.model_validate(
         {"id": "C1", "run": "cap", "clauses": [{"metric": "conditions", "bar": ">= 0"}]}),)), at=T0, git=None)[0]
     run_cap([f"judgebench:{data}"], published=True, n_boot=20, out=tmp_path / "cap")

@@ -94,7 +94,7 @@ def test_vp_and_cap_runs_take_the_ledger_too(tmp_path):
                    "/sets/pairs/paired/vp": []}
     assert "Register of predicted values" in (tmp_path / "vp" / "report.html").read_text()
 
-    data = Path(judgeaudit.__file__).parent / "data" / "judgebench"
+    data = Path(judgeaudit.__file__).parent / "data" / "judgebench_fixture"
     res = CliRunner().invoke(app, ["cap", "run", "--set", f"judgebench:{data}", "--published", "--bootstrap", "20",
                                    "--out", str(tmp_path / "cap"), "--ledger", str(led), "--strict-register"])
     assert res.exit_code == 0, res.output  # every judge's overall registered by the wildcard
@@ -118,7 +118,7 @@ def test_cap_run_with_a_ledger_writes_its_report_once_with_the_register_section(
     full = Ledger(predictions=(Prediction.model_validate({"id": "C1", "run": "cap", "clauses": [
         {"metric": "sets.judgebench.judges.*.overall", "bar": ">= 0.5"}]}),))
     write_ledger(led, commit(full, at="2026-01-01T00:00:00+00:00", git=None)[0])
-    data = Path(judgeaudit.__file__).parent / "data" / "judgebench"
+    data = Path(judgeaudit.__file__).parent / "data" / "judgebench_fixture"
     res = CliRunner().invoke(app, ["cap", "run", "--set", f"judgebench:{data}", "--published", "--bootstrap", "20",
                                    "--out", str(tmp_path / "cap"), "--ledger", str(led)])
     assert res.exit_code == 0, res.output

@@ -33,7 +33,7 @@ def test_check_cap_and_validity_results_are_stamped(tmp_path):
     resp = tmp_path / "r.jsonl"
     resp.write_text(json.dumps({"prompt": "Say hi without commas.", "response": "Hi there"}) + "\n")
     run_ifeval(items, resp, out=tmp_path / "check")
-    run_cap([f"judgebench:{DATA / 'judgebench'}"], published=True, n_boot=20, out=tmp_path / "cap")
+    run_cap([f"judgebench:{DATA / 'judgebench_fixture'}"], published=True, n_boot=20, out=tmp_path / "cap")
     run_validity("bundled", ["reference:constant"], out=tmp_path / "validity", n_boot=20, n_regrade=0)
     run_validity("bundled", ["reference:constant"], out=tmp_path / "validity2", n_boot=20, n_regrade=0)
     kinds = {}

@@ -109,7 +109,7 @@ def _cap(root: Path) -> dict[str, Path]:
     from judgeaudit.commands.cap import write_outputs
     from judgeaudit.datasets._common import UNAVAILABLE, CoverageCell
 
-    data = Path(judgeaudit.__file__).parent / "data" / "judgebench"
+    data = Path(judgeaudit.__file__).parent / "data" / "judgebench_fixture"
     _cli("cap", "run", "--set", f"judgebench:{data}", "--published", "--bootstrap", "20", "--out", root / "cap")
     # a set with two measurable conditions: its profile is two bars, not a radar collapsed to a line
     cov = {c: UNAVAILABLE for c in ("C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8")}

@@ -98,7 +98,7 @@ class World:
         shutil.copy(bundled_probes_path(), self.probes)
         self.pairs = length_pairs_file(root)
         self.judgebench = root / "judgebench"
-        shutil.copytree(DATA / "judgebench", self.judgebench)
+        shutil.copytree(DATA / "judgebench_fixture", self.judgebench)
         self.labels = root / "labels.csv"
         self.labels.write_text("id,label\ni0,1\n")
         self.verdicts = root / "verdicts.jsonl"

@@ -25,13 +25,16 @@ WORLD_SPLIT = "report"
 """The structural judge's development questions are never reported on (its thresholds were chosen on them)."""
 WORLD_REFERENCES = ("reference:oracle", "reference:flag-all", "reference:flag-none")
 """The world run's instruments beside the judge: the oracle ceiling and the two constant floors."""
-CAP_SETS = (f"judgebench:{DATA / 'judgebench'}", f"llmbar:{DATA / 'llmbar'}")
+FIXTURE_SET = "judgebench_fixture"
+"""The CAP set name of judgeaudit's own JudgeBench-format fixture (``data/judgebench_fixture``): self-written pairs
+and simulated judges, never JudgeBench's (whose copy the user gives as ``judgebench:PATH``)."""
+CAP_SETS = (f"judgebench:{DATA / FIXTURE_SET}?name={FIXTURE_SET}", f"llmbar:{DATA / 'llmbar'}")
 LOOP_REGULATORS = ("control", "blind", "informed", "certificate")
 
 DEFAULT_COMMANDS: dict[str, str] = {
     "validity": f"judgeaudit validity run --judge {{judge}} --probes {VALIDITY_DEFAULTS['probes']} --out DIR",
     "vp": "judgeaudit vp audit --set SPEC --out DIR",
-    "cap": f"judgeaudit cap run --set {CAP_SETS[0]} --set {CAP_SETS[1]} --judge {{judge}} --out DIR",
+    "cap": f"judgeaudit cap run --set '{CAP_SETS[0]}' --set '{CAP_SETS[1]}' --judge {{judge}} --out DIR",
     "world": f"judgeaudit world run --set '{WORLD_SET}' --judge {{judge}} "
              + " ".join(f"--judge {r}" for r in WORLD_REFERENCES) + " "
              + " ".join(f"--arm {a}" for a in WORLD_ARMS) + f" --split {WORLD_SPLIT} --votes 1 --out DIR",

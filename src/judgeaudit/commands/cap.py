@@ -403,20 +403,23 @@ def build_cmd(
 
 
 def cap_demo(n_boot: int = 200, seed: int = 0) -> list:
-    """CAP sections built from the trimmed published outputs the package carries
-    (``judgeaudit/data/{judgebench,llmbar}``), with zero model calls."""
+    """CAP sections built from the judge outputs the package carries, with zero model calls: judgeaudit's own
+    JudgeBench-format fixture (self-written pairs, simulated judges; ``judgeaudit/data/judgebench_fixture``)
+    and the trimmed published LLMBar outputs (``judgeaudit/data/llmbar``)."""
+    from judgeaudit.card.defaults import FIXTURE_SET
     from judgeaudit.datasets import judgebench, llmbar
     from judgeaudit.report.cap import cap_sections
 
     data = Path(__file__).resolve().parents[1] / "data"
-    jb = judgebench.load_pairs(data / "judgebench")
+    jb = judgebench.load_pairs(data / FIXTURE_SET).assign(source_set=FIXTURE_SET)
     lb = llmbar.load_pairs(data / "llmbar")
     pairs = pd.concat([jb, lb], ignore_index=True)
-    tables = {**judgebench.published_judges(data / "judgebench"), **llmbar.published_judges(data / "llmbar")}
-    cov = {"judgebench": judgebench.COVERAGE, **{s: llmbar.COVERAGE[s] for s in lb["source_set"].unique()}}
+    tables = {**judgebench.published_judges(data / FIXTURE_SET), **llmbar.published_judges(data / "llmbar")}
+    cov = {FIXTURE_SET: judgebench.COVERAGE, **{s: llmbar.COVERAGE[s] for s in lb["source_set"].unique()}}
     result = cap_profile(pairs, tables, cov, n_boot=n_boot, seed=seed)
     sections = cap_sections(result)
     for s in sections[:1]:
-        s.banners.append("Demo: trimmed copies of the published JudgeBench and LLMBar judge outputs "
+        s.banners.append("Demo: judgeaudit's own JudgeBench-format fixture (self-written pairs, simulated judges) "
+                         "and a trimmed copy of the published LLMBar judge outputs "
                          "(see judgeaudit/data/*/PROVENANCE.json); intervals are wide by construction.")
     return sections

@@ -62,7 +62,7 @@ def _vp(_: list[str], out: Path, store: Path, n_boot: int) -> Any:
     return run_audit(vp_demo_sets(), mode="both", out=out)
 
 
-# --- CAP: the trimmed JudgeBench and LLMBar slices, both orders -----------------------------------------------
+# --- CAP: the JudgeBench-format fixture and the LLMBar slice, both orders ------------------------------------
 
 
 def _cap_requests(_: Judge) -> list[JudgeRequest]:

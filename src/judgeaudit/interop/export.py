@@ -167,7 +167,7 @@ def judgeaudit_reply():
             parsed, scale, ref = parse_request(request, reply), (OVERREACH_SCALE if request.form == "graded"
                                                                  else None), None
         meta = {{"judgeaudit": {{"scale": scale.to_dict() if scale is not None else None, "template": ref,
-                                "form": request.form}}}}
+                                "definition": TEMPLATE if ref is not None else None, "form": request.form}}}}
         if not parsed.ok:
             return Score.unscored(reason="grader_failed", answer=reply, explanation=parsed.error, metadata=meta)
         if request.form == "pairwise":

@@ -231,6 +231,35 @@ def log_table(log: Any, path: str, scorer: str, scale: Scale | None = None) -> t
     return normalise_replay_table(df, path, scale=scale), scale
 
 
+def log_template(log: Any, path: str, scorer: str) -> Any:
+    """The judge template the exported task asked and read ``scorer``'s samples with (its scores' metadata
+    ``judgeaudit.definition``, checked against the ``judgeaudit.template`` reference it records), or None. A
+    definition is someone else's text: it is validated as a template file is (sandboxed prompt, bounded
+    parser) before use; two templates in one scorer, or a definition that is not the one referenced, is an
+    error naming the sample."""
+    from judgeaudit.judges.templates import JudgeTemplate
+
+    found = None
+    for line, sample in enumerate(log.samples or [], 1):
+        score = (sample.scores or {}).get(scorer)
+        meta = (score.metadata or {}).get(META_KEY) if score is not None else None
+        if not isinstance(meta, dict) or meta.get("definition") is None:
+            continue
+        try:
+            template = JudgeTemplate.model_validate(meta["definition"])
+        except Exception as e:   # pydantic's ValidationError or the template's own InputError
+            raise InputError(f"the score's template definition is not a judge template ({_first_line(str(e))})",
+                             path=path, line=line, field="metadata.judgeaudit.definition") from None
+        if meta.get("template") != template.ref():
+            raise InputError(f"the score's template definition is not the template it references "
+                             f"({meta.get('template')})", path=path, line=line, field="metadata.judgeaudit.template")
+        if found is not None and found.ref() != template.ref():
+            raise InputError(f"scorer {scorer!r} read its samples with two templates ({found.name}, {template.name})",
+                             path=path, line=line, field="metadata.judgeaudit.template")
+        found = template
+    return found
+
+
 def log_counts(df: pd.DataFrame) -> LogCounts:
     failed = df["error"].notna()
     valued = (df["score"].notna() | df["choice"].notna()) & ~failed
@@ -267,6 +296,8 @@ def _judges(argument: str, family: str | None, spec_id: str | None, *, one: bool
             jid = f"replay:inspect:{path}?{urlencode({**mapping, 'scorer': name})}"
         # the scorer is part of what is replayed: two scorers of one log are two instruments
         judge = _judge_of(df, f"{path}?scorer={name}", None, jid, family, on)
+        if (template := log_template(log, path, name)) is not None:
+            judge.use_template(template)   # its replies are read again with the template that asked them
         judge.log_counts = log_counts(df)
         judges.append(judge)
     return judges
