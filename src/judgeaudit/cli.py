@@ -343,7 +343,8 @@ def _run_migrate_experiment(exp) -> None:  # noqa: ANN001 - experiment.MigrateEx
     margins = parse_margins([f"{k}={v}" for k, v in exp.margins.items()])
     r = run_migrate(exp.old, exp.new, exp.items, exp.out, form=exp.form, labels=exp.labels, threshold=exp.threshold,
                     margins=margins, regrade=exp.regrade, link_method=exp.link_method, from_=list(exp.from_) or None,
-                    audit_margin=exp.audit_margin, n_boot=exp.bootstrap, seed=exp.seed, store=exp.store,
+                    old_card=exp.old_card, new_card=exp.new_card, audit_margin=exp.audit_margin, n_boot=exp.bootstrap,
+                    seed=exp.seed, store=exp.store,
                     concurrency=exp.concurrency, api_base=exp.api_base)
     for line in headline(r):
         print(line)
