@@ -202,6 +202,9 @@ def test_cards_of_the_same_judge_keep_every_audit(tmp_path, cli_main, reference_
     v_src = next(s for s in res.audit_sources if s["kind"] == "validity" and s["judge_role"] == "old")
     assert v_src["run_id"] == runs["validity"]["source"]["run_id"] and v_src["judge"] == "reference:length"
     assert v_src["family"] == runs["validity"]["source"]["family"]
+    assert v_src["units"] == {"unit": "base item", "n": 48}
+    c_src = next(s for s in res.audit_sources if s["kind"] == "cap" and s["set"] == "judgebench")
+    assert c_src["units"]["unit"] == "pair" and c_src["units"]["n"] == runs["cap"]["sets"]["judgebench"]["overall"]["n"]
     assert any(line.lstrip().startswith("audit  cap.judgebench.") for line in r.stdout.splitlines())
     oracle = reference_cards / "card-oracle"
     r = cli_main("migrate", "--old", f"replay:{old}", "--new", f"replay:{new}", "--items", anchors, "--out",

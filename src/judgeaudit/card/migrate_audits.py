@@ -105,12 +105,16 @@ class JudgeRuns:
     sources: list[dict[str, Any]] = field(default_factory=list)
 
 
-def recorded(folder: Path, data: dict[str, Any], judge: str, kind: str) -> dict[str, Any]:
-    """What the run in ``folder`` recorded about ``judge``: never re-derived from a judge spec."""
+def recorded(folder: Path, data: dict[str, Any], judge: str, kind: str, *, block: dict[str, Any] | None = None,
+             units: tuple[str, int] | None = None) -> dict[str, Any]:
+    """What the run in ``folder`` recorded about ``judge`` (its block in ``result.json``, or ``block``: a CAP
+    set's): the family, scale and template it answered with, and the units its per-unit table holds. Never
+    re-derived from a judge spec."""
     from judgeaudit.card.build import recorded_family
     from judgeaudit.card.sources import Run
 
-    block = (data.get("judges") or {}).get(judge)
+    if block is None:
+        block = (data.get("judges") or {}).get(judge)
     block = block if isinstance(block, dict) else {}
     fam, where = recorded_family(Run(folder / "result.json", kind, data), judge)
     out = {"kind": kind, "path": str(folder), "run_id": data.get("run_id"), "judge": judge, "family": fam,
@@ -119,6 +123,8 @@ def recorded(folder: Path, data: dict[str, Any], judge: str, kind: str) -> dict[
         v = block.get(k, data.get(k) if k != "model" else None)
         if v is not None:
             out[k] = v
+    if units is not None:
+        out["units"] = {"unit": units[0], "n": units[1]}
     return out
 
 
@@ -149,7 +155,7 @@ def runs_of(runs: Sequence[Any], judge: str, field_name: str) -> JudgeRuns:
         if isinstance(f, str):
             raise InputError(f, field=field_name)
         out.validity = f
-        out.sources.append(recorded(r.path.parent, r.data, judge, "validity"))
+        out.sources.append(recorded(r.path.parent, r.data, judge, "validity", units=("base item", len(f.ids))))
     by_set: dict[str, list[Any]] = {}
     for r in of_kind(runs, "cap"):
         for s, sb in (r.data.get("sets") or {}).items():
@@ -158,14 +164,16 @@ def runs_of(runs: Sequence[Any], judge: str, field_name: str) -> JudgeRuns:
     for s, h in by_set.items():
         r = one_run(h, f"CAP runs of {judge} on set {s}")
         if (r.path.parent / "units.parquet").is_file():
-            out.cap[s] = cap_units(pd.read_parquet(r.path.parent / "units.parquet"), judge, s)
-            out.sources.append(recorded(r.path.parent, r.data, judge, "cap") | {"set": s})
+            out.cap[s] = u = cap_units(pd.read_parquet(r.path.parent / "units.parquet"), judge, s)
+            out.sources.append(recorded(r.path.parent, r.data, judge, "cap", block=r.data["sets"][s]["judges"][judge],
+                                        units=(u.unit, len(u.ids))) | {"set": s})
     hits = [r for r in of_kind(runs, "world") if attributed(r, judge)]
     if hits:
         r = one_run(hits, f"world runs of {judge}")
         out.world = _world(r.path.parent, r.data, judge)
         if out.world is not None:
-            out.sources.append(recorded(r.path.parent, r.data, judge, "world"))
+            out.sources.append(recorded(r.path.parent, r.data, judge, "world",
+                                        units=(out.world[0].unit, len(out.world[0].ids))))
     return out
 
 
