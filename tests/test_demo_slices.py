@@ -72,3 +72,47 @@ def test_estimate_uses_stored_calls_of_each_kind():
                                 meta={"regrade": True}) for i in range(5)}
     e = estimate(judge, todo, cached=cached)
     assert e.seconds == 10 * 0.5 + 2 * 4.0
+
+
+def test_the_whole_demo_is_estimated_before_it_starts(tmp_path):
+    """The whole estimate is the sum of the model steps' estimates made before any step runs (each as the step
+    prints it), unknown when one step's is; the line says what it leaves out."""
+    from judgeaudit.demo import estimate_step, estimate_whole, whole_line
+    from judgeaudit.runtime.executor import judge_all
+
+    judge = make_judge("python:pyjudge_callables:grade")
+    store = tmp_path / "calls.sqlite"
+    first = [JudgeRequest(request_id=f"r{i}", text=f"text {i}") for i in range(5)]
+    judge_all([judge], first, store_path=store, progress=False, concurrency=1)   # 5 stored calls rate the rest
+    more = first + [JudgeRequest(request_id=f"m{i}", text=f"more {i}") for i in range(4)]
+    other = first + [JudgeRequest(request_id=f"o{i}", text=f"other {i}") for i in range(3)]
+    steps = [Step("validity", [judge], lambda: more, lambda: []), Step("loop", [judge], lambda: other, lambda: [])]
+    whole = estimate_whole(steps, store)
+    each = [estimate_step(s, store) for s in steps]
+    assert (whole["calls"], whole["stored"]) == (7, 10)
+    assert whole["estimate_s"] == sum(r["estimate_s"] for r in each) and whole["estimate_s"] is not None
+    assert whole["steps"] == {"validity": each[0]["estimate_s"], "loop": each[1]["estimate_s"]}
+    line = whole_line(whole)
+    assert line.startswith("demo: 7 calls of the embedded judge to make (10 stored), estimate ~")
+    assert "validity ~" in line and "loop ~" in line and "analyses, pages and card come on top" in line
+    fresh = tmp_path / "fresh.sqlite"                  # nothing stored and no documented rate: unknown
+    unknown = estimate_whole(steps, fresh)
+    assert unknown["estimate_s"] is None and "estimate unknown (validity unknown, loop unknown)" in whole_line(unknown)
+
+
+def test_the_world_step_shows_progress(tmp_path, monkeypatch):
+    """The demo's world step runs its judge calls with progress on, as its other model steps do."""
+    import judgeaudit.commands.world as world_cmd
+    import judgeaudit.report.world as world_report
+    from judgeaudit.demo import SLICES, _world_step
+
+    seen = {}
+
+    def fake_run(*args, **kw):
+        seen.update(kw)
+        return type("R", (), {"result": None})()
+
+    monkeypatch.setattr(world_cmd, "run_world_cmd", fake_run)
+    monkeypatch.setattr(world_report, "world_sections", lambda result: [])
+    _world_step(tmp_path, 10, SLICES).run()
+    assert seen and seen.get("progress", True) is True

@@ -19,7 +19,7 @@ from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, Bac
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit import consent
 from judgeaudit.errors import InputError
-from judgeaudit.commands.common import ApiBaseOpt, ConcurrencyOpt
+from judgeaudit.commands.common import ApiBaseOpt, ConcurrencyOpt, TemplateOpt
 
 # Verb groups that live in their own modules (each exposes a typer app named ``app``), and commands that are one
 # function of a module. Each is imported only when its name is on the command line (or for the top-level help),
@@ -168,6 +168,7 @@ def judge_cmd(
     input: Annotated[Path, typer.Option("--input", help="JSONL of items")],
     out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
     form: Annotated[str, typer.Option("--form", help="graded | pairwise | defects | label | sentences")] = "graded",
+    template: TemplateOpt = None,
     store: Annotated[Path | None, out_option("--store", what="store", help="call store (default OUT/calls.sqlite)")] = None,
     concurrency: ConcurrencyOpt = None,
     api_base: ApiBaseOpt = None,
@@ -193,18 +194,45 @@ def judge_cmd(
     output_dir(out, writes=("verdicts.jsonl", "verdicts.parquet"), inputs=[input, store])
     requests = read_requests(input, form)
     j = make_judge(judge, api_base=api_base)
+    if template is not None:
+        j = _templated(j, template, form, requests)
     with CallStore(store or out / "calls.sqlite") as cs:
         verdicts = run(j, requests, store=cs, concurrency=concurrency, rpm=rpm,
                        policy=RetryPolicy(max_retries=retries, timeout=timeout))
     df = verdicts_frame(verdicts)
     write_jsonl(out / "verdicts.jsonl", df)
     write_parquet(out / "verdicts.parquet", df)
-    write_json(out / "result.json", {"judge": j.id, "calls": summarise(df).to_dict()})
+    rec = j.template_record(form)
+    write_json(out / "result.json", {"judge": j.id, **({"template": rec} if rec is not None else {}),
+                                     **({"scale": j.scale.to_dict()} if j.scale is not None else {}),
+                                     "calls": summarise(df).to_dict()})
     n_err = int(df["error"].notna().sum())
     n_pf = int((df["error"].isna() & ~df["parse_ok"]).sum())
     console.print(f"{len(df)} verdicts → {out}/verdicts.jsonl ({n_err} failed calls, {n_pf} parse failures)")
     if n_err:
         console.print("[yellow]failed calls are kept in the store and retried on the next run[/yellow]")
+
+
+def _templated(j, template: str, form: str, requests: list):  # noqa: ANN001, ANN202 - judges.Judge
+    """``j`` rendering and reading with ``template`` (a built-in name or a file; rendered in the Jinja2 sandbox),
+    checked before any call: the backend takes templates, the spec names none of its own, the template answers
+    ``form`` requests, and every request renders."""
+    from judgeaudit.judges.base import with_template
+    from judgeaudit.judges.templates import get_template
+
+    t = get_template(template)
+    if not j.takes_template:
+        raise InputError(f"judge {j.id}: the {j.spec.backend} backend takes no template (the api and local backends "
+                         "do)", field="--template")
+    if j.template is not None:
+        raise InputError(f"judge {j.id} names a template of its own ({j.template.name}); give one or the other",
+                         field="--template")
+    if t.form != form:
+        raise InputError(f"template {t.name} answers {t.form} requests, not {form} (--form)", field="--template")
+    j = with_template(j, template)
+    for r in requests:          # a field the items lack, or a sandbox refusal: one line before the first call
+        j.render(r)
+    return j
 
 
 def _open_store(store: Path):  # noqa: ANN202 - CallStore is imported lazily
@@ -340,7 +368,8 @@ def _run_migrate_experiment(exp) -> None:  # noqa: ANN001 - experiment.MigrateEx
     margins = parse_margins([f"{k}={v}" for k, v in exp.margins.items()])
     r = run_migrate(exp.old, exp.new, exp.items, exp.out, form=exp.form, labels=exp.labels, threshold=exp.threshold,
                     margins=margins, regrade=exp.regrade, link_method=exp.link_method, from_=list(exp.from_) or None,
-                    audit_margin=exp.audit_margin, n_boot=exp.bootstrap, seed=exp.seed, store=exp.store,
+                    old_card=exp.old_card, new_card=exp.new_card, audit_margin=exp.audit_margin, n_boot=exp.bootstrap,
+                    seed=exp.seed, store=exp.store,
                     concurrency=exp.concurrency, api_base=exp.api_base)
     for line in headline(r):
         print(line)

@@ -171,8 +171,7 @@ def _world_step(out: Path, n_boot: int, slices: Slices) -> Step:
     def run() -> list[Section]:
         return world_sections(run_world_cmd(spec, WORLD_JUDGES, list(WORLD_ARMS), out=out / "world",
                                             store=out / "calls.sqlite", votes=1, n_boot=n_boot,
-                                            split=WORLD_SPLIT, temperature=WORLD_TEMPERATURE,
-                                            progress=False).result)
+                                            split=WORLD_SPLIT, temperature=WORLD_TEMPERATURE).result)
 
     # the world command's judge: its label votes sampled at the command's temperature (so its call keys)
     judge = build_judges(sampled_specs([EMBEDDED], WORLD_TEMPERATURE))[0]
@@ -315,6 +314,28 @@ def _stored(store_path: Path) -> int:
         return len(cs)
 
 
+def estimate_whole(steps: list[Step], store_path: Path) -> dict[str, Any]:
+    """The estimate of the whole demo's embedded-judge calls before any step runs: each model step's estimate
+    (``estimate_step``) and their sum (None when a step's is unknown). The steps without model calls (validation
+    power, CAP: no judge calls) run beside them, and the analyses, pages and card are not timed by it."""
+    rows = [estimate_step(step, store_path) for step in steps]
+    total = None if any(r["estimate_s"] is None for r in rows) else sum(r["estimate_s"] for r in rows)
+    return {"calls": sum(r["calls"] for r in rows), "stored": sum(r["stored"] for r in rows), "estimate_s": total,
+            "steps": {r["step"]: r["estimate_s"] for r in rows}}
+
+
+def whole_line(whole: dict[str, Any]) -> str:
+    """The line the demo prints before it starts."""
+    from judgeaudit.runtime.estimate import duration
+
+    def est(x: float | None) -> str:
+        return "unknown" if x is None else f"~{duration(x)}"
+
+    parts = ", ".join(f"{name} {est(x)}" for name, x in whole["steps"].items())
+    return (f"demo: {whole['calls']} calls of the embedded judge to make ({whole['stored']} stored), estimate "
+            f"{est(whole['estimate_s'])} ({parts}); the analyses, pages and card come on top of the calls")
+
+
 def run_step(step: Step, store_path: Path) -> tuple[list[Section], dict[str, Any]]:
     """Print the step's estimate, run it, and return its sections and its row of the steps table
     (estimate before the step beside the measured time of its embedded-judge calls and of the whole step)."""
@@ -377,6 +398,8 @@ def run_demo(out: Path, *, n_boot: int | None = None, full: bool = False) -> Pat
             pool.submit(_load_embedder)
         model_steps = {"validity": _validity_step(out, n_boot, slices),
                        "world": _world_step(out, n_boot, slices), "loop": _loop_step(out, n_boot, slices)}
+        whole = estimate_whole(list(model_steps.values()), store)
+        console.print(whole_line(whole), highlight=False)
 
         def model(name: str) -> Callable[[], list[Section]]:
             def go() -> list[Section]:
@@ -396,7 +419,8 @@ def run_demo(out: Path, *, n_boot: int | None = None, full: bool = False) -> Pat
             console.print(f"[bold]demo: {name}[/bold]")
             all_sections += step()
     (out / "steps.json").write_text(json.dumps({"slices": asdict(slices), "n_boot": n_boot, "full": full,
-                                                "steps": rows}, indent=2) + "\n", encoding="utf-8")
+                                                "whole_estimate": whole, "steps": rows}, indent=2) + "\n",
+                                               encoding="utf-8")
     path = write_page(out / "report.html", "judgeaudit demo", all_sections + [steps_section(rows)],
                       subtitle="Embedded judge: Gemma 3 270M (base model, CPU, offline). A weak judge, "
                                "reported as it is.")
@@ -406,5 +430,8 @@ def run_demo(out: Path, *, n_boot: int | None = None, full: bool = False) -> Pat
     first = DEMO_JUDGES[0]   # the embedded judge, unless the demo's judges were swapped
     card(first["spec"] if isinstance(first, dict) else first, runs, out / "card")
     console.print(f"validity card of the demo's first judge → {out / 'card' / 'card.html'}")
-    console.print(f"demo finished in {time.perf_counter() - started:.0f} s → {path}")
+    judge_s = sum(r["judge_s"] for r in rows)
+    est = "unknown" if whole["estimate_s"] is None else f"{whole['estimate_s']:.0f} s"
+    console.print(f"demo finished in {time.perf_counter() - started:.0f} s, {judge_s:.0f} s of it in "
+                  f"{sum(r['made'] for r in rows)} embedded-judge calls (estimated before the start: {est}) → {path}")
     return path

@@ -20,7 +20,7 @@
 ``analysis: world``, ``loop``, ``card`` and ``migrate`` take the options of ``judgeaudit world run``, ``loop run``,
 ``card`` and ``migrate`` under their option names (``set``, ``judges``, ``arms``, ``votes``, …; ``task``, ``data``,
 ``responder``, ``regulators``, …; ``judge``, ``from``, ``run_missing``, …; ``old``, ``new``, ``items``, ``labels``,
-``margins`` as a mapping, ``regrade``, …), and every analysis takes the call
+``margins`` as a mapping, ``regrade``, ``from`` or ``old_card``/``new_card``, …), and every analysis takes the call
 options ``timeout``, ``retries``, ``rpm`` and ``api_base``.
 
 ``validity``, ``world`` and ``loop`` experiments also take the keys of their commands' ``--batch``,
@@ -195,6 +195,8 @@ class MigrateExperiment(_RunExperiment):  # type: ignore[misc,valid-type]
     regrade: int = 0
     link_method: Literal["equipercentile", "isotonic"] = "equipercentile"
     from_: list[Path] = Field(default_factory=list, alias="from")
+    old_card: Path | None = None
+    new_card: Path | None = None
     audit_margin: float | None = None
     bootstrap: int = 2000
 
@@ -220,6 +222,7 @@ def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
     if isinstance(exp, MigrateExperiment):
         out.append((("items",), exp.items))
         out += [(("labels",), exp.labels)] if exp.labels is not None else []
+        out += [((k,), getattr(exp, k)) for k in ("old_card", "new_card") if getattr(exp, k) is not None]
     return out
 
 
@@ -259,7 +262,8 @@ def load_experiment(path: str | Path) -> _Experiment:
     _check_code(exp, node, p)
     base = p.parent
     update = {name: _relative(base, getattr(exp, name))
-              for name in ("out", "store", "data", "ledger", "from_", "batch_out", "items", "labels")
+              for name in ("out", "store", "data", "ledger", "from_", "batch_out", "items", "labels", "old_card",
+                           "new_card")
               if hasattr(exp, name)}
     if isinstance(exp, ValidityExperiment) and exp.probes != "bundled" and not Path(exp.probes).is_absolute():
         update["probes"] = str(base / exp.probes)

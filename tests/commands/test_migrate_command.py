@@ -152,3 +152,111 @@ def test_an_experiment_file_runs_migrate_and_refuses_unconsented_code(tmp_path, 
     r = cli_main("run", bad)
     assert r.returncode == 2 and "bad.yaml:3" in r.stderr and "--allow-code" in r.stderr
     assert not (tmp_path / "m2").exists()
+
+
+# ---- the audits read from both judges' cards -----------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def reference_cards(tmp_path_factory):
+    """Validity, CAP and world runs of the reference judges (bundled probes and slices), and a card per judge."""
+    from judgeaudit.card.make import card
+    from judgeaudit.commands.cap import run_cap
+    from judgeaudit.commands.default_runs import CAP_SETS, DEFAULT_RUNS
+    from judgeaudit.commands.validity import run_validity
+
+    root = tmp_path_factory.mktemp("cards")
+    run_validity("bundled", ["reference:length", "reference:random"], out=root / "runs" / "v", n_boot=100,
+                 n_regrade=0)
+    run_cap(list(CAP_SETS), judge_specs=["reference:length", "reference:random"], n_boot=100,
+            store=root / "calls.sqlite", out=root / "runs" / "cap")
+    DEFAULT_RUNS["world"].run(["reference:oracle", "reference:flag-all"], root / "world" / "w", root / "w.sqlite",
+                              100)
+    for j in ("length", "random"):
+        card(f"reference:{j}", [root / "runs"], root / f"card-{j}")
+    card("reference:oracle", [root / "world"], root / "card-oracle")
+    return root
+
+
+def test_cards_of_the_same_judge_keep_every_audit(tmp_path, cli_main, reference_cards):
+    """--old-card and --new-card of the same judge: S and R and each CAP condition (the length judge's card), each
+    world gain (the oracle's card) read from the runs the card was built from, every tested one equivalent (the
+    very same verdicts: differences 0), and what each run recorded (its run id, the family it resolved) kept in
+    result.json."""
+    t = sm.same_judge(600, 1)
+    t["new"] = t["old"]
+    anchors, old, new = _write(tmp_path, t, regrade=False)
+    card = reference_cards / "card-length"
+    r = cli_main("migrate", "--old", f"replay:{old}", "--new", f"replay:{new}", "--items", anchors, "--out",
+                 tmp_path / "m", "--bootstrap", "200", "--old-card", card, "--new-card", card / "card.json")
+    assert r.returncode == 0, r.stderr
+    res = MigrateResult.read(tmp_path / "m" / "result.json")
+    names = {q.name for q in res.audits}
+    assert {"validity.S", "validity.R"} <= names
+    assert any(n.startswith("cap.judgebench.") for n in names)
+    tested = [q for q in res.audits if q.test != "descriptive"]
+    assert tested and all(q.status == "equivalent" and q.estimate == 0.0 for q in tested)
+    assert res.verdict == "EQUIVALENT"
+    kinds = {(s["judge_role"], s["kind"]) for s in res.audit_sources}
+    assert kinds == {("old", "validity"), ("old", "cap"), ("new", "validity"), ("new", "cap")}
+    runs = json.loads((card / "card.json").read_text())["sections"]
+    v_src = next(s for s in res.audit_sources if s["kind"] == "validity" and s["judge_role"] == "old")
+    assert v_src["run_id"] == runs["validity"]["source"]["run_id"] and v_src["judge"] == "reference:length"
+    assert v_src["family"] == runs["validity"]["source"]["family"]
+    assert v_src["units"] == {"unit": "base item", "n": 48}
+    c_src = next(s for s in res.audit_sources if s["kind"] == "cap" and s["set"] == "judgebench")
+    assert c_src["units"]["unit"] == "pair" and c_src["units"]["n"] == runs["cap"]["sets"]["judgebench"]["overall"]["n"]
+    assert any(line.lstrip().startswith("audit  cap.judgebench.") for line in r.stdout.splitlines())
+    oracle = reference_cards / "card-oracle"
+    r = cli_main("migrate", "--old", f"replay:{old}", "--new", f"replay:{new}", "--items", anchors, "--out",
+                 tmp_path / "w", "--bootstrap", "200", "--old-card", oracle, "--new-card", oracle)
+    assert r.returncode == 0, r.stderr
+    res = MigrateResult.read(tmp_path / "w" / "result.json")
+    assert {q.name for q in res.audits} == {f"world.gain.{a}.{m}" for a in ("informed", "placebo")
+                                            for m in ("recall", "specificity")}
+    assert all(q.status == "equivalent" for q in res.audits) and res.verdict == "EQUIVALENT"
+    assert [s["kind"] for s in res.audit_sources] == ["world", "world"]
+
+
+def test_cards_of_two_judges_compare_their_runs(tmp_path, cli_main, reference_cards):
+    """The length judge against the random one: the audits are paired over the shared units of the runs the two
+    cards read, and each audit's estimate is new − old of the two cards' own values."""
+    t = sm.same_judge(600, 1)
+    t["new"] = t["old"]
+    anchors, old, new = _write(tmp_path, t, regrade=False)
+    r = cli_main("migrate", "--old", f"replay:{old}", "--new", f"replay:{new}", "--items", anchors, "--out",
+                 tmp_path / "m", "--bootstrap", "200", "--old-card", reference_cards / "card-length",
+                 "--new-card", reference_cards / "card-random")
+    assert r.returncode == 0, r.stderr
+    res = MigrateResult.read(tmp_path / "m" / "result.json")
+    ca = json.loads((reference_cards / "card-length" / "card.json").read_text())["sections"]
+    cb = json.loads((reference_cards / "card-random" / "card.json").read_text())["sections"]
+    overall = res.quantity("cap.judgebench.overall")
+    va, vb = (c["cap"]["sets"]["judgebench"]["overall"]["value"] for c in (ca, cb))
+    assert overall.estimate == pytest.approx(vb - va, abs=1e-12) and overall.definition.startswith("paired")
+    R = res.quantity("validity.R")
+    assert R.estimate == pytest.approx(cb["validity"]["metrics"]["R"]["value"] - ca["validity"]["metrics"]["R"]["value"],
+                                       abs=1e-12)
+
+
+@pytest.mark.parametrize("args, field", [
+    (("--old-card", "CARD"), "--new-card"),
+    (("--old-card", "NOCARD", "--new-card", "NOCARD"), "--old-card"),
+    (("--old-card", "CARD", "--new-card", "CARD", "--from", "CARD"), "--from"),
+])
+def test_bad_cards_are_one_line(tmp_path, cli_main, reference_cards, args, field):
+    t = sm.same_judge(100, 1)
+    anchors, old, new = _write(tmp_path, t, regrade=False)
+    subst = {"CARD": str(reference_cards / "card-length"), "NOCARD": str(tmp_path)}
+    r = cli_main("migrate", "--old", f"replay:{old}", "--new", f"replay:{new}", "--items", anchors, "--out",
+                 tmp_path / "m", *[subst.get(a, a) for a in args])
+    assert r.returncode == 2 and field in r.stderr and "Traceback" not in r.stderr
+    assert len([line for line in r.stderr.splitlines() if line.startswith("error")]) == 1, r.stderr
+    assert not (tmp_path / "m" / "result.json").exists()
+
+
+def test_from_without_the_judges_runs_is_one_line(tmp_path, cli_main, reference_cards):
+    t = sm.same_judge(100, 1)
+    anchors, old, new = _write(tmp_path, t, regrade=False)
+    r = cli_main("migrate", "--old", f"replay:{old}", "--new", f"replay:{new}", "--items", anchors, "--out",
+                 tmp_path / "m", "--from", reference_cards / "runs")
+    assert r.returncode == 2 and "no validity, CAP or world run of judge 'old-judge'" in r.stderr

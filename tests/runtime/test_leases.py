@@ -72,3 +72,101 @@ def test_an_older_store_gains_the_lease_table(tmp_path):
     con.close()
     with CallStore(db) as s:
         assert s.claim("k", "a", 30) == "done" and s.claim("x", "a", 30) == "mine"
+
+
+# ---- a killed run's leases: taken over at once when its process is gone from this host -------------------------
+
+_HOLDER = """
+import sys
+from judgeaudit.judges import make_judge
+from judgeaudit.records import JudgeRequest
+from judgeaudit.runtime.executor import run
+from judgeaudit.runtime.store import CallStore
+
+base, db, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+judge = make_judge("api:openai/fake-model", api_base=base, id="fake")
+with CallStore(db) as cs:
+    run(judge, [JudgeRequest(request_id=f"r{i}", text=f"claim {i}", evidence="e") for i in range(n)], store=cs,
+        concurrency=4, progress=False)
+"""
+
+
+def _held_by(db, pid: int, proc) -> list[tuple[str, str]]:
+    """The leases the holder process ``pid`` took, once it has taken some (bounded: the holder must not exit)."""
+    for _ in range(2400):
+        assert proc.poll() is None, proc.stderr.read()
+        with CallStore(db, readonly=True) as s:
+            rows = s._conn.execute("SELECT owner, call_key FROM leases").fetchall()
+        mine = [(o, k) for o, k in rows if o.split("|")[1:2] == [str(pid)]]
+        if mine:
+            return mine
+        time.sleep(0.25)
+    raise AssertionError("the holder took no lease")
+
+
+def test_a_killed_runs_leases_are_taken_over_and_a_live_holder_is_waited_for(tmp_path, fake_server, monkeypatch):
+    """A run (a real subprocess) leases its calls and hangs on them; while it lives its leases are waited for; once
+    it is killed (SIGKILL: it releases nothing) a new run takes its leases at once, long before they expire, and
+    buys every call."""
+    import os
+    import subprocess
+    import sys
+    import threading
+
+    from judgeaudit.runtime.owner import holder_gone, run_owner
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    gate = threading.Event()
+    srv = fake_server(responder=lambda p: (gate.wait(), "Score: 4")[1])     # the holder's calls hang until set
+    db = tmp_path / "calls.sqlite"
+    CallStore(db).close()
+    n = 8
+    child = subprocess.Popen([sys.executable, "-c", _HOLDER, srv.base_url, str(db), str(n)], env=dict(os.environ),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        held = _held_by(db, child.pid, child)
+        me = run_owner()
+        with CallStore(db) as s:
+            assert not holder_gone(held[0][0])
+            assert s.claim(held[0][1], me, 30) == "busy"            # a live holder is waited for
+        child.kill()
+        child.wait()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    with CallStore(db) as s:
+        expires = s._conn.execute("SELECT expires FROM leases WHERE call_key = ?", (held[0][1],)).fetchone()[0]
+        assert expires > time.time()                                 # its lease has not expired ...
+        assert holder_gone(held[0][0])
+        assert s.claim(held[0][1], me, 30) == "mine"                # ... and is taken over at once
+        s.release(me)
+    gate.set()
+    judge = make_judge("api:openai/fake-model", api_base=srv.base_url, id="fake")
+    with CallStore(db) as cs:
+        vs = run(judge, _requests(n), store=cs, concurrency=4, progress=False)
+        assert [v.score for v in vs] == [4.0] * n
+        assert len(cs.completed([v.call_key for v in vs])) == n
+        assert cs._conn.execute("SELECT COUNT(*) FROM leases").fetchone()[0] == 0
+
+
+def test_owner_ids_of_other_hosts_and_older_stores_are_never_taken_as_gone():
+    import os
+    import socket
+
+    from judgeaudit.runtime.owner import holder_gone, run_owner
+
+    assert not holder_gone(run_owner())                              # this very process
+    assert not holder_gone(uuid_like := "0" * 32) and uuid_like      # an id written before ids named a process
+    assert not holder_gone(f"another-host-{socket.gethostname()}|{os.getpid() + 1}|1|x")
+    dead = subprocess_pid_gone()
+    assert holder_gone(f"{socket.gethostname()}|{dead}||x")
+
+
+def subprocess_pid_gone() -> int:
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid

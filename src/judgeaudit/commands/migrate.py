@@ -116,48 +116,48 @@ def anchor_table(requests: list, old_v: pd.DataFrame, new_v: pd.DataFrame, form:
     return t
 
 
-AUDITED = {"validity.S": "S (invariance on construct-preserving edits)",
-           "validity.R": "R (sensitivity on construct-changing edits)"}
-
-
 def validity_audits(fa, fb, *, margin: float, n_boot: int, seed: int) -> list:  # noqa: ANN001 - card.paired.Frontier
-    """The audit quantities of two validity runs (new − old), each judge read at its own matched point with τ
-    re-selected in every paired resample (``card.paired.compare_validity``, card diff's method): S and R tested
-    for non-inferiority at ``margin``; the other validity statistics descriptive."""
-    from judgeaudit.analyses.migrate import audit_quantity
-    from judgeaudit.card.paired import compare_validity
+    """S and R of two validity runs, new − old (``card.migrate_audits.validity_audits``)."""
+    from judgeaudit.card import migrate_audits
 
-    c90 = compare_validity(fa, fb, n_boot=n_boot, seed=seed, level=0.90)
-    c95 = compare_validity(fa, fb, n_boot=n_boot, seed=seed, level=0.95)
-    out = []
-    for name, c in c95.items():
-        out.append(audit_quantity(name, f"{AUDITED.get(name, name)}, new − old", c.diff,
-                                  c90[name].ci, c.ci, margin=margin if name in AUDITED else None,
-                                  n=c.n_shared or min(c.n_a, c.n_b), unit=c.unit, definition=c.how))
-    return out
+    return migrate_audits.validity_audits(fa, fb, margin=margin, n_boot=n_boot, seed=seed)
 
 
-def _frontier_of(runs: list, judge: str, field: str):  # noqa: ANN202 - card.paired.Frontier
-    from judgeaudit.card.paired import validity_frontier_from
-    from judgeaudit.card.sources import one_run
+def _audits(from_: list[Path] | None, old_card: Path | None, new_card: Path | None, old_id: str, new_id: str, *,
+            margin: float, n_boot: int, seed: int) -> tuple[list, list[str], list[dict]]:
+    """The audit quantities of both judges' own runs: those under ``--from`` (the judges by their ids), or those
+    the cards ``--old-card``/``--new-card`` were built from (each card's judge as its runs name it)."""
+    from judgeaudit.card.migrate_audits import audits, card_runs, runs_of
+    from judgeaudit.card.sources import collect
 
-    hits = [r for r in runs if r.kind == "validity" and judge in (r.data.get("judges") or {})]
-    if not hits:
-        raise InputError(f"no validity run of judge {judge!r} under the folders given", field=field)
-    f = validity_frontier_from(one_run(hits, f"validity runs of {judge}").path.parent, judge)
-    if isinstance(f, str):
-        raise InputError(f, field=field)
-    return f
+    if old_card and new_card:
+        old_runs, old_judge = card_runs(old_card, "--old-card")
+        new_runs, new_judge = card_runs(new_card, "--new-card")
+        ro, rn = runs_of(old_runs, old_judge, "--old-card"), runs_of(new_runs, new_judge, "--new-card")
+    elif from_:
+        runs = collect(from_)
+        ro, rn = runs_of(runs, old_id, "--from"), runs_of(runs, new_id, "--from")
+        if ro.validity is None and not ro.cap and ro.world is None:
+            raise InputError(f"no validity, CAP or world run of judge {old_id!r} under the folders given",
+                             field="--from")
+        if rn.validity is None and not rn.cap and rn.world is None:
+            raise InputError(f"no validity, CAP or world run of judge {new_id!r} under the folders given",
+                             field="--from")
+    else:
+        return [], [], []
+    qs, notes = audits(ro, rn, margin=margin, n_boot=n_boot, seed=seed)
+    sources = [s | {"judge_role": "old"} for s in ro.sources] + [s | {"judge_role": "new"} for s in rn.sources]
+    return qs, notes, sources
 
 
 def run_migrate(old: str, new: str, items: Path, out: Path, *, form: str = "graded", labels: Path | None = None,
                 threshold: float | None = None, margins: dict[str, float] | None = None, regrade: int = 0,
                 link_method: str = "equipercentile", from_: list[Path] | None = None,
-                audit_margin: float | None = None,
+                old_card: Path | None = None, new_card: Path | None = None, audit_margin: float | None = None,
                 n_boot: int = 2000, seed: int = 0, store: Path | None = None, concurrency: int | None = None,
                 api_base: str | None = None):  # noqa: ANN201 - analyses.migrate.MigrateResult
     """Grade the anchors with both judges (and ``regrade`` anchors again with the old one), decide, write."""
-    from judgeaudit.analyses.migrate import migrate
+    from judgeaudit.analyses.migrate import AUDIT_MARGIN, migrate
     from judgeaudit.commands.calibrate_inputs import read_labels
     from judgeaudit.io import write_json, write_parquet
     from judgeaudit.probes.design import regrade_requests
@@ -174,7 +174,16 @@ def run_migrate(old: str, new: str, items: Path, out: Path, *, form: str = "grad
         raise InputError(f"must be equipercentile or isotonic, got {link_method!r}", field="--link-method")
     if regrade < 0:
         raise InputError(f"must be 0 or more, got {regrade}", field="--regrade")
-    output_dir(out, writes=WRITES, inputs=[items, labels, store, *spec_inputs([old, new]), *(from_ or [])],
+    if from_ and (old_card or new_card):
+        raise InputError("give the audited runs either as --from folders or as --old-card/--new-card, not both",
+                         field="--from")
+    if bool(old_card) != bool(new_card):
+        raise InputError("is needed with " + ("--old-card" if old_card else "--new-card"),
+                         field="--new-card" if old_card else "--old-card")
+    if audit_margin is not None and not (np.isfinite(audit_margin) and audit_margin > 0):
+        raise InputError(f"must be a positive number, got {audit_margin}", field="--audit-margin")
+    output_dir(out, writes=WRITES, inputs=[items, labels, store, *spec_inputs([old, new]), *(from_ or []),
+                                           old_card, new_card],
                kind="migrate")
     requests = read_requests(items, form)
     fields = _anchor_fields(items)
@@ -186,14 +195,8 @@ def run_migrate(old: str, new: str, items: Path, out: Path, *, form: str = "grad
     j_old = _one_judge(old, "--old", api_base)
     j_new = _one_judge(new, "--new", api_base)
     store_path = store or out / "calls.sqlite"
-    audits = []
-    if from_:
-        from judgeaudit.analyses.migrate import AUDIT_MARGIN
-        from judgeaudit.card.sources import collect
-
-        runs = collect(from_)
-        audits = validity_audits(_frontier_of(runs, j_old.id, "--from"), _frontier_of(runs, j_new.id, "--from"),
-                                 margin=audit_margin or AUDIT_MARGIN, n_boot=n_boot, seed=seed)
+    audits, audit_notes, audit_sources = _audits(from_, old_card, new_card, j_old.id, j_new.id,
+                                                 margin=audit_margin or AUDIT_MARGIN, n_boot=n_boot, seed=seed)
     old_v = judge_all([j_old], requests + regrade_requests(requests, regrade), store_path=store_path,
                       concurrency=concurrency)
     new_v = judge_all([j_new], requests, store_path=store_path, concurrency=concurrency) \
@@ -203,7 +206,7 @@ def run_migrate(old: str, new: str, items: Path, out: Path, *, form: str = "grad
                            old_scale=_scale_record(j_old) if form == "graded" else None,
                            new_scale=_scale_record(j_new) if form == "graded" else None, threshold=threshold,
                            margins=margins, n_boot=n_boot, seed=seed, link_method=link_method, audits=audits,
-                           with_link=True)
+                           audit_notes=audit_notes, audit_sources=audit_sources, with_link=True)
     with output_set(out, "migrate") as dest:
         result.write(dest / "result.json", items=items, labels=labels)
         if link is not None:
@@ -251,11 +254,17 @@ def migrate_cmd(
                                          "re-grade agreement is the ceiling; 0: taken as 1)")] = 0,
     link_method: Annotated[str, typer.Option("--link-method", help="equipercentile (keeps the old grades' mean and "
                                              "distribution) or isotonic (least squares per anchor)")] = "equipercentile",
-    from_: Annotated[list[Path] | None, typer.Option("--from", help="folders holding validity runs of both judges "
-                                                     "(repeatable): S and R compared, each at its own matched "
-                                                     "point")] = None,
+    from_: Annotated[list[Path] | None, typer.Option("--from", help="folders holding validity, CAP or world runs "
+                                                     "of both judges (repeatable): S and R (each judge at its own "
+                                                     "matched point), each CAP condition and each world gain "
+                                                     "compared new − old")] = None,
+    old_card: Annotated[Path | None, in_option("--old-card", help="the old judge's card (a folder written by "
+                                               "judgeaudit card, or its card.json): its validity, CAP and world "
+                                               "runs are the audits compared (instead of --from)")] = None,
+    new_card: Annotated[Path | None, in_option("--new-card", help="the new judge's card, as --old-card")] = None,
     audit_margin: Annotated[float | None, typer.Option("--audit-margin", help="how much worse the new judge's S "
-                                                       "and R may be (default 0.10)")] = None,
+                                                       "and R may be, and how far (±) its CAP conditions and "
+                                                       "world gains may move (default 0.10)")] = None,
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="cluster-bootstrap resamples")] = 2000,
     seed: Annotated[int, typer.Option("--seed", help="seed of the resamples and the link's folds")] = 0,
     store: Annotated[Path | None, out_option("--store", what="store", help="call store (default "
@@ -278,7 +287,7 @@ def migrate_cmd(
             raise InputError("is required", field=name)
     result = run_migrate(old, new, items, out, form=form, labels=labels, threshold=threshold,
                          margins=parse_margins(margin), regrade=regrade, link_method=link_method, from_=from_,
-                         audit_margin=audit_margin, n_boot=bootstrap,
+                         old_card=old_card, new_card=new_card, audit_margin=audit_margin, n_boot=bootstrap,
                          seed=seed, store=store,
                          concurrency=concurrency, api_base=api_base)
     for line in headline(result):

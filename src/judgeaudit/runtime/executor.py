@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-import uuid
 from pathlib import Path
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,6 +46,7 @@ from judgeaudit.runtime import backends, batch, failures
 from judgeaudit.runtime.calls import LEASE_POLL, LEASE_SECONDS, RUN, RateLimiter, RetryPolicy, RunState
 from judgeaudit.runtime.estimate import Remaining, duration, estimate, request_kind
 from judgeaudit.runtime.store import CallStore
+from judgeaudit.runtime.owner import run_owner
 
 __all__ = ["LEASE_POLL", "LEASE_SECONDS", "CallDefaults", "RateLimiter", "RetryPolicy", "arun", "call_defaults",
            "run"]
@@ -203,7 +203,7 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
                       f"estimate: {est.describe()}", highlight=False, soft_wrap=True, markup=False)
     every = _progress_every(progress_every)
     counts = {"done": 0, "failed": 0, "last": time.perf_counter()}
-    state = RunState(store=store if (store is not None and judge.cacheable) else None, owner=uuid.uuid4().hex)
+    state = RunState(store=store if (store is not None and judge.cacheable) else None, owner=run_owner())
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                    _RateColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                    _CostColumn(tracker), _FlightColumn(state), console=console, disable=not live,

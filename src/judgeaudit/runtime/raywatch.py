@@ -38,6 +38,12 @@ def _stat(pid: int) -> tuple[str, int, int] | None:
     return fields[0], int(fields[1]), int(fields[19])
 
 
+def start_time(pid: int) -> int | None:
+    """The start time of ``pid`` in clock ticks since boot (None: no such process, or no ``/proc``)."""
+    st = _stat(pid)
+    return None if st is None else st[2]
+
+
 def _cmdline(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")

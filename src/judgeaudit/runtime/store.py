@@ -144,7 +144,10 @@ class CallStore:
     def claim(self, key: str, owner: str, seconds: float) -> str:
         """Take the lease on call ``key`` for ``owner`` before it is sent: ``"mine"`` (taken, or already
         ``owner``'s), ``"done"`` (the call is stored as completed: nothing to send) or ``"busy"`` (another
-        live run holds it; its lease expires ``seconds`` after that run last renewed it)."""
+        live run holds it; its lease expires ``seconds`` after that run last renewed it). A lease whose holder's
+        process is gone from this host (``runtime.owner.holder_gone``) is taken over at once."""
+        from judgeaudit.runtime.owner import holder_gone
+
         now = time.time()
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
@@ -153,7 +156,7 @@ class CallStore:
                 if row is not None and row[0] == "ok" and key not in self._bad_keys:
                     return "done"
                 held = self._conn.execute("SELECT owner, expires FROM leases WHERE call_key = ?", (key,)).fetchone()
-                if held is not None and held[0] != owner and held[1] > now:
+                if held is not None and held[0] != owner and held[1] > now and not holder_gone(held[0]):
                     return "busy"
                 self._conn.execute("INSERT OR REPLACE INTO leases (call_key, owner, expires) VALUES (?, ?, ?)",
                                    (key, owner, now + seconds))

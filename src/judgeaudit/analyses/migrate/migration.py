@@ -289,24 +289,33 @@ def _ppi(y: np.ndarray, lab: np.ndarray, x: np.ndarray, name: str, who: str, lev
 
 
 AUDIT_MARGIN = 0.10
-"""Default margin of an audit quantity (S, R of the validity runs): the new judge no more than 0.10 worse."""
+"""Default margin of an audit quantity: S and R of the validity runs no more than 0.10 worse; each CAP condition and
+each world gain within ±0.10 of the old judge's (``card.migrate_audits``)."""
 
 
 def audit_quantity(name: str, label: str, diff: float, ci90: tuple[float, float], ci95: tuple[float, float], *,
-                   margin: float | None, n: int, unit: str, definition: str) -> Quantity:
+                   margin: float | None, n: int, unit: str, definition: str, two_sided: bool = False) -> Quantity:
     """An audit quantity (new − old, e.g. R of the two judges' validity runs, each at its own matched point) from
-    its paired intervals: with a margin, ``equivalent`` (no worse: the 90% interval's lower end, a one-sided 95%
-    bound, above −margin), ``not_equivalent`` and ``decisive`` when the whole 95% interval lies below −margin
-    (worse beyond its margin), else ``blind`` (the runs cannot tell)."""
+    its paired intervals. Non-inferiority (``two_sided`` False, S and R: more invariant or more sensitive is no
+    loss): ``equivalent`` (no worse: the 90% interval's lower end, a one-sided 95% bound, above −margin),
+    ``not_equivalent`` and ``decisive`` when the whole 95% interval lies below −margin (worse beyond its margin),
+    else ``blind`` (the runs cannot tell). Two-sided (a TOST: CAP conditions, world gains): ``equivalent`` when the
+    90% interval lies within ±margin, ``decisive`` when the whole 95% interval lies beyond it on either side."""
     q = dict(name=name, label=label, estimate=diff, ci=list(ci95), unit=unit, n_units=n, definition=definition)
     if margin is None or not np.isfinite(diff):
         return Quantity(**q, test="descriptive")
+    method = "paired cluster bootstrap of the two runs (card diff's method)"
+    if two_sided:
+        ok = -margin < ci90[0] and ci90[1] < margin
+        beyond = ci95[1] < -margin or ci95[0] > margin
+        status = "equivalent" if ok else "not_equivalent" if beyond else "blind"
+        return Quantity(**q, test="two_sided", margin=margin, tost_interval=list(ci90), method=method,
+                        status=status, decisive=beyond)
     ok = ci90[0] > -margin
     worse = ci95[1] < -margin
     status = "equivalent" if ok else "not_equivalent" if worse else "blind"
-    return Quantity(**q, test="non_inferiority", margin=margin, tost_interval=[ci90[0], None],
-                    method="paired cluster bootstrap of the two runs (card diff's method)", status=status,
-                    decisive=worse)
+    return Quantity(**q, test="non_inferiority", margin=margin, tost_interval=[ci90[0], None], method=method,
+                    status=status, decisive=worse)
 
 
 def decide(raw: list[Quantity], linked: list[Quantity], audits: list[Quantity]) -> tuple[str, list[str]]:
@@ -342,7 +351,9 @@ def decide(raw: list[Quantity], linked: list[Quantity], audits: list[Quantity]) 
         failing = [q.name for q in (decisive or [q for q in deciding if q.status != "equivalent"])]
         reasons.append(f"not equivalent{' even after the link' if li else ''}: {', '.join(failing)}")
     if worse:
-        reasons.append("an audit quantity is worse beyond its margin: " + ", ".join(q.name for q in worse))
+        reasons.append("an audit quantity is beyond its margin (the new judge measures something else): "
+                       + ", ".join(f"{q.name} ({'worse' if (q.estimate or 0) < 0 else 'higher'} by "
+                                   f"{abs(q.estimate or 0):.3f}, margin {q.margin:g})" for q in worse))
         return "NOT_COMPARABLE", reasons
     if undecided and verdict in ("EQUIVALENT", "LINKABLE"):
         reasons.append("but the audits cannot tell whether the new judge is as valid: "
@@ -353,11 +364,13 @@ def decide(raw: list[Quantity], linked: list[Quantity], audits: list[Quantity]) 
 
 def migrate(table: pd.DataFrame, *, form: str = "graded", old_judge: str = "old", new_judge: str = "new",
             old_scale: dict | None = None, new_scale: dict | None = None, threshold: float | None = None,
-            margins: dict[str, float] | None = None, audits: list[Quantity] | None = None, level: float = 0.95,
+            margins: dict[str, float] | None = None, audits: list[Quantity] | None = None,
+            audit_notes: list[str] | None = None, audit_sources: list[dict] | None = None, level: float = 0.95,
             alpha: float = eq.ALPHA, n_boot: int = 2000, seed: int = 0, link: bool = True,
             link_method: str = "equipercentile", with_link: bool = False):
     """The migration result of ``table`` (module docstring); with ``with_link`` also the link fitted on every
-    anchor (``link.Link``, None where none was fitted), as ``(result, link)``."""
+    anchor (``link.Link``, None where none was fitted), as ``(result, link)``. ``audits``: the audit quantities of
+    both judges' own runs (``card.migrate_audits``), with notes on what could not be compared and the runs read."""
     if form not in ("graded", "pairwise"):
         raise ValueError(f"form must be graded or pairwise, got {form!r}")
     if link_method not in ("equipercentile", "isotonic"):
@@ -387,7 +400,7 @@ def migrate(table: pd.DataFrame, *, form: str = "graded", old_judge: str = "old"
     raw += [sys_q] if sys_q else []
     raw += _human_quantities(table, old, new, design, form=form, margins=margins, level=level, alpha=alpha,
                              threshold=threshold, higher_better=higher_better)
-    notes = []
+    notes = list(audit_notes or [])
     n_old_missing, n_new_missing = int(np.isnan(old).sum()), int(np.isnan(new).sum())
     if n_old_missing or n_new_missing:
         notes.append(f"{n_old_missing} anchor(s) without a usable old verdict and {n_new_missing} without a usable "
@@ -419,7 +432,7 @@ def migrate(table: pd.DataFrame, *, form: str = "graded", old_judge: str = "old"
         new_scale=new_scale or None, threshold=threshold, n_anchors=len(table), n_clusters=design.n_clusters,
         unit=design.unit(), level=level, alpha=alpha, n_boot=n_boot, seed=seed,
         margins={k: v for k, v in margins.items() if v is not None}, verdict=verdict, reasons=reasons, raw=raw,
-        linked=linked_q, audits=audits or [], link_hash=fitted.hash if fitted else None, notes=notes,
+        linked=linked_q, audits=audits or [], audit_sources=audit_sources or [], link_hash=fitted.hash if fitted else None, notes=notes,
         definitions={"margins": "; ".join(f"{k}: {v}" for k, v in MARGIN_REASONS.items()),
                      "link": f"{link_method} link of new onto old (analyses.migrate.link), cross-fitted over 2 "
                              "folds of whole clusters: each anchor's linked grade comes from a link fitted without "

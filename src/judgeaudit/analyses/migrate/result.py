@@ -84,6 +84,7 @@ class MigrateResult(BaseModel):
     raw: list[Quantity]
     linked: list[Quantity] = []
     audits: list[Quantity] = []
+    audit_sources: list[dict[str, Any]] = []
     link_hash: str | None = None
     notes: list[str] = []
     definitions: dict[str, str] = {}
