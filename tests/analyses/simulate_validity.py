@@ -33,19 +33,22 @@ def make_probes(n_base: int = 48, slots: tuple[str, ...] = ALL_SLOTS, *, seed: i
     edited texts vary in length so the length checks have something to read. ``labels`` maps
     slot → one label list per base."""
     rng = np.random.default_rng(seed)
-    rows = []
+    cols: dict[str, list] = {k: [] for k in ("probe_id", "base_id", "group", "domain", "criterion", "evidence",
+                                              "original", "edited", "slot", "labels", "intended_direction",
+                                              "meta")}
     for b in range(n_base):
         original = f"Claim {b} " + "word " * int(rng.integers(8, 20))
         for s in (slots_of(b) if slots_of else slots):
             extra = "more " * int(rng.integers(0, 4)) if axis_of(s) == "scope" else ""
             edited = original[: max(10, len(original) - int(rng.integers(0, 6)))] if axis_of(s) == "strength" \
                 else original + extra + s
-            rows.append({"probe_id": f"b{b:03d}-{s}", "base_id": f"b{b:03d}", "group": f"g{b // 2:03d}",
-                         "domain": ("geo", "med", "ml", "econ")[b % 4], "criterion": "overreach",
-                         "evidence": f"Evidence {b}.", "original": original, "edited": edited, "slot": s,
-                         "labels": (labels[s][b] if labels and s in labels else None),
-                         "intended_direction": intended_direction(s), "meta": {}})
-    return pd.DataFrame(rows)
+            for k, v in (("probe_id", f"b{b:03d}-{s}"), ("base_id", f"b{b:03d}"), ("group", f"g{b // 2:03d}"),
+                         ("domain", ("geo", "med", "ml", "econ")[b % 4]), ("criterion", "overreach"),
+                         ("evidence", f"Evidence {b}."), ("original", original), ("edited", edited), ("slot", s),
+                         ("labels", labels[s][b] if labels and s in labels else None),
+                         ("intended_direction", intended_direction(s)), ("meta", {})):
+                cols[k].append(v)
+    return pd.DataFrame(cols) if cols["probe_id"] else pd.DataFrame()
 
 
 def simulate_grades(probes: pd.DataFrame, flip_p: Mapping[str, float], *, seed: int = 0,
@@ -63,11 +66,11 @@ def simulate_grades(probes: pd.DataFrame, flip_p: Mapping[str, float], *, seed: 
     flip = rng.random(len(probes)) < p
     b_high = probes["base_id"].map(high).to_numpy(dtype=bool)
     e_high = np.where(flip, ~b_high, b_high)
-    rows = [{"judge_id": judge_id, "request_id": b, "score": g, "parse_ok": True, "error": None, "epoch": 0}
-            for b, g in base_grade.items()]
-    rows += [{"judge_id": judge_id, "request_id": pid, "score": hi if h else lo, "parse_ok": True,
-              "error": None, "epoch": 0} for pid, h in zip(probes["probe_id"], e_high, strict=True)]
-    return pd.DataFrame(rows)
+    n_b = len(base_grade)
+    return pd.DataFrame({"judge_id": [judge_id] * (n_b + len(probes)),
+                         "request_id": list(base_grade) + probes["probe_id"].tolist(),
+                         "score": list(base_grade.values()) + np.where(e_high, hi, lo).tolist(),
+                         "parse_ok": True, "error": None, "epoch": 0})
 
 
 def null_judge_grades(probes: pd.DataFrame, *, seed: int = 0, p_move: float = 0.35,
@@ -88,8 +91,11 @@ def null_judge_grades(probes: pd.DataFrame, *, seed: int = 0, p_move: float = 0.
 
 def grades_frame(judge_id: str, grades: Mapping[str, float]) -> pd.DataFrame:
     """Verdict rows from an explicit request_id → score mapping."""
-    return pd.DataFrame([{"judge_id": judge_id, "request_id": k, "score": float(v), "parse_ok": True,
-                          "error": None, "epoch": 0} for k, v in grades.items()])
+    if not grades:
+        return pd.DataFrame()
+    return pd.DataFrame({"judge_id": [judge_id] * len(grades), "request_id": list(grades),
+                         "score": [float(v) for v in grades.values()], "parse_ok": True, "error": None,
+                         "epoch": 0})
 
 
 def planted(control: float | Mapping[str, float], scope: float | Mapping[str, float],
@@ -110,3 +116,10 @@ def truth(flip_p: Mapping[str, float]) -> dict[str, float]:
             "R": float(np.mean([flip_p[s] for s in CONSTRUCT_SLOTS])),
             "R_scope": float(np.mean(sc)), "R_strength": float(np.mean(st)),
             "gap": float(np.mean(sc) - np.mean(st))}
+
+
+def binomial_band(n: int, p: float, tail: float = 0.0005) -> tuple[float, float]:
+    """Rejection shares a correct level-p test stays within with probability 1 − 2·tail over n data sets."""
+    from scipy.stats import binom
+
+    return binom.ppf(tail, n, p) / n, binom.ppf(1 - tail, n, p) / n

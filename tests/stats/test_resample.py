@@ -27,3 +27,31 @@ def test_bootstrap_counts_rows_sum_to_n_and_ci():
 def test_permutation_p_has_the_plus_one_correction():
     assert permutation_p(5.0, np.zeros(99), "greater") == pytest.approx(1 / 100)
     assert permutation_p(0.0, np.zeros(99), "greater") == 1.0
+
+
+def _keyed_argsort_permutations(values, groups, n_perm, seed):
+    """Reference: every permutation at once, as one argsort of (group code + uniform key) per row."""
+    rng = np.random.default_rng(seed)
+    _, codes = np.unique(groups, return_inverse=True)
+    order = np.argsort(codes, kind="stable")
+    shuffled = np.argsort(codes[None, :] + rng.random((n_perm, len(values))), axis=1)
+    out = np.empty((n_perm, len(values)), dtype=values.dtype)
+    out[:, order] = values[shuffled]
+    return out
+
+
+@pytest.mark.parametrize("sizes", [[12] * 40, [3, 1, 7, 7, 2, 12, 5], [1], [60], [200, 1, 1, 1, 1]])
+def test_within_group_permutations_are_the_keyed_argsort_ones(sizes, monkeypatch):
+    """The grouped sort (and its fallback for a grid that would be mostly padding, and the blocks of
+    permutations) draws exactly the permutations of one keyed argsort over all units."""
+    import judgeaudit.stats.resample as rs
+
+    rng = np.random.default_rng(len(sizes))
+    groups = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
+    values = rng.integers(0, 1000, len(groups))
+    want = _keyed_argsort_permutations(values, groups, 300, 9)
+    assert (permute_within_groups(values, groups, 300, 9) == want).all()
+    monkeypatch.setattr(rs, "_BLOCK", 7 * len(groups))        # 7 permutations per block
+    assert (permute_within_groups(values, groups, 300, 9) == want).all()
+    flags = values % 2 == 0
+    assert (permute_within_groups(flags, groups, 300, 9) == _keyed_argsort_permutations(flags, groups, 300, 9)).all()

@@ -34,20 +34,50 @@ def percentile_ci(samples: np.ndarray, level: float = 0.95, axis: int = 0) -> tu
     return lo, hi
 
 
+_BLOCK = 4_000_000
+"""Permutations are drawn in blocks of about this many (permutation, unit) cells, so memory stays
+bounded whatever the number of units (the draws are the same as in one block)."""
+
+
 def permute_within_groups(values: np.ndarray, groups: np.ndarray, n_perm: int,
                           seed: int | np.random.Generator | None = 0) -> np.ndarray:
-    """``(n_perm, n)`` matrix: ``values`` shuffled within each group (one group: a plain shuffle)."""
+    """``(n_perm, n)`` matrix: ``values`` shuffled within each group (one group: a plain shuffle).
+
+    Each permutation draws one uniform key per unit; a group's members, listed in their stable order,
+    receive the group's values in the order of their keys. Groups are sorted side by side in a
+    ``(groups, largest group)`` grid padded with +inf, so the cost grows with n log(group size)
+    rather than n log n (a grid that would be mostly padding sorts the keys offset by group instead:
+    the same permutations).
+    """
     rng = rng_for(seed)
     values = np.asarray(values)
     _, codes = np.unique(np.asarray(groups), return_inverse=True)
+    codes = codes.ravel()
     n = len(values)
-    # Rows sorted by (group, random key) list each group's members in a random order; writing them
-    # back onto the positions of that group in stable order is a within-group shuffle, for all
-    # permutations at once.
-    order = np.argsort(codes, kind="stable")
-    shuffled = np.argsort(codes[None, :] + rng.random((n_perm, n)), axis=1)
     out = np.empty((n_perm, n), dtype=values.dtype)
-    out[:, order] = values[shuffled]
+    if not n or not n_perm:
+        rng.random((n_perm, n))
+        return out
+    order = np.argsort(codes, kind="stable")          # each group's members, in stable order
+    sizes = np.bincount(codes)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    width = int(sizes.max())
+    g_sorted = codes[order]
+    slot = np.arange(n) - starts[g_sorted]            # a member's place within its group
+    grid = len(sizes) * width <= 2 * n
+    valid = np.arange(width)[None, :] < sizes[:, None]
+    values_sorted = values[order]
+    step = max(1, _BLOCK // n)
+    for lo in range(0, n_perm, step):
+        keys = rng.random((min(step, n_perm - lo), n))
+        if grid:
+            padded = np.full((len(keys), len(sizes), width), np.inf)
+            padded[:, g_sorted, slot] = keys[:, order]
+            ranked = starts[None, :, None] + np.argsort(padded, axis=2)
+            src = ranked[:, valid]                      # (k, n): the member each place receives
+        else:
+            src = np.argsort(codes[order][None, :] + keys[:, order], axis=1)
+        out[lo:lo + len(keys), order] = values_sorted[src]
     return out
 
 

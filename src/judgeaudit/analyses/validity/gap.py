@@ -20,6 +20,10 @@ GAP_NULLS = ("auto", "construct_arm", "within_base")
 #: item, has none and the bundled set, every slot on every base, has all).
 WITHIN_BASE_SHARE = 0.5
 
+_CHUNK = 4_000_000
+"""Permutations are summed in blocks of about this many (permutation, probe) cells, so memory stays
+bounded whatever the number of probes."""
+
 
 def choose_gap_null(d: _Design) -> tuple[str, str]:
     """The gap null the design supports, with the reason. Within a base item the axis label is
@@ -43,34 +47,51 @@ def choose_gap_null(d: _Design) -> tuple[str, str]:
 
 
 def _gap_permutation_p(f: np.ndarray, sel: np.ndarray, d: _Design, observed: float, n_perm: int,
-                       seed: int, *, within_base: bool = False) -> float | None:
+                       seed: int, *, within_base: bool = False, perms: dict | None = None) -> float | None:
     """Axis-label permutation null of the scope − strength gap (§5.2): the axis labels of the
     construct-arm probes are shuffled across the arm with grades (hence flips at τ) held fixed, and
     the gap recomputed by Eq. (6) under each shuffle. ``within_base`` restricts the shuffle to
     each base item's own probes; with one construct edit per base item (the paper's design) that
-    null cannot move (``choose_gap_null`` picks between the two by the design)."""
+    null cannot move (``choose_gap_null`` picks between the two by the design). ``perms`` keeps the last
+    draw, for the next judge with the same usable construct probes (the same seed gives it the same
+    shuffles)."""
     idx = np.flatnonzero(sel)
     if len(idx) < 2:
         return None
     is_scope = (d.axis[idx] == "scope")
     groups = d.base_index[idx] if within_base else np.zeros(len(idx), dtype=int)
-    perm = permute_within_groups(is_scope, groups, n_perm, seed)  # (n_perm, n_c) bool
-    uniq, g = np.unique(d.base_index[idx], return_inverse=True)
-    member = np.zeros((len(idx), len(uniq)))
-    member[np.arange(len(idx)), g] = 1.0
-    fl = f[idx].astype(float)
-    P = perm.astype(float)
-    Q = 1.0 - P
-    with np.errstate(invalid="ignore", divide="ignore"):
-        sc = (P * fl) @ member / (P @ member)
-        st = (Q * fl) @ member / (Q @ member)
-    null = np.nanmean(sc, axis=1) - np.nanmean(st, axis=1)
+    key = (idx.tobytes(), within_base, n_perm, seed)
+    if perms is None or key not in perms:
+        perm = permute_within_groups(is_scope, groups, n_perm, seed)  # (n_perm, n_c) bool
+        if perms is not None:
+            perms.clear()          # judges with the same usable probes share one draw
+            perms[key] = perm
+    else:
+        perm = perms[key]
+    _, g = np.unique(d.base_index[idx], return_inverse=True)
+    by_base = np.argsort(g, kind="stable")                # the probes listed base item by base item
+    starts = np.flatnonzero(np.r_[True, np.diff(g[by_base]) != 0])
+    flips = f[idx].astype(bool)
+    n_all, f_all = np.bincount(g).astype(float), np.bincount(g, weights=flips)
+    fl = flips[by_base]
+    null = np.empty(len(perm))
+    step = max(1, _CHUNK // max(len(idx), 1))
+    for lo in range(0, len(perm), step):
+        P = perm[lo:lo + step][:, by_base]
+        # per-base counts of scope-labelled probes and of their flips (strength: the rest); whole numbers,
+        # so exact in any order, and row-major so each permutation's mean over base items adds in one order
+        n_sc = np.add.reduceat(P, starts, axis=1, dtype=float)
+        f_sc = np.add.reduceat(P & fl, starts, axis=1, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sc = f_sc / n_sc
+            st = (f_all - f_sc) / (n_all - n_sc)
+        null[lo:lo + step] = np.nanmean(sc, axis=1) - np.nanmean(st, axis=1)
     return permutation_p(observed, null, "two-sided")
 
 
 def axis_gap(f: np.ndarray, cons: np.ndarray, d: _Design, est: Mapping[str, float], cis: Mapping[str, Any],
              boot: np.ndarray, col: Mapping[str, int], subsets: Mapping[str, np.ndarray], *, level: float,
-             n_perm: int, seed: int, gap_null: str) -> tuple[dict[str, Any], bool]:
+             n_perm: int, seed: int, gap_null: str, perms: dict | None = None) -> tuple[dict[str, Any], bool]:
     """R on each measurable axis and the scope − strength gap at the operating point (§5.2): its
     paired bootstrap interval, its permutation p-value under ``gap_null`` and, with human labels, the
     gap on unanimously labelled probes.
@@ -98,7 +119,8 @@ def axis_gap(f: np.ndarray, cons: np.ndarray, d: _Design, est: Mapping[str, floa
         out["gap_ci"] = _ci_of(boot[:, col["scope"]] - boot[:, col["strength"]], level)
         if n_perm > 0:
             out["gap_perm_p"] = _gap_permutation_p(f, cons & np.isin(d.axis, CONSTRUCT_AXES), d,
-                                                   gap, n_perm, seed, within_base=gap_null == "within_base")
+                                                   gap, n_perm, seed, within_base=gap_null == "within_base",
+                                                   perms=perms)
         if d.direction_source == "human":
             gu = est["scope_unan"] - est["strength_unan"]
             out["gap_unanimous"] = {"gap": _num(gu),

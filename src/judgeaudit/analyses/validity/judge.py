@@ -50,10 +50,23 @@ USABLE_POINT_SHARE = 0.01
 usable grades (App. D, Figure 10)."""
 
 
+def _objects(col: pd.Series) -> np.ndarray:
+    """A column as a NumPy object array (reading a string column element by element is slow)."""
+    return col.to_numpy(dtype=object)
+
+
+def _lookup(grade: dict[str, float], ids: np.ndarray) -> np.ndarray:
+    """``grade[i]`` for every id (NaN where it has none), by one hash-table lookup per id."""
+    if not grade:
+        return np.full(len(ids), np.nan)
+    at = pd.Index(list(grade), dtype=object).get_indexer(np.asarray(ids, dtype=object))
+    return np.where(at >= 0, np.fromiter(grade.values(), dtype=float, count=len(grade))[at], np.nan)
+
+
 def _member(ids: pd.Series, allowed: Any) -> np.ndarray:
-    """Boolean mask of ``ids`` that are in the set ``allowed`` (a hash lookup per row)."""
-    allowed = allowed if isinstance(allowed, (set, frozenset, dict)) else set(allowed)
-    return np.fromiter((x in allowed for x in ids.tolist()), dtype=bool, count=len(ids))
+    """Boolean mask of ``ids`` that are in ``allowed`` (one hash-table lookup per row)."""
+    index = pd.Index(list(allowed), dtype=object)
+    return index.get_indexer(_objects(ids)) >= 0
 
 
 # ----------------------------------------------------------------------------- 1–2: grades on the design
@@ -112,8 +125,10 @@ def _read_grades(rows: pd.DataFrame, d: _Design, notes: list[str]) -> _Grades:
         notes.append(f"{int(dup.sum())} duplicate (request, epoch) rows; the first of each was used")
         rows = rows[~dup]
     e0 = rows[rows["epoch"] == 0]
-    grade = dict(zip(e0.loc[e0["_usable"], "request_id"], e0.loc[e0["_usable"], "score"].astype(float), strict=True))
-    n_missing = int(len(wanted_set - set(e0["request_id"])))
+    ok = e0["_usable"].to_numpy(dtype=bool)
+    grade = dict(zip(_objects(e0["request_id"])[ok].tolist(),
+                     e0["score"].to_numpy(dtype=float)[ok].tolist(), strict=True))
+    n_missing = int(len(wanted_set - set(_objects(e0["request_id"]).tolist())))
     return _Grades(rows=rows, e0=e0, grade=grade, n_errors=n_errors, n_parse=n_parse, n_nan=n_nan,
                    n_missing=n_missing)
 
@@ -121,8 +136,8 @@ def _read_grades(rows: pd.DataFrame, d: _Design, notes: list[str]) -> _Grades:
 def _lay_on_design(grade: dict[str, float], d: _Design, notes: list[str]) -> _Arms:
     """Each probe's original and edited grade; a probe enters S or R only with both usable."""
     base_ids = d.bases[d.base_index]
-    bs = np.array([grade.get(b, np.nan) for b in base_ids], dtype=float)
-    es = np.array([grade.get(p, np.nan) for p in d.probe_ids], dtype=float)
+    bs = _lookup(grade, base_ids)
+    es = _lookup(grade, d.probe_ids)
     usable = ~np.isnan(bs) & ~np.isnan(es)
     arm = d.in_arm & usable
     n_unusable = int((d.in_arm & ~usable).sum())
@@ -336,7 +351,7 @@ def _regrade(g: _Grades, tau: float) -> dict[str, Any]:
 
 def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.ndarray, s_floor: float,
                    level: float, n_perm: int, seed: int, gap_null: str = "construct_arm",
-                   tau_in_bootstrap: str = "reselect") -> JudgeProfile:
+                   tau_in_bootstrap: str = "reselect", perms: dict | None = None) -> JudgeProfile:
     notes: list[str] = []
     reference = _is_reference(rows)
     g = _read_grades(rows, d, notes)
@@ -392,7 +407,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
         notes.append(note)
     # ---- the axes and the scope − strength gap (§5.2)
     gap_stats, gap_ok = axis_gap(th.F[:, idx], a.cons, d, est, cis, boot, col, subsets, level=level,
-                                 n_perm=n_perm, seed=seed, gap_null=gap_null)
+                                 n_perm=n_perm, seed=seed, gap_null=gap_null, perms=perms)
     stats.update(gap_stats)
     if not gap_ok:
         notes.append("the scope − strength gap is not reported: an axis is not measurable or has no usable probes")

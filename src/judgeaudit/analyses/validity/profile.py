@@ -63,12 +63,12 @@ def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: f
         gap_null_reason = "requested"
     n_b = len(d.bases)
     counts = bootstrap_counts(n_b, n_boot, seed).astype(float) if n_boot > 0 else np.zeros((0, n_b))
-    judges = []
+    judges, perms = [], {}
     for jid in pd.unique(verdicts["judge_id"]):
         rows = verdicts[verdicts["judge_id"] == jid]
         judges.append(_judge_profile(str(jid), rows, d, counts=counts, s_floor=s_floor, level=level,
                                      n_perm=n_perm, seed=seed, gap_null=gap_null,
-                                     tau_in_bootstrap=tau_in_bootstrap))
+                                     tau_in_bootstrap=tau_in_bootstrap, perms=perms))
     length = _length_table(d)
     slot_r = {s: r for s in CONSTRUCT_SLOTS if (r := _mean_flip_rate(judges, s)) is not None}
     length["eta2_axis_mean_over_judges"] = _eta_squared(list(slot_r.values()), [axis_of(s) for s in slot_r])

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from judgeaudit.stats.resample import percentile_ci
 
@@ -47,8 +48,8 @@ def _per_base(values: np.ndarray, masks: np.ndarray, base_index: np.ndarray,
         values: ``(n_probes,)`` or ``(n_probes, k)`` values (one column per subset or threshold).
         masks: ``(n_probes, k)`` membership of each probe in each subset.
         base_index: ``(n_probes,)`` base item of each probe, in ``0..n_base-1``.
-        member: the ``(n_base, n_probes)`` membership matrix of ``base_index``, when the caller
-            already has it.
+        member: the ``(n_base, n_probes)`` membership matrix of ``base_index`` (``_membership``: sparse,
+            so the sums cost one pass over the probes), when the caller already has it.
 
     Returns:
         ``(means, has)``: ``(n_base, k)`` per-base mean (0 where the base has no member) and
@@ -60,18 +61,19 @@ def _per_base(values: np.ndarray, masks: np.ndarray, base_index: np.ndarray,
         values = np.broadcast_to(values[:, None], masks.shape)
     if member is None:
         member = _membership(base_index, n_base)
-    sums = member @ (values * masks)
-    counts = member @ masks
+    sums = np.asarray(member @ (values * masks))
+    counts = np.asarray(member @ masks)
     has = (counts > 0).astype(float)
     means = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
     return means, has
 
 
-def _membership(base_index: np.ndarray, n_base: int) -> np.ndarray:
-    """``(n_base, n_probes)`` 0/1 matrix: probe j belongs to base item i."""
-    member = np.zeros((n_base, len(base_index)))
-    member[base_index, np.arange(len(base_index))] = 1.0
-    return member
+def _membership(base_index: np.ndarray, n_base: int) -> sparse.csr_matrix:
+    """``(n_base, n_probes)`` 0/1 matrix: probe j belongs to base item i. Sparse (one entry per probe):
+    a dense one grows with n_base × n_probes, so its products would grow with the square of the data."""
+    n = len(base_index)
+    return sparse.csr_matrix((np.ones(n), (np.asarray(base_index, dtype=np.intp), np.arange(n))),
+                             shape=(n_base, n))
 
 
 per_base_means = _per_base
