@@ -1,0 +1,277 @@
+"""Mutation score of judgeaudit's decision modules against their fast tests.
+
+Run from the repository root (the module's fast tests run with the package imported from a mutated copy
+of ``src/``; the working tree is never written):
+
+    PYTHONPATH=src python scripts/mutation_score.py                 # every module, 40 mutants each, seed 0
+    python scripts/mutation_score.py --module gate/evaluate.py      # one module
+    python scripts/mutation_score.py --per-module 40 --seed 0 --jobs 2 --json out.json
+
+For each module in ``MODULES`` it parses the source with ``ast``, lists every mutation point in a
+stable order (source position, then operator), draws ``--per-module`` of them with
+``random.Random(seed).sample``, and for each mutant writes the mutated module into a temporary copy
+of ``src/`` and runs that module's fast tests (``MODULES[module]``: the smallest set of quick test
+files, or test ids, that exercise it) with ``pytest -x -q -p no:cacheprovider`` and that copy first on
+``PYTHONPATH``. A mutant is **killed** when the tests fail or time out (a mutant that loops forever is
+caught by the timeout, as mutmut counts it), **survives** when they pass. Mutants listed in
+``mutation_equivalent.json`` (beside this script; each with the reason it cannot change behaviour)
+are left out of the denominator: the score is the share of non-equivalent mutants killed.
+
+Mutation operators: a comparison swapped (``<`` ↔ ``<=``, ``>`` ↔ ``>=``, ``==`` ↔ ``!=``, ``in`` ↔
+``not in``, ``is`` ↔ ``is not``); an arithmetic operator swapped (``+`` ↔ ``-``, ``*`` ↔ ``/``, ``//``
+→ ``/``, ``**`` → ``*``, ``%`` → ``*``, ``&`` ↔ ``|``), also in augmented assignments; a number
+changed (0 → 1, 1 → 0, n → n + 1) and ``True`` ↔ ``False``; ``and`` ↔ ``or``; a unary ``not`` or
+``-`` removed; a returned value replaced by ``None``; a statement-level call removed (``pass``).
+Docstrings and the text of f-strings (messages) are not mutated. Before the mutants, the unmutated
+copy must pass the same tests (else the module is reported as not measurable).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from queue import Queue
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = "src/judgeaudit"
+
+MODULES: dict[str, list[str]] = {
+    "card/paired.py": [
+        "tests/card/test_card_diff.py::test_card_diff_cli_on_two_cards",
+        "tests/card/test_card_diff.py::test_each_quantity_appears_once_in_a_diff",
+        "tests/card/test_card_diff_tau.py::test_a_judge_one_grade_harsher_is_unchanged",
+        "tests/card/test_card_diff_tau.py::test_each_run_is_read_at_its_own_matched_point",
+    ],
+    "gate/quantities.py": ["tests/gate/test_gate.py", "-k", "not replayed_validity_run"],
+    "analyses/calibrate/ppi.py": ["tests/analyses/calibrate/test_ppi.py"],
+    "analyses/calibrate/rogan_gladen.py": ["tests/analyses/calibrate/test_rogan_gladen.py"],
+    "gate/evaluate.py": ["tests/gate/test_gate.py", "-k", "not replayed_validity_run"],
+    "stats/tests.py": ["tests/stats/test_tests_edges.py", "tests/stats/test_spearman.py"],
+    "stats/paired.py": ["tests/stats/test_tests_edges.py", "tests/stats/test_paired_shapley.py"],
+}
+"""Module (under ``src/judgeaudit``) → the pytest arguments of its fast tests."""
+
+EQUIVALENT = Path(__file__).with_name("mutation_equivalent.json")
+
+_CMP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
+        ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+_BIN = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.FloorDiv: ast.Div,
+        ast.Pow: ast.Mult, ast.Mod: ast.Mult, ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd}
+_SYM = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=", ast.In: "in",
+        ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not", ast.Add: "+", ast.Sub: "-", ast.Mult: "*",
+        ast.Div: "/", ast.FloorDiv: "//", ast.Pow: "**", ast.Mod: "%", ast.BitAnd: "&", ast.BitOr: "|"}
+
+
+@dataclass(frozen=True)
+class Point:
+    """One mutation: node ``node`` (its index in ``ast.walk`` order of a fresh parse), what is done to it."""
+
+    node: int
+    kind: str
+    arg: int
+    line: int
+    col: int
+    text: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.line}:{self.col}: {self.text}"
+
+
+def _skipped(tree: ast.Module) -> set[int]:
+    """ids of nodes never mutated: docstrings, f-string text, annotations."""
+    skip: set[int] = set()
+    for n in ast.walk(tree):
+        body = getattr(n, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            skip.update(id(x) for x in ast.walk(body[0]))
+        if isinstance(n, ast.JoinedStr):
+            skip.update(id(x) for x in ast.walk(n))
+        for ann in (getattr(n, "annotation", None), getattr(n, "returns", None)):
+            if ann is not None:
+                skip.update(id(x) for x in ast.walk(ann))
+    # a string statement after an assignment documents it (attribute docstrings)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str):
+            skip.update(id(x) for x in ast.walk(n))
+    return skip
+
+
+def points(source: str) -> list[Point]:
+    tree = ast.parse(source)
+    skip = _skipped(tree)
+    out: list[Point] = []
+    for i, n in enumerate(ast.walk(tree)):
+        if id(n) in skip:
+            continue
+        line, col = getattr(n, "lineno", 0), getattr(n, "col_offset", 0)
+        seg = (ast.get_source_segment(source, n) or "").splitlines()[0][:60] if hasattr(n, "lineno") else ""
+        if isinstance(n, ast.Compare):
+            for k, op in enumerate(n.ops):
+                if type(op) in _CMP:
+                    out.append(Point(i, "cmp", k, line, col, f"{_SYM[type(op)]} → {_SYM[_CMP[type(op)]]} in `{seg}`"))
+        elif isinstance(n, ast.BinOp | ast.AugAssign) and type(n.op) in _BIN:
+            out.append(Point(i, "bin", 0, line, col, f"{_SYM[type(n.op)]} → {_SYM[_BIN[type(n.op)]]} in `{seg}`"))
+        elif isinstance(n, ast.BoolOp):
+            new = "or" if isinstance(n.op, ast.And) else "and"
+            out.append(Point(i, "bool", 0, line, col, f"{'and' if new == 'or' else 'or'} → {new} in `{seg}`"))
+        elif isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not | ast.USub):
+            out.append(Point(i, "unary", 0, line, col, f"drop `{'not' if isinstance(n.op, ast.Not) else '-'}` in `{seg}`"))
+        elif isinstance(n, ast.Constant) and not isinstance(n.value, str | bytes) and n.value is not None \
+                and n.value is not Ellipsis:
+            v = n.value
+            new = (not v) if isinstance(v, bool) else 1 if v == 0 else 0 if v == 1 else v + 1
+            if not isinstance(v, complex):
+                out.append(Point(i, "const", 0, line, col, f"{v!r} → {new!r} in `{seg}`"))
+        elif isinstance(n, ast.Return) and n.value is not None \
+                and not (isinstance(n.value, ast.Constant) and n.value.value is None):
+            out.append(Point(i, "return", 0, line, col, f"return None instead of `{seg}`"))
+        elif isinstance(n, ast.Expr) and isinstance(n.value, ast.Call):
+            out.append(Point(i, "call", 0, line, col, f"drop the call `{seg}`"))
+    out.sort(key=lambda p: (p.line, p.node, p.arg))
+    return out
+
+
+def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
+    for parent in ast.walk(tree):
+        for field, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+                return
+            if isinstance(value, list):
+                for j, x in enumerate(value):
+                    if x is old:
+                        value[j] = new
+                        return
+    raise LookupError("node not found")
+
+
+def mutate(source: str, p: Point) -> str:
+    tree = ast.parse(source)
+    n = list(ast.walk(tree))[p.node]
+    if p.kind == "cmp":
+        n.ops[p.arg] = _CMP[type(n.ops[p.arg])]()
+    elif p.kind == "bin":
+        n.op = _BIN[type(n.op)]()
+    elif p.kind == "bool":
+        n.op = ast.Or() if isinstance(n.op, ast.And) else ast.And()
+    elif p.kind == "unary":
+        _replace(tree, n, n.operand)
+    elif p.kind == "const":
+        v = n.value
+        n.value = (not v) if isinstance(v, bool) else 1 if v == 0 else 0 if v == 1 else v + 1
+    elif p.kind == "return":
+        n.value = ast.Constant(None)
+    elif p.kind == "call":
+        _replace(tree, n, ast.Pass())
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _env(src: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(PYTHONPATH=str(src), PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
+    return env
+
+
+def run_tests(src: Path, args: list[str], timeout: float) -> tuple[str, float]:
+    """'passed', 'failed' or 'timeout', and the seconds taken."""
+    t0 = time.monotonic()
+    try:
+        r = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *args],
+                           cwd=ROOT, env=_env(src), capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", time.monotonic() - t0
+    return ("passed" if r.returncode == 0 else "failed"), time.monotonic() - t0
+
+
+def _copy_src(into: Path) -> Path:
+    shutil.copytree(ROOT / "src", into / "src", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+    return into / "src"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--module", action="append", help="a module of MODULES (default: all)")
+    ap.add_argument("--per-module", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=2, help="mutants run at once (each in its own copy of src/)")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="seconds per mutant (default: 4 × the unmutated run's time, at least 120)")
+    ap.add_argument("--json", type=Path, help="write every mutant's outcome here")
+    opts = ap.parse_args(argv)
+    equivalent = json.loads(EQUIVALENT.read_text(encoding="utf-8")) if EQUIVALENT.is_file() else []
+    eq = {(e["module"], e["mutation"]): e["reason"] for e in equivalent}
+    modules = opts.module or list(MODULES)
+    t_start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="judgeaudit-mut-") as tmp:
+        workers: Queue[Path] = Queue()
+        for j in range(max(1, opts.jobs)):
+            workers.put(_copy_src(Path(tmp) / f"w{j}"))
+        rows, results = [], []
+        for mod in modules:
+            path = f"{PKG}/{mod}"
+            source = (ROOT / path).read_text(encoding="utf-8")
+            pts = points(source)
+            chosen = random.Random(opts.seed).sample(pts, min(opts.per_module, len(pts)))
+            chosen.sort(key=lambda p: (p.line, p.node, p.arg))
+            base_src = workers.get()
+            state, took = run_tests(base_src, MODULES[mod], 1800)
+            workers.put(base_src)
+            if state != "passed":
+                print(f"{mod}: its fast tests do not pass unmutated ({state}); not measured", flush=True)
+                continue
+            timeout = opts.timeout or max(120.0, 4 * took)
+
+            def one(p: Point, mod: str = mod, path: str = path, source: str = source,
+                    timeout: float = timeout) -> dict:
+                src = workers.get()
+                target = src / path.removeprefix("src/")
+                try:
+                    target.write_text(mutate(source, p), encoding="utf-8")
+                    state, secs = run_tests(src, MODULES[mod], timeout)
+                finally:
+                    target.write_text(source, encoding="utf-8")
+                    workers.put(src)
+                status = "killed" if state in ("failed", "timeout") else "survived"
+                reason = eq.get((mod, p.key))
+                print(f"  {mod}:{p.key} — {status}{' (timeout)' if state == 'timeout' else ''}"
+                      f"{' [equivalent]' if reason else ''} ({secs:.0f}s)", flush=True)
+                return {"module": mod, "line": p.line, "mutation": p.key, "status": status, "timeout":
+                        state == "timeout", "equivalent": reason, "seconds": round(secs, 1)}
+
+            with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
+                got = list(pool.map(one, chosen))
+            results += got
+            live = [g for g in got if not g["equivalent"]]
+            killed = sum(g["status"] == "killed" for g in live)
+            rows.append((mod, killed, len(live), len(got) - len(live), len(pts)))
+    print(f"\nmutation score (seed {opts.seed}, {opts.per_module} per module; equivalent mutants excluded)")
+    print(f"{'module':40} {'killed':>6} {'total':>6} {'%':>6} {'equiv':>6} {'points':>7}")
+    for mod, k, t, e, n in rows:
+        print(f"{mod:40} {k:6d} {t:6d} {100 * k / t if t else float('nan'):6.1f} {e:6d} {n:7d}")
+    print("\nsurvivors (non-equivalent):")
+    for g in results:
+        if g["status"] == "survived" and not g["equivalent"]:
+            print(f"  {g['module']}:{g['mutation']}")
+    print(f"\n{len(results)} mutants in {time.monotonic() - t_start:.0f}s")
+    if opts.json:
+        opts.json.write_text(json.dumps({"seed": opts.seed, "per_module": opts.per_module, "results": results},
+                                        indent=1, ensure_ascii=False), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
