@@ -12,7 +12,9 @@ stable order (source position, then operator), draws ``--per-module`` of them wi
 ``random.Random(seed).sample``, and for each mutant writes the mutated module into a temporary copy
 of ``src/`` and runs that module's fast tests (``MODULES[module]``: the smallest set of quick test
 files, or test ids, that exercise it) with ``pytest -x -q -p no:cacheprovider`` and that copy first on
-``PYTHONPATH``. A mutant is **killed** when the tests fail or time out (a mutant that loops forever is
+``sys.path`` and ``PYTHONPATH``: in a child forked from this runner, which has imported the heavy
+third-party libraries once (``PRELOAD``), so a mutant costs its tests, not an interpreter start-up
+(``--jobs`` children at once, each with its own copy of ``src/``; the child imports judgeaudit afresh). A mutant is **killed** when the tests fail or time out (a mutant that loops forever is
 caught by the timeout, as mutmut counts it), **survives** when they pass. Mutants listed in
 ``mutation_equivalent.json`` (beside this script; each with the reason it cannot change behaviour)
 are left out of the denominator: the score is the share of non-equivalent mutants killed.
@@ -30,16 +32,13 @@ from __future__ import annotations
 
 import argparse
 import ast
-import copy
 import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from queue import Queue
@@ -180,26 +179,108 @@ def mutate(source: str, p: Point) -> str:
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
-def _env(src: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(PYTHONPATH=str(src), PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
-    return env
+PRELOAD = ("numpy", "pandas", "scipy.stats", "scipy.special", "statsmodels.stats.proportion",
+           "statsmodels.stats.multitest", "pyarrow.parquet", "pydantic", "typer", "typer.testing", "jinja2.sandbox",
+           "yaml", "pytest")
+"""Third-party modules imported once by the runner, before it forks a child per mutant (judgeaudit itself is
+imported afresh by each child, from its copy of ``src/``)."""
+
+
+def _child(src: Path, args: list[str]) -> int:
+    """In a forked child: judgeaudit from ``src`` (first on ``sys.path`` and on ``PYTHONPATH`` for any subprocess
+    a test starts), then pytest on ``args``; output discarded."""
+    os.environ.update(PYTHONPATH=str(src), PYTHONDONTWRITEBYTECODE="1")
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, str(src))
+    os.chdir(ROOT)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    import judgeaudit
+
+    if not Path(judgeaudit.__file__).resolve().is_relative_to(src.resolve()):
+        return 99
+    import pytest
+
+    return int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", *args]))
+
+
+def _fork(src: Path, args: list[str]) -> int:
+    pid = os.fork()
+    if pid == 0:                                              # pragma: no cover - the child
+        code = 98
+        try:
+            code = _child(src, args)
+        finally:
+            os._exit(code)
+    return pid
+
+
+def _wait(pid: int, timeout: float) -> str:
+    """'passed', 'failed' or 'timeout' for child ``pid``."""
+    t0 = time.monotonic()
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            code = os.waitstatus_to_exitcode(status)
+            if code == 99:
+                raise SystemExit("the child imported judgeaudit from outside its copy of src/")
+            return "passed" if code == 0 else "failed"
+        if time.monotonic() - t0 > timeout:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            return "timeout"
+        time.sleep(0.1)
 
 
 def run_tests(src: Path, args: list[str], timeout: float) -> tuple[str, float]:
     """'passed', 'failed' or 'timeout', and the seconds taken."""
     t0 = time.monotonic()
-    try:
-        r = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *args],
-                           cwd=ROOT, env=_env(src), capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return "timeout", time.monotonic() - t0
-    return ("passed" if r.returncode == 0 else "failed"), time.monotonic() - t0
+    state = _wait(_fork(src, args), timeout)
+    return state, time.monotonic() - t0
 
 
 def _copy_src(into: Path) -> Path:
     shutil.copytree(ROOT / "src", into / "src", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
     return into / "src"
+
+
+def _run_pool(chosen: list[Point], mod: str, path: str, source: str, timeout: float, workers: Queue[Path],
+              eq: dict) -> list[dict]:
+    """Every mutant of ``chosen``, up to one per worker copy of ``src/`` at a time (a forked child each)."""
+    todo, running, got = list(chosen), {}, {}
+    while todo or running:
+        while todo and not workers.empty():
+            p = todo.pop(0)
+            src = workers.get()
+            (src / path.removeprefix("src/")).write_text(mutate(source, p), encoding="utf-8")
+            running[_fork(src, MODULES[mod])] = (p, src, time.monotonic())
+        for pid, (p, src, t0) in list(running.items()):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            over = time.monotonic() - t0 > timeout
+            if not done and not over:
+                continue
+            if not done:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                state = "timeout"
+            else:
+                code = os.waitstatus_to_exitcode(status)
+                if code == 99:
+                    raise SystemExit("the child imported judgeaudit from outside its copy of src/")
+                state = "passed" if code == 0 else "failed"
+            secs = time.monotonic() - t0
+            (src / path.removeprefix("src/")).write_text(source, encoding="utf-8")
+            workers.put(src)
+            del running[pid]
+            status_ = "killed" if state in ("failed", "timeout") else "survived"
+            reason = eq.get((mod, p.key))
+            print(f"  {mod}:{p.key} — {status_}{' (timeout)' if state == 'timeout' else ''}"
+                  f"{' [equivalent]' if reason else ''} ({secs:.0f}s)", flush=True)
+            got[p] = {"module": mod, "line": p.line, "mutation": p.key, "status": status_,
+                      "timeout": state == "timeout", "equivalent": reason, "seconds": round(secs, 1)}
+        time.sleep(0.1)
+    return [got[p] for p in chosen]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     equivalent = json.loads(EQUIVALENT.read_text(encoding="utf-8")) if EQUIVALENT.is_file() else []
     eq = {(e["module"], e["mutation"]): e["reason"] for e in equivalent}
     modules = opts.module or list(MODULES)
+    for name in PRELOAD:
+        __import__(name)
     t_start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="judgeaudit-mut-") as tmp:
         workers: Queue[Path] = Queue()
@@ -235,25 +318,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             timeout = opts.timeout or max(120.0, 4 * took)
 
-            def one(p: Point, mod: str = mod, path: str = path, source: str = source,
-                    timeout: float = timeout) -> dict:
-                src = workers.get()
-                target = src / path.removeprefix("src/")
-                try:
-                    target.write_text(mutate(source, p), encoding="utf-8")
-                    state, secs = run_tests(src, MODULES[mod], timeout)
-                finally:
-                    target.write_text(source, encoding="utf-8")
-                    workers.put(src)
-                status = "killed" if state in ("failed", "timeout") else "survived"
-                reason = eq.get((mod, p.key))
-                print(f"  {mod}:{p.key} — {status}{' (timeout)' if state == 'timeout' else ''}"
-                      f"{' [equivalent]' if reason else ''} ({secs:.0f}s)", flush=True)
-                return {"module": mod, "line": p.line, "mutation": p.key, "status": status, "timeout":
-                        state == "timeout", "equivalent": reason, "seconds": round(secs, 1)}
-
-            with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
-                got = list(pool.map(one, chosen))
+            got = _run_pool(chosen, mod, path, source, timeout, workers, eq)
             results += got
             live = [g for g in got if not g["equivalent"]]
             killed = sum(g["status"] == "killed" for g in live)
