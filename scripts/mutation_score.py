@@ -48,17 +48,23 @@ PKG = "src/judgeaudit"
 
 MODULES: dict[str, list[str]] = {
     "card/paired.py": [
+        "tests/card/test_card_paired_units.py",
         "tests/card/test_card_diff.py::test_card_diff_cli_on_two_cards",
         "tests/card/test_card_diff.py::test_each_quantity_appears_once_in_a_diff",
         "tests/card/test_card_diff_tau.py::test_a_judge_one_grade_harsher_is_unchanged",
         "tests/card/test_card_diff_tau.py::test_each_run_is_read_at_its_own_matched_point",
     ],
-    "gate/quantities.py": ["tests/gate/test_gate.py", "-k", "not replayed_validity_run"],
-    "analyses/calibrate/ppi.py": ["tests/analyses/calibrate/test_ppi.py"],
-    "analyses/calibrate/rogan_gladen.py": ["tests/analyses/calibrate/test_rogan_gladen.py"],
-    "gate/evaluate.py": ["tests/gate/test_gate.py", "-k", "not replayed_validity_run"],
-    "stats/tests.py": ["tests/stats/test_tests_edges.py", "tests/stats/test_spearman.py"],
-    "stats/paired.py": ["tests/stats/test_tests_edges.py", "tests/stats/test_paired_shapley.py"],
+    "gate/quantities.py": ["tests/gate/test_gate_readers.py", "tests/gate/test_gate.py", "-k",
+                           "not replayed_validity_run"],
+    "analyses/calibrate/ppi.py": ["tests/analyses/calibrate/test_ppi_edges.py", "tests/analyses/calibrate/test_ppi.py"],
+    "analyses/calibrate/rogan_gladen.py": ["tests/analyses/calibrate/test_rogan_gladen_edges.py",
+                                           "tests/analyses/calibrate/test_rogan_gladen.py"],
+    "gate/evaluate.py": ["tests/gate/test_gate_readers.py", "tests/gate/test_gate.py", "-k",
+                         "not replayed_validity_run"],
+    "stats/tests.py": ["tests/stats/test_tests_edges.py", "tests/stats/test_stats_edges_more.py",
+                       "tests/stats/test_spearman.py"],
+    "stats/paired.py": ["tests/stats/test_tests_edges.py", "tests/stats/test_stats_edges_more.py",
+                        "tests/stats/test_paired_shapley.py"],
 }
 """Module (under ``src/judgeaudit``) → the pytest arguments of its fast tests."""
 
@@ -292,6 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=None,
                     help="seconds per mutant (default: 4 × the unmutated run's time, at least 120)")
     ap.add_argument("--json", type=Path, help="write every mutant's outcome here")
+    ap.add_argument("--rerun", type=Path, help="a --json file of an earlier run: run again only its survivors "
+                    "(its killed mutants are reported as they were; tests are only ever added)")
     opts = ap.parse_args(argv)
     equivalent = json.loads(EQUIVALENT.read_text(encoding="utf-8")) if EQUIVALENT.is_file() else []
     eq = {(e["module"], e["mutation"]): e["reason"] for e in equivalent}
@@ -310,6 +318,12 @@ def main(argv: list[str] | None = None) -> int:
             pts = points(source)
             chosen = random.Random(opts.seed).sample(pts, min(opts.per_module, len(pts)))
             chosen.sort(key=lambda p: (p.line, p.node, p.arg))
+            before = {}
+            if opts.rerun:
+                before = {(g["module"], g["mutation"]): g for g in
+                          json.loads(opts.rerun.read_text(encoding="utf-8"))["results"] if g["module"] == mod}
+            kept = [before[(mod, p.key)] for p in chosen if before.get((mod, p.key), {}).get("status") == "killed"]
+            chosen = [p for p in chosen if before.get((mod, p.key), {}).get("status") != "killed"]
             base_src = workers.get()
             state, took = run_tests(base_src, MODULES[mod], 1800)
             workers.put(base_src)
@@ -318,7 +332,9 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             timeout = opts.timeout or max(120.0, 4 * took)
 
-            got = _run_pool(chosen, mod, path, source, timeout, workers, eq)
+            got = kept + _run_pool(chosen, mod, path, source, timeout, workers, eq)
+            for g in got:
+                g["equivalent"] = eq.get((mod, g["mutation"]))
             results += got
             live = [g for g in got if not g["equivalent"]]
             killed = sum(g["status"] == "killed" for g in live)
