@@ -192,6 +192,28 @@ PRELOAD = ("numpy", "pandas", "scipy.stats", "scipy.special", "statsmodels.stats
 imported afresh by each child, from its copy of ``src/``)."""
 
 
+class _Trace:
+    """A pytest plugin writing, line by line, each test it starts and each that fails (``START``/``FAIL`` nodeid),
+    so the runner knows which tests killed a mutant, or were running when it timed out."""
+
+    def __init__(self, path: Path) -> None:
+        self.f = open(path, "w", encoding="utf-8")  # noqa: SIM115
+
+    def pytest_runtest_logstart(self, nodeid, location):  # noqa: ANN001, ARG002
+        self.f.write(f"START {nodeid}\n")
+        self.f.flush()
+
+    def pytest_runtest_logreport(self, report):  # noqa: ANN001
+        if report.failed:
+            self.f.write(f"FAIL {report.nodeid}\n")
+            self.f.flush()
+
+    def pytest_collectreport(self, report):  # noqa: ANN001
+        if report.failed:
+            self.f.write(f"FAIL {report.nodeid}\n")
+            self.f.flush()
+
+
 def _child(src: Path, args: list[str]) -> int:
     """In a forked child: judgeaudit from ``src`` (first on ``sys.path`` and on ``PYTHONPATH`` for any subprocess
     a test starts), then pytest on ``args``; output discarded."""
@@ -208,7 +230,7 @@ def _child(src: Path, args: list[str]) -> int:
         return 99
     import pytest
 
-    return int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", *args]))
+    return int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", *args], plugins=[_Trace(src.parent / "trace")]))
 
 
 def _fork(src: Path, args: list[str]) -> int:
@@ -251,8 +273,13 @@ def _copy_src(into: Path) -> Path:
     return into / "src"
 
 
+def _ordered(args: list[str], added: tuple[str, ...]) -> list[str]:
+    """``args`` with the ``added`` test files last (so a mutant the other tests kill stops before them)."""
+    return [a for a in args if not a.startswith(added) or not added] + [a for a in args if added and a.startswith(added)]
+
+
 def _run_pool(chosen: list[Point], mod: str, path: str, source: str, timeout: float, workers: Queue[Path],
-              eq: dict) -> list[dict]:
+              eq: dict, added: tuple[str, ...] = ()) -> list[dict]:
     """Every mutant of ``chosen``, up to one per worker copy of ``src/`` at a time (a forked child each)."""
     todo, running, got = list(chosen), {}, {}
     while todo or running:
@@ -260,7 +287,8 @@ def _run_pool(chosen: list[Point], mod: str, path: str, source: str, timeout: fl
             p = todo.pop(0)
             src = workers.get()
             (src / path.removeprefix("src/")).write_text(mutate(source, p), encoding="utf-8")
-            running[_fork(src, MODULES[mod])] = (p, src, time.monotonic())
+            (src.parent / "trace").unlink(missing_ok=True)
+            running[_fork(src, _ordered(MODULES[mod], added))] = (p, src, time.monotonic())
         for pid, (p, src, t0) in list(running.items()):
             done, status = os.waitpid(pid, os.WNOHANG)
             over = time.monotonic() - t0 > timeout
@@ -276,14 +304,21 @@ def _run_pool(chosen: list[Point], mod: str, path: str, source: str, timeout: fl
                     raise SystemExit("the child imported judgeaudit from outside its copy of src/")
                 state = "passed" if code == 0 else "failed"
             secs = time.monotonic() - t0
+            trace = (src.parent / "trace").read_text(encoding="utf-8").splitlines() \
+                if (src.parent / "trace").is_file() else []
+            fails = [t.split(" ", 1)[1] for t in trace if t.startswith("FAIL ")]
+            last = ([t.split(" ", 1)[1] for t in trace if t.startswith("START ")] or [""])[-1]
+            by = (fails[0] if fails else last if state == "timeout" else "")
             (src / path.removeprefix("src/")).write_text(source, encoding="utf-8")
             workers.put(src)
             del running[pid]
             status_ = "killed" if state in ("failed", "timeout") else "survived"
+            killed_before = status_ == "killed" and not any(by.startswith(a) for a in added)
             reason = eq.get((mod, p.key))
             print(f"  {mod}:{p.key} — {status_}{' (timeout)' if state == 'timeout' else ''}"
-                  f"{' [equivalent]' if reason else ''} ({secs:.0f}s)", flush=True)
-            got[p] = {"module": mod, "line": p.line, "mutation": p.key, "status": status_,
+                  f"{' [equivalent]' if reason else ''} ({secs:.0f}s){' by ' + by if by else ''}", flush=True)
+            got[p] = {"module": mod, "line": p.line, "mutation": p.key, "status": status_, "by": by,
+                      "killed_without_added": killed_before,
                       "timeout": state == "timeout", "equivalent": reason, "seconds": round(secs, 1)}
         time.sleep(0.1)
     return [got[p] for p in chosen]
@@ -298,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=None,
                     help="seconds per mutant (default: 4 × the unmutated run's time, at least 120)")
     ap.add_argument("--json", type=Path, help="write every mutant's outcome here")
+    ap.add_argument("--added", action="append", help="a test file added since a baseline (repeatable): run last, "
+                    "and the table also gives the score without the added files (the mutants the other tests kill)")
     ap.add_argument("--rerun", type=Path, help="a --json file of an earlier run: run again only its survivors "
                     "(its killed mutants are reported as they were; tests are only ever added)")
     opts = ap.parse_args(argv)
@@ -332,17 +369,20 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             timeout = opts.timeout or max(120.0, 4 * took)
 
-            got = kept + _run_pool(chosen, mod, path, source, timeout, workers, eq)
+            got = kept + _run_pool(chosen, mod, path, source, timeout, workers, eq, tuple(opts.added or ()))
             for g in got:
                 g["equivalent"] = eq.get((mod, g["mutation"]))
             results += got
             live = [g for g in got if not g["equivalent"]]
             killed = sum(g["status"] == "killed" for g in live)
-            rows.append((mod, killed, len(live), len(got) - len(live), len(pts)))
+            without = sum(bool(g.get("killed_without_added")) for g in live)
+            rows.append((mod, killed, len(live), len(got) - len(live), len(pts), without))
     print(f"\nmutation score (seed {opts.seed}, {opts.per_module} per module; equivalent mutants excluded)")
-    print(f"{'module':40} {'killed':>6} {'total':>6} {'%':>6} {'equiv':>6} {'points':>7}")
-    for mod, k, t, e, n in rows:
-        print(f"{mod:40} {k:6d} {t:6d} {100 * k / t if t else float('nan'):6.1f} {e:6d} {n:7d}")
+    print(f"{'module':40} {'killed':>6} {'total':>6} {'%':>6} {'equiv':>6} {'points':>7}"
+          + (f" {'killed w/o added':>17} {'%':>6}" if opts.added else ""))
+    for mod, k, t, e, n, w in rows:
+        print(f"{mod:40} {k:6d} {t:6d} {100 * k / t if t else float('nan'):6.1f} {e:6d} {n:7d}"
+              + (f" {w:17d} {100 * w / t if t else float('nan'):6.1f}" if opts.added else ""))
     print("\nsurvivors (non-equivalent):")
     for g in results:
         if g["status"] == "survived" and not g["equivalent"]:
