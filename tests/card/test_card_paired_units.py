@@ -294,3 +294,68 @@ def test_a_validity_run_without_its_probe_file_or_hash_is_named(tmp_path):
     (run / "result.json").write_text(json.dumps({"run_id": "v1", "probe_set": "mine.jsonl"}))
     got, notes = section_units(_card("validity", src), "validity")
     assert got == [] and len(notes) == 1 and "records no hash of its probe file mine.jsonl" in notes[0]
+
+
+# ------------------------------------------------------------------ a validity run's verdicts, as the run reads them
+
+
+def _bundled_design():
+    from judgeaudit.analyses.validity import probe_design
+    from judgeaudit.probes.io import bundled_probes_path, read_probes
+    from judgeaudit.records import probes_frame
+
+    probes = probes_frame(read_probes(bundled_probes_path()))
+    return probes, probe_design(probes, 0.75)
+
+
+def test_the_frontier_reads_epoch_zero_usable_grades_once():
+    """Each request's epoch-0 grade; a row with an error, an unparsed reply or a missing score is unusable (its
+    probes left out); a repeated request counts once (its first row); another judge's rows are ignored."""
+    from judgeaudit.card.paired import validity_frontier
+
+    probes, d = _bundled_design()
+    rng = np.random.default_rng(0)
+    base_g = {b: float(g) for b, g in zip(d.bases, rng.integers(1, 11, len(d.bases)), strict=True)}
+    edit_g = {p: float(g) for p, g in zip(d.probe_ids, rng.integers(1, 11, len(d.probe_ids)), strict=True)}
+    rows = [{"judge_id": "j", "request_id": k, "score": v, "epoch": 0, "error": None, "parse_ok": True}
+            for k, v in {**base_g, **edit_g}.items()]
+    bad_probe, bad_base, none_probe, dup_probe = d.probe_ids[0], d.bases[3], d.probe_ids[10], d.probe_ids[20]
+    extra = [
+        {"judge_id": "j", "request_id": d.probe_ids[5], "score": 99.0, "epoch": 1, "error": None, "parse_ok": True},
+        {"judge_id": "k", "request_id": d.probe_ids[6], "score": 99.0, "epoch": 0, "error": None, "parse_ok": True},
+        {"judge_id": "j", "request_id": dup_probe, "score": 77.0, "epoch": 0, "error": None, "parse_ok": True},
+    ]
+    table = pd.DataFrame(rows + extra).astype({"error": object, "parse_ok": object, "score": float})
+    table.loc[table["request_id"] == bad_probe, "error"] = "timeout"
+    table.loc[table["request_id"] == bad_base, "parse_ok"] = None
+    table.loc[table["request_id"] == none_probe, "score"] = None
+    f = validity_frontier(probes, table, "j")
+    assert f.s_floor == 0.90                                    # the validity run's default floor
+    assert validity_frontier(probes, table, "j", s_floor=0.5).s_floor == 0.5
+    arm = d.in_arm.copy()
+    keep = arm & (d.probe_ids != bad_probe) & (d.bases[d.base_index] != bad_base) & (d.probe_ids != none_probe)
+    assert len(f.base_index) == int(keep.sum())
+    want_b = np.array([base_g[b] for b in d.bases[d.base_index][keep]])
+    want_e = np.array([edit_g[p] for p in d.probe_ids[keep]])
+    assert np.array_equal(f.base_grade, want_b) and np.array_equal(f.edit_grade, want_e)
+    assert np.array_equal(f.masks[:, 0], d.is_control[keep])
+    assert np.array_equal(f.masks[:, 1], ~d.is_control[keep])
+    assert np.array_equal(f.masks[:, 2], ~d.is_control[keep] & (d.axis[keep] == "scope"))
+    assert np.array_equal(f.masks[:, 3], ~d.is_control[keep] & (d.axis[keep] == "strength"))
+    # no epoch column: every row is read
+    g = validity_frontier(probes, table[table["epoch"] == 0].drop(columns="epoch"), "j")
+    assert np.array_equal(g.edit_grade, f.edit_grade)
+
+
+def test_resamples_are_read_alike_whatever_the_block_size():
+    from judgeaudit.card.paired import _boot_at_own_tau, _taus
+    from judgeaudit.stats.resample import bootstrap_counts
+
+    rng = np.random.default_rng(2)
+    bi, kinds, bg, eg = _design(rng)
+    f = _frontier([f"b{i}" for i in range(12)], bi, kinds, bg, eg, 0.8)
+    t = _taus(f)
+    w = bootstrap_counts(12, 41, 0)
+    small, big = _boot_at_own_tau(w, f.counts(t), t, 0.8, block=4), _boot_at_own_tau(w, f.counts(t), t, 0.8)
+    for q in VALIDITY_STATS:
+        assert len(small[q]) == 41 and np.array_equal(small[q], big[q], equal_nan=True), q
