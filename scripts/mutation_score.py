@@ -279,7 +279,7 @@ def _ordered(args: list[str], added: tuple[str, ...]) -> list[str]:
 
 
 def _run_pool(chosen: list[Point], mod: str, path: str, source: str, timeout: float, workers: Queue[Path],
-              eq: dict, added: tuple[str, ...] = ()) -> list[dict]:
+              eq: dict, added: tuple[str, ...] = (), log: Path | None = None) -> list[dict]:
     """Every mutant of ``chosen``, up to one per worker copy of ``src/`` at a time (a forked child each)."""
     todo, running, got = list(chosen), {}, {}
     while todo or running:
@@ -320,8 +320,34 @@ def _run_pool(chosen: list[Point], mod: str, path: str, source: str, timeout: fl
             got[p] = {"module": mod, "line": p.line, "mutation": p.key, "status": status_, "by": by,
                       "killed_without_added": killed_before,
                       "timeout": state == "timeout", "equivalent": reason, "seconds": round(secs, 1)}
+            if log is not None:
+                with log.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(got[p], ensure_ascii=False) + "\n")
         time.sleep(0.1)
     return [got[p] for p in chosen]
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def table(results: list[dict], opts: argparse.Namespace) -> int:
+    """The score table of outcomes (the equivalent list read now, so a mutant found equivalent later is left out)."""
+    eq = {(e["module"], e["mutation"]): e["reason"] for e in json.loads(EQUIVALENT.read_text(encoding="utf-8"))}
+    print(f"{'module':40} {'run':>4} {'equiv':>5} {'killed':>6} {'of':>4} {'%':>6} {'w/o added':>9} {'%':>6}")
+    for mod in dict.fromkeys(g["module"] for g in results):
+        got = {g["mutation"]: g for g in results if g["module"] == mod}          # the last outcome of each mutant
+        live = [g for k, g in got.items() if (mod, k) not in eq]
+        k = sum(g["status"] == "killed" for g in live)
+        w = sum(bool(g.get("killed_without_added")) for g in live)
+        pct = lambda x: 100 * x / len(live) if live else float("nan")  # noqa: E731
+        print(f"{mod:40} {len(got):4d} {len(got) - len(live):5d} {k:6d} {len(live):4d} {pct(k):6.1f} {w:9d} "
+              f"{pct(w):6.1f}")
+    print("\nsurvivors (non-equivalent):")
+    for g in results:
+        if g["status"] == "survived" and (g["module"], g["mutation"]) not in eq:
+            print(f"  {g['module']}:{g['mutation']}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -332,12 +358,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="mutants run at once (each in its own copy of src/)")
     ap.add_argument("--timeout", type=float, default=None,
                     help="seconds per mutant (default: 4 × the unmutated run's time, at least 120)")
-    ap.add_argument("--json", type=Path, help="write every mutant's outcome here")
+    ap.add_argument("--json", type=Path, help="append every mutant's outcome here as it is known (JSON lines)")
+    ap.add_argument("--table", type=Path, nargs="+", help="only print the table of earlier --json files")
     ap.add_argument("--added", action="append", help="a test file added since a baseline (repeatable): run last, "
                     "and the table also gives the score without the added files (the mutants the other tests kill)")
     ap.add_argument("--rerun", type=Path, help="a --json file of an earlier run: run again only its survivors "
                     "(its killed mutants are reported as they were; tests are only ever added)")
     opts = ap.parse_args(argv)
+    if opts.table:
+        return table([g for f in opts.table for g in _lines(f)], opts)
     equivalent = json.loads(EQUIVALENT.read_text(encoding="utf-8")) if EQUIVALENT.is_file() else []
     eq = {(e["module"], e["mutation"]): e["reason"] for e in equivalent}
     modules = opts.module or list(MODULES)
@@ -353,14 +382,17 @@ def main(argv: list[str] | None = None) -> int:
             path = f"{PKG}/{mod}"
             source = (ROOT / path).read_text(encoding="utf-8")
             pts = points(source)
-            chosen = random.Random(opts.seed).sample(pts, min(opts.per_module, len(pts)))
-            chosen.sort(key=lambda p: (p.line, p.node, p.arg))
+            chosen = random.Random(opts.seed).sample(pts, min(opts.per_module, len(pts)))   # run in this order: a
+            # run stopped early has measured a random subset of the sample
             before = {}
             if opts.rerun:
                 before = {(g["module"], g["mutation"]): g for g in
-                          json.loads(opts.rerun.read_text(encoding="utf-8"))["results"] if g["module"] == mod}
+                          _lines(opts.rerun) if g["module"] == mod}
             kept = [before[(mod, p.key)] for p in chosen if before.get((mod, p.key), {}).get("status") == "killed"]
             chosen = [p for p in chosen if before.get((mod, p.key), {}).get("status") != "killed"]
+            if opts.json and kept:
+                with opts.json.open("a", encoding="utf-8") as fh:
+                    fh.writelines(json.dumps(g, ensure_ascii=False) + "\n" for g in kept)
             base_src = workers.get()
             state, took = run_tests(base_src, MODULES[mod], 1800)
             workers.put(base_src)
@@ -369,7 +401,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             timeout = opts.timeout or max(120.0, 4 * took)
 
-            got = kept + _run_pool(chosen, mod, path, source, timeout, workers, eq, tuple(opts.added or ()))
+            got = kept + _run_pool(chosen, mod, path, source, timeout, workers, eq, tuple(opts.added or ()),
+                                   opts.json)
             for g in got:
                 g["equivalent"] = eq.get((mod, g["mutation"]))
             results += got
@@ -388,9 +421,6 @@ def main(argv: list[str] | None = None) -> int:
         if g["status"] == "survived" and not g["equivalent"]:
             print(f"  {g['module']}:{g['mutation']}")
     print(f"\n{len(results)} mutants in {time.monotonic() - t_start:.0f}s")
-    if opts.json:
-        opts.json.write_text(json.dumps({"seed": opts.seed, "per_module": opts.per_module, "results": results},
-                                        indent=1, ensure_ascii=False), encoding="utf-8")
     return 0
 
 
