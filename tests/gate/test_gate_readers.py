@@ -279,3 +279,11 @@ def test_nan_and_none_never_reach_a_comparison(tmp_path):
         r = gate(tmp_path, ["extra.q >= 0", "extra.q between 0 and 1"], c)
         assert [b.outcome for b in r.bars] == ["BLIND", "BLIND"], (v, ci)
         assert not any(isinstance(ch.value, float) and math.isnan(ch.value) for b in r.bars for ch in b.checks)
+
+
+def test_between_and_the_one_sided_comparators_agree_at_the_tolerances_edge(tmp_path):
+    """An interval ending exactly BAR_TOL short of the range touches it, as ``>=`` says: BLIND on both."""
+    c = card(extra={"q": {"value": 0.3, "ci": [0.2, 0.4 - 1e-12]}})
+    assert outcomes(tmp_path, ["extra.q >= 0.40", "extra.q between 0.40 and 0.9"], c) == ["BLIND", "BLIND"]
+    c = card(extra={"q": {"value": 0.95, "ci": [0.9 + 1e-12, 0.99]}})
+    assert outcomes(tmp_path, ["extra.q <= 0.90", "extra.q between 0.40 and 0.9"], c) == ["BLIND", "BLIND"]
