@@ -59,6 +59,8 @@ def test_the_cluster_bootstrap_and_the_paired_gain():
     want = b[:, 0].sum() / (b[:, 0].sum() + b[:, 1].sum()) - v
     assert g == pytest.approx(want) and 0 < glo <= g <= ghi
     assert all(math.isnan(x) for x in paired_gain(a, b, "recall", n_boot=0)[1:])
+    empty = paired_gain(a[:0], b[:0], "recall", n_boot=100)
+    assert all(math.isnan(x) for x in empty)
 
 
 def test_mcnemar_table_direction_and_log10_p():
@@ -89,6 +91,13 @@ def test_spearman_undefined_cases_and_the_exact_p():
     assert t.p == pytest.approx(2 / 24)                      # the identity and its reverse, of 4! pairings
     assert spearman_test([1, 2, 3, 4], [1, 2, 3, 4], alternative="greater").p == pytest.approx(1 / 24)
     assert spearman_test([1, 2, 3, 4], [1, 2, 3, 4], alternative="less").p == pytest.approx(1.0)
+    three = spearman_test([1, 2, 3], [1, 3, 2])                    # n = 3: all 3! pairings
+    assert three.exact and three.n_perm == 6 and three.rho == pytest.approx(0.5)
+    # ρ over the 6 pairings: 1, 0.5, 0.5, −0.5, −0.5, −1; greater: 3/6; two-sided: 2·min(3/6, 5/6) capped at 1
+    assert three.p == pytest.approx(1.0)
+    assert spearman_test([1, 2, 3], [1, 3, 2], alternative="greater").p == pytest.approx(3 / 6)
+    nine = spearman_test(np.arange(9), np.arange(9), n_perm=999)   # above the default exact_max_n = 8
+    assert not nine.exact and nine.n_perm == 999 and nine.p == pytest.approx(2 / 1000, abs=2e-3)
     big = spearman_test(np.arange(12), np.arange(12), n_perm=0)
     assert big.rho == 1.0 and math.isnan(big.p) and not big.exact
     with pytest.raises(ValueError, match="alternative"):

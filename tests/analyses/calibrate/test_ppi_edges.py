@@ -81,6 +81,8 @@ def test_exactly_two_labelled_items():
     lam, est, se, bound, _ = _by_hand(y, yh, yu)
     assert ppi_lambda(y, yh, yu) == pytest.approx(lam) and ppi_mean_pointestimate(y, yh, yu) == pytest.approx(est)
     assert ppi_mean_se(y, yh, yu) == pytest.approx(se) and width_bound(y, yh, yu) == pytest.approx(bound)
+    two = np.array([0.0, 1.0])                                    # exactly 2 unlabelled items too
+    assert ppi_mean_pointestimate(y, yh, two) == pytest.approx(_by_hand(y, yh, two)[1])
     with pytest.raises(ValueError, match="at least 2 labelled and 2 unlabelled"):
         ppi_mean_ci([1.0], [1.0], yu)
     with pytest.raises(ValueError, match="at least 2 labelled and 2 unlabelled"):

@@ -91,3 +91,14 @@ def test_the_batch_form_is_the_single_one():
             assert (lo[i], hi[i]) == pytest.approx(r.ci, abs=0.03)
     _, lo2, _ = rogan_gladen_batch(tp, fn, tn, fp, k, 200, n_boot=300, seed=2, refuse=False)
     assert not np.isnan(lo2[1]) and np.isnan(lo2[2])          # kept with an empty cell; none where undefined
+
+
+def test_the_interval_is_printed_while_at_most_the_tail_share_of_resamples_is_undefined():
+    """The rule: an interval only when at most (1 − level)/2 of the resamples have no estimate."""
+    yu = np.array([1, 0, 0, 0] * 50, dtype=bool)
+    r = rogan_gladen(*_labelled(4, 1, 9, 3), yu, n_boot=4000, seed=0)     # about 2.2% undefined: printed
+    assert 0.0167 * 4000 < r.undefined_resamples <= 0.025 * 4000 and r.ci is not None
+    r = rogan_gladen(*_labelled(3, 1, 6, 1), yu, n_boot=4000, seed=0)     # about 4.3%: refused
+    assert 0.025 * 4000 < r.undefined_resamples < 0.1 * 4000 and r.ci is None
+    r = rogan_gladen(*_labelled(4, 1, 9, 2), yu, n_boot=400, seed=59)     # exactly 2.5% (10 of 400): printed
+    assert r.undefined_resamples == 10 and r.ci is not None
