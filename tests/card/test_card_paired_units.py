@@ -342,6 +342,9 @@ def test_the_frontier_reads_epoch_zero_usable_grades_once():
     assert np.array_equal(f.masks[:, 1], ~d.is_control[keep])
     assert np.array_equal(f.masks[:, 2], ~d.is_control[keep] & (d.axis[keep] == "scope"))
     assert np.array_equal(f.masks[:, 3], ~d.is_control[keep] & (d.axis[keep] == "strength"))
+    from judgeaudit.card.paired import design_frontier
+
+    assert design_frontier(d, np.ones(len(d.probe_ids)), np.ones(len(d.probe_ids))).s_floor == 0.90
     # no epoch column: every row is read
     g = validity_frontier(probes, table[table["epoch"] == 0].drop(columns="epoch"), "j")
     assert np.array_equal(g.edit_grade, f.edit_grade)

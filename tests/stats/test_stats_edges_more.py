@@ -59,6 +59,8 @@ def test_the_cluster_bootstrap_and_the_paired_gain():
     want = b[:, 0].sum() / (b[:, 0].sum() + b[:, 1].sum()) - v
     assert g == pytest.approx(want) and 0 < glo <= g <= ghi
     assert all(math.isnan(x) for x in paired_gain(a, b, "recall", n_boot=0)[1:])
+    g1, lo1, hi1 = paired_gain(a, b, "recall", n_boot=1)            # one resample: both ends its gain
+    assert lo1 == hi1 and 0 < lo1 < 1
     empty = paired_gain(a[:0], b[:0], "recall", n_boot=100)
     assert all(math.isnan(x) for x in empty)
 
