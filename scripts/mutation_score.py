@@ -389,7 +389,9 @@ def main(argv: list[str] | None = None) -> int:
                 before = {(g["module"], g["mutation"]): g for g in
                           _lines(opts.rerun) if g["module"] == mod}
             kept = [before[(mod, p.key)] for p in chosen if before.get((mod, p.key), {}).get("status") == "killed"]
-            chosen = [p for p in chosen if before.get((mod, p.key), {}).get("status") != "killed"]
+            if opts.rerun:        # only the earlier run's non-equivalent survivors run again
+                chosen = [p for p in chosen if before.get((mod, p.key), {}).get("status") == "survived"
+                          and (mod, p.key) not in eq]
             if opts.json and kept:
                 with opts.json.open("a", encoding="utf-8") as fh:
                     fh.writelines(json.dumps(g, ensure_ascii=False) + "\n" for g in kept)
