@@ -101,7 +101,7 @@ def test_spearman_undefined_cases_and_the_exact_p():
     nine = spearman_test(np.arange(9), np.arange(9), n_perm=999)   # above the default exact_max_n = 8
     assert not nine.exact and nine.n_perm == 999 and nine.p == pytest.approx(2 / 1000, abs=2e-3)
     big = spearman_test(np.arange(12), np.arange(12), n_perm=0)
-    assert big.rho == 1.0 and math.isnan(big.p) and not big.exact
+    assert big.rho == 1.0 and math.isnan(big.p) and not big.exact and big.n_perm == 0
     with pytest.raises(ValueError, match="alternative"):
         spearman_test([1, 2, 3], [1, 2, 3], alternative="up")
 
