@@ -343,10 +343,11 @@ def table(results: list[dict], opts: argparse.Namespace) -> int:
         pct = lambda x: 100 * x / len(live) if live else float("nan")  # noqa: E731
         print(f"{mod:40} {len(got):4d} {len(got) - len(live):5d} {k:6d} {len(live):4d} {pct(k):6.1f} {w:9d} "
               f"{pct(w):6.1f}")
-    print("\nsurvivors (non-equivalent):")
-    for g in results:
-        if g["status"] == "survived" and (g["module"], g["mutation"]) not in eq:
-            print(f"  {g['module']}:{g['mutation']}")
+    print("\nsurvivors (non-equivalent; each mutant's last outcome):")
+    last = {(g["module"], g["mutation"]): g for g in results}
+    for (mod, key), g in last.items():
+        if g["status"] == "survived" and (mod, key) not in eq:
+            print(f"  {mod}:{key}")
     return 0
 
 
