@@ -300,3 +300,55 @@ def test_page_size_with_plotly_inline_and_from_the_cdn(reports, browser):
     seen = _look(page)
     page.close()
     assert seen["plots"] >= seen["figures"] >= 1 and cdn_cells == seen["cells"]
+
+
+# ---- the layout checker (tests/pagelayout.py) -------------------------------------------------------------------
+
+BROKEN = """<!doctype html><html><head><meta name="viewport" content="width=device-width, initial-scale=1">
+<script>{plotly}</script></head><body style="margin:0">
+<div id="wide" style="width:2000px;background:#eee">a block wider than any screen</div>
+<div style="overflow-x:hidden;width:300px"><table id="cut"><tr><td style="white-space:nowrap">{row}</td></tr></table></div>
+<div id="p1" style="width:600px;height:300px"></div>
+<script>
+Plotly.newPlot('p1', [{{x:[1,2,3], y:[1,2,3], name:'a legend entry named at some length'}},
+  {{x:[1,2,3], y:[3,2,1], name:'another'}}],
+  {{title:{{text:'a title under the legend'}}, height:300, width:600, margin:{{l:0, r:0, t:30, b:0}},
+   yaxis:{{tickvals:[1, 2], ticktext:['a tick label far too long for a zero margin', 'b']}},
+   legend:{{x:0, y:1.2, xanchor:'left', yanchor:'top', orientation:'h'}}}});
+</script></body></html>"""
+
+
+def test_layout_checker_finds_each_problem_on_a_broken_page(browser, tmp_path):
+    """The checker fails a page built to break: a block wider than the screen, a table cut by a container
+    that clips it, a tick label drawn outside its figure, a legend over the title and a crushed plot area."""
+    from pagelayout import layout_problems
+    from plotly.offline import get_plotlyjs
+
+    path = tmp_path / "broken.html"
+    path.write_text(BROKEN.format(plotly=get_plotlyjs(), row="x " * 200), encoding="utf-8")
+    page = _open(browser, path, WIDTHS["phone"])
+    found = layout_problems(page)
+    fine = layout_problems(page, min_plot_height=10)
+    page.close()
+    text = "\n".join(found)
+    assert "the document is 2000px wide in a 390px viewport" in text, text
+    assert '<div#wide> "a block wider than any screen" spans 0–2000px, beyond the 390px viewport' in text, text
+    assert any(p.startswith('<table#cut>') and "hidden or scrolled" in p for p in found), text
+    assert any('text "a tick label far too long' in p and "is clipped" in p for p in found), text
+    assert any("the legend overlaps" in p for p in found), text
+    assert any("its plot area is" in p and "(minimum 160px)" in p for p in found), text
+    assert not any("its plot area is" in p for p in fine)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_has_no_layout_problem_at_desktop_and_phone_widths(reports, browser, name):
+    """No overflow, no cut table, no clipped plot label, no legend over a title and no crushed plot area,
+    at 1280 and at 390 px (``tests/pagelayout.py``)."""
+    from pagelayout import layout_problems
+
+    problems = []
+    for label, width in WIDTHS.items():
+        page = _open(browser, reports[name], width)
+        problems += [f"{label}: {p}" for p in layout_problems(page)]
+        page.close()
+    assert problems == [], "\n".join(problems)

@@ -13,7 +13,7 @@ import pandas as pd
 from judgeaudit.analyses.excess import coverage_note
 from judgeaudit.analyses.validity import SLOT_ORDER, ValidityResult
 from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, CONTROL_SLOTS, axis_of
-from judgeaudit.report.html import Section, esc, figure_html, table_html
+from judgeaudit.report.html import Headline, Section, esc, figure_html, legend_below, table_html
 
 NOT_VERIFIED = "directions are author-intended and not human-verified"
 EXTENSION_NOTE = ("R⁺, the wrong-way rate and R_excess (R − (1 − S), cross-fitted τ) are judgeaudit's own "
@@ -73,6 +73,7 @@ def _plane(result: ValidityResult) -> str:
     fig.add_trace(go.Scatter(x=[0, 1], y=[1, 0], mode="lines", line={"dash": "dash", "color": "#999"},
                              name="S + R = 1", hoverinfo="name"))
     fig.add_trace(go.Scatter(x=[1, 0], y=[0, 1], mode="markers+text", name="degenerate corners",
+                             cliponaxis=False,
                              text=["constant (1, 0)", "flip (0, 1)"], textposition=["top left", "bottom right"],
                              marker={"symbol": "x", "size": 12, "color": "#555"}))
     fig.add_shape(type="line", x0=result.s_floor, x1=result.s_floor, y0=0, y1=1,
@@ -87,26 +88,32 @@ def _plane(result: ValidityResult) -> str:
         if pts:
             fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="markers",
                                      marker={"size": 6, "color": color, "opacity": 0.45},
-                                     name=f"{j.judge_id}: attained", legendgroup=j.judge_id,
+                                     name=f"{j.judge_id}: attained", legendgroup=j.judge_id, showlegend=False,
                                      text=[f"τ = {p[2]:g}" for p in pts],
                                      hovertemplate="S %{x:.3f}, R %{y:.3f}, %{text}<extra></extra>"))
         if len(hull) > 1:
             fig.add_trace(go.Scatter(x=[p[0] for p in hull], y=[p[1] for p in hull], mode="lines",
                                      line={"color": color, "width": 2}, name=f"{j.judge_id}: frontier",
-                                     legendgroup=j.judge_id, hoverinfo="skip"))
+                                     legendgroup=j.judge_id, showlegend=False, hoverinfo="skip"))
         if s["S"] is not None and s["R"] is not None:
             label = j.judge_id + ("" if s["interpretable"] else " (uninterpretable)")
-            fig.add_trace(go.Scatter(x=[s["S"]], y=[s["R"]], mode="markers", name=f"{label}: operating point",
-                                     legendgroup=j.judge_id,
+            err = {}
+            for axis, key in (("x", "S"), ("y", "R")):
+                ci = s.get(f"{key}_ci")
+                if ci and ci[0] is not None and ci[1] is not None:
+                    err[f"error_{axis}"] = {"type": "data", "symmetric": False, "array": [ci[1] - s[key]],
+                                            "arrayminus": [s[key] - ci[0]], "color": color, "thickness": 1.5,
+                                            "width": 6, "visible": True}
+            fig.add_trace(go.Scatter(x=[s["S"]], y=[s["R"]], mode="markers", name=label,
+                                     legendgroup=j.judge_id, **err,
                                      marker={"symbol": "circle-open", "size": 18, "color": color,
                                              "line": {"width": 3}},
                                      hovertemplate=f"{esc(j.judge_id)}<br>τ = {s['tau']:g}<br>S %{{x:.3f}}, "
                                                    "R %{y:.3f}<extra></extra>"))
-    fig.update_layout(xaxis={"title": "S (invariance: control edits that leave the verdict put)",
-                             "range": [-0.03, 1.05]},
-                      yaxis={"title": "R (sensitivity: construct edits that move the verdict)",
-                             "range": [-0.03, 1.08]},
-                      height=560, template="plotly_white", legend={"font": {"size": 10}})
+    fig.update_layout(xaxis={"title": "S (control edits that leave the verdict put)", "range": [-0.03, 1.05]},
+                      yaxis={"title": "R (construct edits that move it)", "range": [-0.03, 1.08]},
+                      template="plotly_white")
+    legend_below(fig, entries=2 + len(result.judges), height=520)
     return figure_html(fig)
 
 
@@ -133,9 +140,10 @@ def _slot_bars(result: ValidityResult) -> str:
                              error_y={"type": "data", "array": hi, "arrayminus": lo, "visible": True}))
     fig.add_vrect(x0=len(CONSTRUCT_SLOTS) - 0.5, x1=len(cats) - 0.5, fillcolor="#eee", opacity=0.5,
                   line_width=0, annotation_text="control arm: should not flip", annotation_position="top left")
-    fig.update_layout(barmode="group", template="plotly_white", height=460,
-                      yaxis={"title": "flip rate at the matched-invariance τ", "range": [0, 1.05]},
-                      xaxis={"tickangle": -35})
+    fig.update_layout(barmode="group", template="plotly_white",
+                      yaxis={"title": "flip rate at matched τ", "range": [0, 1.05]},
+                      xaxis={"tickangle": -35, "automargin": True})
+    legend_below(fig, entries=len(result.judges), height=480)
     return figure_html(fig)
 
 
@@ -242,7 +250,8 @@ def validity_sections(result: ValidityResult) -> list[Section]:
     plane = Section("Validity profile: the (S, R) plane",
                     note + _plane(result) + "<p class='note'>Lines are each judge's monotone hull (best R at "
                     "that S or stricter); dots are attained thresholds; the ring is the matched-invariance "
-                    "operating point. A judge at (1, 0) never moves; one at (0, 1) moves on anything.</p>",
+                    f"operating point, its bars the {result.level:.0%} intervals of S (across) and R (up). "
+                    "A judge at (1, 0) never moves; one at (0, 1) moves on anything.</p>",
                     banners)
     bars = Section("Per-slot sensitivity at matched invariance",
                    _slot_bars(result) + "<p class='note'>A construct-slot bar near the control bar is a judge "
