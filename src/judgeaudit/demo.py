@@ -169,10 +169,10 @@ def _world_step(out: Path, n_boot: int, slices: Slices) -> Step:
     spec = world_set(slices.world_rows)
 
     def run() -> list[Section]:
-        return world_sections(run_world_cmd(spec, WORLD_JUDGES, list(WORLD_ARMS), out=out / "world",
-                                            store=out / "calls.sqlite", votes=1, n_boot=n_boot,
-                                            split=WORLD_SPLIT, temperature=WORLD_TEMPERATURE,
-                                            progress=False).result)
+        run = run_world_cmd(spec, WORLD_JUDGES, list(WORLD_ARMS), out=out / "world", store=out / "calls.sqlite",
+                            votes=1, n_boot=n_boot, split=WORLD_SPLIT, temperature=WORLD_TEMPERATURE,
+                            progress=False)
+        return world_sections(run.result, run.decisions, run.verdicts)
 
     # the world command's judge: its label votes sampled at the command's temperature (so its call keys)
     judge = build_judges(sampled_specs([EMBEDDED], WORLD_TEMPERATURE))[0]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -244,7 +245,7 @@ def test_world_page_opens_with_the_paired_gain_its_interval_and_test(reports, br
     title, text = _first_section(browser, reports["world"])
     result = json.loads((reports["world"].parent / "result.json").read_text())
     gain = next(p for p in result["paired"] if p["metric"] == "balanced_accuracy" and p["b"] == "informed")
-    assert title == "Key finding"
+    assert title.splitlines()[-1] == "Key finding" and title.startswith("world · tiny:x"), title
     lo, hi = gain["ci"]
     assert f"gain {gain['gain']:+.3f} [{lo:.3f}, {hi:.3f}]" in text, text
     assert "McNemar p = " in text, text
@@ -258,7 +259,7 @@ def test_factorial_page_shows_its_finding_and_shapley_chart_before_the_tables(re
         return [...document.querySelectorAll('tr')].filter(
             r => r.compareDocumentPosition(chart) & Node.DOCUMENT_POSITION_FOLLOWING).length; }""")
     page.close()
-    assert title == "Key finding"
+    assert title.splitlines()[-1] == "Key finding"
     assert rows_before_chart <= 12, f"{rows_before_chart} table rows before the Shapley chart"
 
 
@@ -352,3 +353,64 @@ def test_every_page_has_no_layout_problem_at_desktop_and_phone_widths(reports, b
         problems += [f"{label}: {p}" for p in layout_problems(page)]
         page.close()
     assert problems == [], "\n".join(problems)
+
+
+def test_a_page_opens_on_its_summary_then_its_contents_and_every_section_names_its_analysis(reports, browser):
+    page = _open(browser, reports["validity"], WIDTHS["desktop"])
+    seen = page.evaluate("""() => ({
+        first: document.querySelector('section').id,
+        tocAfter: !!(document.querySelector('#summary').compareDocumentPosition(document.querySelector('nav.toc'))
+                     & Node.DOCUMENT_POSITION_FOLLOWING),
+        links: [...document.querySelectorAll('nav.toc a')].map(a => a.getAttribute('href')),
+        ids: [...document.querySelectorAll('section')].map(s => s.id).filter(i => i !== 'summary'),
+        of: [...document.querySelectorAll('section h2')].filter(h => h.closest('section').id !== 'summary')
+              .map(h => (h.querySelector('.of') || {}).innerText || ''),
+        summary: [...document.querySelectorAll('#summary tbody tr')].map(r => [...r.cells].map(c => c.innerText))})""")
+    page.close()
+    result = json.loads((reports["validity"].parent / "result.json").read_text())
+    assert seen["first"] == "summary" and seen["tocAfter"]
+    assert seen["links"] == ["#" + i for i in seen["ids"]]
+    assert all(o.startswith("validity · ") for o in seen["of"]), seen["of"]
+    for judge, s in result["judges"].items():
+        row = next(r for r in seen["summary"] if r[0] == judge and r[2].startswith("S, R"))
+        assert f"S {s['S']:.3f} [{s['S_ci'][0]:.3f}, {s['S_ci'][1]:.3f}]" in row[3], row
+
+
+def test_the_probes_behind_the_validity_numbers_page_and_filter_in_the_browser(reports, browser):
+    """The validity page's units table shows 20 rows at a time of every judge × probe; filtering to one
+    judge's construct edits it did not move on leaves exactly those rows, as verdicts and result.json say."""
+    page = _open(browser, reports["validity"], WIDTHS["desktop"])
+    box = page.locator(".units").first
+    total = len(json.loads(box.locator("script").inner_text())["rows"])
+    first = box.locator("tbody tr").count()
+    box.locator("select.f").nth(0).select_option("reference:length")
+    box.locator("select.f").nth(2).select_option("did not move")
+    shown = box.locator(".info").inner_text()
+    cells = box.locator("tbody tr").evaluate_all("rs => rs.map(r => [...r.cells].map(c => c.innerText))")
+    page.close()
+    probes = [json.loads(x) for x in (reports["validity"].parent.parent / "probes.jsonl").read_text().splitlines()]
+    assert total == 2 * len(probes) and first == 20
+    assert cells and all(c[0] == "reference:length" and c[2] == "construct" and c[7] == "did not move" for c in cells)
+    n = int(re.search(r"of (\d+) \(filtered", shown).group(1))
+    assert len(cells) == min(n, 20), shown
+
+
+def test_a_10000_unit_table_stays_light(browser, tmp_path):
+    """10,000 units of 300-character texts: the page holds them as JSON (bytes stated) and its document
+    draws 20 rows; the last page is reached with "next"."""
+    from judgeaudit.report.html import Section, units_html, write_page
+
+    n = 10_000
+    df = pd.DataFrame({"judge": [f"j{i % 3}" for i in range(n)], "probe": [f"p{i}" for i in range(n)],
+                       "outcome": ["did not move", "moved the wrong way"] * (n // 2),
+                       "edited text": ["w" * 300] * n, "reply": ["r" * 300] * n})
+    path = write_page(tmp_path / "units.html", "units", [Section("Units", units_html(df, caption="c",
+                                                                                     filters=("outcome",)))])
+    size = path.stat().st_size
+    page = _open(browser, path, WIDTHS["phone"])
+    rows = page.locator("tbody tr").count()
+    page.locator("select.f").select_option("moved the wrong way")
+    info = page.locator(".info").inner_text()
+    page.close()
+    assert rows == 20 and info == "rows 1–20 of 5000 (filtered from 10000)"
+    assert 6_000_000 < size < 7_000_000, size       # 10,000 × ~650 bytes of JSON, no plotly.js

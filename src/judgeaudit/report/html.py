@@ -36,6 +36,7 @@ table.cards td::before{content:attr(data-label);display:block;font-size:.8em;col
 .banner{background:#fff4e5;border-left:4px solid #f0a020;padding:.6em 1em;margin:1em 0}
 .banner.bad{background:#fdecea;border-color:#d9534f}
 .note{color:#555;font-size:.9em}
+pre{white-space:pre-wrap;overflow-wrap:anywhere}
 nav.toc{columns:2 18em;font-size:.92em;background:#fafafa;border:1px solid #eee;padding:.6em 1em}
 nav.toc ul{margin:.2em 0 .6em;padding-left:1.2em}
 nav.toc li,nav.toc div{break-inside:avoid}
@@ -67,7 +68,7 @@ _SCRIPT = """
 
 _UNITS_SCRIPT = """
 (function(){
-  var PAGE=50;
+  var PAGE=20;
   function esc(s){return String(s).replace(/[&<>"']/g,function(c){return {'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#39;'}[c];});}
   function setup(box){
     var data=JSON.parse(box.querySelector('script[type="application/json"]').textContent);
@@ -98,7 +99,7 @@ _UNITS_SCRIPT = """
   document.addEventListener('DOMContentLoaded',function(){document.querySelectorAll('.units').forEach(setup);});
 })();
 """
-"""Pages a ``units_html`` table client-side (50 rows at a time) with a text filter and one selector per
+"""Pages a ``units_html`` table client-side (20 rows at a time) with a text filter and one selector per
 categorical column: the page holds the rows as JSON and the document only the rows shown."""
 
 _PAGE = _ENV.from_string("""<!doctype html>
@@ -285,7 +286,7 @@ def render_page(title: str, sections: list[Section], *, subtitle: str | None = N
 
 
 def units_html(df: pd.DataFrame, *, caption: str, filters: tuple[str, ...] = (), max_chars: int = 400) -> str:
-    """A browsable table of an analysis's units: the rows as JSON in the page, shown 50 at a time with a
+    """A browsable table of an analysis's units: the rows as JSON in the page, shown 20 at a time with a
     text filter over every column and a selector for each column of ``filters``. Texts longer than
     ``max_chars`` are cut (marked "…"); the full rows are in the run's files, which ``caption`` names."""
     import json
