@@ -189,11 +189,12 @@ def _loop_step(out: Path, n_boot: int, slices: Slices) -> Step:
 
     def run() -> list[Section]:
         if slices.loop_items is None:
-            return loop_sections(DEFAULT_RUNS["loop"].run([EMBEDDED], out / "loop", out / "calls.sqlite", n_boot))
+            return loop_sections(DEFAULT_RUNS["loop"].run([EMBEDDED], out / "loop", out / "calls.sqlite", n_boot),
+                                 folder=out / "loop")
         return loop_sections(run_loop_command(task="ifeval", data=DATA / "ifeval", initial="shipped",
                                               responder=local, judge=local, regulators=list(LOOP_REGULATORS),
                                               out=out / "loop", store=out / "calls.sqlite", rounds=1, votes=1,
-                                              bootstrap=n_boot, max_items=slices.loop_items))
+                                              bootstrap=n_boot, max_items=slices.loop_items), folder=out / "loop")
 
     return Step("loop", [local], lambda: loop_requests(slices.loop_items), run)
 

@@ -86,3 +86,22 @@ def test_rounds_are_drawn_on_an_axis_of_whole_rounds():
     spec = json.loads(re.search(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*(\[.*?\]),\s*(\{.*?\}),\s*\{\"displaylogo\"",
                                 body, re.S).group(2))
     assert spec["xaxis"]["dtick"] == 1 and spec["xaxis"]["tick0"] == 0, spec["xaxis"]
+
+
+def test_the_constraints_behind_the_net_read_each_units_outcome_and_the_report_on_it(tmp_path):
+    import pandas as pd
+
+    from judgeaudit.report.loop import unit_frame, units_section
+
+    pd.DataFrame({"regulator": ["score", "score", "blind"], "round": [1, 1, 1], "item_id": ["1", "2", "1"],
+                  "unit": ["0:a", "0:b", "0:a"], "pass_initial": [False, True, False], "pass_start": [False, True, False],
+                  "pass_end": [True, False, False], "loose_initial": False, "loose_end": False,
+                  "flagged": [True, False, True], "acted": True}).to_parquet(tmp_path / "units.parquet")
+    (tmp_path / "complaints.jsonl").write_text(
+        json.dumps({"regulator": "blind", "round": 1, "item_id": "1", "text": "uses a comma", "correct": True}) + "\n")
+    df = unit_frame(tmp_path)
+    assert df["outcome"].tolist() == ["fixed", "broken", "still failing"]
+    assert df["report on this response"].tolist()[2] == "uses a comma [names a failing constraint]"
+    assert df["report on this response"].isna().tolist()[:2] == [True, True]
+    sec = units_section(tmp_path)
+    assert sec is not None and '"rows":[["score",1,"1","0:a","fixed","yes","yes",null]' in sec.body

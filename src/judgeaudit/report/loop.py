@@ -114,8 +114,9 @@ def _figures(result: dict[str, Any]) -> tuple[str, str]:
     return ("" if fig is None else figure_html(fig)), figure_html(fig2)
 
 
-def loop_sections(result: dict[str, Any]) -> list[Section]:
-    """The loop report's sections: net per regulator, pass rate by round, arm differences, keywords."""
+def loop_sections(result: dict[str, Any], folder: str | Path | None = None) -> list[Section]:
+    """The loop report's sections: net per regulator, pass rate by round, arm differences, keywords, and
+    (given the run's folder) the constraints behind the numbers."""
     b = result["before"]
     f1, f2 = _figures(result)
     bad = {n for n, r in result["regulators"].items() if not _usable(r)}
@@ -141,6 +142,9 @@ def loop_sections(result: dict[str, Any]) -> list[Section]:
                 + f"<p>{esc(rho_sentence(result))}</p>"),
         Section("Keyword table (free text → constraint ids)", table_html(kw)),
     ]
+    units = units_section(folder) if folder is not None else None
+    if units is not None:
+        sections.append(units)
     of_analysis(sections, f"loop · {result['task']}")
     return sections
 
@@ -181,5 +185,54 @@ def headlines(result: dict[str, Any]) -> list[Headline]:
     return out
 
 
+def unit_frame(folder: str | Path) -> pd.DataFrame:
+    """One row per regulator, round, response and constraint of a loop run's folder (``units.parquet``):
+    passed initially and at the round's end, flagged by the regulator's report, acted on, the outcome
+    (fixed, broken, still failing, still passing) and the report's complaints on that response
+    (``complaints.jsonl``: their text, and whether each names a failing constraint)."""
+    folder = Path(folder)
+    units = pd.read_parquet(folder / "units.parquet")
+    said: dict[tuple[str, int, str], list[str]] = {}
+    path = folder / "complaints.jsonl"
+    if path.exists():
+        import json
+
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                c = json.loads(line)
+                mark = "" if c.get("correct") is None else (" [names a failing constraint]" if c["correct"]
+                                                            else " [names no failing constraint]")
+                said.setdefault((c["regulator"], int(c["round"]), str(c["item_id"])), []).append(
+                    f"{c.get('text')}{mark}")
+
+    def outcome(r) -> str:
+        if r.pass_initial == r.pass_end:
+            return "still passing" if r.pass_end else "still failing"
+        return "fixed" if r.pass_end else "broken"
+
+    return pd.DataFrame([{"regulator": r.regulator, "round": int(r.round), "response": r.item_id,
+                          "constraint": r.unit, "outcome": outcome(r), "flagged": bool(r.flagged),
+                          "acted on": bool(r.acted),
+                          "report on this response": " | ".join(said.get((r.regulator, int(r.round), str(r.item_id)),
+                                                                         [])) or None}
+                         for r in units.itertuples(index=False)])
+
+
+def units_section(folder: str | Path) -> Section | None:
+    """The constraints behind the net, browsable and filterable (e.g. the constraints a regulator broke)."""
+    from judgeaudit.report.html import units_html
+
+    if not (Path(folder) / "units.parquet").exists():
+        return None
+    df = unit_frame(folder)
+    return Section("The constraints behind the numbers", units_html(
+        df, filters=("regulator", "round", "outcome", "flagged"),
+        caption=f"{len(df)} regulator × round × response × constraint rows: whether the constraint passed "
+                "initially and after the round's revision (fixed, broken, still failing, still passing), whether "
+                "the regulator's report flagged it, and that report's complaints on the response. Texts are cut "
+                "at 400 characters; in full in this run's units.parquet, complaints.jsonl and outputs.jsonl."))
+
+
 def write_report(result: dict[str, Any], out: str | Path) -> Path:
-    return write_page(Path(out) / "report.html", f"judgeaudit loop: {result['task']}", loop_sections(result))
+    secs = loop_sections(result, folder=out)
+    return write_page(Path(out) / "report.html", f"judgeaudit loop: {result['task']}", secs)
