@@ -235,7 +235,7 @@ def test_every_page_reads_at_desktop_and_phone_widths(reports, browser, name):
 
 def _first_section(browser, path: Path) -> tuple[str, str]:
     page = _open(browser, path, WIDTHS["desktop"])
-    first = page.locator("section").first
+    first = page.locator("section:not(#summary)").first
     title, text = first.locator("h2").inner_text(), first.inner_text()
     page.close()
     return title, text
@@ -253,7 +253,7 @@ def test_world_page_opens_with_the_paired_gain_its_interval_and_test(reports, br
 
 def test_factorial_page_shows_its_finding_and_shapley_chart_before_the_tables(reports, browser):
     page = _open(browser, reports["factorial"], WIDTHS["desktop"])
-    title = page.locator("section h2").first.inner_text()
+    title = page.locator("section:not(#summary) h2").first.inner_text()
     rows_before_chart = page.evaluate("""() => {
         const chart = document.querySelector('.js-plotly-plot');
         return [...document.querySelectorAll('tr')].filter(
@@ -309,11 +309,11 @@ BROKEN = """<!doctype html><html><head><meta name="viewport" content="width=devi
 <script>{plotly}</script></head><body style="margin:0">
 <div id="wide" style="width:2000px;background:#eee">a block wider than any screen</div>
 <div style="overflow-x:hidden;width:300px"><table id="cut"><tr><td style="white-space:nowrap">{row}</td></tr></table></div>
-<div id="p1" style="width:600px;height:300px"></div>
+<div id="p1" style="width:600px;height:150px"></div>
 <script>
 Plotly.newPlot('p1', [{{x:[1,2,3], y:[1,2,3], name:'a legend entry named at some length'}},
   {{x:[1,2,3], y:[3,2,1], name:'another'}}],
-  {{title:{{text:'a title under the legend'}}, height:300, width:600, margin:{{l:0, r:0, t:30, b:0}},
+  {{title:{{text:'a title under the legend'}}, height:150, width:600, margin:{{l:0, r:0, t:30, b:0}},
    yaxis:{{tickvals:[1, 2], ticktext:['a tick label far too long for a zero margin', 'b']}},
    legend:{{x:0, y:1.2, xanchor:'left', yanchor:'top', orientation:'h'}}}});
 </script></body></html>"""

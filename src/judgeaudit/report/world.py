@@ -158,11 +158,21 @@ def paired_figure(result: dict, metric: str = "balanced_accuracy"):
     fig = go.Figure()
     for p in rows:
         y = f"{p['judge']}: {p['a']} → {p['b']}"
+        lo, hi = [], []
+        for arm, v in ((p["a"], p["a_value"]), (p["b"], p["b_value"])):
+            a = result["judges"].get(p["judge"], {}).get("arms", {}).get(arm, {})
+            ci = (a.get("ci") or {}).get(metric) if a.get("unit") == p.get("unit") and not p.get("matcher") else None
+            ok = ci and ci[0] is not None and ci[1] is not None and v is not None
+            lo.append(v - ci[0] if ok else None)
+            hi.append(ci[1] - v if ok else None)
         fig.add_trace(go.Scatter(x=[p["a_value"], p["b_value"]], y=[y, y], mode="lines+markers",
                                  marker={"size": [8, 12], "symbol": ["circle-open", "circle"]},
+                                 error_x={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo,
+                                          "visible": True, "width": 4},
                                  showlegend=False, hovertext=[p["a"], p["b"]]))
-    fig.update_layout(xaxis_title=metric.replace("_", " "), height=120 + 40 * len(rows),
-                      margin={"l": 260, "r": 20, "t": 20, "b": 40})
+    fig.update_layout(xaxis_title=metric.replace("_", " "),
+                      height=220 + 50 * len(rows), margin={"r": 20, "t": 20, "b": 40},
+                      yaxis={"automargin": True}, template="plotly_white")
     return fig
 
 
@@ -313,7 +323,9 @@ def _world_sections(result: dict) -> list[Section]:
                    "category the corpus does not place are counted apart. Intervals (bootstrap over answers, "
                    "Wilson) are in result.json.")
     if result["paired"]:
-        body = figure_html(paired_figure(result)) + _tab(paired_table(result))
+        body = (figure_html(paired_figure(result)) + "<p class='note'>Each line joins a judge's balanced accuracy "
+                "in the first arm (open) to the other arm (filled); the bars are each arm's 95% bootstrap "
+                "interval over answers.</p>" + _tab(paired_table(result)))
         secs.append(Section("Paired gains against the first arm", body, banners=[
             "Same answers in both arms; gains with a bootstrap over answers (never segments); McNemar exact on "
             "the paired 2×2 table of the metric's own stratum: recall on the defective units, specificity and "
