@@ -68,7 +68,7 @@ _SCRIPT = """
 
 _UNITS_SCRIPT = """
 (function(){
-  var PAGE=20;
+  var PAGE=window.innerWidth<700?5:20;
   function esc(s){return String(s).replace(/[&<>"']/g,function(c){return {'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#39;'}[c];});}
   function setup(box){
     var data=JSON.parse(box.querySelector('script[type="application/json"]').textContent);
@@ -99,7 +99,7 @@ _UNITS_SCRIPT = """
   document.addEventListener('DOMContentLoaded',function(){document.querySelectorAll('.units').forEach(setup);});
 })();
 """
-"""Pages a ``units_html`` table client-side (20 rows at a time) with a text filter and one selector per
+"""Pages a ``units_html`` table client-side (20 rows at a time, 5 below 700 px) with a text filter and one selector per
 categorical column: the page holds the rows as JSON and the document only the rows shown."""
 
 _PAGE = _ENV.from_string("""<!doctype html>
@@ -286,7 +286,7 @@ def render_page(title: str, sections: list[Section], *, subtitle: str | None = N
 
 
 def units_html(df: pd.DataFrame, *, caption: str, filters: tuple[str, ...] = (), max_chars: int = 400) -> str:
-    """A browsable table of an analysis's units: the rows as JSON in the page, shown 20 at a time with a
+    """A browsable table of an analysis's units: the rows as JSON in the page, shown 20 at a time (5 on a phone's width) with a
     text filter over every column and a selector for each column of ``filters``. Texts longer than
     ``max_chars`` are cut (marked "…"); the full rows are in the run's files, which ``caption`` names."""
     import json

@@ -276,7 +276,17 @@ def world_sections(result: dict, decisions: pd.DataFrame | None = None,
     if secs:
         secs[0].headlines = headlines(result)
     what = "world factorial" if result.get("factorial") else "world"
-    return of_analysis(secs, f"{what} · {prov.get('set')}, form {result['form']}")
+    return of_analysis(secs, f"{what} · {_set_name(str(prov.get('set')))}, form {result['form']}")
+
+
+def _set_name(spec: str) -> str:
+    """A set spec without the folders of its path (``halueval:/a/b/halueval?part=qa`` → ``halueval:halueval?part=qa``):
+    a page names the set, not the machine it ran on."""
+    kind, sep, rest = spec.partition(":")
+    if not sep or "/" not in rest:
+        return spec
+    path, q, query = rest.partition("?")
+    return f"{kind}:{path.rstrip('/').rsplit('/', 1)[-1]}{q}{query}"
 
 
 def _world_sections(result: dict) -> list[Section]:
