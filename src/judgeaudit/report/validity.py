@@ -362,7 +362,7 @@ def headlines(result: ValidityResult) -> list[Headline]:
             continue
         status = ("interpretable: S clears the floor" if s["interpretable"] else
                   f"uninterpretable: no threshold reaches S ≥ {result.s_floor}, so R is no evidence of sensitivity")
-        out.append(Headline(j.judge_id, f"S, R at τ = {s['tau']:g}",
+        out.append(Headline(j.judge_id, f"S, R at τ = {s['tau']:.3g}",
                             f"S {_with_ci(s['S'], s['S_ci'])}; R {_with_ci(s['R'], s['R_ci'])}", status))
         ex, ci = s.get("R_excess"), s.get("R_excess_ci")
         if ex is not None and ci and ci[0] is not None:
