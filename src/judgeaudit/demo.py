@@ -169,9 +169,9 @@ def _world_step(out: Path, n_boot: int, slices: Slices) -> Step:
     spec = world_set(slices.world_rows)
 
     def run() -> list[Section]:
-        return world_sections(run_world_cmd(spec, WORLD_JUDGES, list(WORLD_ARMS), out=out / "world",
-                                            store=out / "calls.sqlite", votes=1, n_boot=n_boot,
-                                            split=WORLD_SPLIT, temperature=WORLD_TEMPERATURE).result)
+        run = run_world_cmd(spec, WORLD_JUDGES, list(WORLD_ARMS), out=out / "world", store=out / "calls.sqlite",
+                            votes=1, n_boot=n_boot, split=WORLD_SPLIT, temperature=WORLD_TEMPERATURE)
+        return world_sections(run.result, run.decisions, run.verdicts)
 
     # the world command's judge: its label votes sampled at the command's temperature (so its call keys)
     judge = build_judges(sampled_specs([EMBEDDED], WORLD_TEMPERATURE))[0]
@@ -188,11 +188,12 @@ def _loop_step(out: Path, n_boot: int, slices: Slices) -> Step:
 
     def run() -> list[Section]:
         if slices.loop_items is None:
-            return loop_sections(DEFAULT_RUNS["loop"].run([EMBEDDED], out / "loop", out / "calls.sqlite", n_boot))
+            return loop_sections(DEFAULT_RUNS["loop"].run([EMBEDDED], out / "loop", out / "calls.sqlite", n_boot),
+                                 folder=out / "loop")
         return loop_sections(run_loop_command(task="ifeval", data=DATA / "ifeval", initial="shipped",
                                               responder=local, judge=local, regulators=list(LOOP_REGULATORS),
                                               out=out / "loop", store=out / "calls.sqlite", rounds=1, votes=1,
-                                              bootstrap=n_boot, max_items=slices.loop_items))
+                                              bootstrap=n_boot, max_items=slices.loop_items), folder=out / "loop")
 
     return Step("loop", [local], lambda: loop_requests(slices.loop_items), run)
 

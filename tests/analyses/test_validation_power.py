@@ -628,11 +628,16 @@ def test_transfer_is_admitted_by_label_origin_as_in_section_5_4():
                                     set_meta={"rb": {"label_origin": "pair role"}})
     t = next(t for t in one.transfer if (t.source, t.target) == ("rb", "rmb"))
     assert not t.admitted and "declared for one set only" in t.reason
-    # the report counts them as §5.4 does and lists every refusal's reason
-    from judgeaudit.report.validation_power import transfer_frame, transfer_sentence
+    # the report counts them as §5.4 does, lists the admitted pairs and groups the refusals by their reason
+    from judgeaudit.report.validation_power import refusal_frame, transfer_frame, transfer_sentence
 
     assert transfer_sentence(res) == "paired mode: 2 of 6 ordered set pairs admitted."
-    assert transfer_frame(res)["admitted"].str.startswith("no (label origins differ").sum() == 4
+    assert sorted(zip(transfer_frame(res)["source"], transfer_frame(res)["target"])) == [("rb", "rmb"), ("rmb", "rb")]
+    refused = refusal_frame(res)
+    assert refused["ordered pairs"].sum() == 4 and refused["reason not admitted"].str.startswith(
+        "label origins differ (").all()
+    assert sorted(p for ps in refused["pairs"] for p in ps.split("; ")) == sorted(
+        f"{a} → {b}" for a, b in (("rb", "mt"), ("mt", "rb"), ("rmb", "mt"), ("mt", "rmb")))
 
 
 def test_balanced_sample_weights_are_scikit_learns():

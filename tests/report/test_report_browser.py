@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -234,7 +235,7 @@ def test_every_page_reads_at_desktop_and_phone_widths(reports, browser, name):
 
 def _first_section(browser, path: Path) -> tuple[str, str]:
     page = _open(browser, path, WIDTHS["desktop"])
-    first = page.locator("section").first
+    first = page.locator("section:not(#summary)").first
     title, text = first.locator("h2").inner_text(), first.inner_text()
     page.close()
     return title, text
@@ -244,7 +245,7 @@ def test_world_page_opens_with_the_paired_gain_its_interval_and_test(reports, br
     title, text = _first_section(browser, reports["world"])
     result = json.loads((reports["world"].parent / "result.json").read_text())
     gain = next(p for p in result["paired"] if p["metric"] == "balanced_accuracy" and p["b"] == "informed")
-    assert title == "Key finding"
+    assert title.splitlines()[-1] == "Key finding" and title.startswith("world · tiny:x"), title
     lo, hi = gain["ci"]
     assert f"gain {gain['gain']:+.3f} [{lo:.3f}, {hi:.3f}]" in text, text
     assert "McNemar p = " in text, text
@@ -252,13 +253,13 @@ def test_world_page_opens_with_the_paired_gain_its_interval_and_test(reports, br
 
 def test_factorial_page_shows_its_finding_and_shapley_chart_before_the_tables(reports, browser):
     page = _open(browser, reports["factorial"], WIDTHS["desktop"])
-    title = page.locator("section h2").first.inner_text()
+    title = page.locator("section:not(#summary) h2").first.inner_text()
     rows_before_chart = page.evaluate("""() => {
         const chart = document.querySelector('.js-plotly-plot');
         return [...document.querySelectorAll('tr')].filter(
             r => r.compareDocumentPosition(chart) & Node.DOCUMENT_POSITION_FOLLOWING).length; }""")
     page.close()
-    assert title == "Key finding"
+    assert title.splitlines()[-1] == "Key finding"
     assert rows_before_chart <= 12, f"{rows_before_chart} table rows before the Shapley chart"
 
 
@@ -300,3 +301,116 @@ def test_page_size_with_plotly_inline_and_from_the_cdn(reports, browser):
     seen = _look(page)
     page.close()
     assert seen["plots"] >= seen["figures"] >= 1 and cdn_cells == seen["cells"]
+
+
+# ---- the layout checker (tests/pagelayout.py) -------------------------------------------------------------------
+
+BROKEN = """<!doctype html><html><head><meta name="viewport" content="width=device-width, initial-scale=1">
+<script>{plotly}</script></head><body style="margin:0">
+<div id="wide" style="width:2000px;background:#eee">a block wider than any screen</div>
+<div style="overflow-x:hidden;width:300px"><table id="cut"><tr><td style="white-space:nowrap">{row}</td></tr></table></div>
+<div id="p1" style="width:600px;height:150px"></div>
+<script>
+Plotly.newPlot('p1', [{{x:[1,2,3], y:[1,2,3], name:'a legend entry named at some length'}},
+  {{x:[1,2,3], y:[3,2,1], name:'another'}}],
+  {{title:{{text:'a title under the legend'}}, height:150, width:600, margin:{{l:0, r:0, t:30, b:0}},
+   yaxis:{{tickvals:[1, 2], ticktext:['a tick label far too long for a zero margin', 'b']}},
+   legend:{{x:0, y:1.2, xanchor:'left', yanchor:'top', orientation:'h'}}}});
+</script></body></html>"""
+
+
+def test_layout_checker_finds_each_problem_on_a_broken_page(browser, tmp_path):
+    """The checker fails a page built to break: a block wider than the screen, a table cut by a container
+    that clips it, a tick label drawn outside its figure, a legend over the title and a crushed plot area."""
+    from pagelayout import layout_problems
+    from plotly.offline import get_plotlyjs
+
+    path = tmp_path / "broken.html"
+    path.write_text(BROKEN.format(plotly=get_plotlyjs(), row="x " * 200), encoding="utf-8")
+    page = _open(browser, path, WIDTHS["phone"])
+    found = layout_problems(page)
+    fine = layout_problems(page, min_plot_height=10)
+    page.close()
+    text = "\n".join(found)
+    assert "the document is 2000px wide in a 390px viewport" in text, text
+    assert '<div#wide> "a block wider than any screen" spans 0–2000px, beyond the 390px viewport' in text, text
+    assert any(p.startswith('<table#cut>') and "hidden or scrolled" in p for p in found), text
+    assert any('text "a tick label far too long' in p and "is clipped" in p for p in found), text
+    assert any("the legend overlaps" in p for p in found), text
+    assert any("its plot area is" in p and "(minimum 160px)" in p for p in found), text
+    assert not any("its plot area is" in p for p in fine)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_has_no_layout_problem_at_desktop_and_phone_widths(reports, browser, name):
+    """No overflow, no cut table, no clipped plot label, no legend over a title and no crushed plot area,
+    at 1280 and at 390 px (``tests/pagelayout.py``)."""
+    from pagelayout import layout_problems
+
+    problems = []
+    for label, width in WIDTHS.items():
+        page = _open(browser, reports[name], width)
+        problems += [f"{label}: {p}" for p in layout_problems(page)]
+        page.close()
+    assert problems == [], "\n".join(problems)
+
+
+def test_a_page_opens_on_its_summary_then_its_contents_and_every_section_names_its_analysis(reports, browser):
+    page = _open(browser, reports["validity"], WIDTHS["desktop"])
+    seen = page.evaluate("""() => ({
+        first: document.querySelector('section').id,
+        tocAfter: !!(document.querySelector('#summary').compareDocumentPosition(document.querySelector('nav.toc'))
+                     & Node.DOCUMENT_POSITION_FOLLOWING),
+        links: [...document.querySelectorAll('nav.toc a')].map(a => a.getAttribute('href')),
+        ids: [...document.querySelectorAll('section')].map(s => s.id).filter(i => i !== 'summary'),
+        of: [...document.querySelectorAll('section h2')].filter(h => h.closest('section').id !== 'summary')
+              .map(h => (h.querySelector('.of') || {}).innerText || ''),
+        summary: [...document.querySelectorAll('#summary tbody tr')].map(r => [...r.cells].map(c => c.innerText))})""")
+    page.close()
+    result = json.loads((reports["validity"].parent / "result.json").read_text())
+    assert seen["first"] == "summary" and seen["tocAfter"]
+    assert seen["links"] == ["#" + i for i in seen["ids"]]
+    assert all(o.startswith("validity · ") for o in seen["of"]), seen["of"]
+    for judge, s in result["judges"].items():
+        row = next(r for r in seen["summary"] if r[0] == judge and r[2].startswith("S, R"))
+        assert f"S {s['S']:.3f} [{s['S_ci'][0]:.3f}, {s['S_ci'][1]:.3f}]" in row[3], row
+
+
+def test_the_probes_behind_the_validity_numbers_page_and_filter_in_the_browser(reports, browser):
+    """The validity page's units table shows 20 rows at a time of every judge × probe; filtering to one
+    judge's construct edits it did not move on leaves exactly those rows, as verdicts and result.json say."""
+    page = _open(browser, reports["validity"], WIDTHS["desktop"])
+    box = page.locator(".units").first
+    total = len(json.loads(box.locator("script").inner_text())["rows"])
+    first = box.locator("tbody tr").count()
+    box.locator("select.f").nth(0).select_option("reference:length")
+    box.locator("select.f").nth(2).select_option("did not move")
+    shown = box.locator(".info").inner_text()
+    cells = box.locator("tbody tr").evaluate_all("rs => rs.map(r => [...r.cells].map(c => c.innerText))")
+    page.close()
+    probes = [json.loads(x) for x in (reports["validity"].parent.parent / "probes.jsonl").read_text().splitlines()]
+    assert total == 2 * len(probes) and first == 20
+    assert cells and all(c[0] == "reference:length" and c[2] == "construct" and c[7] == "did not move" for c in cells)
+    n = int(re.search(r"of (\d+) \(filtered", shown).group(1))
+    assert len(cells) == min(n, 20), shown
+
+
+def test_a_10000_unit_table_stays_light(browser, tmp_path):
+    """10,000 units of 300-character texts: the page holds them as JSON (bytes stated) and its document
+    draws 5 rows at a phone's width (20 at a desktop's)."""
+    from judgeaudit.report.html import Section, units_html, write_page
+
+    n = 10_000
+    df = pd.DataFrame({"judge": [f"j{i % 3}" for i in range(n)], "probe": [f"p{i}" for i in range(n)],
+                       "outcome": ["did not move", "moved the wrong way"] * (n // 2),
+                       "edited text": ["w" * 300] * n, "reply": ["r" * 300] * n})
+    path = write_page(tmp_path / "units.html", "units", [Section("Units", units_html(df, caption="c",
+                                                                                     filters=("outcome",)))])
+    size = path.stat().st_size
+    page = _open(browser, path, WIDTHS["phone"])
+    rows = page.locator("tbody tr").count()
+    page.locator("select.f").select_option("moved the wrong way")
+    info = page.locator(".info").inner_text()
+    page.close()
+    assert rows == 5 and info == "rows 1–5 of 5000 (filtered from 10000)"
+    assert 6_000_000 < size < 7_000_000, size       # 10,000 × ~650 bytes of JSON, no plotly.js

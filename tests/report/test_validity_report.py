@@ -53,7 +53,10 @@ def test_sections_carry_plane_bars_tables_and_banners():
     assert slot_df["n"].tolist() == [24] * 12
     assert judge_table(res).set_index("judge").loc["flip", "status"].startswith("uninterpretable")
     html = render_page("validity", secs)
-    assert html.count("<section") == len(secs)
+    # the sections, after the summary of their headlines (the plane's: each judge's S and R) and the contents
+    assert html.count("<section") == len(secs) + 1 and html.index('id="summary"') < html.index("<nav class=\"toc\"")
+    assert [h.subject for h in secs[0].headlines if h.quantity.startswith("S, R") and h.value != "—"] == [
+        j.judge_id for j in res.judges if j.stats["S"] is not None and not j.stats["single_point"]]
 
 
 def test_human_labels_show_agreement_yield_and_the_excluded_slot():
@@ -96,3 +99,29 @@ def test_direction_table_and_regrade_columns_show_the_result_numbers():
     assert "labels permuted within base items in the construct arm" in secs[0].body
     assert "chosen by the design: 24 of 24 base items in the construct arm carry edits on both axes" in secs[0].body
     assert "τ re-selected in every resample" in secs[0].body
+
+
+def test_the_units_table_reads_each_probe_at_the_judges_tau():
+    """Planted grades at τ = 3: a construct edit the judge did not move on, one moved toward the label, one
+    moved the wrong way, a control edit left put and one moved, and a parse failure."""
+    from types import SimpleNamespace
+
+    from judgeaudit.report.validity import unit_frame
+
+    probes = pd.DataFrame({"probe_id": ["b1-c1", "b1-c2", "b2-c3", "b1-k1", "b2-k2", "b2-c4"],
+                           "base_id": ["b1", "b1", "b2", "b1", "b2", "b2"],
+                           "slot": ["domain_extension"] * 3 + ["reordering"] * 2 + ["domain_extension"],
+                           "intended_direction": ["edited", "edited", "edited", "neither", "neither", "edited"],
+                           "edited": ["e1", "e2", "e3", "k1", "k2", "e4"]})
+    grades = {"b1": 1.0, "b1-c1": 2.0, "b1-c2": 4.0, "b2": 5.0, "b2-c3": 1.0, "b1-k1": 2.0, "b2-k2": 1.0,
+              "b2-c4": None}
+    verdicts = pd.DataFrame({"judge_id": "j", "request_id": list(grades), "epoch": 0,
+                             "score": list(grades.values()), "raw": [f"reply {k}" for k in grades],
+                             "rationale": None, "error": None, "parse_ok": [g is not None for g in grades.values()]})
+    result = SimpleNamespace(judges=[SimpleNamespace(judge_id="j", stats={"tau": 3.0})])
+    df = unit_frame(result, probes, verdicts).set_index("probe")
+    assert df["outcome"].to_dict() == {"b1-c1": "did not move", "b1-c2": "moved toward the label",
+                                       "b2-c3": "moved the wrong way", "b1-k1": "left put",
+                                       "b2-k2": "moved (should not)", "b2-c4": "no usable grade"}
+    assert df.loc["b2-c4", "reply to the edit"] == "parse failure: reply b2-c4"
+    assert df.loc["b1-c2", "edited text"] == "e2" and df.loc["b1-c2", "arm"] == "construct"

@@ -28,6 +28,8 @@ class ValidityRun:
     result: object
     #: judge id -> its ``template`` and ``scale`` records (as in result.json)
     instruments: dict = field(default_factory=dict)
+    #: the verdicts with every grade oriented as the profile read them (higher = more of the defect)
+    oriented: pd.DataFrame | None = None
 
 
 def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, store: Path | None = None,
@@ -61,7 +63,8 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     judges = build_judges(judge_specs, api_base=api_base, template=template)
     verdicts = judge_all(judges, requests, store_path=store or out / "calls.sqlite", concurrency=concurrency)
     scales = {j.id: j.scale for j in judges if j.scale is not None}
-    result = validity_profile(probes, orient(verdicts, scales), s_floor=s_floor, bar=bar, n_boot=n_boot, seed=seed)
+    oriented = orient(verdicts, scales)
+    result = validity_profile(probes, oriented, s_floor=s_floor, bar=bar, n_boot=n_boot, seed=seed)
     payload = {"schema_version": SCHEMA_VERSION, **result.to_dict()}
     for j in judges:   # which template and scale each judge answered on, and who the judge was
         entry = payload["judges"].get(j.id)
@@ -78,15 +81,19 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
         write_parquet(dest / "verdicts.parquet", verdicts)
     instruments = {jid: {k: e.get(k) for k in ("template", "scale")} for jid, e in payload["judges"].items()
                    if e.get("scale") is not None}
-    return ValidityRun(probes, verdicts, result, instruments)
+    return ValidityRun(probes, verdicts, result, instruments, oriented)
 
 
 def sections(run: ValidityRun) -> list:
     """Report sections; their banners say when directions are author-intended, not human-verified."""
+    from judgeaudit.report.html import of_analysis
     from judgeaudit.report.instruments import instrument_section
-    from judgeaudit.report.validity import validity_sections
+    from judgeaudit.report.validity import units_section, validity_sections
 
-    return validity_sections(run.result) + ([instrument_section(run.instruments)] if run.instruments else [])
+    units = [units_section(run.result, run.probes, run.oriented)] if run.oriented is not None else []
+    return of_analysis(validity_sections(run.result) + units
+                       + ([instrument_section(run.instruments)] if run.instruments else []),
+                       f"validity · {run.result.n_probes} probes on {run.result.n_base} base items")
 
 
 def write_report(run: ValidityRun, out: Path, *, echo: Console = console, extra: list | None = None) -> None:

@@ -290,7 +290,8 @@ def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> Non
     from judgeaudit.report.world import world_markdown, world_sections
 
     with output_set(out, "world") as dest:
-        write_page(dest / "report.html", "judgeaudit — what the judge must be shown", world_sections(run.result))
+        write_page(dest / "report.html", "judgeaudit — what the judge must be shown",
+                   world_sections(run.result, run.decisions, run.verdicts))
         (dest / "report.md").write_text(world_markdown(run.result))
     for line in summary_lines(run.result):
         echo.print(line, highlight=False, markup=False, soft_wrap=True)

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analyses.cap import CONDITION_BY_CODE, CONDITION_CODES, MAIN_STATUSES, CapResult, l1_summary
-from judgeaudit.report.html import Section, esc, figure_html, table_html
+from judgeaudit.report.html import Section, esc, figure_html, of_analysis, table_html
 
 _SHORT = {"direct": "Direct", "approx": "Approx.", "augmented": "Aug.", "unavailable": "—"}
 
@@ -278,4 +278,4 @@ def cap_sections(result: CapResult) -> list[Section]:
                                 + table_html(ex)))
     if result.evaluator:
         sections.append(Section("CAP rationale evaluator", "<pre>" + esc(result.evaluator) + "</pre>"))
-    return sections
+    return of_analysis(sections, "conditional accuracy profile (CAP) · " + ", ".join(sets))

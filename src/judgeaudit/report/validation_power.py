@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analyses.validation_power import ValidationPowerResult
-from judgeaudit.report.html import Section, esc, figure_html, table_html
+from judgeaudit.report.html import Section, esc, figure_html, of_analysis, table_html
 
 
 def _is_provenance(result: ValidationPowerResult, name: str) -> bool:
@@ -84,15 +84,36 @@ def length_rules_frame(result: ValidationPowerResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+TRANSFER_MIN_N = 30
+"""Fewest target items a transfer κ is read on: the audit does not resample transfers, and below this a
+κ's sampling spread is too wide for its value to be more than a sign."""
+
+
 def transfer_frame(result: ValidationPowerResult) -> pd.DataFrame:
+    """The admitted transfers: source, target, mode, n and each member's κ (two decimals; no interval is
+    computed for a transfer, and below ``TRANSFER_MIN_N`` target items the row says n is too small)."""
     rows = []
     for t in result.transfer:
-        row: dict[str, Any] = {"source": t.source, "target": t.target, "mode": t.mode,
-                               "admitted": "yes" if t.admitted else f"no ({t.reason})"}
+        if not t.admitted:
+            continue
+        row: dict[str, Any] = {"source": t.source, "target": t.target, "mode": t.mode, "n": t.n}
         for m, s in t.members.items():
-            row[f"{m} κ"] = s["kappa"]
+            k = s.get("kappa")
+            row[f"{m} κ"] = None if k is None or pd.isna(k) else f"{k:.2f}"
+        row["reading"] = (f"n too small (< {TRANSFER_MIN_N}): no interval, read the sign only"
+                          if t.n < TRANSFER_MIN_N else "no interval computed")
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def refusal_frame(result: ValidationPowerResult) -> pd.DataFrame:
+    """The refused transfers grouped by their reason: how many ordered pairs and which."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for t in result.transfer:
+        if not t.admitted:
+            groups.setdefault((t.reason or "no reason given", t.mode), []).append(f"{t.source} → {t.target}")
+    return pd.DataFrame([{"reason not admitted": r, "mode": m, "ordered pairs": len(v), "pairs": "; ".join(v)}
+                         for (r, m), v in sorted(groups.items(), key=lambda kv: -len(kv[1]))])
 
 
 def transfer_sentence(result: ValidationPowerResult) -> str:
@@ -223,9 +244,11 @@ def vp_sections(result: ValidationPowerResult) -> list[Section]:
                            "on the target (same mode); a pair is admitted only where the two label spaces share at "
                            "least two categories, a category being a label value under its label origin (in paired "
                            "mode every set's labels are the sides A/B, which mean different things under different "
-                           "origins; §5.4). Each refusal gives its reason.</p>"
-                           + table_html(transfer_frame(result))))
-    return out
+                           "origins; §5.4). The admitted pairs, then the refused ones grouped by their reason.</p>"
+                           + (table_html(transfer_frame(result)) if any(t.admitted for t in result.transfer)
+                              else "<p>No pair is admitted.</p>")
+                           + table_html(refusal_frame(result))))
+    return of_analysis(out, "validation power · " + ", ".join(result.set_names))
 
 
 def audited_sets_line(result: ValidationPowerResult) -> str:

@@ -13,7 +13,7 @@ import pandas as pd
 from judgeaudit.analyses.excess import coverage_note
 from judgeaudit.analyses.validity import SLOT_ORDER, ValidityResult
 from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, CONTROL_SLOTS, axis_of
-from judgeaudit.report.html import Section, esc, figure_html, table_html
+from judgeaudit.report.html import Headline, Section, esc, figure_html, legend_below, table_html
 
 NOT_VERIFIED = "directions are author-intended and not human-verified"
 EXTENSION_NOTE = ("R⁺, the wrong-way rate and R_excess (R − (1 − S), cross-fitted τ) are judgeaudit's own "
@@ -73,6 +73,7 @@ def _plane(result: ValidityResult) -> str:
     fig.add_trace(go.Scatter(x=[0, 1], y=[1, 0], mode="lines", line={"dash": "dash", "color": "#999"},
                              name="S + R = 1", hoverinfo="name"))
     fig.add_trace(go.Scatter(x=[1, 0], y=[0, 1], mode="markers+text", name="degenerate corners",
+                             cliponaxis=False,
                              text=["constant (1, 0)", "flip (0, 1)"], textposition=["top left", "bottom right"],
                              marker={"symbol": "x", "size": 12, "color": "#555"}))
     fig.add_shape(type="line", x0=result.s_floor, x1=result.s_floor, y0=0, y1=1,
@@ -87,26 +88,32 @@ def _plane(result: ValidityResult) -> str:
         if pts:
             fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="markers",
                                      marker={"size": 6, "color": color, "opacity": 0.45},
-                                     name=f"{j.judge_id}: attained", legendgroup=j.judge_id,
+                                     name=f"{j.judge_id}: attained", legendgroup=j.judge_id, showlegend=False,
                                      text=[f"τ = {p[2]:g}" for p in pts],
                                      hovertemplate="S %{x:.3f}, R %{y:.3f}, %{text}<extra></extra>"))
         if len(hull) > 1:
             fig.add_trace(go.Scatter(x=[p[0] for p in hull], y=[p[1] for p in hull], mode="lines",
                                      line={"color": color, "width": 2}, name=f"{j.judge_id}: frontier",
-                                     legendgroup=j.judge_id, hoverinfo="skip"))
+                                     legendgroup=j.judge_id, showlegend=False, hoverinfo="skip"))
         if s["S"] is not None and s["R"] is not None:
             label = j.judge_id + ("" if s["interpretable"] else " (uninterpretable)")
-            fig.add_trace(go.Scatter(x=[s["S"]], y=[s["R"]], mode="markers", name=f"{label}: operating point",
-                                     legendgroup=j.judge_id,
+            err = {}
+            for axis, key in (("x", "S"), ("y", "R")):
+                ci = s.get(f"{key}_ci")
+                if ci and ci[0] is not None and ci[1] is not None:
+                    err[f"error_{axis}"] = {"type": "data", "symmetric": False, "array": [ci[1] - s[key]],
+                                            "arrayminus": [s[key] - ci[0]], "color": color, "thickness": 1.5,
+                                            "width": 6, "visible": True}
+            fig.add_trace(go.Scatter(x=[s["S"]], y=[s["R"]], mode="markers", name=label,
+                                     legendgroup=j.judge_id, **err,
                                      marker={"symbol": "circle-open", "size": 18, "color": color,
                                              "line": {"width": 3}},
                                      hovertemplate=f"{esc(j.judge_id)}<br>τ = {s['tau']:g}<br>S %{{x:.3f}}, "
                                                    "R %{y:.3f}<extra></extra>"))
-    fig.update_layout(xaxis={"title": "S (invariance: control edits that leave the verdict put)",
-                             "range": [-0.03, 1.05]},
-                      yaxis={"title": "R (sensitivity: construct edits that move the verdict)",
-                             "range": [-0.03, 1.08]},
-                      height=560, template="plotly_white", legend={"font": {"size": 10}})
+    fig.update_layout(xaxis={"title": "S (control edits that leave the verdict put)", "range": [-0.03, 1.05]},
+                      yaxis={"title": "R (construct edits that move it)", "range": [-0.03, 1.08]},
+                      template="plotly_white")
+    legend_below(fig, entries=2 + len(result.judges), height=520)
     return figure_html(fig)
 
 
@@ -133,9 +140,10 @@ def _slot_bars(result: ValidityResult) -> str:
                              error_y={"type": "data", "array": hi, "arrayminus": lo, "visible": True}))
     fig.add_vrect(x0=len(CONSTRUCT_SLOTS) - 0.5, x1=len(cats) - 0.5, fillcolor="#eee", opacity=0.5,
                   line_width=0, annotation_text="control arm: should not flip", annotation_position="top left")
-    fig.update_layout(barmode="group", template="plotly_white", height=460,
-                      yaxis={"title": "flip rate at the matched-invariance τ", "range": [0, 1.05]},
-                      xaxis={"tickangle": -35})
+    fig.update_layout(barmode="group", template="plotly_white",
+                      yaxis={"title": "flip rate at matched τ", "range": [0, 1.05]},
+                      xaxis={"tickangle": -35, "automargin": True})
+    legend_below(fig, entries=len(result.judges), height=480)
     return figure_html(fig)
 
 
@@ -242,8 +250,9 @@ def validity_sections(result: ValidityResult) -> list[Section]:
     plane = Section("Validity profile: the (S, R) plane",
                     note + _plane(result) + "<p class='note'>Lines are each judge's monotone hull (best R at "
                     "that S or stricter); dots are attained thresholds; the ring is the matched-invariance "
-                    "operating point. A judge at (1, 0) never moves; one at (0, 1) moves on anything.</p>",
-                    banners)
+                    f"operating point, its bars the {result.level:.0%} intervals of S (across) and R (up). "
+                    "A judge at (1, 0) never moves; one at (0, 1) moves on anything.</p>",
+                    banners, headlines=headlines(result))
     bars = Section("Per-slot sensitivity at matched invariance",
                    _slot_bars(result) + "<p class='note'>A construct-slot bar near the control bar is a judge "
                    "responding to a construct change no more than to an edit that should not move it.</p>",
@@ -282,3 +291,84 @@ def validity_sections(result: ValidityResult) -> list[Section]:
                      table_html(_length_table(result)) + table_html(_magnitude_table(result))
                      + (f"<ul class='note'>{notes}{judge_notes}</ul>" if notes or judge_notes else ""))
     return [plane, bars, judges, slots, direction, length]
+
+
+def unit_frame(result: ValidityResult, probes: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:
+    """One row per judge and probe at the judge's operating point τ (a verdict flags ``grade ≥ τ``, on the
+    oriented grades the profile read): the arm (construct, control), the slot, both grades, the outcome —
+    construct: moved toward the labelled direction, moved the wrong way or did not move; control: left
+    put or moved — and the edited text with the judge's reply to it (its raw text, else its rationale).
+    A probe a judge has no usable grade for (failed call, parse failure) reads "no usable grade"."""
+    first = verdicts[verdicts["epoch"] == 0].drop_duplicates(["judge_id", "request_id"])
+    rows = []
+    for j in result.judges:
+        tau = j.stats.get("tau")
+        mine = first[first["judge_id"] == j.judge_id].set_index("request_id")
+        for p in probes.itertuples(index=False):
+            orig = mine.loc[p.base_id] if p.base_id in mine.index else None
+            edit = mine.loc[p.probe_id] if p.probe_id in mine.index else None
+            control = p.intended_direction == "neither"
+            g0 = None if orig is None or pd.isna(orig["score"]) else float(orig["score"])
+            g1 = None if edit is None or pd.isna(edit["score"]) else float(edit["score"])
+            if g0 is None or g1 is None or tau is None:
+                outcome = "no usable grade" if tau is not None else "no operating point"
+            else:
+                f0, f1 = g0 >= tau, g1 >= tau
+                if f0 == f1:
+                    outcome = "left put" if control else "did not move"
+                elif control:
+                    outcome = "moved (should not)"
+                else:
+                    toward = f1 if p.intended_direction == "edited" else f0
+                    outcome = "moved toward the label" if toward else "moved the wrong way"
+            reply = None
+            if edit is not None:
+                reply = edit["raw"] if isinstance(edit["raw"], str) and edit["raw"] else edit["rationale"]
+                if edit["error"]:
+                    reply = f"failed call: {edit['error']}"
+                elif not edit["parse_ok"]:
+                    reply = f"parse failure: {reply}"
+            rows.append({"judge": j.judge_id, "probe": p.probe_id, "arm": "control" if control else "construct",
+                         "slot": p.slot.replace("_", " "), "τ": tau, "grade original": g0, "grade edited": g1,
+                         "outcome": outcome, "edited text": p.edited, "reply to the edit": reply})
+    return pd.DataFrame(rows, columns=["judge", "probe", "arm", "slot", "τ", "grade original", "grade edited",
+                                       "outcome", "edited text", "reply to the edit"])
+
+
+def units_section(result: ValidityResult, probes: pd.DataFrame, verdicts: pd.DataFrame) -> Section:
+    """The probes behind the profile, browsable and filterable: the edits a judge did not move on or
+    moved the wrong way, the control edits it moved on, its replies and parse failures."""
+    from judgeaudit.report.html import units_html
+
+    df = unit_frame(result, probes, verdicts)
+    counts = df["outcome"].value_counts()
+    said = ", ".join(f"{n} {k}" for k, n in counts.items())
+    return Section("The probes behind the numbers", units_html(
+        df, filters=("judge", "arm", "outcome", "slot"),
+        caption=f"Every judge × probe at the judge's τ ({said}). Filter to a judge and an outcome (e.g. "
+                "construct edits it did not move on, or moved the wrong way). Texts are cut at 400 characters; "
+                "every reply in full, with its call, is in this run's verdicts.parquet (request_id = probe, "
+                "epoch 0; the original's request_id is the probe's base id)."))
+
+
+def headlines(result: ValidityResult) -> list[Headline]:
+    """Per judge: S and R at its operating point with their intervals (and whether it is interpretable),
+    and the construct flip rate above the control flip rate with its interval, read by its sign."""
+    out = []
+    for j in result.judges:
+        s = j.stats
+        if s["S"] is None or s["single_point"]:
+            out.append(Headline(j.judge_id, "S, R at τ", "—", "no (S, R) profile: a single point, no frontier"))
+            continue
+        status = ("interpretable: S clears the floor" if s["interpretable"] else
+                  f"uninterpretable: no threshold reaches S ≥ {result.s_floor}, so R is no evidence of sensitivity")
+        out.append(Headline(j.judge_id, f"S, R at τ = {s['tau']:.3g}",
+                            f"S {_with_ci(s['S'], s['S_ci'])}; R {_with_ci(s['R'], s['R_ci'])}", status))
+        ex, ci = s.get("R_excess"), s.get("R_excess_ci")
+        if ex is not None and ci and ci[0] is not None:
+            reading = ("the interval is above 0: it moves on construct edits more than on control edits"
+                       if ci[0] > 0 else "the interval is below 0: it moves on control edits more than on "
+                       "construct edits" if ci[1] < 0 else "the interval includes 0: not distinguishable from "
+                       "moving on construct and control edits alike")
+            out.append(Headline(j.judge_id, "R − (1 − S), cross-fitted τ", _with_ci(ex, ci), reading))
+    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from judgeaudit.report.html import Section, esc, figure_html, table_html
+from judgeaudit.report.html import Headline, Section, esc, figure_html, legend_below, of_analysis, table_html
 
 
 def _ci(ci: list | None) -> str:
@@ -158,11 +158,21 @@ def paired_figure(result: dict, metric: str = "balanced_accuracy"):
     fig = go.Figure()
     for p in rows:
         y = f"{p['judge']}: {p['a']} → {p['b']}"
+        lo, hi = [], []
+        for arm, v in ((p["a"], p["a_value"]), (p["b"], p["b_value"])):
+            a = result["judges"].get(p["judge"], {}).get("arms", {}).get(arm, {})
+            ci = (a.get("ci") or {}).get(metric) if a.get("unit") == p.get("unit") and not p.get("matcher") else None
+            ok = ci and ci[0] is not None and ci[1] is not None and v is not None
+            lo.append(v - ci[0] if ok else None)
+            hi.append(ci[1] - v if ok else None)
         fig.add_trace(go.Scatter(x=[p["a_value"], p["b_value"]], y=[y, y], mode="lines+markers",
                                  marker={"size": [8, 12], "symbol": ["circle-open", "circle"]},
+                                 error_x={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo,
+                                          "visible": True, "width": 4},
                                  showlegend=False, hovertext=[p["a"], p["b"]]))
-    fig.update_layout(xaxis_title=metric.replace("_", " "), height=120 + 40 * len(rows),
-                      margin={"l": 260, "r": 20, "t": 20, "b": 40})
+    fig.update_layout(xaxis_title=metric.replace("_", " "),
+                      height=220 + 50 * len(rows), margin={"r": 20, "t": 20, "b": 40},
+                      yaxis={"automargin": True}, template="plotly_white")
     return fig
 
 
@@ -233,7 +243,53 @@ def _table_section(secs: list[Section], title: str, table: pd.DataFrame, banner:
         secs.append(Section(title, _tab(table), banners=[banner]))
 
 
-def world_sections(result: dict) -> list[Section]:
+def headlines(result: dict) -> list[Headline]:
+    """Per judge and arm pair: the headline paired gain of balanced accuracy with its interval, read by
+    whether the interval excludes 0."""
+    out = []
+    for p in result["paired"]:
+        if p["metric"] != "balanced_accuracy" or p.get("unit") == "segment" or p.get("matcher") or p["gain"] is None:
+            continue
+        ci = p["ci"]
+        if not ci or ci[0] is None:
+            reading = "no interval: too few answers to resample"
+        elif ci[0] > 0:
+            reading = f"the interval is above 0: the judge is more accurate in the {p['b']} arm"
+        elif ci[1] < 0:
+            reading = f"the interval is below 0: the judge is less accurate in the {p['b']} arm"
+        else:
+            reading = f"the interval includes 0: not distinguishable from no change ({p['n']} answers)"
+        out.append(Headline(p["judge"], f"balanced accuracy gain, {p['a']} → {p['b']}",
+                            f"{p['gain']:+.3f} {_ci(ci)}", reading))
+    return out
+
+
+def world_sections(result: dict, decisions: pd.DataFrame | None = None,
+                   verdicts: pd.DataFrame | None = None) -> list[Section]:
+    """The world run's sections (and, given its decisions and verdicts, the answers behind them), each
+    naming the analysis and set."""
+    prov = result.get("provenance", {})
+    secs = _world_sections(result)
+    units = units_section(decisions, verdicts) if decisions is not None else None
+    if units is not None:
+        secs.append(units)
+    if secs:
+        secs[0].headlines = headlines(result)
+    what = "world factorial" if result.get("factorial") else "world"
+    return of_analysis(secs, f"{what} · {_set_name(str(prov.get('set')))}, form {result['form']}")
+
+
+def _set_name(spec: str) -> str:
+    """A set spec without the folders of its path (``halueval:/a/b/halueval?part=qa`` → ``halueval:halueval?part=qa``):
+    a page names the set, not the machine it ran on."""
+    kind, sep, rest = spec.partition(":")
+    if not sep or "/" not in rest:
+        return spec
+    path, q, query = rest.partition("?")
+    return f"{kind}:{path.rstrip('/').rsplit('/', 1)[-1]}{q}{query}"
+
+
+def _world_sections(result: dict) -> list[Section]:
     prov = result.get("provenance", {})
     form = result["form"]
     scored = next((a["scored"] for j in result["judges"].values() for a in j["arms"].values()), "")
@@ -277,7 +333,9 @@ def world_sections(result: dict) -> list[Section]:
                    "category the corpus does not place are counted apart. Intervals (bootstrap over answers, "
                    "Wilson) are in result.json.")
     if result["paired"]:
-        body = figure_html(paired_figure(result)) + _tab(paired_table(result))
+        body = (figure_html(paired_figure(result)) + "<p class='note'>Each line joins a judge's balanced accuracy "
+                "in the first arm (open) to the other arm (filled); the bars are each arm's 95% bootstrap "
+                "interval over answers.</p>" + _tab(paired_table(result)))
         secs.append(Section("Paired gains against the first arm", body, banners=[
             "Same answers in both arms; gains with a bootstrap over answers (never segments); McNemar exact on "
             "the paired 2×2 table of the metric's own stratum: recall on the defective units, specificity and "
@@ -312,7 +370,8 @@ def world_sections(result: dict) -> list[Section]:
         fig = go.Figure()
         for m, phi in fac["shapley"].items():
             fig.add_trace(go.Bar(name=m.replace("_", " "), x=list(phi), y=list(phi.values())))
-        fig.update_layout(barmode="group", yaxis_title="Shapley value", height=360)
+        fig.update_layout(barmode="group", yaxis_title="Shapley value", template="plotly_white")
+        legend_below(fig, entries=len(fac["shapley"]), height=380)
         # the Shapley values are the factorial's finding: right after the key finding, before the tables
         secs.insert(1 if keys else 0, Section("Factorial", figure_html(fig) + _tab(cells), banners=[
             f"2^{len(fac['factors'])} cells on the same answers; exact Shapley values (§6 weights) of each factor, "
@@ -363,3 +422,60 @@ def world_markdown(result: dict) -> str:
         sh = pd.DataFrame([{"metric": m, **phi} for m, phi in fac["shapley"].items()])
         out += ["", "Factorial cells:", "", _md(cells), "", "Shapley values:", "", _md(sh)]
     return "\n".join(out) + "\n"
+
+
+def unit_frame(decisions: pd.DataFrame, verdicts: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per judge and judged unit: its gold label, per arm whether the judge flagged it and whether
+    that was right, which arms disagree, and per arm the judge's first reply for the unit's answer
+    (request ``item_id::arm``, epoch 0; a failed call or a parse failure says so)."""
+    if decisions is None or decisions.empty:
+        return pd.DataFrame()
+    arms = list(dict.fromkeys(decisions["arm"]))
+    replies: dict[tuple[str, str], str] = {}
+    if verdicts is not None and not verdicts.empty:
+        for v in verdicts[verdicts["epoch"] == 0].itertuples(index=False):
+            text = v.raw if isinstance(v.raw, str) and v.raw else (v.rationale or "")
+            if v.error:
+                text = f"failed call: {v.error}"
+            elif not v.parse_ok:
+                text = f"parse failure: {text}"
+            replies.setdefault((v.judge_id, v.request_id), text)
+    rows = []
+    for (judge, item, unit), g in decisions.groupby(["judge", "item_id", "unit"], sort=False):
+        by = {r.arm: r for r in g.itertuples(index=False)}
+        gold = bool(g["gold"].iloc[0])
+        row = {"judge": judge, "answer": item, "unit": unit, "gold": "defective" if gold else "clean"}
+        verdict = {}
+        for arm in arms:
+            r = by.get(arm)
+            if r is None or pd.isna(r.flagged):
+                row[arm] = "no verdict"
+                continue
+            verdict[arm] = bool(r.flagged)
+            row[arm] = ("flagged" if r.flagged else "not flagged") + (" ✓" if bool(r.flagged) == gold else " ✗")
+        right = {a for a, f in verdict.items() if f == gold}
+        row["arms right"] = ("all" if len(right) == len(verdict) and verdict else "none" if not right else
+                             ", ".join(a for a in arms if a in right))
+        for arm in arms:
+            row[f"reply ({arm})"] = replies.get((judge, f"{item}::{arm}"))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def units_section(decisions: pd.DataFrame, verdicts: pd.DataFrame | None = None) -> Section | None:
+    """The answers behind the arms table, browsable and filterable (e.g. the defective answers found
+    only when the judge is shown the world, or flagged blind and informed)."""
+    from judgeaudit.report.html import units_html
+
+    df = unit_frame(decisions, verdicts)
+    if df.empty:
+        return None
+    arms = [c for c in df.columns if c not in ("judge", "answer", "unit", "gold", "arms right")
+            and not c.startswith("reply")]
+    return Section("The answers behind the numbers", units_html(
+        df, filters=("judge", "gold", *arms, "arms right"),
+        caption=f"{len(df)} judge × unit rows: per arm flagged or not (✓ right, ✗ wrong against the gold label) "
+                "and the judge's first reply in each arm. Filter by gold label and arm (e.g. defective answers "
+                "flagged blind and informed, or found only when informed). Replies are cut at 400 characters; "
+                "every call in full is in this run's verdicts.parquet (request_id = answer::arm) and every "
+                "decision in decisions.parquet."))
