@@ -6,6 +6,7 @@ sentence per problem (an empty list: nothing found):
 - the document is wider than the viewport (the reader scrolls the whole page sideways);
 - an element reaches beyond the box of its nearest ancestor that scrolls or clips sideways, or beyond the
   viewport when it has none (a table cut off, or only readable by scrolling its container sideways);
+- a text runs past that box although its element does not (a path or set name with no place to break);
 - a text of a plot (tick label, axis title, legend entry, annotation) lies partly outside its figure's
   drawing (the label is clipped: "mbar (slice):Natural (item)");
 - a plot's legend overlaps its title, its axis titles or its tick labels, or scrolls inside the plot
@@ -54,6 +55,23 @@ _MEASURE = """(minPlot) => {
     if (r.right <= right + 1 && r.left >= left - 1) continue;
     if (cut.some(x => x.e.contains(e))) continue;     // the outermost element cut, not each of its children
     cut.push({e, c, r, left, right});
+  }
+  // text that runs past its box (a name with no place to break) widens the page without its element doing so
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const e = n.parentElement;
+    if (!e || !n.textContent.trim() || e.closest('svg') || e.closest('.js-plotly-plot')) continue;
+    if (cut.some(x => x.e.contains(e))) continue;
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    const r = range.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    const c = clips(e) ? e : nearest(e);
+    const cr = c ? c.getBoundingClientRect() : {left: 0, right: vw};
+    const left = c ? cr.left + c.clientLeft : 0, right = c ? left + c.clientWidth : vw;
+    if (r.right <= right + 1 && r.left >= left - 1) continue;
+    out.push(`text "${n.textContent.trim().slice(0, 40)}" in ${name(e)} spans ${Math.round(r.left)}–` +
+             `${Math.round(r.right)}px, beyond ` + (c ? `its container ${name(c)}` : `the ${vw}px viewport`));
   }
   for (const {e, c, r, left, right} of cut)
     out.push(`${name(e)} spans ${Math.round(r.left)}–${Math.round(r.right)}px, beyond ` +

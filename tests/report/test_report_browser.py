@@ -414,3 +414,23 @@ def test_a_10000_unit_table_stays_light(browser, tmp_path):
     page.close()
     assert rows == 5 and info == "rows 1–5 of 5000 (filtered from 10000)"
     assert 6_000_000 < size < 7_000_000, size       # 10,000 × ~650 bytes of JSON, no plotly.js
+
+
+def test_a_long_unbroken_name_wraps_at_a_phones_width(browser, tmp_path):
+    """A set or path written without spaces (``halueval:/…/data/halueval?part=qa&max_rows=16``) in a paragraph,
+    a banner or a heading breaks inside the column instead of widening the page; the checker names such text."""
+    from pagelayout import layout_problems
+
+    from judgeaudit.report.html import Section, write_page
+
+    name = "halueval:/home/someone/projects/evaluation/judgeaudit/src/judgeaudit/data/halueval?part=qa&max_rows=16"
+    path = write_page(tmp_path / "long.html", "a page", [Section(f"Set {name}", f"<p>Set {name}: 1 row</p>",
+                                                                 banners=[f"Read from {name}"])])
+    page = _open(browser, path, WIDTHS["phone"])
+    found = layout_problems(page)
+    page.evaluate("() => { const p = document.createElement('p'); p.style.overflowWrap = 'normal';"
+                  " p.textContent = 'x'.repeat(300); document.body.appendChild(p); }")
+    broken = layout_problems(page)
+    page.close()
+    assert found == [], "\n".join(found)
+    assert any('text "xxxxxxxx' in p and "beyond" in p for p in broken), broken

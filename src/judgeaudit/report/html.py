@@ -21,7 +21,7 @@ from jinja2 import Environment, select_autoescape
 _ENV = Environment(autoescape=select_autoescape(default=True))
 
 _STYLE = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;color:#222}
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;color:#222;overflow-wrap:break-word}
 h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em;font-size:1.3em}
 h2 .of{display:block;font-size:.65em;font-weight:normal;color:#666;letter-spacing:.02em}
 table{border-collapse:collapse;margin:1em 0;font-size:.88em}
