@@ -110,9 +110,9 @@ def test_the_world_step_shows_progress(tmp_path, monkeypatch):
 
     def fake_run(*args, **kw):
         seen.update(kw)
-        return type("R", (), {"result": None})()
+        return type("R", (), {"result": None, "decisions": None, "verdicts": None})()
 
     monkeypatch.setattr(world_cmd, "run_world_cmd", fake_run)
-    monkeypatch.setattr(world_report, "world_sections", lambda result: [])
+    monkeypatch.setattr(world_report, "world_sections", lambda *a, **k: [])
     _world_step(tmp_path, 10, SLICES).run()
     assert seen and seen.get("progress", True) is True

@@ -31,14 +31,15 @@ def _validity(n_control: int = 240, direction_source: str | None = "human") -> d
              "gap_ci": [0.10, 0.30], "gap_perm_p": 0.002, "R_plus": 0.08, "R_plus_ci": [0.05, 0.12],
              "wrong_way_rate": 0.23, "wrong_way_rate_ci": [0.18, 0.29], "control_flip_rate": 0.07,
              "control_flip_rate_ci": [0.04, 0.10], "tau": 5.0, "interpretable": True, "n_construct": 336,
-             "n_control": n_control,
+             "n_control": n_control, "R_excess": 0.24, "R_excess_ci": [0.17, 0.31], "single_point": False,
+             "notes": [],
              "directional": {"scope": {"R_plus": 0.1, "R_plus_ci": [0.06, 0.15], "wrong_way_rate": 0.3,
                                        "wrong_way_rate_ci": [0.2, 0.4]},
                              "strength": {"R_plus": 0.05, "R_plus_ci": [0.02, 0.09], "wrong_way_rate": 0.15,
                                           "wrong_way_rate_ci": [0.1, 0.2]}}}
-    d = {"s_floor": 0.9, "bar": 0.75, "n_base": 48, "n_probes": 576, "judges": {J: block}}
-    if direction_source:
-        d["direction_source"] = direction_source
+    d = {"s_floor": 0.9, "bar": 0.75, "n_base": 48, "n_probes": 576, "judges": {J: block},
+         "direction_source": direction_source, "level": 0.95, "n_boot": 1000, "n_perm": 1000, "seed": 0,
+         "bootstrap_unit": "base_id", "tau_in_bootstrap": "reselected", "slots": {}, "axes": {}}
     return d
 
 
@@ -169,8 +170,8 @@ def test_card_with_every_section_absent(tmp_path):
     # the bundled data's folder named DATA (a card is shared: no path of the machine that made it)
     note = lambda c: f"{c.replace(str(DATA), 'DATA')}{alt} ({DATA_NOTE})" if str(DATA) in c else c + alt  # noqa: E731
     expect = {k: f"not measured — run: {note(r.command.format(judge=J))}" for k, r in DEFAULT_RUNS.items()}
-    assert expect["cap"].startswith("not measured — run: judgeaudit cap run --set judgebench:DATA/judgebench --set "
-                                    "llmbar:DATA/llmbar ")
+    assert expect["cap"].startswith("not measured — run: judgeaudit cap run --set 'judgebench:DATA/judgebench_fixture?name=judgebench_fixture' --set "
+                                    "'llmbar:DATA/llmbar' ")
     assert expect["validity"] == f"not measured — run: judgeaudit validity run --judge {J} --probes bundled --out DIR{alt}"
     expect["ledger"] = f"not measured — run: judgeaudit card --judge {J} --from DIR --ledger FILE --out DIR"
     assert {k: s[k].get("not_measured") for k in expect} == expect

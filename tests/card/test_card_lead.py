@@ -132,7 +132,7 @@ def test_a_shared_card_holds_no_absolute_path_of_the_machine(tmp_path):
     assert src["path"] == "../runs/validity/result.json" and (out / src["path"]).is_file()
     assert src["inputs"]["files"]["probes"]["path"] == "../data/probes.jsonl"
     assert src["inputs"]["files"]["set"]["path"] == "DATA/halueval"
-    assert "judgeaudit cap run --set judgebench:DATA/judgebench --set llmbar:DATA/llmbar" in \
+    assert "judgeaudit cap run --set 'judgebench:DATA/judgebench_fixture?name=judgebench_fixture' --set 'llmbar:DATA/llmbar'" in \
         card["sections"]["cap"]["not_measured"]
     assert "DATA: the data folder installed with judgeaudit" in card["sections"]["cap"]["not_measured"]
     assert card["from"] == ["../runs"]

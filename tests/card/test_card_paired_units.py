@@ -6,6 +6,7 @@ cell, the paired and unpaired intervals, and the run-folder fallbacks (a moved, 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -287,11 +288,14 @@ def test_a_validity_run_without_its_probe_file_or_hash_is_named(tmp_path):
     run = tmp_path / "v"
     run.mkdir()
     src = {"path": str(run / "result.json")}
-    (run / "result.json").write_text(json.dumps({"run_id": "v1"}))
+    whole = json.loads((Path(__file__).parents[1] / "analyses" / "data" / "validity_result_schema0.json").read_text())
+    for k in ("probe_set", "inputs"):
+        whole.pop(k, None)
+    (run / "result.json").write_text(json.dumps({**whole, "run_id": "v1"}))
     got, notes = section_units(_card("validity", src), "validity")
     assert got == [] and notes == [f"validity: the validity run in {run} keeps no verdicts.parquet or probe set"]
     pd.DataFrame({"judge_id": ["j"], "request_id": ["x"], "score": [1.0]}).to_parquet(run / "verdicts.parquet")
-    (run / "result.json").write_text(json.dumps({"run_id": "v1", "probe_set": "mine.jsonl"}))
+    (run / "result.json").write_text(json.dumps({**whole, "run_id": "v1", "probe_set": "mine.jsonl"}))
     got, notes = section_units(_card("validity", src), "validity")
     assert got == [] and len(notes) == 1 and "records no hash of its probe file mine.jsonl" in notes[0]
 

@@ -192,7 +192,7 @@ def test_cards_of_the_same_judge_keep_every_audit(tmp_path, cli_main, reference_
     res = MigrateResult.read(tmp_path / "m" / "result.json")
     names = {q.name for q in res.audits}
     assert {"validity.S", "validity.R"} <= names
-    assert any(n.startswith("cap.judgebench.") for n in names)
+    assert any(n.startswith("cap.judgebench_fixture.") for n in names)
     tested = [q for q in res.audits if q.test != "descriptive"]
     assert tested and all(q.status == "equivalent" and q.estimate == 0.0 for q in tested)
     assert res.verdict == "EQUIVALENT"
@@ -203,9 +203,9 @@ def test_cards_of_the_same_judge_keep_every_audit(tmp_path, cli_main, reference_
     assert v_src["run_id"] == runs["validity"]["source"]["run_id"] and v_src["judge"] == "reference:length"
     assert v_src["family"] == runs["validity"]["source"]["family"]
     assert v_src["units"] == {"unit": "base item", "n": 48}
-    c_src = next(s for s in res.audit_sources if s["kind"] == "cap" and s["set"] == "judgebench")
-    assert c_src["units"]["unit"] == "pair" and c_src["units"]["n"] == runs["cap"]["sets"]["judgebench"]["overall"]["n"]
-    assert any(line.lstrip().startswith("audit  cap.judgebench.") for line in r.stdout.splitlines())
+    c_src = next(s for s in res.audit_sources if s["kind"] == "cap" and s["set"] == "judgebench_fixture")
+    assert c_src["units"]["unit"] == "pair" and c_src["units"]["n"] == runs["cap"]["sets"]["judgebench_fixture"]["overall"]["n"]
+    assert any(line.lstrip().startswith("audit  cap.judgebench_fixture.") for line in r.stdout.splitlines())
     oracle = reference_cards / "card-oracle"
     r = cli_main("migrate", "--old", f"replay:{old}", "--new", f"replay:{new}", "--items", anchors, "--out",
                  tmp_path / "w", "--bootstrap", "200", "--old-card", oracle, "--new-card", oracle)
@@ -230,8 +230,8 @@ def test_cards_of_two_judges_compare_their_runs(tmp_path, cli_main, reference_ca
     res = MigrateResult.read(tmp_path / "m" / "result.json")
     ca = json.loads((reference_cards / "card-length" / "card.json").read_text())["sections"]
     cb = json.loads((reference_cards / "card-random" / "card.json").read_text())["sections"]
-    overall = res.quantity("cap.judgebench.overall")
-    va, vb = (c["cap"]["sets"]["judgebench"]["overall"]["value"] for c in (ca, cb))
+    overall = res.quantity("cap.judgebench_fixture.overall")
+    va, vb = (c["cap"]["sets"]["judgebench_fixture"]["overall"]["value"] for c in (ca, cb))
     assert overall.estimate == pytest.approx(vb - va, abs=1e-12) and overall.definition.startswith("paired")
     R = res.quantity("validity.R")
     assert R.estimate == pytest.approx(cb["validity"]["metrics"]["R"]["value"] - ca["validity"]["metrics"]["R"]["value"],

@@ -190,7 +190,9 @@ def card_runs(card_path: Path, field_name: str) -> tuple[list[Any], str]:
     path = Path(card_path)
     f = path / "card.json" if path.is_dir() else path
     try:
-        card = json.loads(f.read_text(encoding="utf-8"))
+        from judgeaudit.card.share import localize
+
+        card = localize(json.loads(f.read_text(encoding="utf-8")), f.parent)
     except FileNotFoundError:
         raise InputError("no card.json here (give a folder written by judgeaudit card, or its card.json)", path=f,
                          field=field_name) from None

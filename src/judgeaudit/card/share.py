@@ -72,6 +72,19 @@ def shareable(x: Any, base: str | Path) -> Any:
     return x
 
 
+def shared_hints(x: Any) -> Any:
+    """``x`` (a card built in memory) with its "not measured — run: …" hints written as a shared card writes
+    them (``DATA/…``), so a card read from its file and one built from the runs say the same."""
+    if isinstance(x, list):
+        return [shared_hints(v) for v in x]
+    if isinstance(x, dict):
+        out = {k: shared_hints(v) for k, v in x.items()}
+        if isinstance(out.get("not_measured"), str):
+            out["not_measured"] = shareable({"not_measured": out["not_measured"]}, Path.cwd())["not_measured"]
+        return out
+    return x
+
+
 def local_path(p: str, folder: str | Path) -> str:
     """A path a shared card wrote, read on this machine: ``DATA/…`` under judgeaudit's data folder,
     another relative path against the card's ``folder``; an absolute path as it is."""

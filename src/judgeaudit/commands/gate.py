@@ -50,7 +50,9 @@ def _card_from_runs(dirs: list[Path], judge: str | None, chosen: list[Path] | No
         judge = held[0]
     elif held and judge not in held:
         raise InputError(f"no run holds judge {judge!r}; the runs hold: {', '.join(held)}", field="--judge")
-    return build_card(judge, runs, from_dirs=dirs, chosen=chosen or ())
+    from judgeaudit.card.share import shared_hints
+
+    return shared_hints(build_card(judge, runs, from_dirs=dirs, chosen=chosen or ()))
 
 
 def run_gate(policy: Path, *, from_: list[Path] | None = None, card: Path | None = None, judge: str | None = None,
