@@ -73,6 +73,30 @@ def chat_logprobs(text: str, score_probs: dict[int, float], *, score_at: int | N
     return content
 
 
+class HoldAfter:
+    """A responder that answers its first ``n`` requests at once and holds every later one (the handler's
+    thread waits) until ``release()``: a client killed while requests are held is killed mid-run however
+    slowly the machine lets the test notice the first ``n`` answers. A held request waits at most
+    ``limit`` seconds."""
+
+    def __init__(self, n: int, responder: Callable[[str], str], limit: float = 600.0):
+        self.n, self.responder, self.limit = n, responder, limit
+        self.seen = 0
+        self._lock = threading.Lock()
+        self._open = threading.Event()
+
+    def __call__(self, prompt: str) -> str:
+        with self._lock:
+            self.seen += 1
+            held = self.seen > self.n
+        if held:
+            self._open.wait(self.limit)
+        return self.responder(prompt)
+
+    def release(self) -> None:
+        self._open.set()
+
+
 class _Server(ThreadingHTTPServer):
     request_queue_size = 1024   # the default backlog (5) drops connections under high concurrency
 

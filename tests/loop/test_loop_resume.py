@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from fakeserver import FakeServer
+from fakeserver import FakeServer, HoldAfter
 from testkit import stored_ok
 
 COMMA = json.dumps({"defects": [{"quote": "x", "reason": "uses a comma", "severity": 2}], "violated":
@@ -52,17 +52,19 @@ def test_killed_mid_round_and_resumed_buys_nothing_twice(tmp_path):
     data = _ifeval(tmp_path, 20)
     out, db = tmp_path / "out", tmp_path / "calls.sqlite"
     env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
-    with FakeServer(responder=_reply, latency=0.03) as srv:
+    hold = HoldAfter(40, _reply)    # requests after the 40th wait for the kill: it lands mid-run on any machine
+    with FakeServer(responder=hold, latency=0.03) as srv:
         args = [sys.executable, "-m", "judgeaudit.cli", "loop", "run", "--task", "ifeval", "--data", str(data),
                 "--initial", "shipped", "--responder", "api:openai/fake-responder", "--judge", "api:openai/fake-judge",
                 "--api-base", srv.base_url, "--regulator", "blind", "--regulator", "informed", "--rounds", "2",
                 "--votes", "1", "--concurrency", "4", "--bootstrap", "50", "--store", str(db), "--out", str(out)]
         proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 120
+        deadline = time.time() + 600
         while stored_ok(db) < 30 and time.time() < deadline and proc.poll() is None:
             time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        hold.release()
         answered_before = _settled(srv)   # the server finishes answering what was in flight at the kill
         before = stored_ok(db)
         assert 30 <= before < 120, "the kill must land mid-run"

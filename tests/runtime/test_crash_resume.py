@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from fakeserver import FakeServer
+from fakeserver import FakeServer, HoldAfter
 
 SECRET = "sk-live-SECRET-must-not-leak-4242"
 
@@ -39,16 +39,19 @@ def test_sigkill_mid_run_then_rerun(tmp_path):
             fh.write(json.dumps({"item_id": f"i{i}", "text": f"claim {i}", "evidence": "e"}) + "\n")
     db, out = tmp_path / "calls.sqlite", tmp_path / "out"
     env = {**os.environ, "OPENAI_API_KEY": SECRET}
-    with FakeServer(responder=lambda p: "Score: 6", latency=0.05) as srv:
+    # the first 120 requests are answered, later ones held until the kill: the kill lands mid-run on any machine
+    hold = HoldAfter(120, lambda p: "Score: 6")
+    with FakeServer(responder=hold, latency=0.05) as srv:
         args = ["judge", "--judge", "api:openai/fake-judge", "--api-base", srv.base_url, "--input", str(items),
                 "--out", str(out), "--store", str(db), "--concurrency", "8"]
         log1 = (tmp_path / "run1.log").open("w")
         proc = subprocess.Popen(_cli(args, env), env=env, stdout=log1, stderr=subprocess.STDOUT)
-        deadline = time.time() + 120
+        deadline = time.time() + 600
         while len(_ok_keys(db)) < 100 and time.time() < deadline and proc.poll() is None:
             time.sleep(0.1)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        hold.release()
         done_before = {json.loads(v)["call_key"]: json.loads(v) for v in _ok_keys(db)}
         assert 100 <= len(done_before) < 500, "the kill must land mid-run"
         hashes_before = {FakeServer.prompt_hash(p) for p in _prompts_of(srv, done_before)}
