@@ -29,7 +29,8 @@ def test_judge_renders_a_listed_template_and_reads_its_scale(tmp_path, fake_serv
                        _items(tmp_path / "items.jsonl"), "--template", "mt-bench-single", "--out", out])
     assert rc == 0, log
     assert len(srv.requests) == 3
-    first = _prompt(srv.requests[0])
+    # the requests run concurrently: the first item's prompt is found by its text, not its arrival order
+    first = next(p for p in map(_prompt, srv.requests) if "What is 0 * 3?" in p)
     assert "[Question]\nWhat is 0 * 3?" in first and "[The Start of Assistant's Answer]\n0" in first
     rows = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
     assert [r["score"] for r in rows] == [9.0, 9.0, 9.0]
