@@ -416,13 +416,16 @@ def test_a_validity_run_calls_no_layer_above_the_callers(runs_root):
     assert upward_calls(edges) == {}
 
 
-def test_a_world_run_calls_no_layer_above_the_callers(runs_root):
+def _world_run(root: Path) -> None:
     from judgeaudit.commands.world import run_world_cmd
     from world_fixtures import tiny_items
 
-    edges = traced_edges(lambda: run_world_cmd("tiny:x", ["reference:oracle"], ["blind", "informed"],
-                                               out=runs_root / "world", votes=1, items=tiny_items(), n_boot=50,
-                                               permutations=99, progress=False))
+    run_world_cmd("tiny:x", ["reference:oracle"], ["blind", "informed"], out=root / "world", votes=1,
+                  items=tiny_items(), n_boot=50, permutations=99, progress=False)
+
+
+def test_a_world_run_calls_no_layer_above_the_callers(runs_root):
+    edges = traced_edges(lambda: _world_run(runs_root))
     assert any(b.startswith("judgeaudit.world.") for _, b in edges)
     assert upward_calls(edges) == {}
 
@@ -438,7 +441,7 @@ def test_a_card_run_missing_calls_no_layer_above_the_callers(runs_root):
     vp.mkdir()
     (vp / "result.json").write_text(json.dumps({"sets": {}, "transfer": {}, "run_id": "x", "created_at": "2026"}))
     if not (runs_root / "world" / "result.json").exists():
-        test_a_world_run_calls_no_layer_above_the_callers(runs_root)
+        _world_run(runs_root)
     out = runs_root / "card"
     args = ["card", "--judge", "reference:oracle", "--run-missing", "--yes", "--bootstrap", "50",
             "--from", str(vp), "--from", str(runs_root / "world"), "--out", str(out)]
@@ -446,6 +449,6 @@ def test_a_card_run_missing_calls_no_layer_above_the_callers(runs_root):
     edges = traced_edges(lambda: res.setdefault("r", CliRunner().invoke(app, args)))
     assert res["r"].exit_code == 0, res["r"].output
     assert "card --run-missing for reference:oracle" in res["r"].output
+    assert upward_calls(edges) == {}
     assert json.loads((out / "card.json").read_text())["sections"]["world"]["measured"]
     assert ("judgeaudit.commands.card_missing", "judgeaudit.card.make") in edges
-    assert upward_calls(edges) == {}
