@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: import each other (without a cycle), a unit imports nothing from a layer above its own.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "records", "io", "yamlfile", "families", "stats", "runinfo", "runfolder", "options", "validate",
-     "plugins", "consent", "_startup"),
+     "registry", "consent", "_startup"),
     ("datasets", "checkers"),
     ("judges",),
     ("runtime",),
@@ -323,3 +323,132 @@ def test_no_new_private_import_across_units():
 
 def test_no_unit_reaches_into_the_validity_analysis_privately():
     assert {f for f in private_imports() if f[1].startswith("judgeaudit.analyses.validity")} == set()
+
+
+# ----------------------------------------------------------------------------- run-time calls
+#
+# The import graph says which module may *name* which; these tests say which module *calls* which while a run
+# runs. Every Python call between two judgeaudit modules is recorded under ``sys.setprofile`` (and
+# ``threading.setprofile`` for threads a run starts) as an edge from the nearest judgeaudit frame below the
+# callee (frames of other packages in between — importlib, asyncio, pandas — are skipped) to the callee's
+# module, and mapped to layers with ``LAYERS``. A call from a lower layer into a higher one — a registry
+# filled from above importing its plug-ins, a planner of the command edge called by the card, a function of
+# the world package handed down to the runtime — is an edge that points up. The root package (the public
+# names' facade, which composes the program: it declares judgeaudit's own plug-ins) stands above every layer.
+
+
+def _module_of_file(root: Path) -> dict[str, str]:
+    return {str(p.resolve()): m for m, p in module_names(root).items()}
+
+
+def traced_edges(run, root: Path | None = None) -> dict[tuple[str, str], int]:
+    """``run()`` under a profiler: the number of calls of each (caller module, callee module) pair, both
+    judgeaudit modules, the caller the nearest judgeaudit frame below the callee."""
+    import threading
+    from collections import Counter
+
+    import judgeaudit
+
+    files = _module_of_file(root or Path(judgeaudit.__file__).resolve().parents[1])
+    cache: dict[str, str | None] = {}
+
+    def module(code) -> str | None:  # noqa: ANN001 - a code object
+        fn = code.co_filename
+        if fn not in cache:
+            cache[fn] = files.get(str(Path(fn).resolve())) if fn.endswith(".py") else None
+        return cache[fn]
+
+    edges: Counter = Counter()
+
+    def profile(frame, event, arg):  # noqa: ANN001, ANN202 - the profiler's signature
+        if event != "call":
+            return
+        callee = module(frame.f_code)
+        if callee is None:
+            return
+        f = frame.f_back
+        while f is not None and (caller := module(f.f_code)) is None:
+            f = f.f_back
+        if f is not None and caller != callee:
+            edges[(caller, callee)] += 1
+
+    threading.setprofile(profile)
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+    return dict(edges)
+
+
+def upward_calls(edges: dict[tuple[str, str], int]) -> dict[tuple[str, str], int]:
+    """The edges whose callee sits in a higher layer than its caller (the root package left out)."""
+    return {e: n for e, n in edges.items() if upward({e[0]: {e[1]}}) and "judgeaudit" not in map(unit_of, e)}
+
+
+def test_the_call_tracer_finds_a_call_that_points_up():
+    from judgeaudit.errors import InputError
+
+    def run():
+        InputError("x", field="f")      # a lower layer's own work: no edge up
+
+    assert upward_calls(traced_edges(run)) == {}
+    assert upward_calls({("judgeaudit.card.make", "judgeaudit.commands.card_missing"): 7}) == {
+        ("judgeaudit.card.make", "judgeaudit.commands.card_missing"): 7}
+    assert upward_calls({("judgeaudit.cli", "judgeaudit.commands.card"): 1}) == {}
+    assert upward_calls({("judgeaudit.registry", "judgeaudit"): 1}) == {}
+
+
+@pytest.fixture(scope="module")
+def runs_root(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("traced")
+
+
+def test_a_validity_run_calls_no_layer_above_the_callers(runs_root):
+    from judgeaudit.commands.validity import run_validity
+    from testkit import small_probes
+
+    probes = small_probes(runs_root, n_bases=2)
+    edges = traced_edges(lambda: run_validity(str(probes), ["reference:length"], out=runs_root / "validity",
+                                              n_boot=50, n_regrade=0))
+    assert any(a == "judgeaudit.commands.validity" and b.startswith("judgeaudit.analyses.validity") for a, b in edges)
+    assert upward_calls(edges) == {}
+
+
+def _world_run(root: Path) -> None:
+    from judgeaudit.commands.world import run_world_cmd
+    from world_fixtures import tiny_items
+
+    run_world_cmd("tiny:x", ["reference:oracle"], ["blind", "informed"], out=root / "world", votes=1,
+                  items=tiny_items(), n_boot=50, permutations=99, progress=False)
+
+
+def test_a_world_run_calls_no_layer_above_the_callers(runs_root):
+    edges = traced_edges(lambda: _world_run(runs_root))
+    assert any(b.startswith("judgeaudit.world.") for _, b in edges)
+    assert upward_calls(edges) == {}
+
+
+def test_a_card_run_missing_calls_no_layer_above_the_callers(runs_root):
+    import json
+
+    from typer.testing import CliRunner
+
+    from judgeaudit.cli import app
+
+    vp = runs_root / "vp"
+    vp.mkdir()
+    (vp / "result.json").write_text(json.dumps({"sets": {}, "transfer": {}, "run_id": "x", "created_at": "2026"}))
+    if not (runs_root / "world" / "result.json").exists():
+        _world_run(runs_root)
+    out = runs_root / "card"
+    args = ["card", "--judge", "reference:oracle", "--run-missing", "--yes", "--bootstrap", "50",
+            "--from", str(vp), "--from", str(runs_root / "world"), "--out", str(out)]
+    res = {}
+    edges = traced_edges(lambda: res.setdefault("r", CliRunner().invoke(app, args)))
+    assert res["r"].exit_code == 0, res["r"].output
+    assert "card --run-missing for reference:oracle" in res["r"].output
+    assert upward_calls(edges) == {}
+    assert json.loads((out / "card.json").read_text())["sections"]["world"]["measured"]
+    assert ("judgeaudit.commands.card_missing", "judgeaudit.card.make") in edges

@@ -6,9 +6,9 @@ Layers, low to high (a module imports only from its own layer or the layers belo
 higher one, not even inside a function; ``tests/test_layers.py`` checks this and that no imports form
 a cycle):
 
-1. errors, records, io, yamlfile, families, stats, runinfo, runfolder, options, validate, plugins, consent,
+1. errors, records, io, yamlfile, families, stats, runinfo, runfolder, options, validate, registry, consent,
    _startup — the typed rows, file readers, the model-family table, the shared estimators, the run-folder
-   records, the declared options and their rules, the plug-in loader and the command line's consent to run
+   records, the declared options and their rules, the one registry type and the command line's consent to run
    code a file names;
 2. datasets, checkers — the public sets' adapters and the programs that label outputs;
 3. judges — the instruments and their elicitation;
@@ -25,9 +25,11 @@ a cycle):
 11. cli — the command line.
 
 Where a lower layer must reach something defined above it (a judge backend, an executor backend, a verdict
-form, a replay format), it defines a registry that the higher layer fills: the filling modules are plug-ins
-of an entry-point group, loaded once by ``judgeaudit.plugins.load(group)`` on the registry's first lookup
-(judgeaudit's own from ``ENTRY_POINTS`` below, other packages' from their installed metadata).
+form, a replay format, the card's missing runs), it offers a ``judgeaudit.registry.Registry`` that the higher
+layer fills. The program is composed from the top: this package declares judgeaudit's own plug-ins
+(``ENTRY_POINTS`` below) with a loader of its own, so the import of a plug-in runs here, never in the lower
+layer, and only for the name looked up; the command line imports its commands, which register themselves.
+Other packages' plug-ins are the installed entry points of each registry's group.
 """
 
 from __future__ import annotations
@@ -52,8 +54,32 @@ ENTRY_POINTS: dict[str, dict[str, str]] = {
     "judgeaudit.card_missing": {"default_runs": "judgeaudit.commands.card_missing"},
 }
 """judgeaudit's own plug-ins by entry-point group, as ``pyproject.toml``'s ``[project.entry-points]`` declares
-them (a test keeps the two equal): a lower layer's registry loads them through ``judgeaudit.plugins`` on its
-first lookup, so it never imports the higher package itself, installed metadata or not."""
+them (a test keeps the two equal). Each is declared to ``judgeaudit.registry`` with ``_load_plugin`` below, so a
+lower layer's registry finds it on the first lookup of its name without importing the higher package itself,
+installed metadata or not."""
+
+
+def _load_plugin(value: str) -> object:
+    """Import one of judgeaudit's own plug-ins (``module[:attr]``): what a registry calls, through the
+    declaration below, on the first lookup of the plug-in's name."""
+    module, _, attr = value.partition(":")
+    obj: object = import_module(module)
+    for part in filter(None, attr.split(".")):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _declare_plugins() -> None:
+    from functools import partial
+
+    from judgeaudit import registry
+
+    for group, table in ENTRY_POINTS.items():
+        for name, value in table.items():
+            registry.declare(group, name, partial(_load_plugin, value))
+
+
+_declare_plugins()
 
 _LAZY = {
     "make_judge": "judgeaudit.judges.base",

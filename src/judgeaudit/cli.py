@@ -352,12 +352,15 @@ def _run_loop_experiment(exp) -> None:  # noqa: ANN001 - experiment.LoopExperime
 
 
 def _run_card_experiment(exp) -> None:  # noqa: ANN001 - experiment.CardExperiment
-    from judgeaudit.commands.card import card
+    from judgeaudit.commands.card import card, card_with_missing_runs
 
     if not exp.from_ and not exp.run_missing:
         raise InputError("from is required (or run_missing: true)", field="--from")
-    c = card(exp.judge, list(exp.from_), exp.out, exp.ledger, run_missing=exp.run_missing, yes=exp.yes,
-             confirm=None, n_boot=exp.bootstrap)
+    if exp.run_missing:
+        c = card_with_missing_runs(exp.judge, list(exp.from_), exp.out, exp.ledger, yes=exp.yes, confirm=None,
+                                   n_boot=exp.bootstrap)
+    else:
+        c = card(exp.judge, list(exp.from_), exp.out, exp.ledger, n_boot=exp.bootstrap)
     for line in c["verdict"]:
         print(line)
 

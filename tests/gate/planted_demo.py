@@ -73,7 +73,5 @@ def _factory(argument: str, options: dict[str, Any]) -> PlantedDemoJudge:
 @contextmanager
 def planted_backend():
     """Inside, ``make_judge("planted:demo")`` builds the planted judge (the registry entry is removed after)."""
-    base._load_backends()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(base._REGISTRY, "planted", (_factory, "a planted test judge"))
+    with base.BACKENDS.override("planted", base.Backend(_factory, "a planted test judge")):
         yield

@@ -1,5 +1,6 @@
 """The judge-backend registry reaches backends defined above it (``structural:``) or in other packages
-through the entry-point group ``judgeaudit.judges`` (``judgeaudit.plugins``), never by importing them:
+through the registry ``judges.base.BACKENDS`` (``judgeaudit.registry``): judgeaudit's own are declared by the
+top package, other packages' are entry points of the group ``judgeaudit.judges``; never by importing them:
 ``judgeaudit.judges`` does not import ``judgeaudit.structural``, and ``make_judge("structural:lexical")``
 still works, with or without installed metadata that lists the plug-in."""
 
@@ -80,13 +81,18 @@ def test_another_package_adds_a_backend_through_its_entry_point(tmp_path):
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
 
 
-def test_an_installed_entry_point_naming_the_built_in_plug_in_is_that_one(tmp_path):
+def test_an_installed_entry_point_naming_the_built_in_plug_in_is_the_declared_one(tmp_path):
+    """An installed entry point naming one of judgeaudit's own modules is never imported by the registry (the
+    top package declares that plug-in), and a lookup of another name does not import it."""
     _distribution(tmp_path, "judgeaudit_copy", "structural", "judgeaudit.structural.judge", None)
     p = _python("""
-        from judgeaudit.plugins import plugins
-        ps = plugins("judgeaudit.judges")
-        assert [(x.name, x.value, x.builtin) for x in ps if x.name == "structural"] == [
-            ("structural", "judgeaudit.structural.judge", True)], ps
+        import sys
+        from judgeaudit.registry import declared, external_entry_points
+        assert "structural" not in {ep.name for ep in external_entry_points("judgeaudit.judges")}
+        assert "structural" in declared("judgeaudit.judges")
+        from judgeaudit.judges import make_judge
+        make_judge("reference:constant")
+        assert not any(m.startswith("judgeaudit.structural") for m in sys.modules), "imported by another lookup"
         print("ok")
     """, tmp_path)
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr

@@ -11,8 +11,9 @@
 
 The package is callable: ``judgeaudit.card(judge, from_dirs, out, ledger=None, *, run_missing=False,
 yes=False, n_boot=2000)`` builds and writes one card (``judgeaudit.card.make.card``; ``--run-missing``,
-the default runs a card lacks, estimated and then run, is ``commands.card_missing``, a plug-in the card
-finds through its registry and never imports).
+the default runs a card lacks, estimated and then run, is ``commands.card_missing.card_with_missing_runs``,
+which the command line calls itself and the card finds in its registry ``card.make.MAKERS``, never
+importing it).
 """
 
 import sys

@@ -1,50 +1,30 @@
 """Build and write one validity card: ``card(judge, from_dirs, out, ledger=None, ...)`` (what the package
 ``judgeaudit.card`` calls, and ``judgeaudit card``).
 
-``run_missing``: the default runs the card lacks are planned, estimated and run by a planner this
-module does not import — the command edge's ``judgeaudit.commands.card_missing``, a plug-in of the
-group ``judgeaudit.card_missing`` that registers itself here (``register_missing``) when imported.
+``run_missing``: the default runs the card lacks are planned, estimated and run above this layer, by the
+command edge's ``judgeaudit.commands.card_missing.card_with_missing_runs``, which then writes the card with
+``write_card``. The command line calls it directly; ``card(..., run_missing=True)`` (the library's call) finds
+it in ``MAKERS``, the registry it registers into when imported (declared by the top package), so this module
+never imports it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from rich.console import Console
 
 from judgeaudit.errors import InputError
+from judgeaudit.registry import Registry
 
 PLUGIN_GROUP = "judgeaudit.card_missing"
 console = Console(stderr=True, soft_wrap=True)
 
-
-class MissingRuns(Protocol):
-    """What ``run_missing`` needs: where the runs go, their plan with estimates, and running it."""
-
-    def runs_dir(self, out: Path) -> Path: ...
-    def plan(self, judge_spec: str, absent: Sequence[str], out: Path) -> list[Any]: ...
-    def total_line(self, planned: Sequence[Any]) -> str: ...
-    def run_planned(self, judge_spec: str, planned: Sequence[Any], out: Path, *, n_boot: int = ...) -> list[Path]: ...
-
-
-_MISSING: list[MissingRuns] = []
-
-
-def register_missing(planner: MissingRuns) -> MissingRuns:
-    """Make ``planner`` the one ``run_missing`` uses (the last registered wins)."""
-    _MISSING.append(planner)
-    return planner
-
-
-def missing_runs() -> MissingRuns:
-    from judgeaudit.plugins import load
-
-    load(PLUGIN_GROUP)
-    if not _MISSING:
-        raise LookupError(f"no planner of the card's missing runs is registered (plug-in group {PLUGIN_GROUP})")
-    return _MISSING[-1]
+MAKERS: Registry[Callable[..., dict]] = Registry("maker of a card's missing runs", PLUGIN_GROUP)
+"""``default_runs``: ``maker(judge, from_dirs, out, ledger, *, yes, confirm, n_boot, chosen) -> card`` — what
+``card(..., run_missing=True)`` hands the whole call to."""
 
 
 def judges_held(runs: list) -> list[str]:
@@ -81,44 +61,49 @@ def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"
     ``run_missing``: the default runs of the sections no folder in ``from_dirs`` (nor OUT/runs, from an
     earlier ``run_missing``) measured are estimated (printed on stderr before any call), then run under
     OUT/runs when ``yes`` or when ``confirm()`` (asked once) says so; neither: ``InputError``, nothing
-    is run. ``chosen`` (``--run``): the run a section reads where the folders hold several (else
-    ``InputError`` listing them)."""
-    from judgeaudit.card.build import SECTIONS, build_card
-    from judgeaudit.card.checklist import checklist, checklist_md
-    from judgeaudit.card.render import write_card_html, write_card_md
-    from judgeaudit.card.share import localize, shareable
+    is run (``MAKERS['default_runs']``). ``chosen`` (``--run``): the run a section reads where the folders
+    hold several (else ``InputError`` listing them)."""
+    if run_missing:
+        return MAKERS.get("default_runs")(judge, from_dirs, out, ledger, yes=yes, confirm=confirm, n_boot=n_boot,
+                                          chosen=chosen)
     from judgeaudit.card.sources import collect
-    from judgeaudit.io import write_json
+
+    out, from_dirs = Path(out), [Path(d) for d in from_dirs]
+    check_output(out, from_dirs, ledger, n_boot)
+    runs = collect(from_dirs)
+    _known(judge, runs, from_dirs)
+    return write_card(judge, runs, from_dirs, out, ledger, chosen=chosen)
+
+
+def check_output(out: Path, from_dirs: Sequence[Path], ledger: Path | None, n_boot: int) -> None:
+    """Refuse, before anything runs, a bootstrap count out of range or an OUT the card may not write into."""
     from judgeaudit.validate import check_options, output_dir
 
     check_options(bootstrap=n_boot)
-    out, from_dirs = Path(out), [Path(d) for d in from_dirs]
-    output_dir(out, writes=("card.json", "card.html", "card.md", "checklist.md"), inputs=[*from_dirs, ledger],
-               kind="card", quiet=True)
-    notes: dict[str, str] = {}
-    if run_missing:
-        missing = missing_runs()
-        if missing.runs_dir(out).is_dir() and missing.runs_dir(out) not in from_dirs:
-            from_dirs.append(missing.runs_dir(out))   # runs an earlier --run-missing made here
-    runs = collect(from_dirs)
-    if not run_missing:
-        _known(judge, runs, from_dirs)
-    if run_missing:
+    output_dir(Path(out), writes=("card.json", "card.html", "card.md", "checklist.md"),
+               inputs=[*from_dirs, ledger], kind="card", quiet=True)
 
-        first = build_card(judge, runs, from_dirs=from_dirs, chosen=chosen)
-        planned = missing.plan(judge, [k for k in SECTIONS if not first["sections"][k].get("measured", True)], out)
-        console.print(f"card --run-missing for {judge}: the runs the card lacks", highlight=False)
-        for p in planned:
-            console.print(f"  {p.line(judge)}", highlight=False, markup=False)
-        console.print(f"  {missing.total_line(planned)}", highlight=False, markup=False)
-        if any(not p.skip for p in planned):
-            if not yes and (confirm is None or not confirm()):
-                raise InputError("--run-missing runs the judge: confirm at the prompt, or pass --yes "
-                                 "(yes=True) to run without asking; nothing was run", field="--yes")
-            from_dirs += missing.run_planned(judge, planned, out, n_boot=n_boot)
-            runs = collect(from_dirs)
-        notes = {p.run.section: f"not measured — {p.skip}" for p in planned if p.skip}
-    c = build_card(judge, runs, from_dirs=[Path(d).resolve() for d in from_dirs], ledger=ledger, notes=notes,
+
+def unmeasured(judge: str, runs: list, from_dirs: Sequence[Path], chosen: Sequence[Path] = ()) -> list[str]:
+    """The card's sections no run in ``runs`` measured for ``judge``, in the card's order."""
+    from judgeaudit.card.build import SECTIONS, build_card
+
+    first = build_card(judge, runs, from_dirs=list(from_dirs), chosen=chosen)
+    return [k for k in SECTIONS if not first["sections"][k].get("measured", True)]
+
+
+def write_card(judge: str, runs: list, from_dirs: Sequence[Path], out: Path, ledger: Path | None = None, *,
+               notes: dict[str, str] | None = None, chosen: Sequence[Path] = ()) -> dict:
+    """Build the card of ``judge`` from ``runs`` (read from ``from_dirs``) and write its four files into OUT;
+    ``notes``: a section's "not measured" line where a run was not made. The card, its paths local."""
+    from judgeaudit.card.build import build_card
+    from judgeaudit.card.checklist import checklist, checklist_md
+    from judgeaudit.card.render import write_card_html, write_card_md
+    from judgeaudit.card.share import localize, shareable
+    from judgeaudit.io import write_json
+
+    out = Path(out)
+    c = build_card(judge, runs, from_dirs=[Path(d).resolve() for d in from_dirs], ledger=ledger, notes=notes or {},
                    chosen=chosen)
     c = shareable(c, out)     # paths relative to the card's folder (or DATA/… for the bundled data)
     out.mkdir(parents=True, exist_ok=True)

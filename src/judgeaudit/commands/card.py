@@ -1,7 +1,8 @@
 """``judgeaudit card``: one validity card per judge from existing run folders (card.html, card.json,
 checklist.md). Nothing is recomputed: each section reads the result.json files it finds; with
 ``--run-missing`` the default runs of the sections no folder measured are estimated, confirmed and
-run under OUT/runs first (``commands.card_missing``). ``card`` itself is ``judgeaudit.card.make.card``."""
+run under OUT/runs first (``commands.card_missing.card_with_missing_runs``, which this command calls itself).
+``card`` itself is ``judgeaudit.card.make.card``."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ import typer
 
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.card.make import card, console, judges_held
+from judgeaudit.commands.card_missing import card_with_missing_runs
 from judgeaudit.commands.common import ApiBaseOpt, RetriesOpt, RpmOpt, TimeoutOpt, call_context
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="The validity card of one judge, gathered from run folders.")
-__all__ = ["app", "card", "judges_held"]
+__all__ = ["app", "card", "card_with_missing_runs", "judges_held"]
 
 
 @app.callback(invoke_without_command=True)
@@ -56,8 +58,9 @@ def card_cmd(
     with checked_calls(allow_failures, echo=console), \
             call_context(api_base=api_base, timeout=call_timeout, retries=call_retries, rpm=call_rpm):
         # a run the judge failed (--run-missing): its summary, then exit 1
-        c = card(judge, list(from_ or []), out, ledger, run_missing=run_missing, yes=yes, confirm=ask,
-                 n_boot=bootstrap, chosen=list(run or []))
+        make = card_with_missing_runs if run_missing else card
+        kw = dict(yes=yes, confirm=ask) if run_missing else {}
+        c = make(judge, list(from_ or []), out, ledger, n_boot=bootstrap, chosen=list(run or []), **kw)
         for line in c["verdict"]:
             print(line)
         console.print(f"→ {out}/card.html, {out}/card.md, {out}/card.json, {out}/checklist.md")

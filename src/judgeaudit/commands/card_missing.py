@@ -5,18 +5,19 @@ OUT/runs so the card reads them.
 A section is planned when no run folder given measured it. A run whose verdict form the judge does
 not have (a fixed reference instrument without a world form, say) is not run: the card says so.
 
-A plug-in of ``judgeaudit.card_missing``: importing it registers this module as the card's planner
-(``judgeaudit.card.make.register_missing``), so the card layer runs it without importing it.
+``card_with_missing_runs`` does the whole of ``card --run-missing`` from this layer down: the card layer
+tells which sections are unmeasured and writes the card (``card.make.unmeasured``, ``write_card``); the runs
+are planned and made here. Importing this module registers it into ``card.make.MAKERS`` (``default_runs``),
+where the library's ``judgeaudit.card(..., run_missing=True)`` finds it.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from judgeaudit.card.make import register_missing
+from judgeaudit.card.make import MAKERS, check_output, console, unmeasured, write_card
 from judgeaudit.commands.default_runs import DEFAULT_RUNS, WORLD_REFERENCES, DefaultRun
 from judgeaudit.runtime.estimate import Estimate, duration
 
@@ -103,4 +104,34 @@ def run_planned(judge_spec: str, planned: Sequence[Planned], out: Path, *, n_boo
     return done
 
 
-register_missing(sys.modules[__name__])  # type: ignore[arg-type]
+def card_with_missing_runs(judge: str, from_dirs: Sequence[Path] = (), out: Path = Path("card"),
+                           ledger: Path | None = None, *, yes: bool = False,
+                           confirm: Callable[[], bool] | None = None, n_boot: int = 2000,
+                           chosen: Sequence[Path] = ()) -> dict:
+    """``judgeaudit.card(..., run_missing=True)``: the default runs of the sections no folder in ``from_dirs``
+    (nor OUT/runs, from an earlier call) measured, estimated on stderr before any call, run under OUT/runs
+    when ``yes`` or ``confirm()`` says so (neither: ``InputError``, nothing run), then the card."""
+    from judgeaudit.card.sources import collect
+    from judgeaudit.errors import InputError
+
+    out, from_dirs = Path(out), [Path(d) for d in from_dirs]
+    check_output(out, from_dirs, ledger, n_boot)
+    if runs_dir(out).is_dir() and runs_dir(out) not in from_dirs:
+        from_dirs.append(runs_dir(out))   # runs an earlier --run-missing made here
+    runs = collect(from_dirs)
+    planned = plan(judge, unmeasured(judge, runs, from_dirs, chosen), out)
+    console.print(f"card --run-missing for {judge}: the runs the card lacks", highlight=False)
+    for p in planned:
+        console.print(f"  {p.line(judge)}", highlight=False, markup=False)
+    console.print(f"  {total_line(planned)}", highlight=False, markup=False)
+    if any(not p.skip for p in planned):
+        if not yes and (confirm is None or not confirm()):
+            raise InputError("--run-missing runs the judge: confirm at the prompt, or pass --yes "
+                             "(yes=True) to run without asking; nothing was run", field="--yes")
+        from_dirs += run_planned(judge, planned, out, n_boot=n_boot)
+        runs = collect(from_dirs)
+    notes = {p.run.section: f"not measured — {p.skip}" for p in planned if p.skip}
+    return write_card(judge, runs, from_dirs, out, ledger, notes=notes, chosen=chosen)
+
+
+MAKERS.register("default_runs", card_with_missing_runs)

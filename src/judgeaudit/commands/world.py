@@ -172,7 +172,8 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     judges = build_judges(sampled_specs(judge_specs, temperature), api_base=api_base, template=template)
     verdicts = judge_world(items, judges, arms, form=form, votes=votes, store_path=store or out / "calls.sqlite",
                            seed=seed, encoder=encoder, top_k=top_k, concurrency=concurrency, progress=progress)
-    by_arm = summarise(verdicts, part=arm_of, part_name="arm")
+    arms_by_request = {rid: arm_of(rid) for rid in map(str, verdicts["request_id"])}
+    by_arm = summarise(verdicts, part=arms_by_request, part_name="arm")
     record_parts(by_arm)   # the command fails when a judge produced no usable verdict in one arm
     generous = second = None
     if matcher_judge is not None:

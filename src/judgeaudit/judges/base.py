@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judgeaudit.errors import InputError
 from judgeaudit.records import JudgeRequest, Verdict
+from judgeaudit.registry import Registry
 
 
 class JudgeSpec(BaseModel):
@@ -216,10 +218,26 @@ class Judge:
 
 
 JudgeFactory = Callable[[str, dict[str, Any]], Judge]
-_REGISTRY: dict[str, tuple[JudgeFactory, str]] = {}
-#: backends built from other judges' specs: a template (``?template=`` in an inner spec, the ``template``
-#: option) is their inner judges', so ``make_judge`` leaves it to their factory
-_COMPOSITE: set[str] = set()
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One registered judge backend: ``factory(argument, options) -> Judge``, its one-line help, and whether
+    it is ``composite`` (built from other judges' specs: a template is their inner judges', so ``make_judge``
+    leaves it to the factory)."""
+
+    factory: JudgeFactory
+    help: str
+    composite: bool = False
+
+
+PLUGIN_GROUP = "judgeaudit.judges"
+"""The entry-point group of judge backends registered from above this layer or from other packages."""
+
+BACKENDS: Registry[Backend] = Registry("judge backend", PLUGIN_GROUP,
+                                       error=lambda msg: InputError(msg, field="judge"))
+"""The judge backends by name (``judgeaudit.registry``): each backend module registers its own when imported;
+judgeaudit's own are declared by the top package, another package's are its entry points of ``PLUGIN_GROUP``."""
 
 
 def register(backend: str, help: str, *, composite: bool = False) -> Callable[[JudgeFactory], JudgeFactory]:
@@ -227,13 +245,12 @@ def register(backend: str, help: str, *, composite: bool = False) -> Callable[[J
 
     ``argument`` is the part of the spec string after ``backend:`` ("" when absent). A ``composite``
     backend's argument holds other judges' specs; its factory receives the ``template`` option and passes
-    it (and each inner spec's own ``?template=``) to the judges it builds.
+    it (and each inner spec's own ``?template=``) to the judges it builds. A name is taken once
+    (``Registry.register``).
     """
 
     def deco(factory: JudgeFactory) -> JudgeFactory:
-        _REGISTRY[backend] = (factory, help)
-        if composite:
-            _COMPOSITE.add(backend)
+        BACKENDS.register(backend, Backend(factory, help, composite))
         return factory
 
     return deco
@@ -241,20 +258,7 @@ def register(backend: str, help: str, *, composite: bool = False) -> Callable[[J
 
 def registered() -> dict[str, str]:
     """Backend name -> one-line help, for ``judgeaudit judges list``."""
-    _load_backends()
-    return {k: v[1] for k, v in sorted(_REGISTRY.items())}
-
-
-PLUGIN_GROUP = "judgeaudit.judges"
-"""The entry-point group of judge backends registered from above this layer or from other packages."""
-
-
-def _load_backends() -> None:
-    """The plug-ins of ``PLUGIN_GROUP`` (``judgeaudit.plugins``: the backend modules of this package, the
-    ones defined above it and other packages') register themselves, once, on the first lookup."""
-    from judgeaudit.plugins import load
-
-    load(PLUGIN_GROUP)
+    return {k: v.help for k, v in BACKENDS.items().items()}
 
 
 _API_BASE: ContextVar[str | None] = ContextVar("judgeaudit_api_base", default=None)
@@ -289,19 +293,19 @@ def make_judge(spec: str, **options: Any) -> Judge:
     ``api_base``, the one of the enclosing ``api_base_for_calls`` (a command's ``--api-base``).
     Raises ``InputError`` for an unknown backend.
     """
-    _load_backends()
     backend, _, argument = spec.partition(":")
-    if backend not in _REGISTRY:
-        known = ", ".join(sorted(_REGISTRY))
+    if backend not in BACKENDS:
+        known = ", ".join(BACKENDS.names())
         raise InputError(f"unknown judge spec {spec!r}: backend {backend!r} is not one of: {known}",
                          field="judge")
-    factory, _ = _REGISTRY[backend]
+    entry = BACKENDS.get(backend)
+    factory = entry.factory
     options = {k: v for k, v in options.items() if v is not None}
     if "api_base" not in options and _API_BASE.get() is not None:
         options["api_base"] = _API_BASE.get()
     options.setdefault("id", spec)
     recipe = dict(options)
-    if backend in _COMPOSITE:
+    if entry.composite:
         judge = factory(argument, options)
         judge.recipe = (spec, recipe)
         return judge

@@ -14,6 +14,7 @@ from typing import Any
 
 from judgeaudit.judges.replies import ParseResult
 from judgeaudit.records import JudgeRequest
+from judgeaudit.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -33,38 +34,26 @@ class TemplateFamily:
     reply_keys: dict[str, str] | None = None
 
 
-_FAMILIES: dict[str, TemplateFamily] = {}
+PLUGIN_GROUP = "judgeaudit.template_families"
+"""The entry-point group a package names its template families under (each entry: a module that
+registers them when imported; ``judgeaudit.registry``)."""
+
+FAMILIES: Registry[TemplateFamily] = Registry("template family", PLUGIN_GROUP)
+"""The template families by name; the package that builds a family's requests registers it when imported
+(judgeaudit's ``world`` is declared by the top package and loaded on the first lookup of its name)."""
 
 
 def register_family(family: TemplateFamily) -> TemplateFamily:
-    _FAMILIES[family.name] = family
-    return family
-
-
-PLUGIN_GROUP = "judgeaudit.template_families"
-"""The entry-point group a package names its template families under (each entry: a module that
-registers them when imported; ``judgeaudit.plugins``)."""
-
-
-def _load_plugins() -> None:
-    from judgeaudit.plugins import load
-
-    load(PLUGIN_GROUP)
+    """Register ``family`` under its name (a name is taken once: ``Registry.register``)."""
+    return FAMILIES.register(family.name, family)
 
 
 def family(name: str) -> TemplateFamily:
-    """The registered family ``name`` (loading the entry point of that name in
-    ``judgeaudit.template_families`` when nothing has registered it yet); a LookupError naming the
-    registered ones otherwise."""
-    if name not in _FAMILIES:
-        _load_plugins()
-    try:
-        return _FAMILIES[name]
-    except KeyError:
-        known = ", ".join(sorted(_FAMILIES)) or "none"
-        raise LookupError(f"no template family {name!r} is registered (registered: {known}); the package "
-                          "that builds these requests registers it when it is imported") from None
+    """The registered family ``name`` (loading the plug-in of that name on first use); a LookupError naming
+    the registered ones otherwise."""
+    return FAMILIES.get(name)
 
 
 def families() -> dict[str, TemplateFamily]:
-    return dict(_FAMILIES)
+    """The families registered so far (loading none)."""
+    return FAMILIES.loaded()

@@ -61,6 +61,7 @@ from judgeaudit.judges.base import Judge, JudgeSpec, register
 from judgeaudit.judges.elicit import SCALE, WORLD_TEMPLATE, ParseResult, is_world, parse_request, world_fields
 from judgeaudit.judges.forms import family
 from judgeaudit.judges.scale import Scale, declared_scale, parse_bounds
+from judgeaudit.registry import Registry
 from judgeaudit.records import JudgeRequest, Verdict
 
 _COLUMNS = ("request_id", "score", "choice", "label", "unit_labels", "defect_ids", "defects", "judge_id", "epoch",
@@ -354,9 +355,10 @@ class ReplayFormat:
     help: str
 
 
-_FORMATS: dict[str, ReplayFormat] = {}
 PLUGIN_GROUP = "judgeaudit.replay_formats"
-"""The entry-point group of modules that register replay formats when imported (``judgeaudit.plugins``)."""
+"""The entry-point group of modules that register replay formats when imported (``judgeaudit.registry``)."""
+FORMATS: Registry[ReplayFormat] = Registry("replay format", PLUGIN_GROUP)
+"""The replay formats by name (judgeaudit's ``inspect`` and ``promptfoo`` are declared by the top package)."""
 
 
 def parse_scale(text: str | None, path: str) -> tuple[float, float] | None:
@@ -388,16 +390,17 @@ def replay_scale(mapping: dict[str, str], path: str) -> Scale | None:
 
 def register_format(name: str, *, judges: Callable[[str], list[Judge]],
                     judge: Callable[[str, dict[str, Any]], Judge], help: str) -> None:
-    """Register a replay format under ``name`` (``replay:<name>:<file>``); a later registration replaces it."""
-    _FORMATS[name] = ReplayFormat(name, judges, judge, help)
+    """Register a replay format under ``name`` (``replay:<name>:<file>``); a name is taken once
+    (``Registry.register``: the same functions again is a no-op)."""
+    have = FORMATS.loaded().get(name)
+    if have is not None and (have.judges, have.judge, have.help) == (judges, judge, help):
+        return
+    FORMATS.register(name, ReplayFormat(name, judges, judge, help))
 
 
 def formats() -> dict[str, ReplayFormat]:
     """The registered replay formats (those of installed plug-ins included)."""
-    from judgeaudit.plugins import load
-
-    load(PLUGIN_GROUP)
-    return dict(_FORMATS)
+    return FORMATS.items()
 
 
 def _format_of(argument: str) -> tuple[ReplayFormat, str] | None:
@@ -405,8 +408,7 @@ def _format_of(argument: str) -> tuple[ReplayFormat, str] | None:
     name, sep, rest = argument.partition(":")
     if not sep or "/" in name or "\\" in name or "." in name:
         return None
-    found = formats().get(name)
-    return (found, rest) if found is not None else None
+    return (FORMATS.get(name), rest) if name in FORMATS else None
 
 
 OPTIONS = ("judge", "scale", "higher", "template", *_COLUMNS)

@@ -11,10 +11,10 @@ one call with retries and its lease in the store (``runtime.calls``), at most ``
 ``calls.close()`` releases what the run held. ``use(name, address)`` selects the backend for the calls
 made inside it (commands do it from their ``--backend`` option, see ``commands.common.calls_checked``).
 
-The registry: a backend module calls ``register(name, factory)`` when it is imported. The modules that
-fill it are the plug-ins of the entry-point group ``judgeaudit.backends`` (``judgeaudit.plugins``:
-judgeaudit's own from ``judgeaudit.ENTRY_POINTS``, other packages' from their metadata), imported the
-first time a backend is looked up. So this module never imports a backend, and a
+The registry (``BACKENDS``, a ``judgeaudit.registry.Registry``): a backend module calls ``register(name,
+factory)`` when it is imported. judgeaudit's own (``ray``) is declared by the top package
+(``judgeaudit.ENTRY_POINTS``) and imported the first time that name is looked up (or the list of names is
+asked for); other packages' are their entry points of the group ``judgeaudit.backends``. So this module never imports a backend, and a
 backend depends on this module and on ``runtime.calls`` only: the imports point one way.
 """
 
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from judgeaudit.errors import InputError
+from judgeaudit.registry import Registry
 from judgeaudit.runtime.calls import RateLimiter, RetryPolicy, call_with_retries, provider_semaphore
 
 if TYPE_CHECKING:
@@ -61,25 +62,19 @@ PLUGIN_GROUP = "judgeaudit.backends"
 """The entry-point group of backend modules (each registers itself when imported; ``ray``: the ``ray``
 package itself is imported only when that backend is made)."""
 
-_REGISTRY: dict[str, Registered] = {}
+BACKENDS: Registry[Registered] = Registry("executor backend", PLUGIN_GROUP,
+                                          error=lambda msg: InputError(msg, field="backend"))
 
 
 def register(name: str, factory: Callable[[str | None], Backend], *, remote: bool = False) -> None:
     """Make backend ``name`` available to ``make``/``use``/``--backend``: ``factory(address)`` builds it
     (``remote``: it runs elsewhere and takes ``--ray-address``-style addresses; the others refuse one)."""
-    _REGISTRY[name] = Registered(factory, remote)
-
-
-def _load_plugins() -> None:
-    from judgeaudit.plugins import load
-
-    load(PLUGIN_GROUP)
+    BACKENDS.register(name, Registered(factory, remote))
 
 
 def names() -> list[str]:
     """The registered backend names, the default first."""
-    _load_plugins()
-    return sorted(_REGISTRY, key=lambda n: (n != DEFAULT, n))
+    return sorted(BACKENDS.names(), key=lambda n: (n != DEFAULT, n))
 
 
 class AsyncioCalls:
@@ -115,12 +110,11 @@ def make(name: str | None = None, address: str | None = None) -> Backend:
     """The backend called ``name`` (default ``asyncio``); ``address`` is for backends that run elsewhere
     (``InputError`` when given to one that does not, or for an unknown name)."""
     name = name or DEFAULT
-    known = names()
-    if name not in _REGISTRY:
-        raise InputError(f"unknown backend {name!r}; choose {', '.join(known)}", field="backend")
-    entry = _REGISTRY[name]
+    if name not in BACKENDS:
+        raise InputError(f"unknown backend {name!r}; choose {', '.join(names())}", field="backend")
+    entry = BACKENDS.get(name)
     if address and not entry.remote:
-        remote = [n for n in known if _REGISTRY[n].remote]
+        remote = [n for n in names() if BACKENDS.get(n).remote]
         raise InputError(f"--ray-address needs --backend {' or '.join(remote) or 'ray'}", field="ray-address")
     return entry.factory(address)
 

@@ -144,7 +144,9 @@ def _cost(judge: Judge, todo: list[JudgeRequest]) -> tuple[float | None, str]:
         info = _model_prices(p.spec.model)
         if info is None:
             return None, "unknown (model not in the LiteLLM cost map)"
-        tokens_in = sum(math.ceil(len(p.render(r)) / CHARS_PER_TOKEN) for r in todo)
+        # a model whose prompt tokens cost nothing (a local server's): its prompts are not rendered to count them
+        tokens_in = (sum(math.ceil(len(p.render(r)) / CHARS_PER_TOKEN) for r in todo)
+                     if info["input_cost_per_token"] else 0)
         max_out = p.spec.params.get("max_tokens")
         tokens_out = sum(int(max_out or _DEFAULT_MAX_TOKENS.get(r.form, 1024)) for r in todo)
         total += tokens_in * info["input_cost_per_token"] + tokens_out * info["output_cost_per_token"]

@@ -18,7 +18,7 @@ check names the judge and the part that produced no usable verdict.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -119,12 +119,13 @@ def _reason(row: Any) -> str:
     return text if len(text) <= _REASON_CHARS else text[: _REASON_CHARS - 1] + "…"
 
 
-def summarise(verdicts: pd.DataFrame | Iterable[Verdict], *, part: Callable[[str], str] | None = None,
+def summarise(verdicts: pd.DataFrame | Iterable[Verdict], *,
+              part: Mapping[str, str] | Callable[[str], str] | None = None,
               part_name: str = "part") -> CallSummary:
     """Count failed calls (``error`` set) and parse failures (no error, ``parse_ok`` false) per judge
     of a verdict table, one row per request; keep the first ``MAX_REASONS`` distinct reasons. With
-    ``part`` (a request id → the part of the run it belongs to, e.g. its arm), count per (judge, part)
-    and name the parts ``part_name``."""
+    ``part`` (a request id → the part of the run it belongs to, e.g. its arm: a mapping, as the layer that
+    made the requests reads them, or a function), count per (judge, part) and name the parts ``part_name``."""
     df = verdicts if isinstance(verdicts, pd.DataFrame) else verdicts_frame(list(verdicts))
     keys = ["judge_id"]
     if part is not None:
