@@ -14,11 +14,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgeaudit.errors import InputError
+from judgeaudit.specs import pop
 from judgeaudit.records import JudgeRequest, Verdict
 
 
@@ -333,10 +334,4 @@ def with_template(judge: Judge, name: str) -> Judge:
 
 def _split_template(argument: str) -> tuple[str, str | None]:
     """Split a ``?template=FILE_OR_NAME`` option off a spec's argument, keeping any other options."""
-    name, sep, query = argument.partition("?")
-    if not sep or "template=" not in query:
-        return argument, None
-    opts = parse_qsl(query, keep_blank_values=True)
-    template = next((v for k, v in opts if k == "template"), None)
-    rest = urlencode([(k, v) for k, v in opts if k != "template"])
-    return (f"{name}?{rest}" if rest else name), template
+    return pop(argument, "template", field="judge")
