@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: import each other (without a cycle), a unit imports nothing from a layer above its own.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "records", "io", "yamlfile", "families", "stats", "runinfo", "runfolder", "options", "validate",
-     "registry", "consent", "_startup"),
+     "registry", "consent", "_startup", "specs"),
     ("datasets", "checkers"),
     ("judges",),
     ("runtime",),

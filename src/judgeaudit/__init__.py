@@ -7,9 +7,9 @@ higher one, not even inside a function; ``tests/test_layers.py`` checks this and
 a cycle):
 
 1. errors, records, io, yamlfile, families, stats, runinfo, runfolder, options, validate, registry, consent,
-   _startup — the typed rows, file readers, the model-family table, the shared estimators, the run-folder
-   records, the declared options and their rules, the one registry type and the command line's consent to run
-   code a file names;
+   _startup, specs — the typed rows, file readers, the model-family table, the shared estimators, the run-folder
+   records, the declared options and their rules, the one registry type, the command line's consent to run
+   code a file names and the one reader of a spec string's ``?key=value`` options;
 2. datasets, checkers — the public sets' adapters and the programs that label outputs;
 3. judges — the instruments and their elicitation;
 4. runtime — the call store and the executors;

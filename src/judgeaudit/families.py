@@ -41,9 +41,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import parse_qsl, urlencode
 
 from judgeaudit.errors import InputError
+from judgeaudit.specs import join, split
 
 #: The family value of a reference instrument (``reference:*``): not a model, no vendor.
 REFERENCE = "reference"
@@ -330,14 +330,10 @@ def local_family(folder: str | Path) -> str | None:
 def split_spec_family(argument: str) -> tuple[str, str | None]:
     """Split a ``?family=`` option off a judge spec's argument (``openai/my-ft?family=openai`` ->
     ``("openai/my-ft", "openai")``). Raises ``InputError`` for any other ``?`` option."""
-    if "?" not in argument:
-        return argument, None
-    name, _, query = argument.partition("?")
-    # ``+`` joins a family's vendors (``family=alibaba+nvidia``), never a space
-    opts = dict(parse_qsl(query.replace("+", "%2B"), keep_blank_values=True))
+    name, opts = split(argument, field="judge")
     family = opts.pop("family", None)
     if opts:
-        raise InputError(f"unknown judge spec option(s) {urlencode(opts)!r}; only ?family=<vendor> is read "
+        raise InputError(f"unknown judge spec option(s) {join('', opts)[1:]!r}; only ?family=<vendor> is read "
                          "here", field="judge")
     return name, family
 

@@ -23,6 +23,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from judgeaudit.errors import InputError
+from judgeaudit.specs import name_of
 
 
 from judgeaudit import options as declared  # noqa: E402 - the declared options' rules
@@ -298,10 +299,10 @@ def spec_inputs(specs: Iterable[object]) -> list[Path]:
     for spec in specs:
         text = spec.get("spec") if isinstance(spec, dict) else spec
         if isinstance(text, str) and text.startswith("replay:"):
-            out.append(Path(text.removeprefix("replay:").partition("?")[0]))
+            out.append(Path(name_of(text.removeprefix("replay:"))))
     return out
 
 
 def set_inputs(specs: Iterable[str]) -> list[Path]:
     """The files or folders data-set specs (``NAME:PATH?…``) read."""
-    return [Path(spec.split(":", 1)[1].partition("?")[0]) for spec in specs if ":" in spec]
+    return [Path(name_of(spec.split(":", 1)[1])) for spec in specs if ":" in spec]

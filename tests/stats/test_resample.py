@@ -55,3 +55,32 @@ def test_within_group_permutations_are_the_keyed_argsort_ones(sizes, monkeypatch
     assert (permute_within_groups(values, groups, 300, 9) == want).all()
     flags = values % 2 == 0
     assert (permute_within_groups(flags, groups, 300, 9) == _keyed_argsort_permutations(flags, groups, 300, 9)).all()
+
+
+def test_percentile_ci_is_the_one_interval_of_resamples():
+    """NaN resamples ignored; NaN where a column has none defined (or there are no resamples), without a warning;
+    columns without NaN read exactly as numpy's linear quantiles."""
+    import warnings
+
+    from judgeaudit.stats.resample import percentile_interval
+
+    rng = np.random.default_rng(3)
+    boot = rng.normal(size=(400, 4))
+    boot[::7, 1] = np.nan
+    boot[:, 2] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lo, hi = percentile_ci(boot, 0.9, axis=0)
+        assert percentile_interval(np.full(5, np.nan)) == (pytest.approx(np.nan, nan_ok=True),) * 2
+        assert all(np.isnan(percentile_interval(np.empty(0), 0.9)))
+        assert all(np.isnan(percentile_ci(np.empty((0, 3)), axis=0)[0]))
+        lo_t, hi_t = percentile_ci(boot.T, 0.9, axis=1)
+    a = (1 - 0.9) / 2
+    assert np.array_equal(lo[[0, 3]], np.quantile(boot[:, [0, 3]], a, axis=0))
+    assert np.array_equal(hi[[0, 3]], np.quantile(boot[:, [0, 3]], 1 - a, axis=0))
+    col = boot[:, 1][~np.isnan(boot[:, 1])]
+    assert (lo[1], hi[1]) == (np.quantile(col, a), np.quantile(col, 1 - a))
+    assert np.isnan(lo[2]) and np.isnan(hi[2])
+    assert np.array_equal(lo, lo_t, equal_nan=True) and np.array_equal(hi, hi_t, equal_nan=True)
+    value = percentile_interval(boot[:, 0], 0.9)
+    assert value == (float(lo[0]), float(hi[0])) and all(type(x) is float for x in value)

@@ -22,8 +22,7 @@ section whose run keeps none is compared unpaired from the cards' stored interva
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,9 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgeaudit.stats.resample import bootstrap_counts, percentile_ci
-
-Stat = Callable[[np.ndarray], np.ndarray]
+from judgeaudit.stats.paired import Stat, arm_resamples, differences
+from judgeaudit.stats.resample import percentile_interval
 
 
 @dataclass(frozen=True)
@@ -69,45 +67,19 @@ class Compared:
         return f"unpaired ({self.n_a} vs {self.n_b} {self.unit}s, none shared){at}"
 
 
-def _ci(samples: np.ndarray, level: float) -> tuple[float, float]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        lo, hi = percentile_ci(samples, level)
-    return float(lo), float(hi)
-
-
-def _value(f: Stat, counts: np.ndarray) -> float:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return float(f(counts.sum(axis=0)))
-
-
-def _boot(f: Stat, w: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return f(w @ counts)
-
-
 def compare(a: Units, b: Units, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> dict[str, Compared]:
     """Every quantity both tables carry: B − A with its bootstrap interval, paired over the shared units
     when there are any, else the two runs resampled independently (``card.diff`` declares too few shared
     units not comparable before asking)."""
-    names = [q for q in a.stats if q in b.stats]
     shared = np.intersect1d(a.ids.astype(str), b.ids.astype(str))
-    out: dict[str, Compared] = {}
+    ca, cb = a.counts, b.counts
     if len(shared):
-        ia = pd.Index(a.ids.astype(str)).get_indexer(shared)
-        ib = pd.Index(b.ids.astype(str)).get_indexer(shared)
-        ca, cb = a.counts[ia], b.counts[ib]
-        w = bootstrap_counts(len(shared), n_boot, seed)
-        wa = wb = w
-    else:
-        ca, cb = a.counts, b.counts
-        wa, wb = bootstrap_counts(len(ca), n_boot, seed), bootstrap_counts(len(cb), n_boot, seed + 1)
-    for q in names:
-        fa, fb = a.stats[q], b.stats[q]
-        va, vb = _value(fa, ca), _value(fb, cb)
-        lo, hi = _ci(_boot(fb, wb, cb) - _boot(fa, wa, ca), level)
-        out[q] = Compared(va, vb, vb - va, (lo, hi), bool(len(shared)), len(a.ids), len(b.ids), len(shared), a.unit)
-    return out
+        ca = ca[pd.Index(a.ids.astype(str)).get_indexer(shared)]
+        cb = cb[pd.Index(b.ids.astype(str)).get_indexer(shared)]
+    found = differences({q: (a.stats[q], b.stats[q]) for q in a.stats if q in b.stats}, ca, cb,
+                        paired=bool(len(shared)), n_boot=n_boot, seed=seed, level=level)
+    return {q: Compared(va, vb, vb - va, ci, bool(len(shared)), len(a.ids), len(b.ids), len(shared), a.unit)
+            for q, (va, vb, ci) in found.items()}
 
 
 # --- the per-unit tables the run folders keep ------------------------------------------------------------
@@ -263,9 +235,7 @@ def compare_validity(a: Frontier, b: Frontier, *, n_boot: int = 2000, seed: int 
     if len(shared):
         ca = ca[pd.Index(a.ids).get_indexer(shared)]
         cb = cb[pd.Index(b.ids).get_indexer(shared)]
-        wa = wb = bootstrap_counts(len(shared), n_boot, seed)
-    else:
-        wa, wb = bootstrap_counts(len(ca), n_boot, seed), bootstrap_counts(len(cb), n_boot, seed + 1)
+    wa, wb = arm_resamples(len(ca), len(cb), paired=bool(len(shared)), n_boot=n_boot, seed=seed)
     pa, pb = ca.sum(axis=0)[None], cb.sum(axis=0)[None]
     ia, ib = matched_points(pa, ta, a.s_floor), matched_points(pb, tb, b.s_floor)
     if ia[0] < 0 or ib[0] < 0:
@@ -278,8 +248,8 @@ def compare_validity(a: Frontier, b: Frontier, *, n_boot: int = 2000, seed: int 
         x, y = float(va[q][0]), float(vb[q][0])
         if np.isnan(x) or np.isnan(y):
             continue
-        out[q] = Compared(x, y, y - x, _ci(boot_b[q] - boot_a[q], level), bool(len(shared)), len(a.ids),
-                          len(b.ids), len(shared), "base item", taus=(float(ta[ia[0]]), float(tb[ib[0]])))
+        out[q] = Compared(x, y, y - x, percentile_interval(boot_b[q] - boot_a[q], level), bool(len(shared)),
+                          len(a.ids), len(b.ids), len(shared), "base item", taus=(float(ta[ia[0]]), float(tb[ib[0]])))
     return out
 
 

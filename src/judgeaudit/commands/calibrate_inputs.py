@@ -45,9 +45,10 @@ def read_verdicts(source: str, judge: str | None = None) -> Verdicts:
     """The verdicts of ``judge`` in ``source``: ``replay:<spec>`` (any replay format), a run folder
     (its ``verdicts.parquet``) or a verdict table file."""
     if source.startswith("replay:"):
-        from judgeaudit.judges.replay import parse_spec, replay_judges
+        from judgeaudit.judges.replay import replay_judges
+        from judgeaudit.specs import name_of
 
-        path = Path(parse_spec(source.removeprefix("replay:").removeprefix("inspect:"))[0])
+        path = Path(name_of(source.removeprefix("replay:").removeprefix("inspect:")))
         js = replay_judges(source.removeprefix("replay:"))
         return _pick({j.id: pd.DataFrame(j.rows()) for j in js}, judge, source, path)
     from judgeaudit.io import read_table

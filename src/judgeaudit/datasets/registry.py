@@ -29,11 +29,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
 
 import pandas as pd
 
 from judgeaudit.errors import InputError
+from judgeaudit.specs import parse_options
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ def parse_spec(spec: str, known: Mapping[str, Any] | None = None) -> tuple[str, 
     if name not in known:
         raise InputError(f"unknown data-set adapter {name!r} (known: {', '.join(known)})", field="set")
     path, _, query = rest.partition("?")
-    opts = dict(parse_qsl(query, keep_blank_values=False))
+    opts = parse_options(query, spec=spec, field="set")
     if not path:
         raise InputError(f"data-set spec {spec!r} has no path", field="set")
     return name, path, opts

@@ -32,7 +32,6 @@ import time
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
 
 from judgeaudit.families import resolve, split_spec_family
 from judgeaudit.judges import elicit, structured
@@ -40,6 +39,7 @@ from judgeaudit.judges.base import Judge, JudgeSpec, call_key, normalise_endpoin
 from judgeaudit.judges.openai_http import OpenAIHttp
 from judgeaudit.records import JudgeRequest, Verdict
 from judgeaudit.errors import AuthError, InputError, TransientError
+from judgeaudit.specs import pop
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the cost map at import
 _TRANSPORT_OPTIONS = ("api_base", "timeout", "max_concurrency", "transport")
@@ -433,13 +433,7 @@ def _transport(spec: JudgeSpec) -> str:
 def _split_transport(argument: str, option: str = "transport") -> tuple[str, str | None]:
     """Split a ``?transport=http|litellm`` option (or another ``option``) off a spec's argument, keeping
     the others."""
-    name, sep, query = argument.partition("?")
-    if not sep:
-        return argument, None
-    opts = parse_qsl(query, keep_blank_values=True)
-    forced = next((v for k, v in opts if k == option), None)
-    rest = urlencode([(k, v) for k, v in opts if k != option])
-    return (f"{name}?{rest}" if rest else name), forced
+    return pop(argument, option, field="judge")
 
 
 def _env_base(model: str) -> tuple[str, str] | None:

@@ -15,11 +15,12 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgeaudit.errors import InputError
+from judgeaudit.specs import pop
 from judgeaudit.records import JudgeRequest, Verdict
 from judgeaudit.registry import Registry
 
@@ -337,10 +338,4 @@ def with_template(judge: Judge, name: str) -> Judge:
 
 def _split_template(argument: str) -> tuple[str, str | None]:
     """Split a ``?template=FILE_OR_NAME`` option off a spec's argument, keeping any other options."""
-    name, sep, query = argument.partition("?")
-    if not sep or "template=" not in query:
-        return argument, None
-    opts = parse_qsl(query, keep_blank_values=True)
-    template = next((v for k, v in opts if k == "template"), None)
-    rest = urlencode([(k, v) for k, v in opts if k != "template"])
-    return (f"{name}?{rest}" if rest else name), template
+    return pop(argument, "template", field="judge")

@@ -59,7 +59,6 @@ import json
 import math
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qsl
 
 import numpy as np
 
@@ -71,6 +70,7 @@ from judgeaudit.judges.elicit import ParseResult, is_world, parse_request, world
 from judgeaudit.judges.replies import defect_list
 from judgeaudit.judges.scale import OVERREACH_SCALE, Scale, declared_scale
 from judgeaudit.records import JudgeRequest, Verdict
+from judgeaudit.specs import split
 
 _OPTIONS = ("version", "family", "concurrency", "scale", "higher")
 #: the attribute a callable may carry to declare its scale (as ``?scale=`` does)
@@ -266,8 +266,7 @@ class PythonJudge(Judge):
                     "(sync or async; returns a score, a choice or defects)")
 def _make(argument: str, options: dict[str, Any]) -> Judge:
     spec_string = f"python:{argument}"
-    target, _, query = argument.partition("?")
-    opts = dict(parse_qsl(query, keep_blank_values=True))
+    target, opts = split(argument, field="judge")
     unknown = sorted(set(opts) - set(_OPTIONS))
     if unknown:
         raise InputError(f"judge spec {spec_string!r}: unknown option(s) {', '.join(unknown)}; "

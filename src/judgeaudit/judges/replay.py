@@ -49,7 +49,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl
 
 import numpy as np
 import pandas as pd
@@ -63,6 +62,7 @@ from judgeaudit.judges.forms import family
 from judgeaudit.judges.scale import Scale, declared_scale, parse_bounds
 from judgeaudit.registry import Registry
 from judgeaudit.records import JudgeRequest, Verdict
+from judgeaudit.specs import split
 
 _COLUMNS = ("request_id", "score", "choice", "label", "unit_labels", "defect_ids", "defects", "judge_id", "epoch",
             "rationale", "raw", "parse_ok", "error", "model", "family")
@@ -75,8 +75,7 @@ _LISTS = ("unit_labels", "defect_ids", "defects")
 
 
 def parse_spec(argument: str) -> tuple[str, dict[str, str]]:
-    path, _, query = argument.partition("?")
-    return path, dict(parse_qsl(query))
+    return split(argument, field="judge")
 
 
 def load_replay_table(path: str, mapping: dict[str, str] | None = None, scale: Scale | None = None) -> pd.DataFrame:

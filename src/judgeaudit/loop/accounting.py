@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from judgeaudit.stats.resample import bootstrap_counts, percentile_ci
+from judgeaudit.stats.resample import bootstrap_counts, percentile_interval
 from judgeaudit.stats.tests import spearman_test
 
 
@@ -113,14 +113,6 @@ def net_bootstrap(units: pd.DataFrame, regulators: list[str], rnd: int, *, n_boo
     return out
 
 
-def ci(samples: np.ndarray, level: float = 0.95) -> list[float]:
-    """Percentile interval (NaNs when there are no resamples)."""
-    if np.size(samples) == 0:
-        return [float("nan"), float("nan")]
-    lo, hi = percentile_ci(samples, level)
-    return [float(lo), float(hi)]
-
-
 def spearman_permutation(x: list[float], y: list[float], *, n_perm: int = 10000, seed: int = 0) -> dict[str, float]:
     """ρ of (x, y) and its one-sided (greater) permutation p (``stats.tests.spearman_test``): every
     permutation of y when n ≤ 8 (p = #{ρ* ≥ ρ}/n!, the identity included), else ``n_perm`` random
@@ -151,12 +143,14 @@ def summarise(units: pd.DataFrame, complaints: pd.DataFrame, regulators: list[st
         pooled = report_rates(units[(units["regulator"] == r) & (units["round"] <= rounds)],
                               complaints[(complaints["regulator"] == r) & (complaints["round"] <= rounds)],
                               scalar=r in scalar)
-        regs[r] = {"fixed": last["fixed"], "broken": last["broken"], "net": last["net"], "net_ci": ci(boot[r]),
+        regs[r] = {"fixed": last["fixed"], "broken": last["broken"], "net": last["net"],
+                   "net_ci": list(percentile_interval(boot[r])),
                    "fixed_summed": sum(x["fixed_this_round"] for x in per_round),
                    "broken_summed": sum(x["broken_this_round"] for x in per_round),
                    "pass_rate": last["pass_rate"], **{k: pooled[k] for k in ("acted_on", *RATES)},
                    "rounds": per_round}
-    diffs = {f"{a} - {b}": {"net": regs[a]["net"] - regs[b]["net"], "ci": ci(boot[a] - boot[b])}
+    diffs = {f"{a} - {b}": {"net": regs[a]["net"] - regs[b]["net"],
+                            "ci": list(percentile_interval(boot[a] - boot[b]))}
              for a, b in itertools.combinations(regulators, 2)}
     with_p = [r for r in regulators if regs[r]["precision"] is not None
               and regs[r]["precision"] == regs[r]["precision"]]

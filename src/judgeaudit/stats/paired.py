@@ -11,17 +11,24 @@ or the constraints of one response stay together. Every metric is a ratio of sum
 * false alarms per error-free answer = complaints on error-free units / error-free units (a label
   judge raises one complaint per flagged unit; a free-text judge may raise several).
 
-A paired gain (b − a) uses the same resample of clusters for both arms.
+A difference between two arms (B − A: two judges, two runs) is read on one design (``differences``):
+**paired** when the arms' rows are the same units (rows aligned), one resample of units for both arms,
+so between-unit variance (easy vs hard items) cancels; **unpaired** when they share none, each arm
+resampled on its own. Its interval is the percentile interval of the resampled differences.
 """
 
 from __future__ import annotations
 
-import warnings
+from collections.abc import Callable, Mapping
+from functools import partial
 
 import numpy as np
 
-from judgeaudit.stats.resample import bootstrap_counts, percentile_ci
+from judgeaudit.stats.resample import bootstrap_counts, percentile_interval
 from judgeaudit.stats.tests import mcnemar_exact
+
+#: A quantity of summed per-unit counts (last axis), vectorised over any leading (resample) axes.
+Stat = Callable[[np.ndarray], np.ndarray]
 
 FIELDS = ("tp", "fn", "tn", "fp", "fa")
 METRICS = ("recall", "specificity", "balanced_accuracy", "false_alarms_per_clean", "precision")
@@ -60,14 +67,6 @@ def metric(counts: np.ndarray, name: str) -> np.ndarray:
     raise ValueError(f"unknown metric {name!r}; one of {', '.join(METRICS)}")
 
 
-def _interval(samples: np.ndarray, level: float) -> tuple[float, float]:
-    """Percentile interval; NaN bounds when every resample's metric is undefined (no warning)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        lo, hi = percentile_ci(samples, level)
-    return float(lo), float(hi)
-
-
 def boot_metric(counts: np.ndarray, name: str, *, n_boot: int = 2000, seed: int = 0,
                 level: float = 0.95) -> tuple[float, float, float]:
     """(value, lo, hi): the metric on all clusters and its percentile cluster-bootstrap interval."""
@@ -75,19 +74,50 @@ def boot_metric(counts: np.ndarray, name: str, *, n_boot: int = 2000, seed: int 
     if n_boot <= 0 or len(counts) == 0:
         return value, float("nan"), float("nan")
     w = bootstrap_counts(len(counts), n_boot, seed)
-    lo, hi = _interval(metric(w @ counts, name), level)
+    lo, hi = percentile_interval(metric(w @ counts, name), level)
     return value, lo, hi
+
+
+def arm_resamples(n_a: int, n_b: int, *, paired: bool, n_boot: int = 2000,
+                  seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(n_boot, n)`` unit multiplicities of arms A and B: paired (the same ``n`` units, rows aligned),
+    one matrix for both; unpaired, each arm its own (seeds ``seed`` and ``seed + 1``)."""
+    if paired:
+        if n_a != n_b:
+            raise ValueError(f"paired arms need the same units, got {n_a} and {n_b}")
+        w = bootstrap_counts(n_a, n_boot, seed)
+        return w, w
+    return bootstrap_counts(n_a, n_boot, seed), bootstrap_counts(n_b, n_boot, seed + 1)
+
+
+def differences(stats: Mapping[str, tuple[Stat, Stat]], counts_a: np.ndarray, counts_b: np.ndarray, *,
+                paired: bool = True, n_boot: int = 2000, seed: int = 0,
+                level: float = 0.95) -> dict[str, tuple[float, float, tuple[float, float]]]:
+    """For every quantity ``q`` with its statistics ``(f_a, f_b)`` of summed counts: ``(A, B, (lo, hi))``,
+    A = f_a(Σ counts_a), B = f_b(Σ counts_b) and the percentile interval of B − A over resamples of the
+    units (``arm_resamples``: paired, rows aligned, one resample for both arms; unpaired, independent).
+    NaN bounds without resamples (``n_boot`` ≤ 0) or units."""
+    counts_a, counts_b = np.asarray(counts_a, dtype=float), np.asarray(counts_b, dtype=float)
+    empty = n_boot <= 0 or not len(counts_a) or not len(counts_b)
+    wa, wb = (None, None) if empty else arm_resamples(len(counts_a), len(counts_b), paired=paired,
+                                                      n_boot=n_boot, seed=seed)
+    out = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for q, (fa, fb) in stats.items():
+            va, vb = float(fa(counts_a.sum(axis=0))), float(fb(counts_b.sum(axis=0)))
+            ci = (float("nan"), float("nan")) if empty else percentile_interval(fb(wb @ counts_b) - fa(wa @ counts_a),
+                                                                                 level)
+            out[q] = (va, vb, ci)
+    return out
 
 
 def paired_gain(counts_a: np.ndarray, counts_b: np.ndarray, name: str, *, n_boot: int = 2000, seed: int = 0,
                 level: float = 0.95) -> tuple[float, float, float]:
-    """(gain b − a, lo, hi) over the same clusters (rows aligned), one resample for both arms."""
-    gain = float(metric(counts_b.sum(axis=0), name) - metric(counts_a.sum(axis=0), name))
-    if n_boot <= 0 or len(counts_a) == 0:
-        return gain, float("nan"), float("nan")
-    w = bootstrap_counts(len(counts_a), n_boot, seed)
-    lo, hi = _interval(metric(w @ counts_b, name) - metric(w @ counts_a, name), level)
-    return gain, lo, hi
+    """(gain b − a, lo, hi) of metric ``name`` over the same clusters (rows aligned), one resample for both
+    arms (``differences``, paired)."""
+    f = partial(metric, name=name)
+    a, b, (lo, hi) = differences({name: (f, f)}, counts_a, counts_b, n_boot=n_boot, seed=seed, level=level)[name]
+    return b - a, lo, hi
 
 
 def mcnemar_paired(correct_a: np.ndarray, correct_b: np.ndarray) -> dict:

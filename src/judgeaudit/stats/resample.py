@@ -27,11 +27,35 @@ def bootstrap_counts(n_units: int, n_boot: int, seed: int | np.random.Generator 
 
 
 def percentile_ci(samples: np.ndarray, level: float = 0.95, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval of bootstrap samples along ``axis`` (NaN resamples ignored)."""
+    """Percentile interval of bootstrap samples along ``axis``: their ``(1 − level)/2`` and ``(1 + level)/2``
+    quantiles (numpy's default, linear interpolation between order statistics). NaN resamples (a statistic
+    undefined on that resample) are left out; a statistic with no defined resample, or no resamples at all,
+    gets NaN bounds, without a warning. The one place judgeaudit turns resamples into a percentile interval."""
+    samples = np.moveaxis(np.asarray(samples, dtype=float), axis, 0)
     alpha = (1.0 - level) / 2.0
-    lo = np.nanquantile(samples, alpha, axis=axis)
-    hi = np.nanquantile(samples, 1.0 - alpha, axis=axis)
-    return lo, hi
+    rest = samples.shape[1:]
+    flat = samples.reshape(samples.shape[0], int(np.prod(rest)))
+    lo = np.full(flat.shape[1], np.nan)
+    hi = np.full(flat.shape[1], np.nan)
+    if flat.shape[0]:
+        nan = np.isnan(flat)
+        clean = ~nan.any(axis=0)
+        if clean.any():   # numpy's vectorised quantile for the columns without NaN resamples (the common case)
+            lo[clean] = np.quantile(flat[:, clean], alpha, axis=0)
+            hi[clean] = np.quantile(flat[:, clean], 1.0 - alpha, axis=0)
+        partial = ~clean & ~nan.all(axis=0)
+        if partial.any():
+            lo[partial] = np.nanquantile(flat[:, partial], alpha, axis=0)
+            hi[partial] = np.nanquantile(flat[:, partial], 1.0 - alpha, axis=0)
+    if not rest:
+        return lo[0], hi[0]
+    return lo.reshape(rest), hi.reshape(rest)
+
+
+def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """:func:`percentile_ci` of one statistic's resamples, as two floats (NaN: no defined resample)."""
+    lo, hi = percentile_ci(np.ravel(samples), level)
+    return float(lo), float(hi)
 
 
 _BLOCK = 4_000_000

@@ -30,13 +30,13 @@ import asyncio
 import json
 import threading
 from typing import Any
-from urllib.parse import parse_qsl
 
 import numpy as np
 
 from judgeaudit.errors import InputError
 from judgeaudit.judges.base import Judge, JudgeSpec, register
 from judgeaudit.records import JudgeRequest, Verdict
+from judgeaudit.specs import split
 from judgeaudit.structural.certificates import claim_status, defects
 from judgeaudit.structural.graph import Encoder, GraphParams, build_graph
 from judgeaudit.structural.nli import CachedNLI, NLIBackend, NLIPairCache, make_nli
@@ -118,8 +118,8 @@ def _number(name: str, v: Any, cast: type) -> Any:
 def parse_structural(argument: str, options: dict[str, Any]) -> tuple[str, GraphParams, dict[str, Any]]:
     """``(nli spec, graph params, backend options)`` from ``<nli-spec>?k=v&...`` and keyword options
     (keywords win)."""
-    nli_spec, _, query = argument.partition("?")
-    opts: dict[str, Any] = {**dict(parse_qsl(query, keep_blank_values=True)), **options}
+    nli_spec, in_spec = split(argument)
+    opts: dict[str, Any] = {**in_spec, **options}
     known = {"tau_s", "tau_c", "top_k", "specificity", "batch_size", "cache", "api_base", "threads"}
     unknown = sorted(set(opts) - known - {"id", "family", "encoder"})
     if unknown:

@@ -4,7 +4,6 @@ bootstrap.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -47,8 +46,7 @@ def _bias_rows(set_name: str, judges: list[str], est: dict[tuple[str, str, str],
             if raw is None or raw[3] == 0 or raw[4] is None:
                 continue
             undefined = not den > 0
-            with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
+            with np.errstate(invalid="ignore", divide="ignore"):
                 cb = np.where(den_b > 0, (raw[4] + q0[4] - 1) / den_b, np.nan)
                 lo, hi = (np.nan, np.nan) if undefined else percentile_ci(cb, level)
             corrected = bias_correct(raw[0], q0[0], q1[0])

@@ -5,12 +5,11 @@ multiplicity matrix with the unit-level numerators and denominators of every cel
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from judgeaudit.stats.resample import percentile_ci
+from judgeaudit.stats.resample import percentile_ci, percentile_interval
 
 UNIT_COLUMNS = ("set", "unit", "judge_id", "condition", "metric", "num", "den")
 
@@ -46,9 +45,7 @@ def _estimate(acc: _Acc, counts: np.ndarray, level: float) -> dict[tuple[str, st
         point = num.sum(axis=0) / point_den
         cf = counts.astype(float)
         boot = (cf @ num) / (cf @ den)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        lo, hi = percentile_ci(boot, level, axis=0)
+    lo, hi = percentile_ci(boot, level, axis=0)
     out = {}
     for k, key in enumerate(acc.keys):
         n = int(round(point_den[k]))
@@ -70,7 +67,5 @@ def _products(est: dict[tuple[str, str, str], tuple], products: list[tuple[str, 
             est[(jid, code, metric)] = (np.nan, np.nan, np.nan, 0 if a is None else a[3], None)
             continue
         boot = a[4] * b[4]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            lo, hi = percentile_ci(boot, level)
-        est[(jid, code, metric)] = (a[0] * b[0], float(lo), float(hi), a[3], boot)
+        lo, hi = percentile_interval(boot, level)
+        est[(jid, code, metric)] = (a[0] * b[0], lo, hi, a[3], boot)

@@ -4,7 +4,6 @@ base set minus its CAP on a stress set, per condition measured the same way on b
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -12,7 +11,7 @@ import pandas as pd
 
 from judgeaudit.analyses.cap.conditions import CONDITION_CODES, MAIN_STATUSES
 from judgeaudit.errors import InputError
-from judgeaudit.stats.resample import percentile_ci
+from judgeaudit.stats.resample import percentile_interval
 
 
 def _values(cells: pd.DataFrame, set_name: str, code: str) -> pd.DataFrame:
@@ -62,11 +61,7 @@ def _stress_table(cells: pd.DataFrame, boots: dict, pairs: list[tuple[str, str]]
 
 def _stress_row(base: str, stress: str, jid: str, code: str, delta: float, diff: np.ndarray | None,
                 level: float, cov_base: str | None, cov_stress: str | None, in_mean: bool) -> dict[str, Any]:
-    lo = hi = np.nan
-    if diff is not None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            lo, hi = percentile_ci(diff, level)
+    lo, hi = (np.nan, np.nan) if diff is None else percentile_interval(diff, level)
     return {"base": base, "stress": stress, "judge_id": jid, "condition": code, "delta": delta,
             "ci_lo": float(lo), "ci_hi": float(hi), "coverage_base": cov_base, "coverage_stress": cov_stress,
             "in_mean": in_mean}

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from judgeaudit.analyses.validity.design import _Design
-from judgeaudit.analyses.validity.rates import _ci_of, _num
+from judgeaudit.analyses.validity.rates import _ci, _num
 from judgeaudit.probes.taxonomy import CONSTRUCT_AXES
-from judgeaudit.stats.resample import permutation_p, permute_within_groups
+from judgeaudit.stats.resample import percentile_interval, permutation_p, permute_within_groups
 
 GAP_NULLS = ("auto", "construct_arm", "within_base")
 #: ``auto`` permutes within base items when at least this share of the construct arm's base items
@@ -116,7 +116,7 @@ def axis_gap(f: np.ndarray, cons: np.ndarray, d: _Design, est: Mapping[str, floa
     if gap_ok:
         gap = est["scope"] - est["strength"]
         out["gap"] = _num(gap)
-        out["gap_ci"] = _ci_of(boot[:, col["scope"]] - boot[:, col["strength"]], level)
+        out["gap_ci"] = _ci(*percentile_interval(boot[:, col["scope"]] - boot[:, col["strength"]], level))
         if n_perm > 0:
             out["gap_perm_p"] = _gap_permutation_p(f, cons & np.isin(d.axis, CONSTRUCT_AXES), d,
                                                    gap, n_perm, seed, within_base=gap_null == "within_base",
@@ -124,6 +124,7 @@ def axis_gap(f: np.ndarray, cons: np.ndarray, d: _Design, est: Mapping[str, floa
         if d.direction_source == "human":
             gu = est["scope_unan"] - est["strength_unan"]
             out["gap_unanimous"] = {"gap": _num(gu),
-                                    "ci": _ci_of(boot[:, col["scope_unan"]] - boot[:, col["strength_unan"]], level),
+                                    "ci": _ci(*percentile_interval(boot[:, col["scope_unan"]]
+                                                                   - boot[:, col["strength_unan"]], level)),
                                     "n": int((subsets["scope_unan"] | subsets["strength_unan"]).sum())}
     return out, gap_ok

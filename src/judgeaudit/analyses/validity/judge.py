@@ -34,7 +34,6 @@ from judgeaudit.analyses.validity.rates import (
     _EPS,
     _boot_estimates,
     _ci,
-    _column_cis,
     _estimates,
     _eta_squared,
     _membership,
@@ -44,6 +43,7 @@ from judgeaudit.analyses.validity.rates import (
 )
 from judgeaudit.analyses.validity.result import JudgeProfile
 from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, axis_of
+from judgeaudit.stats.resample import percentile_ci
 
 USABLE_POINT_SHARE = 0.01
 """A grade value is a usable operating point if it carries at least this share of a judge's
@@ -384,7 +384,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     stats["tau_boot_same_share"] = _num(np.mean(tau_b == idx)) if len(tau_b) else None
     col = {k: i for i, k in enumerate(cols.names)}
     if len(boot):
-        lo_all, hi_all = _column_cis(boot, level)
+        lo_all, hi_all = percentile_ci(boot, level, axis=0)
     cis = {k: (_ci(lo_all[i], hi_all[i]) if len(boot) else None) for k, i in col.items()}
 
     stats.update(_rates(est, cis))

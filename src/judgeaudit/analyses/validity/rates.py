@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from judgeaudit.stats.resample import percentile_ci
 
 _EPS = 1e-12
 
@@ -113,30 +112,6 @@ def _boot_estimates(counts: np.ndarray, means: np.ndarray, has: np.ndarray) -> n
     num, den = both[:, :k], both[:, k:]
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
-
-
-def _column_cis(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval of every column of ``boot``: one quantile call for the columns without
-    NaN resamples, ``stats.resample.percentile_ci`` (NaN-aware) for the rest."""
-    lo = np.full(boot.shape[1], np.nan)
-    hi = np.full(boot.shape[1], np.nan)
-    nan_cols = np.isnan(boot).any(axis=0)
-    clean = ~nan_cols
-    if clean.any():
-        alpha = (1.0 - level) / 2.0
-        lo[clean], hi[clean] = np.quantile(boot[:, clean], [alpha, 1.0 - alpha], axis=0)
-    partial = nan_cols & ~np.isnan(boot).all(axis=0)
-    if partial.any():
-        lo[partial], hi[partial] = percentile_ci(boot[:, partial], level, axis=0)
-    return lo, hi
-
-
-def _ci_of(samples: np.ndarray, level: float) -> list[float | None] | None:
-    """Percentile interval of one statistic's resamples; None when it has none defined."""
-    if not len(samples) or np.isnan(samples).all():
-        return None
-    lo, hi = percentile_ci(samples, level)
-    return _ci(lo, hi)
 
 
 def _eta_squared(values: Sequence[float], groups: Sequence[str]) -> float | None:

@@ -41,7 +41,7 @@ import pandas as pd
 
 from judgeaudit.analyses.world.pooling import norm
 from judgeaudit.records import WorldItem, kind_ids
-from judgeaudit.stats.resample import bootstrap_counts, percentile_ci
+from judgeaudit.stats.resample import bootstrap_counts, percentile_interval
 
 STRICT_THRESHOLD = 0.5
 Matcher = Callable[[dict, str, WorldItem], bool]
@@ -293,7 +293,7 @@ def char_specificity(items: list[WorldItem], complaints: dict[str, list[dict]], 
     lo = hi = float("nan")
     if n_boot > 0:
         w = bootstrap_counts(len(clean), n_boot, seed)
-        lo, hi = (float(x) for x in percentile_ci(1.0 - (w @ flagged) / (w @ chars)))
+        lo, hi = percentile_interval(1.0 - (w @ flagged) / (w @ chars))
     return {"answers": len(clean), "chars": int(chars.sum()), "flagged_chars": int(flagged.sum()),
             "specificity": float(spec), "ci": [lo, hi], "mean_flagged_share": float(np.mean(flagged / chars))}
 
