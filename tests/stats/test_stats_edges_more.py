@@ -42,6 +42,16 @@ def test_precision_and_recall_on_one_item():
     assert (v, lo, hi) == (1.0, 1.0, 1.0)
 
 
+def test_recall_and_a_paired_gain_on_one_defective_unit():
+    """One defective unit: recall is 1 when it is flagged, 0 when missed (defined, not NaN); a paired gain over
+    that one cluster is its gain with the one-point interval every resample of it gives."""
+    assert float(metric(np.array([1, 0, 0, 0, 0]), "recall")) == 1.0
+    assert float(metric(np.array([0, 1, 0, 0, 0]), "recall")) == 0.0
+    assert float(metric(np.array([1, 0, 1, 0, 0]), "balanced_accuracy")) == 1.0
+    assert paired_gain(np.array([[0, 1, 0, 0, 0.]]), np.array([[1, 0, 0, 0, 0.]]), "recall", n_boot=50) \
+        == (1.0, 1.0, 1.0)
+
+
 def test_the_cluster_bootstrap_and_the_paired_gain():
     rng = np.random.default_rng(0)
     a = rng.integers(0, 5, (40, 5)).astype(float)
@@ -104,6 +114,13 @@ def test_spearman_undefined_cases_and_the_exact_p():
     assert big.rho == 1.0 and math.isnan(big.p) and not big.exact and big.n_perm == 0
     with pytest.raises(ValueError, match="alternative"):
         spearman_test([1, 2, 3], [1, 2, 3], alternative="up")
+
+
+def test_spearman_with_one_random_pairing():
+    """n above exact_max_n and n_perm = 1: one random pairing, p = (1 + #as extreme) / 2; a perfect ordering
+    of 10 is beaten by none, so the one-sided p is 1/2."""
+    t = spearman_test(np.arange(10), np.arange(10), n_perm=1, alternative="greater")
+    assert t.rho == pytest.approx(1.0) and not t.exact and t.n_perm == 1 and t.p == 0.5
 
 
 def test_bh_leaves_nan_out_of_the_family():
