@@ -129,3 +129,12 @@ def test_bh_leaves_nan_out_of_the_family():
     assert math.isnan(got[1])
     assert got[[0, 2, 3]] == pytest.approx(multipletests([0.01, 0.04, 0.03], method="fdr_bh")[1])
     assert np.isnan(bh_adjust([np.nan, np.nan])).all()
+
+
+def test_spearman_permutation_defaults_to_random_pairings_above_eight():
+    """``spearman_permutation``: (ρ, two-sided p) of ``spearman_test``; n = 9 is above its default exact_max_n
+    = 8, so p is from 9999 random pairings, none as extreme as a perfect ordering: 2 · 1/10000."""
+    from judgeaudit.stats.tests import spearman_permutation
+
+    rho, p = spearman_permutation(np.arange(9), np.arange(9))
+    assert rho == pytest.approx(1.0) and p == pytest.approx(2 / 10000)

@@ -128,3 +128,11 @@ def test_a_result_without_labels_has_an_empty_table():
     assert r.to_dict()["table"] == {"tp": 0, "fn": 0, "tn": 0, "fp": 0}
     with pytest.raises(ValueError):
         RoganGladen(None, None, 0.5, None, None, 3, 10, 0, 0, cells=(1, 1, 1)).to_dict()
+
+
+def test_exactly_the_tail_share_undefined_at_a_level_whose_share_is_exact():
+    """At level 0.75 the tail share (1 − level)/2 = 0.125 is exact in floating point: 50 of 400 undefined
+    resamples is at most that share, so the interval is printed."""
+    r = rogan_gladen(*_labelled(3, 1, 3, 1), np.array([1, 0, 0, 0] * 50, dtype=bool), n_boot=400, seed=22,
+                     level=0.75)
+    assert r.undefined_resamples == 50 and r.ci is not None and r.note is None
