@@ -138,3 +138,15 @@ def test_spearman_permutation_defaults_to_random_pairings_above_eight():
 
     rho, p = spearman_permutation(np.arange(9), np.arange(9))
     assert rho == pytest.approx(1.0) and p == pytest.approx(2 / 10000)
+
+
+def test_no_resample_asked_gives_no_interval():
+    """n_boot ≤ 0 (a negative count too) draws no resample: the value with NaN ends, for any number of clusters."""
+    a = np.array([[1, 1, 2, 0, 0], [2, 0, 1, 1, 1.]])
+    b = np.array([[2, 0, 2, 0, 0], [2, 0, 1, 1, 1.]])                # the one missed unit found
+    for n_boot in (0, -1):
+        g, lo, hi = paired_gain(a, b, "recall", n_boot=n_boot)
+        assert g == pytest.approx(1.0 - 3 / 4)
+        assert math.isnan(lo) and math.isnan(hi)
+        v, lo, hi = boot_metric(a, "recall", n_boot=n_boot)
+        assert v == pytest.approx(3 / 4) and math.isnan(lo) and math.isnan(hi)
