@@ -318,13 +318,30 @@ def _run_pool(chosen: list[Point], mod: str, path: str, source: str, timeout: fl
             print(f"  {mod}:{p.key} — {status_}{' (timeout)' if state == 'timeout' else ''}"
                   f"{' [equivalent]' if reason else ''} ({secs:.0f}s){' by ' + by if by else ''}", flush=True)
             got[p] = {"module": mod, "line": p.line, "mutation": p.key, "status": status_, "by": by,
-                      "killed_without_added": killed_before,
+                      "killed_without_added": killed_before, "added": list(added),
                       "timeout": state == "timeout", "equivalent": reason, "seconds": round(secs, 1)}
             if log is not None:
                 with log.open("a", encoding="utf-8") as fh:
                     fh.write(json.dumps(got[p], ensure_ascii=False) + "\n")
         time.sleep(0.1)
     return [got[p] for p in chosen]
+
+
+def _kept(g: dict, added: tuple[str, ...]) -> dict | None:
+    """An earlier run's killed mutant ``g`` as this run reports it, its ``killed_without_added`` judged
+    against this run's ``added`` files (not the earlier run's, which may have named none); ``None`` when that
+    cannot be told from it (a test of an added file killed it first, but that run did not run the added files
+    last, or it recorded no killing test): such a mutant is run again."""
+    by = g.get("by") or ""
+    if not added:
+        return {**g, "killed_without_added": True, "added": []}
+    if not by:
+        return None
+    if not by.startswith(added):
+        return {**g, "killed_without_added": True, "added": list(added)}
+    if set(added) <= set(g.get("added") or ()):
+        return {**g, "killed_without_added": False, "added": list(added)}
+    return None
 
 
 def _lines(path: Path) -> list[dict]:
@@ -364,7 +381,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--added", action="append", help="a test file added since a baseline (repeatable): run last, "
                     "and the table also gives the score without the added files (the mutants the other tests kill)")
     ap.add_argument("--rerun", type=Path, help="a --json file of an earlier run: run again only its survivors "
-                    "(its killed mutants are reported as they were; tests are only ever added)")
+                    "and the mutants it did not reach (its killed mutants are reported as they were, their "
+                    "'w/o added' judged against this run's --added files; one an added file killed first in a "
+                    "run that did not run the added files last is run again; tests are only ever added)")
     opts = ap.parse_args(argv)
     if opts.table:
         return table([g for f in opts.table for g in _lines(f)], opts)
@@ -385,26 +404,31 @@ def main(argv: list[str] | None = None) -> int:
             pts = points(source)
             chosen = random.Random(opts.seed).sample(pts, min(opts.per_module, len(pts)))   # run in this order: a
             # run stopped early has measured a random subset of the sample
-            before = {}
-            if opts.rerun:
-                before = {(g["module"], g["mutation"]): g for g in
-                          _lines(opts.rerun) if g["module"] == mod}
-            kept = [before[(mod, p.key)] for p in chosen if before.get((mod, p.key), {}).get("status") == "killed"]
-            if opts.rerun:        # only the earlier run's non-equivalent survivors run again
-                chosen = [p for p in chosen if before.get((mod, p.key), {}).get("status") == "survived"
-                          and (mod, p.key) not in eq]
+            kept, before = [], {}
+            if opts.rerun:        # the earlier run's killed mutants are kept; the others (non-equivalent) run
+                before = {(g["module"], g["mutation"]): g for g in _lines(opts.rerun) if g["module"] == mod}
+                added = tuple(opts.added or ())
+                again = []
+                for p in chosen:
+                    g = before.get((mod, p.key))
+                    k = _kept(g, added) if g and g["status"] == "killed" else None
+                    if k is not None:
+                        kept.append(k)
+                    elif (mod, p.key) not in eq:
+                        again.append(p)
+                chosen = again
             if opts.json and kept:
                 with opts.json.open("a", encoding="utf-8") as fh:
                     fh.writelines(json.dumps(g, ensure_ascii=False) + "\n" for g in kept)
             state, took = "passed", 100.0
-            if not opts.rerun:    # the earlier run checked the unmutated tests pass
+            if not before:        # (a rerun of a module the earlier run measured skips this: that run checked it)
                 base_src = workers.get()
                 state, took = run_tests(base_src, MODULES[mod], 1800)
                 workers.put(base_src)
             if state != "passed":
                 print(f"{mod}: its fast tests do not pass unmutated ({state}); not measured", flush=True)
                 continue
-            timeout = opts.timeout or max(300.0 if opts.rerun else 120.0, 4 * took)
+            timeout = opts.timeout or max(300.0 if before else 120.0, 4 * took)
 
             got = kept + _run_pool(chosen, mod, path, source, timeout, workers, eq, tuple(opts.added or ()),
                                    opts.json)

@@ -366,3 +366,91 @@ def test_resamples_are_read_alike_whatever_the_block_size():
     small, big = _boot_at_own_tau(w, f.counts(t), t, 0.8, block=4), _boot_at_own_tau(w, f.counts(t), t, 0.8)
     for q in VALIDITY_STATS:
         assert len(small[q]) == 41 and np.array_equal(small[q], big[q], equal_nan=True), q
+
+
+def _uneven_design(rng: np.random.Generator, n_base: int = 12, lift: float = 1.5):
+    """``_design`` with base items that lack a kind of edit: items 0–3 have no control edit, 4–6 no strength
+    edit, 7–8 no scope edit (so the items holding each subset differ in number from the base items)."""
+    bi, kinds, bg, eg = _design(rng, n_base=n_base, lift=lift)
+    drop = ((bi <= 3) & (kinds == "control")) | ((bi >= 4) & (bi <= 6) & (kinds == "strength")) \
+        | ((bi >= 7) & (bi <= 8) & (kinds == "scope"))
+    return bi[~drop], kinds[~drop], bg[~drop], eg[~drop]
+
+
+@pytest.mark.parametrize("seed", [3, 4, 6])
+def test_each_subset_is_averaged_over_the_base_items_that_hold_it(seed):
+    """Eq. (6) over the base items holding an edit of each subset (not over every base item, nor over the
+    items of another subset), at each run's matched point found by brute force."""
+    rng = np.random.default_rng(seed)
+    bi, kinds, bg_a, eg_a = _uneven_design(rng)
+    bi_b, kinds_b, bg_b, eg_b = _uneven_design(rng, lift=2.5)
+    ids = [f"b{i}" for i in range(12)]
+    fa = _frontier(ids, bi, kinds, bg_a, eg_a, 0.8)
+    fb = _frontier(ids, bi_b, kinds_b, bg_b, eg_b, 0.8)
+    got = compare_validity(fa, fb, n_boot=50, seed=seed)
+    tau_a, want_a = _by_hand(bi, kinds, bg_a, eg_a, 0.8)
+    tau_b, want_b = _by_hand(bi_b, kinds_b, bg_b, eg_b, 0.8)
+    assert set(got) == set(VALIDITY_STATS)
+    for q, c in got.items():
+        assert c.taus == (tau_a, tau_b), q
+        assert c.a == pytest.approx(want_a[q], abs=1e-12), q
+        assert c.b == pytest.approx(want_b[q], abs=1e-12), q
+
+
+def test_a_run_without_construct_edits_has_no_matched_point():
+    """Only control edits: R is undefined at every threshold, so no matched point (not R = 0)."""
+    rng = np.random.default_rng(0)
+    bi, kinds, bg, eg = _design(rng)
+    ids = [f"b{i}" for i in range(12)]
+    control = kinds == "control"
+    only = _frontier(ids, bi[control], kinds[control], bg[control], eg[control], 0.8)
+    full = _frontier(ids, bi, kinds, bg, eg, 0.8)
+    assert compare_validity(only, full, n_boot=20) == {} and compare_validity(full, only, n_boot=20) == {}
+
+
+def test_a_judge_blind_to_scope_edits_is_read_at_its_matched_point():
+    """Scope edits never move the grade (R_scope = 0 at every threshold): R is the strength edits' flips
+    alone, still defined, and every row is Eq. (6) at the brute-force matched point."""
+    rng = np.random.default_rng(0)
+    bi, kinds, bg, eg = _design(rng)
+    eg = np.where(kinds == "scope", bg, eg)
+    ids = [f"b{i}" for i in range(12)]
+    f = _frontier(ids, bi, kinds, bg, eg, 0.8)
+    tau, want = _by_hand(bi, kinds, bg, eg, 0.8)
+    assert want["validity.R_scope"] == 0 and want["validity.R"] > 0
+    got = compare_validity(f, f, n_boot=20)
+    assert set(got) == set(VALIDITY_STATS)
+    for q, c in got.items():
+        assert c.taus == (tau, tau) and c.a == pytest.approx(want[q], abs=1e-12), q
+
+
+def test_a_validity_run_folder_reads_the_frontier_the_run_graded(tmp_path):
+    """A validity run on the bundled probes whose recorded hash still matches: its frontier is the one its
+    verdicts give at the run's own bar and floor; once the probe file's hash differs, it is named instead."""
+    from judgeaudit.card.paired import validity_frontier
+    from judgeaudit.probes.io import bundled_probes_path
+    from judgeaudit.runinfo import file_sha256
+
+    probes, d = _bundled_design()
+    rng = np.random.default_rng(1)
+    ids = list(d.bases) + list(d.probe_ids)
+    verdicts = pd.DataFrame({"judge_id": "j", "request_id": ids, "score": rng.integers(1, 11, len(ids)).astype(float)})
+    run = tmp_path / "v"
+    run.mkdir()
+    verdicts.to_parquet(run / "verdicts.parquet")
+    whole = json.loads((Path(__file__).parents[1] / "analyses" / "data" / "validity_result_schema0.json").read_text())
+    path = bundled_probes_path()
+    whole.update(run_id="v1", probe_set="bundled", s_floor=0.8,
+                 inputs={"files": {"probes": {"path": str(path), "sha256": file_sha256(path)}}})
+    (run / "result.json").write_text(json.dumps(whole))
+    got, notes = section_units(_card("validity", {"path": str(run / "result.json"), "run_id": "v1"}), "validity")
+    want = validity_frontier(probes, verdicts, "j", bar=0.75, s_floor=0.8)
+    assert notes == [] and len(got) == 1 and isinstance(got[0], Frontier)
+    f = got[0]
+    assert f.s_floor == 0.8 and np.array_equal(f.ids, want.ids) and np.array_equal(f.base_index, want.base_index)
+    assert np.array_equal(f.base_grade, want.base_grade) and np.array_equal(f.edit_grade, want.edit_grade)
+    assert np.array_equal(f.masks, want.masks) and len(f.base_index) == int(d.in_arm.sum())
+    whole["inputs"]["files"]["probes"]["sha256"] = "0" * 64
+    (run / "result.json").write_text(json.dumps(whole))
+    got, notes = section_units(_card("validity", {"path": str(run / "result.json")}), "validity")
+    assert got == [] and len(notes) == 1 and "changed after the run" in notes[0]

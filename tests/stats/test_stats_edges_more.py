@@ -42,6 +42,16 @@ def test_precision_and_recall_on_one_item():
     assert (v, lo, hi) == (1.0, 1.0, 1.0)
 
 
+def test_recall_and_a_paired_gain_on_one_defective_unit():
+    """One defective unit: recall is 1 when it is flagged, 0 when missed (defined, not NaN); a paired gain over
+    that one cluster is its gain with the one-point interval every resample of it gives."""
+    assert float(metric(np.array([1, 0, 0, 0, 0]), "recall")) == 1.0
+    assert float(metric(np.array([0, 1, 0, 0, 0]), "recall")) == 0.0
+    assert float(metric(np.array([1, 0, 1, 0, 0]), "balanced_accuracy")) == 1.0
+    assert paired_gain(np.array([[0, 1, 0, 0, 0.]]), np.array([[1, 0, 0, 0, 0.]]), "recall", n_boot=50) \
+        == (1.0, 1.0, 1.0)
+
+
 def test_the_cluster_bootstrap_and_the_paired_gain():
     rng = np.random.default_rng(0)
     a = rng.integers(0, 5, (40, 5)).astype(float)
@@ -106,9 +116,37 @@ def test_spearman_undefined_cases_and_the_exact_p():
         spearman_test([1, 2, 3], [1, 2, 3], alternative="up")
 
 
+def test_spearman_with_one_random_pairing():
+    """n above exact_max_n and n_perm = 1: one random pairing, p = (1 + #as extreme) / 2; a perfect ordering
+    of 10 is beaten by none, so the one-sided p is 1/2."""
+    t = spearman_test(np.arange(10), np.arange(10), n_perm=1, alternative="greater")
+    assert t.rho == pytest.approx(1.0) and not t.exact and t.n_perm == 1 and t.p == 0.5
+
+
 def test_bh_leaves_nan_out_of_the_family():
     p = [0.01, np.nan, 0.04, 0.03]
     got = bh_adjust(p)
     assert math.isnan(got[1])
     assert got[[0, 2, 3]] == pytest.approx(multipletests([0.01, 0.04, 0.03], method="fdr_bh")[1])
     assert np.isnan(bh_adjust([np.nan, np.nan])).all()
+
+
+def test_spearman_permutation_defaults_to_random_pairings_above_eight():
+    """``spearman_permutation``: (ρ, two-sided p) of ``spearman_test``; n = 9 is above its default exact_max_n
+    = 8, so p is from 9999 random pairings, none as extreme as a perfect ordering: 2 · 1/10000."""
+    from judgeaudit.stats.tests import spearman_permutation
+
+    rho, p = spearman_permutation(np.arange(9), np.arange(9))
+    assert rho == pytest.approx(1.0) and p == pytest.approx(2 / 10000)
+
+
+def test_no_resample_asked_gives_no_interval():
+    """n_boot ≤ 0 (a negative count too) draws no resample: the value with NaN ends, for any number of clusters."""
+    a = np.array([[1, 1, 2, 0, 0], [2, 0, 1, 1, 1.]])
+    b = np.array([[2, 0, 2, 0, 0], [2, 0, 1, 1, 1.]])                # the one missed unit found
+    for n_boot in (0, -1):
+        g, lo, hi = paired_gain(a, b, "recall", n_boot=n_boot)
+        assert g == pytest.approx(1.0 - 3 / 4)
+        assert math.isnan(lo) and math.isnan(hi)
+        v, lo, hi = boot_metric(a, "recall", n_boot=n_boot)
+        assert v == pytest.approx(3 / 4) and math.isnan(lo) and math.isnan(hi)

@@ -102,3 +102,37 @@ def test_the_interval_is_printed_while_at_most_the_tail_share_of_resamples_is_un
     assert 0.025 * 4000 < r.undefined_resamples < 0.1 * 4000 and r.ci is None
     r = rogan_gladen(*_labelled(4, 1, 9, 2), yu, n_boot=400, seed=59)     # exactly 2.5% (10 of 400): printed
     assert r.undefined_resamples == 10 and r.ci is not None
+
+
+def test_the_batch_refuses_an_interval_as_the_single_form_does():
+    """More than (1 − level)/2 of the resamples undefined (labels 3/1/6/1: about 4% have TPR + TNR ≤ 1) gives
+    no interval in the batch form too; a well-separated table in the same batch keeps its interval, and
+    ``refuse=False`` keeps both."""
+    tp, fn, tn, fp = np.array([3, 40]), np.array([1, 5]), np.array([6, 50]), np.array([1, 5])
+    k = np.array([50, 50])
+    single = rogan_gladen(*_labelled(3, 1, 6, 1), np.array([1, 0, 0, 0] * 50, dtype=bool), n_boot=4000, seed=0)
+    assert single.ci is None and single.undefined_resamples > 0.025 * 4000
+    est, lo, hi = rogan_gladen_batch(tp, fn, tn, fp, k, 200, n_boot=4000, seed=0)
+    assert est[0] == pytest.approx(single.estimate, abs=1e-12)
+    assert np.isnan(lo[0]) and np.isnan(hi[0])
+    assert np.isfinite(lo[1]) and np.isfinite(hi[1]) and lo[1] < est[1] < hi[1]
+    _, lo2, hi2 = rogan_gladen_batch(tp, fn, tn, fp, k, 200, n_boot=4000, seed=0, refuse=False)
+    assert np.isfinite(lo2).all() and np.isfinite(hi2).all() and (lo2[1], hi2[1]) == (lo[1], hi[1])
+
+
+def test_a_result_without_labels_has_an_empty_table():
+    """The default table is all zeros (tp, fn, tn, fp); a table of other than four cells is refused."""
+    from judgeaudit.analyses.calibrate.rogan_gladen import RoganGladen
+
+    r = RoganGladen(None, None, 0.5, None, None, 0, 10, 0, 0)
+    assert r.to_dict()["table"] == {"tp": 0, "fn": 0, "tn": 0, "fp": 0}
+    with pytest.raises(ValueError):
+        RoganGladen(None, None, 0.5, None, None, 3, 10, 0, 0, cells=(1, 1, 1)).to_dict()
+
+
+def test_exactly_the_tail_share_undefined_at_a_level_whose_share_is_exact():
+    """At level 0.75 the tail share (1 − level)/2 = 0.125 is exact in floating point: 50 of 400 undefined
+    resamples is at most that share, so the interval is printed."""
+    r = rogan_gladen(*_labelled(3, 1, 3, 1), np.array([1, 0, 0, 0] * 50, dtype=bool), n_boot=400, seed=22,
+                     level=0.75)
+    assert r.undefined_resamples == 50 and r.ci is not None and r.note is None
