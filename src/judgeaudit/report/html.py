@@ -320,6 +320,25 @@ def units_html(df: pd.DataFrame, *, caption: str, filters: tuple[str, ...] = (),
             f'</thead><tbody></tbody></table></div><script type="application/json">{data}</script></div>')
 
 
+def reply_text(raw: Any, rationale: Any, error: Any, parse_ok: Any) -> str:
+    """A judge's reply as a units table shows it: its raw text (else its rationale), "failed call: …" for a call
+    that failed and "parse failure: …" before a reply no verdict could be read from."""
+    text = raw if isinstance(raw, str) and raw else (rationale if isinstance(rationale, str) else "")
+    if isinstance(error, str) and error:
+        return f"failed call: {error}"
+    if not bool(parse_ok):
+        return f"parse failure: {text}"
+    return text
+
+
+def units_section(title: str, df: pd.DataFrame, *, caption: str, filters: tuple[str, ...] = ()) -> Section | None:
+    """The section of an analysis's units (``units_html``): None when the run has no unit to show. Every
+    analysis's units table (validity, world, loop, CAP, validation power) is made here."""
+    if df is None or df.empty:
+        return None
+    return Section(title, units_html(df, caption=caption, filters=filters))
+
+
 def write_page(path: str | Path, title: str, sections: list[Section], *, subtitle: str | None = None) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
