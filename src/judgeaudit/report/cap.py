@@ -208,11 +208,24 @@ def headlines(result: CapResult, set_name: str) -> list[Headline]:
             out.append(Headline(r.judge_id, what, "—", "no item measured: every pair was excluded or unjudged"))
             continue
         lo, hi = r.ci_lo, r.ci_hi
+        how = ""
+        if lo == hi:   # every item has the same share right: the bootstrap has no spread to resample
+            if r.value in (0.0, 1.0):
+                from statsmodels.stats.proportion import proportion_confint
+
+                k = int(r.n * r.value)
+                lo, hi = proportion_confint(k, r.n, alpha=0.05, method="wilson")
+                how = f" (Wilson, {k} of {r.n} items right: the bootstrap interval is a single point here)"
+            else:
+                out.append(Headline(r.judge_id, what, f"{100 * r.value:.1f}%, n = {r.n}, no interval",
+                                    "every item has the same share right, so the bootstrap interval is a single "
+                                    "point: no reading against chance is given"))
+                continue
         reading = (f"the interval is above {CHANCE:.0%} (a side chosen at random): better than chance on these "
                    f"{r.n} items" if lo > CHANCE else
                    f"the interval is below {CHANCE:.0%}: worse than choosing a side at random" if hi < CHANCE else
                    f"the interval includes {CHANCE:.0%}: not distinguishable from choosing a side at random")
-        out.append(Headline(r.judge_id, what, f"{100 * r.value:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}], n = {r.n}",
+        out.append(Headline(r.judge_id, what, f"{100 * r.value:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]{how}, n = {r.n}",
                             reading))
     return out
 
