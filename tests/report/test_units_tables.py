@@ -194,3 +194,16 @@ def test_every_units_table_is_made_by_one_helper():
         src = inspect.getsource(mod)
         assert "units_html" not in src, mod.__name__
         assert re.search(r"units_section(_of)?\(\s*\"The \w+ behind the numbers\"", src), mod.__name__
+
+
+def test_cap_profile_cell_with_a_single_point_interval_gives_wilson_and_says_why():
+    from judgeaudit.report.cap import SINGLE_POINT_NOTE, cap_sections, profile_table
+
+    pairs, tables = _planted()
+    perfect = tables["j"].assign(choice_ab=pairs["label"], choice_ba=pairs["label"], failure_ba=None)
+    result = cap_profile(pairs, {"j": tables["j"], "perfect": perfect}, {"s": COND}, n_boot=100, seed=0)
+    prof = profile_table(result, "s").set_index("judge")
+    assert prof.loc["perfect", "overall"] == "100.0 (84,100)†"     # Wilson 20 of 20: [0.839, 1]
+    assert prof.loc["perfect", "C7"] == "100.0 (84,100)†"
+    assert not prof.loc["j", "overall"].endswith("†")
+    assert SINGLE_POINT_NOTE in cap_sections(result)[0].body.replace("&#x27;", "'")

@@ -20,7 +20,25 @@ def _pct(v: Any) -> str:
 def _cell(r: pd.Series) -> str:
     if pd.isna(r["value"]):
         return "—"
+    if r["ci_lo"] == r["ci_hi"]:   # every unit the same share right: the bootstrap has no spread to resample
+        if r["value"] in (0.0, 1.0) and r["n"]:
+            lo, hi = wilson(int(round(r["n"] * r["value"])), int(r["n"]))
+            return f"{100 * r['value']:.1f} ({100 * lo:.0f},{100 * hi:.0f})†"
+        return f"{100 * r['value']:.1f} (no spread)†"
     return f"{100 * r['value']:.1f} ({100 * r['ci_lo']:.0f},{100 * r['ci_hi']:.0f})"
+
+
+SINGLE_POINT_NOTE = ("† every item of the cell has the same share right, so the bootstrap interval is a single point: "
+                     "where all are right (or all wrong) the Wilson interval of k of n is shown instead; otherwise "
+                     "no interval is given.")
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of k successes in n (statsmodels)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+    return float(lo), float(hi)
 
 
 def profile_table(result: CapResult, set_name: str) -> pd.DataFrame:
@@ -211,10 +229,8 @@ def headlines(result: CapResult, set_name: str) -> list[Headline]:
         how = ""
         if lo == hi:   # every item has the same share right: the bootstrap has no spread to resample
             if r.value in (0.0, 1.0):
-                from statsmodels.stats.proportion import proportion_confint
-
-                k = int(r.n * r.value)
-                lo, hi = proportion_confint(k, r.n, alpha=0.05, method="wilson")
+                k = int(round(r.n * r.value))
+                lo, hi = wilson(k, int(r.n))
                 how = f" (Wilson, {k} of {r.n} items right: the bootstrap interval is a single point here)"
             else:
                 out.append(Headline(r.judge_id, what, f"{100 * r.value:.1f}%, n = {r.n}, no interval",
@@ -315,7 +331,9 @@ def cap_sections(result: CapResult, verdicts: pd.DataFrame | None = None) -> lis
                 f"its presentation variants are resampled together). ≈ marks an approximate cell (a native task "
                 f"subset used as a "
                 f"proxy); augmented cells are n.r. here and listed separately; — means not measurable. "
-                f"C5–C7 use the strict both-correct criterion.</p>" + table_html(prof))
+                f"C5–C7 use the strict both-correct criterion.</p>" + table_html(prof)
+                + (f"<p class='note'>{esc(SINGLE_POINT_NOTE)}</p>" if prof.astype(str).apply(
+                    lambda c: c.str.endswith("†")).to_numpy().any() else ""))
         c8 = c8_table(result, s)
         if len(c8):
             body += ("<h3>Rationale quality: conditional and unconditional (§4.1)</h3><p class='note'>C8 is "
