@@ -42,10 +42,11 @@ nav.toc ul{margin:.2em 0 .6em;padding-left:1.2em}
 nav.toc li,nav.toc div{break-inside:avoid}
 .units input,.units select{font:inherit;margin:.2em .4em .2em 0;max-width:100%}
 .units .pager{margin:.4em 0}.units .pager button{font:inherit;margin-right:.4em}
-.units td{text-align:left;vertical-align:top;max-width:30em}
+.units td{text-align:left;vertical-align:top;max-width:30em;min-width:6em}
 """
 """The page's style: a table too wide for the page is shown as one card per row (each cell under its
-column's name) rather than cut, at any width; see ``_SCRIPT``."""
+column's name) rather than cut, at any width; see ``_SCRIPT``. A units table's cells keep 6em each, so a table of
+many columns on a phone becomes cards instead of columns one or two letters wide."""
 
 _SCRIPT = """
 (function(){
