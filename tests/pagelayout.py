@@ -12,9 +12,12 @@ sentence per problem (an empty list: nothing found):
 - a plot's legend overlaps its title, its axis titles or its tick labels, or scrolls inside the plot
   (plotly draws a scroll bar when the legend is taller than the figure);
 - a plot area (the rectangle inside a figure's axes, or a polar plot) is lower than ``min_plot_height``
-  pixels (a chart crushed at a phone's width).
+  pixels (a chart crushed at a phone's width);
+- a text of a chart drawn as a page's own SVG (the card's (S, R) plane and bars) lies partly outside its
+  ``<svg>`` (cut off at the drawing's edge).
 
-Plotly figures are read from the drawn SVG (``.js-plotly-plot``), so a page is checked as it is shown.
+Plotly figures are read from the drawn SVG (``.js-plotly-plot``), so a page is checked as it is shown. This is
+the one layout checker of the browser tests (reports, the card and card diff's page).
 """
 
 from __future__ import annotations
@@ -118,6 +121,20 @@ _MEASURE = """(minPlot) => {
       if (h < minPlot) out.push(`${label}: its plot area is ${Math.round(h)}px high (minimum ${minPlot}px)`);
     }
   });
+  [...document.querySelectorAll('svg')].filter(g => !g.closest('.js-plotly-plot') && !g.parentElement.closest('svg'))
+    .forEach((g, i) => {
+      const frame = box(g);
+      for (const t of g.querySelectorAll('text')) {
+        if (!t.textContent.trim()) continue;
+        const b = box(t);
+        if (b.r - b.x === 0) continue;
+        if (b.x < frame.x - 1 || b.r > frame.r + 1 || b.y < frame.y - 1 || b.b > frame.b + 1)
+          out.push(`svg ${i + 1}${g.getAttribute('class') ? ' (' + g.getAttribute('class') + ')' : ''}: text ` +
+                   `"${t.textContent.slice(0, 40)}" is clipped (${Math.round(b.x)}–${Math.round(b.r)}px × ` +
+                   `${Math.round(b.y)}–${Math.round(b.b)}px outside the drawing's ${Math.round(frame.x)}–` +
+                   `${Math.round(frame.r)} × ${Math.round(frame.y)}–${Math.round(frame.b)})`);
+      }
+    });
   return out;
 }"""
 

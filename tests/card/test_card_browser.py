@@ -66,7 +66,7 @@ def test_card_page_reads_at_desktop_and_phone_widths(card_page):
             assert first.get_attribute("class") == "verdict"
             assert card["verdict"][0] in first.inner_text()
             assert page.locator("svg").count() >= 6     # plane, axes, CAP, a_imp, world × 1, loop
-            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            _layout_ok(page, width)
             ids = page.eval_on_selector_all("section.card", "els => els.map(e => e.id)")
             assert ids == ["validity", "cap", "vp", "world", "loop", "checklist", "ledger", "provenance"]
             page.screenshot(path=str(card_page / f"card-{name}.png"), full_page=True)
@@ -77,22 +77,6 @@ def test_card_page_reads_at_desktop_and_phone_widths(card_page):
 
 
 WIDTHS = (("desktop", 1280), ("phone", 390))
-
-# Layout measures (page.evaluate): the document's horizontal overflow, elements clipped by their box,
-# and element boxes that overlap.
-_CLIPPED = """() => [...document.querySelectorAll('main *')].filter(e => {
-    const st = getComputedStyle(e);
-    return e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0 && st.overflowX !== 'visible'
-        && !(e.tagName === 'svg' || e.closest('svg'));
-}).map(e => e.tagName + '.' + e.className)"""
-_OUTSIDE = """w => [...document.querySelectorAll('main *')].filter(e => {
-    const r = e.getBoundingClientRect();
-    return r.width > 0 && (r.left < -0.5 || r.right > w + 0.5);
-}).map(e => e.tagName + ': ' + (e.textContent || '').slice(0, 40))"""
-_SVG_TEXT_OUT = """() => [...document.querySelectorAll('svg text')].filter(t => {
-    const r = t.getBoundingClientRect(), s = t.ownerSVGElement.getBoundingClientRect();
-    return r.left < s.left - 0.5 || r.right > s.right + 0.5 || r.top < s.top - 0.5 || r.bottom > s.bottom + 0.5;
-}).map(t => t.textContent)"""
 
 
 def _boxes(page, selector: str) -> list[dict]:
@@ -106,12 +90,13 @@ def _overlap(a: dict, b: dict) -> bool:
 
 
 def _layout_ok(page, width: int) -> None:
-    """No horizontal overflow of the document, no element cut by its own box, none outside the screen,
-    no chart text outside its drawing."""
+    """Nothing wider than the screen, nothing cut by its box, no chart text outside its drawing, no crushed
+    chart (``tests/pagelayout.py``, the checker every page's browser test uses)."""
+    from pagelayout import layout_problems
+
     assert page.evaluate("document.documentElement.scrollWidth") <= width
-    assert page.evaluate(_CLIPPED) == []
-    assert page.evaluate(_OUTSIDE, width) == []
-    assert page.evaluate(_SVG_TEXT_OUT) == []
+    problems = layout_problems(page)
+    assert problems == [], f"at {width}px:\n" + "\n".join(problems)
 
 
 def _corner_card(tmp_path: Path) -> Path:

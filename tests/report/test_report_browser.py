@@ -310,6 +310,7 @@ BROKEN = """<!doctype html><html><head><meta name="viewport" content="width=devi
 <div id="wide" style="width:2000px;background:#eee">a block wider than any screen</div>
 <div style="overflow-x:hidden;width:300px"><table id="cut"><tr><td style="white-space:nowrap">{row}</td></tr></table></div>
 <div id="p1" style="width:600px;height:150px"></div>
+<svg class="drawn" width="120" height="40"><text x="90" y="20">a label past the drawing's edge</text></svg>
 <script>
 Plotly.newPlot('p1', [{{x:[1,2,3], y:[1,2,3], name:'a legend entry named at some length'}},
   {{x:[1,2,3], y:[3,2,1], name:'another'}}],
@@ -321,7 +322,8 @@ Plotly.newPlot('p1', [{{x:[1,2,3], y:[1,2,3], name:'a legend entry named at some
 
 def test_layout_checker_finds_each_problem_on_a_broken_page(browser, tmp_path):
     """The checker fails a page built to break: a block wider than the screen, a table cut by a container
-    that clips it, a tick label drawn outside its figure, a legend over the title and a crushed plot area."""
+    that clips it, a tick label drawn outside its figure, a legend over the title, a crushed plot area and a
+    label cut at the edge of a hand-drawn SVG chart (as the card draws its charts)."""
     from pagelayout import layout_problems
     from plotly.offline import get_plotlyjs
 
@@ -338,6 +340,7 @@ def test_layout_checker_finds_each_problem_on_a_broken_page(browser, tmp_path):
     assert any('text "a tick label far too long' in p and "is clipped" in p for p in found), text
     assert any("the legend overlaps" in p for p in found), text
     assert any("its plot area is" in p and "(minimum 160px)" in p for p in found), text
+    assert any('(drawn): text "a label past the drawing' in p and "is clipped" in p for p in found), text
     assert not any("its plot area is" in p for p in fine)
 
 
@@ -434,3 +437,78 @@ def test_a_long_unbroken_name_wraps_at_a_phones_width(browser, tmp_path):
     page.close()
     assert found == [], "\n".join(found)
     assert any('text "xxxxxxxx' in p and "beyond" in p for p in broken), broken
+
+
+def test_the_items_behind_the_cap_numbers_page_and_filter_in_the_browser(reports, browser):
+    """The CAP page's units table: filtering to one judge's overall items it got wrong leaves exactly the rows
+    the run's units.parquet counts as wrong (share right 0) for that judge, with its verdicts beside them."""
+    from judgeaudit.report.cap import unit_frame
+
+    folder = reports["cap"].parent
+    df = unit_frame(pd.read_parquet(folder / "units.parquet"), pd.read_parquet(folder / "pair_verdicts.parquet"))
+    judge = "arena_hard/fixture-judge-positional"
+    want = df[(df["judge"] == judge) & (df["condition"] == "overall (position-averaged)") & (df["outcome"] == "wrong")]
+    page = _open(browser, reports["cap"], WIDTHS["desktop"])
+    box = page.locator(".units").first
+    total = len(json.loads(box.locator("script").inner_text())["rows"])
+    for col, value in (("judge", judge), ("condition", "overall (position-averaged)"), ("outcome", "wrong")):
+        box.locator(f'select.f[aria-label="{col}"]').select_option(value)
+    cells = box.locator("tbody tr").evaluate_all("rs => rs.map(r => [...r.cells].map(c => c.innerText))")
+    info = box.locator(".info").inner_text()
+    page.close()
+    assert total == len(df) and len(want) >= 1
+    assert sorted(c[3] for c in cells) == sorted(want["item"])[:20]
+    assert info == f"rows 1–{min(20, len(want))} of {len(want)} (filtered from {len(df)})"
+    assert all(c[4] == "wrong" and c[5] == "0" for c in cells), cells
+
+
+def test_the_rows_behind_the_vp_numbers_filter_to_what_a_member_recovers(reports, browser):
+    page = _open(browser, reports["vp"], WIDTHS["phone"])
+    box = page.locator(".units").first
+    data = json.loads(box.locator("script").inner_text())
+    rows, col = data["rows"], data["columns"].index("best member recovers the label")
+    shown = box.locator("tbody tr").count()
+    box.locator('select.f[aria-label="best member recovers the label"]').select_option("no")
+    info = box.locator(".info").inner_text()
+    page.close()
+    preds = pd.read_parquet(reports["vp"].parent / "predictions.parquet")
+    assert len(rows) == len(preds) == 3 * 40 and shown == 5
+    missed = sum(r[col] == "no" for r in rows)
+    assert info == f"rows 1–{min(5, missed)} of {missed} (filtered from {len(rows)})"
+
+
+def test_a_cap_run_of_10000_units_stays_light(browser, tmp_path):
+    """5,000 pairs × 2 judges (10,000 overall units, replies of 300 characters): the units table holds every row
+    as JSON (its bytes bounded below) and the document draws 5 of them at a phone's width; filtering works."""
+    from judgeaudit.analyses.cap import cap_profile, pair_verdicts
+    from judgeaudit.commands.cap import write_outputs
+    from judgeaudit.datasets._common import UNAVAILABLE
+    from judgeaudit.report.html import set_plotly_mode
+
+    n = 5000
+    pairs = pd.DataFrame({"pair_id": [f"p{i}" for i in range(n)], "prompt": "q", "response_a": "a",
+                          "response_b": "b", "label": ["A", "B"] * (n // 2), "group": None, "source_set": "big",
+                          "subset": None, "condition_a": None, "condition_b": None, "meta": [{}] * n})
+    rng = np.random.default_rng(2)
+    tables = {j: pd.DataFrame({"pair_id": pairs["pair_id"], "judge_id": j, "family": "f",
+                               "choice_ab": rng.choice(["A", "B"], n), "choice_ba": rng.choice(["A", "B"], n),
+                               "rationale_ab": "r" * 300, "rationale_ba": "s" * 300, "failure_ab": None,
+                               "failure_ba": None}) for j in ("one", "two")}
+    cov = {c: UNAVAILABLE for c in ("C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8")}
+    set_plotly_mode("cdn")      # the page's own weight, without plotly.js
+    try:
+        write_outputs(cap_profile(pairs, tables, {"big": cov}, n_boot=20, seed=0), tmp_path / "big",
+                      verdicts=pair_verdicts(pairs, tables))
+    finally:
+        set_plotly_mode("inline")
+    path = tmp_path / "big" / "report.html"
+    size = path.stat().st_size
+    page = _open(browser, path, WIDTHS["phone"])
+    box = page.locator(".units").first
+    total = len(json.loads(box.locator("script").inner_text())["rows"])
+    drawn = box.locator("tbody tr").count()
+    box.locator('select.f[aria-label="judge"]').select_option("two")
+    info = box.locator(".info").inner_text()
+    page.close()
+    assert total == 10_000 and drawn == 5 and info == "rows 1–5 of 5000 (filtered from 10000)"
+    assert 6_000_000 < size < 7_500_000, size        # 10,000 × ~690 bytes of JSON (two 300-character replies)

@@ -98,6 +98,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         rationale_requests,
         two_order_table,
     )
+    from judgeaudit.analyses.cap import pair_verdicts
     from judgeaudit.datasets import published as pub
 
     if not set_specs:
@@ -203,7 +204,8 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         answers = answer_record(pd.concat(called, ignore_index=True) if called else verdicts_frame([]))
         answers = {**answers, "calls": answers["calls"] + n_published, "replayed": answers["replayed"] + n_published}
         write_outputs(result, Path(out), live_failures=live_failures, calls=calls, answers=answers,
-                      extra=extra(result) if extra else None, inputs=set_paths, templates=templates)
+                      extra=extra(result) if extra else None, inputs=set_paths, templates=templates,
+                      verdicts=pair_verdicts(pairs, tables))
     return result
 
 
@@ -232,12 +234,14 @@ def benchmark_scores(pairs: pd.DataFrame, tables: dict[str, pd.DataFrame], adapt
 def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame | None = None,
                   title: str = "judgeaudit: conditional accuracy profiles", calls: Any = None,
                   extra: list | None = None, answers: dict[str, Any] | None = None,
-                  inputs: dict[str, str] | None = None, templates: dict[str, Any] | None = None) -> None:
+                  inputs: dict[str, str] | None = None, templates: dict[str, Any] | None = None,
+                  verdicts: pd.DataFrame | None = None) -> None:
     """OUT/result.json and OUT/report.html; ``templates`` (live judge id -> its template record) is
     recorded as ``sets.<set>.judges.<id>.template``; ``calls`` (a ``runtime.failures.CallSummary`` of the live
     judges and the evaluator) adds ``calls`` to the result and a judge-calls section to the report;
     the result's ``published_statistics`` (LLMBar's statistics.json, file by file) adds a section;
-    ``extra`` sections go at the end of the report."""
+    ``extra`` sections go at the end of the report; ``verdicts`` (``analyses.cap.pair_verdicts``: every judge's
+    verdict on every pair) is written as OUT/pair_verdicts.parquet and shown, item by item, in the report."""
     from judgeaudit.report.cap import cap_sections
     from judgeaudit.report.html import write_page
     from judgeaudit.runfolder import output_set
@@ -248,7 +252,7 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
         for jid, rec in (templates or {}).items():
             if jid in block["judges"]:
                 block["judges"][jid]["template"] = rec
-    sections = cap_sections(result)
+    sections = cap_sections(result, verdicts)
     if live_failures is not None:
         d["call_failures"] = live_failures.to_dict(orient="records")
     if calls is not None:
@@ -269,6 +273,10 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
             from judgeaudit.io import write_parquet
 
             write_parquet(dest / "units.parquet", result.units)
+        if verdicts is not None and len(verdicts):
+            from judgeaudit.io import write_parquet
+
+            write_parquet(dest / "pair_verdicts.parquet", verdicts)
         write_page(dest / "report.html", title, sections)
 
 
@@ -406,6 +414,7 @@ def cap_demo(n_boot: int = 200, seed: int = 0) -> list:
     """CAP sections built from the judge outputs the package carries, with zero model calls: judgeaudit's own
     JudgeBench-format fixture (self-written pairs, simulated judges; ``judgeaudit/data/judgebench_fixture``)
     and the trimmed published LLMBar outputs (``judgeaudit/data/llmbar``)."""
+    from judgeaudit.analyses.cap import pair_verdicts
     from judgeaudit.card.defaults import FIXTURE_SET
     from judgeaudit.datasets import judgebench, llmbar
     from judgeaudit.report.cap import cap_sections
@@ -417,7 +426,7 @@ def cap_demo(n_boot: int = 200, seed: int = 0) -> list:
     tables = {**judgebench.published_judges(data / FIXTURE_SET), **llmbar.published_judges(data / "llmbar")}
     cov = {FIXTURE_SET: judgebench.COVERAGE, **{s: llmbar.COVERAGE[s] for s in lb["source_set"].unique()}}
     result = cap_profile(pairs, tables, cov, n_boot=n_boot, seed=seed)
-    sections = cap_sections(result)
+    sections = cap_sections(result, pair_verdicts(pairs, tables))
     for s in sections[:1]:
         s.banners.append("Demo: judgeaudit's own JudgeBench-format fixture (self-written pairs, simulated judges) "
                          "and a trimmed copy of the published LLMBar judge outputs "

@@ -90,7 +90,8 @@ def sections(run: ValidityRun) -> list:
     from judgeaudit.report.instruments import instrument_section
     from judgeaudit.report.validity import units_section, validity_sections
 
-    units = [units_section(run.result, run.probes, run.oriented)] if run.oriented is not None else []
+    units = [s for s in [units_section(run.result, run.probes, run.oriented)] if s is not None] \
+        if run.oriented is not None else []
     return of_analysis(validity_sections(run.result) + units
                        + ([instrument_section(run.instruments)] if run.instruments else []),
                        f"validity · {run.result.n_probes} probes on {run.result.n_base} base items")

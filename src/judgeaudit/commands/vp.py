@@ -96,6 +96,11 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
         with output_set(out, "vp") as dest:   # one set: a kill leaves the earlier run or this one, never a mix
             write_result(dest / "result.json", result.to_dict(),   # inputs: each set spec's file or folder, hashed
                          inputs={f"set:{spec}": path for spec, path in zip(specs, spec_paths(specs), strict=True)})
+            preds = result.predictions_frame()
+            if len(preds):   # the rows behind a_imp: each member's out-of-fold prediction of each label
+                from judgeaudit.io import write_parquet
+
+                write_parquet(dest / "predictions.parquet", preds)
             write_page(dest / "report.html", "judgeaudit — validation power", vp_sections(result),
                        subtitle=audited_sets_line(result))
     return result

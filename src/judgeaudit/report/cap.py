@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analyses.cap import CONDITION_BY_CODE, CONDITION_CODES, MAIN_STATUSES, CapResult, l1_summary
-from judgeaudit.report.html import Section, esc, figure_html, of_analysis, table_html
+from judgeaudit.report.html import Headline, Section, esc, figure_html, of_analysis, table_html, units_section
 
 _SHORT = {"direct": "Direct", "approx": "Approx.", "augmented": "Aug.", "unavailable": "—"}
 
@@ -20,7 +20,25 @@ def _pct(v: Any) -> str:
 def _cell(r: pd.Series) -> str:
     if pd.isna(r["value"]):
         return "—"
+    if r["ci_lo"] == r["ci_hi"]:   # every unit the same share right: the bootstrap has no spread to resample
+        if r["value"] in (0.0, 1.0) and r["n"]:
+            lo, hi = wilson(int(round(r["n"] * r["value"])), int(r["n"]))
+            return f"{100 * r['value']:.1f} ({100 * lo:.0f},{100 * hi:.0f})†"
+        return f"{100 * r['value']:.1f} (no spread)†"
     return f"{100 * r['value']:.1f} ({100 * r['ci_lo']:.0f},{100 * r['ci_hi']:.0f})"
+
+
+SINGLE_POINT_NOTE = ("† every item of the cell has the same share right, so the bootstrap interval is a single point: "
+                     "where all are right (or all wrong) the Wilson interval of k of n is shown instead; otherwise "
+                     "no interval is given.")
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of k successes in n (statsmodels)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+    return float(lo), float(hi)
 
 
 def profile_table(result: CapResult, set_name: str) -> pd.DataFrame:
@@ -192,10 +210,118 @@ def radar_figure(result: CapResult, set_name: str) -> Any:
     return fig
 
 
-def cap_sections(result: CapResult) -> list[Section]:
+CHANCE = 0.5
+"""A pairwise judge choosing a side at random is right half the time (a tie counts as wrong)."""
+
+
+def headlines(result: CapResult, set_name: str) -> list[Headline]:
+    """The summary lines of a set: per judge its overall (position-averaged) accuracy with its interval, read
+    against chance (0.5), and where no item was measured, why there is no estimate."""
+    c = result.cells[(result.cells["set"] == set_name) & (result.cells["condition"] == "overall")
+                     & (result.cells["metric"] == "value")]
+    out = []
+    for r in c.itertuples(index=False):
+        what = f"overall accuracy on {set_name} (position-averaged)"
+        if pd.isna(r.value) or not r.n:
+            out.append(Headline(r.judge_id, what, "—", "no item measured: every pair was excluded or unjudged"))
+            continue
+        lo, hi = r.ci_lo, r.ci_hi
+        how = ""
+        if lo == hi:   # every item has the same share right: the bootstrap has no spread to resample
+            if r.value in (0.0, 1.0):
+                k = int(round(r.n * r.value))
+                lo, hi = wilson(k, int(r.n))
+                how = f" (Wilson, {k} of {r.n} items right: the bootstrap interval is a single point here)"
+            else:
+                out.append(Headline(r.judge_id, what, f"{100 * r.value:.1f}%, n = {r.n}, no interval",
+                                    "every item has the same share right, so the bootstrap interval is a single "
+                                    "point: no reading against chance is given"))
+                continue
+        reading = (f"the interval is above {CHANCE:.0%} (a side chosen at random): better than chance on these "
+                   f"{r.n} items" if lo > CHANCE else
+                   f"the interval is below {CHANCE:.0%}: worse than choosing a side at random" if hi < CHANCE else
+                   f"the interval includes {CHANCE:.0%}: not distinguishable from choosing a side at random")
+        out.append(Headline(r.judge_id, what, f"{100 * r.value:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]{how}, n = {r.n}",
+                            reading))
+    return out
+
+
+def _condition_name(code: str) -> str:
+    return "overall (position-averaged)" if code == "overall" else f"{code} {CONDITION_BY_CODE[code].name}"
+
+
+def _outcome(share: float) -> str:
+    return "right" if share >= 1 else "wrong" if share <= 0 else "partly right"
+
+
+def _verdict(choice: Any, failure: Any) -> str:
+    if isinstance(failure, str) and failure:
+        return f"{failure} failure"
+    return "—" if choice is None or (isinstance(choice, float) and pd.isna(choice)) else str(choice)
+
+
+def unit_frame(units: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:
+    """One row per set, judge, condition and base item the run counted (its ``units.parquet`` rows of metric
+    ``value``): right (every verdict the cell counts on it correct), wrong (none) or partly right (e.g. one order
+    of two, or one variant of two) with the share right, beside the correct side and the judge's verdict and
+    reply in each order on the item's original pair (its ``pair_verdicts.parquet`` rows). A pair with a parse
+    or API failure that the run excluded from every cell is listed once, under "overall", as excluded."""
+    u = units[units["metric"] == "value"]
+    v = verdicts.assign(base_id=verdicts["base_id"].astype(str), _variant=verdicts["variant"] != "original")
+    v = v.sort_values("_variant", kind="stable").drop_duplicates(["set", "judge_id", "base_id"])
+    by = {(r.set, r.judge_id, r.base_id): r for r in v.itertuples(index=False)}
+
+    def said(row: dict, pv: Any) -> dict:
+        if pv is None:
+            return {**row, "correct side": None, "verdict A/B": None,
+                    "verdict B/A (original frame)": None, "reply A/B": None,
+                    "reply B/A": None}
+        return {**row, "correct side": pv.label, "verdict A/B": _verdict(pv.choice_ab, pv.failure_ab),
+                "verdict B/A (original frame)": _verdict(pv.choice_ba, pv.failure_ba),
+                "reply A/B": pv.rationale_ab, "reply B/A": pv.rationale_ba}
+
+    rows = []
+    counted = set()
+    for r in u.itertuples(index=False):
+        share = float(r.num) / float(r.den)
+        counted.add((r.set, r.judge_id, str(r.unit), r.condition))
+        rows.append(said({"set": r.set, "judge": r.judge_id, "condition": _condition_name(r.condition),
+                          "item": str(r.unit), "outcome": _outcome(share), "share right": share},
+                         by.get((r.set, r.judge_id, str(r.unit)))))
+    for key, pv in by.items():
+        kinds = [f"{f} failure ({o})" for f, o in ((pv.failure_ab, "A/B"), (pv.failure_ba, "B/A"))
+                 if isinstance(f, str) and f]
+        if kinds and (*key, "overall") not in counted:
+            rows.append(said({"set": key[0], "judge": key[1], "condition": _condition_name("overall"),
+                              "item": key[2], "outcome": "excluded: " + ", ".join(kinds), "share right": None}, pv))
+    cols = ["set", "judge", "condition", "item", "outcome", "share right", "correct side", "verdict A/B",
+            "verdict B/A (original frame)", "reply A/B", "reply B/A"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def cap_units_section(result: CapResult, verdicts: pd.DataFrame | None) -> Section | None:
+    """The base items behind the profile cells, browsable and filterable (e.g. the C3 items a judge got wrong,
+    or its parse failures), from the run's per-unit cells and its pair verdicts."""
+    if verdicts is None or not len(result.units):
+        return None
+    df = unit_frame(result.units, verdicts)
+    counts = ", ".join(f"{n} {k}" for k, n in df["outcome"].value_counts().items())
+    return units_section("The items behind the numbers", df, filters=("set", "judge", "condition", "outcome"),
+                         caption=f"{len(df)} set × judge × condition × base item rows ({counts}): whether the judge "
+                                 "was right on the item as the cell counts it (share right: of the verdicts the "
+                                 "cell counts on the item, e.g. both orders for position-averaged accuracy, both "
+                                 "variants for C5–C6), the correct side and the judge's verdict and reply in each "
+                                 "order on the item's original pair. Filter to a judge, a condition and an outcome "
+                                 "(e.g. the items it got wrong, or excluded for a parse failure). Texts are cut at "
+                                 "400 characters; in full in this run's pair_verdicts.parquet, and every cell's "
+                                 "per-item numerator and denominator in units.parquet.")
+
+
+def cap_sections(result: CapResult, verdicts: pd.DataFrame | None = None) -> list[Section]:
     """Sections of the CAP report: per set the profile table with intervals and the radar; then the
     coverage matrix, the strict-vs-consistency table, bias-corrected values, cross-set Spearman,
-    stress and L1 tables, and the exclusions (every number computed from this run's verdicts)."""
+    stress and L1 tables, the exclusions (every number computed from this run's verdicts) and, given the
+    run's pair verdicts (``analyses.cap.pair_verdicts``), the items behind the cells."""
     sections: list[Section] = []
     sets = list(dict.fromkeys(result.cells["set"]))
     for s in sets:
@@ -205,7 +331,9 @@ def cap_sections(result: CapResult) -> list[Section]:
                 f"its presentation variants are resampled together). ≈ marks an approximate cell (a native task "
                 f"subset used as a "
                 f"proxy); augmented cells are n.r. here and listed separately; — means not measurable. "
-                f"C5–C7 use the strict both-correct criterion.</p>" + table_html(prof))
+                f"C5–C7 use the strict both-correct criterion.</p>" + table_html(prof)
+                + (f"<p class='note'>{esc(SINGLE_POINT_NOTE)}</p>" if prof.astype(str).apply(
+                    lambda c: c.str.endswith("†")).to_numpy().any() else ""))
         c8 = c8_table(result, s)
         if len(c8):
             body += ("<h3>Rationale quality: conditional and unconditional (§4.1)</h3><p class='note'>C8 is "
@@ -220,7 +348,7 @@ def cap_sections(result: CapResult) -> list[Section]:
         if result.evaluator and result.evaluator.get("allow_same_family"):
             banners.append("!The C8 evaluator shares a family with judge(s) "
                            f"{', '.join(result.evaluator.get('same_family_judges') or [])} (explicitly allowed).")
-        sections.append(Section(f"CAP profile: {s}", body, banners))
+        sections.append(Section(f"CAP profile: {s}", body, banners, headlines=headlines(result, s)))
     bst = benchmark_score_table(result)
     if len(bst):
         sections.append(Section("CAP beside the benchmark's own score", "<p class='note'>The benchmark's own "
@@ -278,4 +406,7 @@ def cap_sections(result: CapResult) -> list[Section]:
                                 + table_html(ex)))
     if result.evaluator:
         sections.append(Section("CAP rationale evaluator", "<pre>" + esc(result.evaluator) + "</pre>"))
+    units = cap_units_section(result, verdicts)
+    if units is not None:
+        sections.append(units)
     return of_analysis(sections, "conditional accuracy profile (CAP) · " + ", ".join(sets))

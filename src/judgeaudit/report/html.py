@@ -42,10 +42,11 @@ nav.toc ul{margin:.2em 0 .6em;padding-left:1.2em}
 nav.toc li,nav.toc div{break-inside:avoid}
 .units input,.units select{font:inherit;margin:.2em .4em .2em 0;max-width:100%}
 .units .pager{margin:.4em 0}.units .pager button{font:inherit;margin-right:.4em}
-.units td{text-align:left;vertical-align:top;max-width:30em}
+.units td{text-align:left;vertical-align:top;max-width:30em;min-width:6em}
 """
 """The page's style: a table too wide for the page is shown as one card per row (each cell under its
-column's name) rather than cut, at any width; see ``_SCRIPT``."""
+column's name) rather than cut, at any width; see ``_SCRIPT``. A units table's cells keep 6em each, so a table of
+many columns on a phone becomes cards instead of columns one or two letters wide."""
 
 _SCRIPT = """
 (function(){
@@ -318,6 +319,25 @@ def units_html(df: pd.DataFrame, *, caption: str, filters: tuple[str, ...] = (),
             f'{selects}<div class="pager"><button class="prev">previous</button><button class="next">next'
             f'</button> <span class="info"></span></div><div class="table-wrap"><table><thead><tr>{head}</tr>'
             f'</thead><tbody></tbody></table></div><script type="application/json">{data}</script></div>')
+
+
+def reply_text(raw: Any, rationale: Any, error: Any, parse_ok: Any) -> str:
+    """A judge's reply as a units table shows it: its raw text (else its rationale), "failed call: …" for a call
+    that failed and "parse failure: …" before a reply no verdict could be read from."""
+    text = raw if isinstance(raw, str) and raw else (rationale if isinstance(rationale, str) else "")
+    if isinstance(error, str) and error:
+        return f"failed call: {error}"
+    if not bool(parse_ok):
+        return f"parse failure: {text}"
+    return text
+
+
+def units_section(title: str, df: pd.DataFrame, *, caption: str, filters: tuple[str, ...] = ()) -> Section | None:
+    """The section of an analysis's units (``units_html``): None when the run has no unit to show. Every
+    analysis's units table (validity, world, loop, CAP, validation power) is made here."""
+    if df is None or df.empty:
+        return None
+    return Section(title, units_html(df, caption=caption, filters=filters))
 
 
 def write_page(path: str | Path, title: str, sections: list[Section], *, subtitle: str | None = None) -> Path:

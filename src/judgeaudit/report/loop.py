@@ -11,6 +11,7 @@ import pandas as pd
 
 from judgeaudit.loop.engine import NO_USABLE_REPORT as NO_REPORT
 from judgeaudit.report.html import Headline, Section, esc, figure_html, legend_below, of_analysis, table_html, write_page
+from judgeaudit.report.html import units_section as units_section_of
 
 
 MIN_RESPONSES_FOR_INTERVAL = 4
@@ -220,17 +221,15 @@ def unit_frame(folder: str | Path) -> pd.DataFrame:
 
 def units_section(folder: str | Path) -> Section | None:
     """The constraints behind the net, browsable and filterable (e.g. the constraints a regulator broke)."""
-    from judgeaudit.report.html import units_html
-
     if not (Path(folder) / "units.parquet").exists():
         return None
     df = unit_frame(folder)
-    return Section("The constraints behind the numbers", units_html(
-        df, filters=("regulator", "round", "outcome", "flagged"),
+    return units_section_of("The constraints behind the numbers", df,
+                            filters=("regulator", "round", "outcome", "flagged"),
         caption=f"{len(df)} regulator × round × response × constraint rows: whether the constraint passed "
                 "initially and after the round's revision (fixed, broken, still failing, still passing), whether "
                 "the regulator's report flagged it, and that report's complaints on the response. Texts are cut "
-                "at 400 characters; in full in this run's units.parquet, complaints.jsonl and outputs.jsonl."))
+                "at 400 characters; in full in this run's units.parquet, complaints.jsonl and outputs.jsonl.")
 
 
 def write_report(result: dict[str, Any], out: str | Path) -> Path:

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analyses.validation_power import ValidationPowerResult
-from judgeaudit.report.html import Section, esc, figure_html, of_analysis, table_html
+from judgeaudit.report.html import Headline, Section, esc, figure_html, of_analysis, table_html, units_section
 
 
 def _is_provenance(result: ValidationPowerResult, name: str) -> bool:
@@ -177,6 +177,81 @@ def null_sentence(result: ValidationPowerResult) -> str:
     return ("; ".join(parts)[:1].upper() + "; ".join(parts)[1:] + ".") if parts else ""
 
 
+def headlines(result: ValidationPowerResult) -> list[Headline]:
+    """The summary lines of a validation-power audit: per label set and mode, a_imp (the best surface-only
+    member's κ) with its interval, read against the set's label-permutation null; VP where the set has a human
+    ceiling; and, for a set the family could not be run on, why there is no estimate."""
+    out = []
+    for r in result.sets:
+        subject = f"{r.set_name} ({r.mode})"
+        if not r.applicable:
+            out.append(Headline(subject, "a_imp (κ of the best surface-only member)", "—",
+                                f"not estimated: {r.reason}"))
+            continue
+        lo, hi = r.a_imp_ci if r.a_imp_ci else (None, None)
+        value = f"κ {r.a_imp:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "") + \
+            f" ({r.a_imp_member}, n = {r.n})"
+        if r.broken_harness:
+            reading = "broken harness: its label-permutation null sits above chance, so this κ is no evidence"
+        elif r.a_imp_null_n == 0:
+            reading = "no label-permutation null was run (0 permutations): the κ is not tested against chance"
+        elif r.a_imp_clears_null:
+            reading = (f"above its label-permutation null (95th percentile {r.a_imp_null_p95:.3f}): surface form "
+                       "alone recovers part of these labels, so agreeing with them is partly reachable without "
+                       "the construct")
+        else:
+            reading = (f"not above its label-permutation null (95th percentile {r.a_imp_null_p95:.3f}): surface "
+                       "form alone is not shown to recover these labels")
+        out.append(Headline(subject, "a_imp (κ of the best surface-only member)", value, reading))
+        if r.vp is not None and r.a_hum_ci:
+            out.append(Headline(subject, "VP = a_hum − a_imp",
+                                f"{r.vp:.3f} (a_hum {r.a_hum:.3f} [{r.a_hum_ci[0]:.3f}, {r.a_hum_ci[1]:.3f}])",
+                                "resolvable: the a_imp and a_hum intervals do not overlap" if r.resolvable else
+                                "not resolvable: the a_imp and a_hum intervals overlap"))
+    return out
+
+
+def unit_frame(result: ValidationPowerResult) -> pd.DataFrame:
+    """One row per label set, mode and row the family read: its group, response text(s) (paired: the sides as
+    the audit presented them, after its seeded side randomisation), the label, the best member's out-of-fold
+    prediction and whether it recovers the label, which members recover it, and every member's prediction."""
+    frames = []
+    for r in result.sets:
+        p = r.predictions
+        if not r.applicable or p is None or not len(p):
+            continue
+        members = [m.name for m in r.members if m.name in p.columns]
+        texts = [c for c in ("response", "response A", "response B") if c in p.columns]
+        hit = {m: p[m] == p["label"] for m in members}
+        best = r.a_imp_member
+        frames.append(pd.DataFrame({
+            "label set": r.set_name, "mode": r.mode, "group": p["group"], **{c: p[c] for c in texts},
+            "label": p["label"], "best member": best, "its prediction": p[best],
+            "best member recovers the label": hit[best].map({True: "yes", False: "no"}),
+            "members recovering it": [", ".join(m for m in members if hit[m].iloc[i]) or "none"
+                                      for i in range(len(p))],
+            "every member's prediction": ["; ".join(f"{m}: {p[m].iloc[i]}" for m in members)
+                                          for i in range(len(p))]}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def vp_units_section(result: ValidationPowerResult) -> Section | None:
+    """The rows behind a_imp, browsable and filterable (e.g. the labels length alone recovers)."""
+    df = unit_frame(result)
+    if df.empty:
+        return None
+    rec = int((df["best member recovers the label"] == "yes").sum())
+    return units_section(
+        "The rows behind the numbers", df,
+        filters=("label set", "mode", "label", "best member recovers the label"),
+        caption=f"{len(df)} label set × mode × row rows; the best member recovers the label on {rec} of them. Each "
+                "prediction is the member's pooled out-of-fold prediction (fit on the other folds, never on the "
+                "row), the same predictions a_imp's κ is computed on. Paired rows show the sides as the audit "
+                "presented them, after its seeded side randomisation (the label is the side after it). Filter to "
+                "a set and to the rows a member recovers (e.g. the ones length alone gets right). Texts are cut "
+                "at 400 characters; every row is in this run's predictions.parquet.")
+
+
 def vp_sections(result: ValidationPowerResult) -> list[Section]:
     """The validation-power sections of a report (one ``Section`` each)."""
     cfg = result.config
@@ -207,7 +282,7 @@ def vp_sections(result: ValidationPowerResult) -> list[Section]:
         "the paper's contrast row.</p>" + (f"<p>{esc(null_sentence(result))}</p>" if null_sentence(result) else ""))
     t7 = Section("Validation power: construct-blind recovery of the label sets (Table 7)",
                  intro + table_html(table7_frame(result), dash_note=TABLE7_DASH) + figure_html(vp_figure(result)),
-                 banners)
+                 banners, headlines=headlines(result))
     ceil = Section("Validation power: human ceiling and VP",
                    "<p>VP = a<sub>hum</sub> − a<sub>imp</sub>. a<sub>imp</sub> is the best member's κ, so its "
                    "interval bootstraps the maximum: in every resample of groups each member's pooled "
@@ -248,6 +323,9 @@ def vp_sections(result: ValidationPowerResult) -> list[Section]:
                            + (table_html(transfer_frame(result)) if any(t.admitted for t in result.transfer)
                               else "<p>No pair is admitted.</p>")
                            + table_html(refusal_frame(result))))
+    units = vp_units_section(result)
+    if units is not None:
+        out.append(units)
     return of_analysis(out, "validation power · " + ", ".join(result.set_names))
 
 

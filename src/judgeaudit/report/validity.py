@@ -13,7 +13,8 @@ import pandas as pd
 from judgeaudit.analyses.excess import coverage_note
 from judgeaudit.analyses.validity import SLOT_ORDER, ValidityResult
 from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, CONTROL_SLOTS, axis_of
-from judgeaudit.report.html import Headline, Section, esc, figure_html, legend_below, table_html
+from judgeaudit.report.html import Headline, Section, esc, figure_html, legend_below, reply_text, table_html
+from judgeaudit.report.html import units_section as units_section_of
 
 NOT_VERIFIED = "directions are author-intended and not human-verified"
 EXTENSION_NOTE = ("R⁺, the wrong-way rate and R_excess (R − (1 − S), cross-fitted τ) are judgeaudit's own "
@@ -321,13 +322,8 @@ def unit_frame(result: ValidityResult, probes: pd.DataFrame, verdicts: pd.DataFr
                 else:
                     toward = f1 if p.intended_direction == "edited" else f0
                     outcome = "moved toward the label" if toward else "moved the wrong way"
-            reply = None
-            if edit is not None:
-                reply = edit["raw"] if isinstance(edit["raw"], str) and edit["raw"] else edit["rationale"]
-                if edit["error"]:
-                    reply = f"failed call: {edit['error']}"
-                elif not edit["parse_ok"]:
-                    reply = f"parse failure: {reply}"
+            reply = None if edit is None else reply_text(edit["raw"], edit["rationale"], edit["error"],
+                                                          edit["parse_ok"])
             rows.append({"judge": j.judge_id, "probe": p.probe_id, "arm": "control" if control else "construct",
                          "slot": p.slot.replace("_", " "), "τ": tau, "grade original": g0, "grade edited": g1,
                          "outcome": outcome, "edited text": p.edited, "reply to the edit": reply})
@@ -335,20 +331,17 @@ def unit_frame(result: ValidityResult, probes: pd.DataFrame, verdicts: pd.DataFr
                                        "outcome", "edited text", "reply to the edit"])
 
 
-def units_section(result: ValidityResult, probes: pd.DataFrame, verdicts: pd.DataFrame) -> Section:
+def units_section(result: ValidityResult, probes: pd.DataFrame, verdicts: pd.DataFrame) -> Section | None:
     """The probes behind the profile, browsable and filterable: the edits a judge did not move on or
     moved the wrong way, the control edits it moved on, its replies and parse failures."""
-    from judgeaudit.report.html import units_html
-
     df = unit_frame(result, probes, verdicts)
     counts = df["outcome"].value_counts()
     said = ", ".join(f"{n} {k}" for k, n in counts.items())
-    return Section("The probes behind the numbers", units_html(
-        df, filters=("judge", "arm", "outcome", "slot"),
+    return units_section_of("The probes behind the numbers", df, filters=("judge", "arm", "outcome", "slot"),
         caption=f"Every judge × probe at the judge's τ ({said}). Filter to a judge and an outcome (e.g. "
                 "construct edits it did not move on, or moved the wrong way). Texts are cut at 400 characters; "
                 "every reply in full, with its call, is in this run's verdicts.parquet (request_id = probe, "
-                "epoch 0; the original's request_id is the probe's base id)."))
+                "epoch 0; the original's request_id is the probe's base id).")
 
 
 def headlines(result: ValidityResult) -> list[Headline]:

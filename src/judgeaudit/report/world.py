@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from judgeaudit.report.html import Headline, Section, esc, figure_html, legend_below, of_analysis, table_html
+from judgeaudit.report.html import Headline, Section, esc, figure_html, legend_below, of_analysis, reply_text, table_html
+from judgeaudit.report.html import units_section as units_section_of
 
 
 def _ci(ci: list | None) -> str:
@@ -434,12 +435,7 @@ def unit_frame(decisions: pd.DataFrame, verdicts: pd.DataFrame | None = None) ->
     replies: dict[tuple[str, str], str] = {}
     if verdicts is not None and not verdicts.empty:
         for v in verdicts[verdicts["epoch"] == 0].itertuples(index=False):
-            text = v.raw if isinstance(v.raw, str) and v.raw else (v.rationale or "")
-            if v.error:
-                text = f"failed call: {v.error}"
-            elif not v.parse_ok:
-                text = f"parse failure: {text}"
-            replies.setdefault((v.judge_id, v.request_id), text)
+            replies.setdefault((v.judge_id, v.request_id), reply_text(v.raw, v.rationale, v.error, v.parse_ok))
     rows = []
     for (judge, item, unit), g in decisions.groupby(["judge", "item_id", "unit"], sort=False):
         by = {r.arm: r for r in g.itertuples(index=False)}
@@ -465,17 +461,12 @@ def unit_frame(decisions: pd.DataFrame, verdicts: pd.DataFrame | None = None) ->
 def units_section(decisions: pd.DataFrame, verdicts: pd.DataFrame | None = None) -> Section | None:
     """The answers behind the arms table, browsable and filterable (e.g. the defective answers found
     only when the judge is shown the world, or flagged blind and informed)."""
-    from judgeaudit.report.html import units_html
-
     df = unit_frame(decisions, verdicts)
-    if df.empty:
-        return None
     arms = [c for c in df.columns if c not in ("judge", "answer", "unit", "gold", "arms right")
             and not c.startswith("reply")]
-    return Section("The answers behind the numbers", units_html(
-        df, filters=("judge", "gold", *arms, "arms right"),
+    return units_section_of("The answers behind the numbers", df, filters=("judge", "gold", *arms, "arms right"),
         caption=f"{len(df)} judge × unit rows: per arm flagged or not (✓ right, ✗ wrong against the gold label) "
                 "and the judge's first reply in each arm. Filter by gold label and arm (e.g. defective answers "
                 "flagged blind and informed, or found only when informed). Replies are cut at 400 characters; "
                 "every call in full is in this run's verdicts.parquet (request_id = answer::arm) and every "
-                "decision in decisions.parquet."))
+                "decision in decisions.parquet.")

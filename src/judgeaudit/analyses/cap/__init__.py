@@ -40,6 +40,7 @@ from judgeaudit.analyses.cap.conditions import (
     FailurePolicy,
 )
 from judgeaudit.analyses.cap.families import L1_RELATIONS, _l1_table, l1_summary  # noqa: F401 - _l1_table: tests
+from judgeaudit.analyses.cap.indicators import PAIR_VERDICT_COLUMNS, pair_verdicts
 from judgeaudit.analyses.cap.intervals import UNIT_COLUMNS
 from judgeaudit.analyses.cap.profile import cap_profile
 from judgeaudit.analyses.cap.result import BENCHMARK_SCORE_COLUMNS, CapResult
@@ -52,6 +53,7 @@ __all__ = [
     "CONTENT",
     "L1_RELATIONS",
     "MAIN_STATUSES",
+    "PAIR_VERDICT_COLUMNS",
     "ROBUSTNESS",
     "UNIT_COLUMNS",
     "CapResult",
@@ -60,5 +62,6 @@ __all__ = [
     "FailurePolicy",
     "bias_correct",
     "cap_profile",
+    "pair_verdicts",
     "l1_summary",
 ]

@@ -84,3 +84,24 @@ def _paired(rows: pd.DataFrame, ind: pd.DataFrame, v1: str, v2: str,
     c_u[pos] = cons
     scope = pd.Series((a["scope"] & b["scope"]).to_numpy(), index=common)
     return s_u, c_u, den_u, scope
+
+
+PAIR_VERDICT_COLUMNS = ("set", "pair_id", "base_id", "variant", "label", "judge_id", "choice_ab", "choice_ba",
+                        "rationale_ab", "rationale_ba", "failure_ab", "failure_ba")
+"""The columns of ``pair_verdicts``: a pair's set, resampling unit, variant and correct side (``label``, a*)
+beside one judge's verdict in each order (``choice_ba`` in the original frame), its rationales and failures."""
+
+
+def pair_verdicts(pairs: pd.DataFrame, judges: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per judge and pair it has verdicts on (``PAIR_VERDICT_COLUMNS``): the table a CAP run records
+    beside its per-unit cells, so the units behind a cell can be shown with what the judge said."""
+    p = _prep_pairs(pairs).drop_duplicates("pair_id")[["source_set", "pair_id", "base_id", "variant", "label"]]
+    p = p.rename(columns={"source_set": "set"})
+    for col in ("set", "pair_id", "base_id", "variant"):
+        p[col] = p[col].astype(str)
+    keep = ["pair_id", "choice_ab", "choice_ba", "rationale_ab", "rationale_ba", "failure_ab", "failure_ba"]
+    frames = [p.merge(t.drop_duplicates("pair_id")[keep].assign(judge_id=jid), on="pair_id", how="inner")
+              for jid, t in judges.items()]
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(PAIR_VERDICT_COLUMNS))
+    out = out[list(PAIR_VERDICT_COLUMNS)].astype(object)
+    return out.where(out.notna(), None)

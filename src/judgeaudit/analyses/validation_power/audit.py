@@ -107,6 +107,11 @@ def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int
         vp = a_hum - best.kappa
         resolvable = bool(a_imp_ci[1] < a_hum_ci[0] or a_hum_ci[1] < a_imp_ci[0])
     rules = length_rules(prep) if prep.mode == "paired" else {}
+    table = {"group": prep.groups.astype(str), "response" if prep.texts_b is None else "response A": prep.texts_a}
+    if prep.texts_b is not None:
+        table["response B"] = prep.texts_b
+    predictions = pd.DataFrame({**table, "label": y.astype(str),
+                                **{m: np.asarray(p).astype(str) for m, p in preds.items()}})
     return ModeResult(
         set_name=set_name, mode=prep.mode, applicable=True, n=prep.n,
         n_groups=int(len(np.unique(prep.groups))), folds=plan.to_dict(), label_space=labels,
@@ -120,7 +125,7 @@ def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int
         n_ties_dropped=prep.n_ties_dropped, side_seed=seed if prep.mode == "paired" else None,
         n_permutations=n_permutations,
         between_group_label_share=(between_group_label_share(y, prep.groups) if prep.mode == "item" else None),
-        **rules)
+        predictions=predictions, **rules)
 
 
 def audit_validation_power(sets: Mapping[str, pd.DataFrame], **kw: Any) -> ValidationPowerResult:

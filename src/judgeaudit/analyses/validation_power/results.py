@@ -85,6 +85,10 @@ class ModeResult:
     side_seed: int | None = None
     n_permutations: int = 0
     between_group_label_share: float | None = None
+    predictions: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    """Per row of the set in this mode: its group (the resampling unit), its response text(s) (sides after the
+    side randomisation in paired mode), its label and each member's pooled out-of-fold prediction of it
+    (``audit_prepared``); not part of ``to_dict``."""
 
     @property
     def a_imp_p_value_min(self) -> float:
@@ -153,6 +157,16 @@ class ValidationPowerResult:
     @property
     def set_names(self) -> list[str]:
         return list(dict.fromkeys(r.set_name for r in self.sets))
+
+    def predictions_frame(self) -> pd.DataFrame:
+        """Every set's and mode's ``ModeResult.predictions`` in one table (``label set`` and ``mode`` first; a
+        member a set did not run reads None)."""
+        frames = [r.predictions.assign(**{"label set": r.set_name, "mode": r.mode}) for r in self.sets
+                  if r.applicable and r.predictions is not None]
+        if not frames:
+            return pd.DataFrame(columns=["label set", "mode"])
+        df = pd.concat(frames, ignore_index=True)
+        return df[["label set", "mode", *[c for c in df.columns if c not in ("label set", "mode")]]]
 
     def member_p_bh(self) -> dict[tuple[str, str, str], float]:
         """Benjamini–Hochberg adjusted member p-values, the family being every (set, mode, member)
