@@ -60,16 +60,31 @@ def _copies(frame: pd.DataFrame, k: int, cols: tuple[str, ...]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def cap_case(scale: int) -> tuple[str, Callable[[], object]]:
+def cap_sets() -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
+    """The pairs, published judge tables and coverage of JudgeBench and LLMBar: the copies under
+    ``$JUDGEAUDIT_DATA_DIR`` where there are, else the bundled LLMBar slice and judgeaudit's own
+    JudgeBench-format fixture (whose judges are simulated)."""
+    import os
+
     import judgeaudit
-    from judgeaudit.analyses.cap import cap_profile
     from judgeaudit.datasets import judgebench, llmbar
 
-    root = Path(judgeaudit.__file__).parent / "data"
-    jb, lb = judgebench.load_pairs(root / "judgebench"), llmbar.load_pairs(root / "llmbar")
+    bundled = Path(judgeaudit.__file__).parent / "data"
+    given = Path(os.environ.get("JUDGEAUDIT_DATA_DIR") or bundled)
+    jb_root = given / "judgebench" if (given / "judgebench").is_dir() else bundled / "judgebench_fixture"
+    lb_root = given / "llmbar" if (given / "llmbar").is_dir() else bundled / "llmbar"
+    jb, lb = judgebench.load_pairs(jb_root), llmbar.load_pairs(lb_root)
     pairs = pd.concat([jb, lb], ignore_index=True)
-    tables = {**judgebench.published_judges(root / "judgebench"), **llmbar.published_judges(root / "llmbar")}
-    cov = {"judgebench": judgebench.COVERAGE, **{s: llmbar.COVERAGE[s] for s in lb["source_set"].unique()}}
+    tables = {**judgebench.published_judges(jb_root), **llmbar.published_judges(lb_root)}
+    cov = {**{s: judgebench.COVERAGE for s in jb["source_set"].unique()},
+           **{s: llmbar.COVERAGE[s] for s in lb["source_set"].unique()}}
+    return pairs, tables, cov
+
+
+def cap_case(scale: int) -> tuple[str, Callable[[], object]]:
+    from judgeaudit.analyses.cap import cap_profile
+
+    pairs, tables, cov = cap_sets()
     pairs = _copies(pairs, scale, ("pair_id", "base_id"))
     tables = {j: _copies(t, scale, ("pair_id",)) for j, t in tables.items()}
     cells = len(tables) * pairs["source_set"].nunique()
