@@ -87,7 +87,8 @@ def cap_case(scale: int) -> tuple[str, Callable[[], object]]:
     pairs, tables, cov = cap_sets()
     pairs = _copies(pairs, scale, ("pair_id", "base_id"))
     tables = {j: _copies(t, scale, ("pair_id",)) for j, t in tables.items()}
-    cells = len(tables) * pairs["source_set"].nunique()
+    set_of = pairs.drop_duplicates("pair_id").set_index("pair_id")["source_set"]
+    cells = sum(t["pair_id"].map(set_of).nunique() for t in tables.values())   # the judge × set cells measured
     return (f"{len(pairs):,} pairs, {cells} judge × set cells",
             lambda: cap_profile(pairs, tables, cov, n_boot=1000, seed=0, n_perm=999))
 

@@ -244,11 +244,13 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
     from judgeaudit.runfolder import output_set
     from judgeaudit.runinfo import write_result
 
+    from judgeaudit.analyses.cap.schema import CapFile
+
     d = result.to_dict()
     for block in d["sets"].values():
         for jid, rec in (templates or {}).items():
             if jid in block["judges"]:
-                block["judges"][jid]["template"] = rec
+                block["judges"][jid]["template"] = block["judges"][jid]["identity"]["template"] = rec
     sections = cap_sections(result)
     if live_failures is not None:
         d["call_failures"] = live_failures.to_dict(orient="records")
@@ -264,6 +266,7 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
     sections += extra or []
     if answers is not None:   # when the verdicts were answered (judgeaudit.runinfo.answer_record)
         d["answers"] = answers
+    CapFile.of(d)   # what the readers read is there, under the names they read it by
     with output_set(out, "cap") as dest:   # one set: a kill leaves the earlier run or this one, never a mix
         write_result(dest / "result.json", d, inputs=inputs)   # inputs: the set files' hashes
         if len(result.units):   # per base item, for a paired ``card diff``
