@@ -2,8 +2,10 @@
 
 * validity: 3 judges, 1,000 base-item resamples, 1,000 axis-label permutations, 48 / 480 / 4,800 base
   items of 12 probes (576 / 5,760 / 57,600 probes), simulated as in the validity tests;
-* cap: every shipped judge's published verdicts on the bundled JudgeBench and LLMBar pairs, the pairs
-  copied ×1 / ×10 / ×100 under new ids (1,000 resamples, 999 Spearman permutations);
+* cap: every shipped judge's published verdicts on the JudgeBench and LLMBar pairs (the copies under
+  ``$JUDGEAUDIT_DATA_DIR``, else the bundled LLMBar slice and JudgeBench-format fixture), the pairs copied
+  ×1 / ×10 / ×100 under new ids (1,000 resamples, 999 Spearman permutations); its size column counts the judge ×
+  set cells measured (a judge's verdicts on a set), so the CPU seconds over it give the cost per cell;
 * world: the label form of a world run, 3 arms × 3 votes × 1 judge, 200 / 2,000 / 20,000 answers
   (2,000 resamples, 999 permutations);
 * vp: the validation-power audit of the bundled demo set in item mode, its groups copied ×1 / ×10 / ×100
