@@ -2,8 +2,10 @@
 
 * validity: 3 judges, 1,000 base-item resamples, 1,000 axis-label permutations, 48 / 480 / 4,800 base
   items of 12 probes (576 / 5,760 / 57,600 probes), simulated as in the validity tests;
-* cap: every shipped judge's published verdicts on the bundled JudgeBench and LLMBar pairs, the pairs
-  copied ×1 / ×10 / ×100 under new ids (1,000 resamples, 999 Spearman permutations);
+* cap: every shipped judge's published verdicts on the JudgeBench and LLMBar pairs (the copies under
+  ``$JUDGEAUDIT_DATA_DIR``, else the bundled LLMBar slice and JudgeBench-format fixture), the pairs copied
+  ×1 / ×10 / ×100 under new ids (1,000 resamples, 999 Spearman permutations); its size column counts the judge ×
+  set cells measured (a judge's verdicts on a set), so the CPU seconds over it give the cost per cell;
 * world: the label form of a world run, 3 arms × 3 votes × 1 judge, 200 / 2,000 / 20,000 answers
   (2,000 resamples, 999 permutations);
 * vp: the validation-power audit of the bundled demo set in item mode, its groups copied ×1 / ×10 / ×100
@@ -60,19 +62,35 @@ def _copies(frame: pd.DataFrame, k: int, cols: tuple[str, ...]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def cap_case(scale: int) -> tuple[str, Callable[[], object]]:
+def cap_sets() -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
+    """The pairs, published judge tables and coverage of JudgeBench and LLMBar: the copies under
+    ``$JUDGEAUDIT_DATA_DIR`` where there are, else the bundled LLMBar slice and judgeaudit's own
+    JudgeBench-format fixture (whose judges are simulated)."""
+    import os
+
     import judgeaudit
-    from judgeaudit.analyses.cap import cap_profile
     from judgeaudit.datasets import judgebench, llmbar
 
-    root = Path(judgeaudit.__file__).parent / "data"
-    jb, lb = judgebench.load_pairs(root / "judgebench"), llmbar.load_pairs(root / "llmbar")
+    bundled = Path(judgeaudit.__file__).parent / "data"
+    given = Path(os.environ.get("JUDGEAUDIT_DATA_DIR") or bundled)
+    jb_root = given / "judgebench" if (given / "judgebench").is_dir() else bundled / "judgebench_fixture"
+    lb_root = given / "llmbar" if (given / "llmbar").is_dir() else bundled / "llmbar"
+    jb, lb = judgebench.load_pairs(jb_root), llmbar.load_pairs(lb_root)
     pairs = pd.concat([jb, lb], ignore_index=True)
-    tables = {**judgebench.published_judges(root / "judgebench"), **llmbar.published_judges(root / "llmbar")}
-    cov = {"judgebench": judgebench.COVERAGE, **{s: llmbar.COVERAGE[s] for s in lb["source_set"].unique()}}
+    tables = {**judgebench.published_judges(jb_root), **llmbar.published_judges(lb_root)}
+    cov = {**{s: judgebench.COVERAGE for s in jb["source_set"].unique()},
+           **{s: llmbar.COVERAGE[s] for s in lb["source_set"].unique()}}
+    return pairs, tables, cov
+
+
+def cap_case(scale: int) -> tuple[str, Callable[[], object]]:
+    from judgeaudit.analyses.cap import cap_profile
+
+    pairs, tables, cov = cap_sets()
     pairs = _copies(pairs, scale, ("pair_id", "base_id"))
     tables = {j: _copies(t, scale, ("pair_id",)) for j, t in tables.items()}
-    cells = len(tables) * pairs["source_set"].nunique()
+    set_of = pairs.drop_duplicates("pair_id").set_index("pair_id")["source_set"]
+    cells = sum(t["pair_id"].map(set_of).nunique() for t in tables.values())   # the judge × set cells measured
     return (f"{len(pairs):,} pairs, {cells} judge × set cells",
             lambda: cap_profile(pairs, tables, cov, n_boot=1000, seed=0, n_perm=999))
 

@@ -298,7 +298,7 @@ def run_experiment(
     mlflow_experiment: MlflowExperimentOpt = None,
     allow_code: Annotated[bool, typer.Option("--allow-code", help=ALLOW_CODE_HELP)] = False,
 ) -> None:
-    """Run an experiment described by one YAML file (see judgeaudit.experiment): analysis validity, world,
+    """Run an experiment described by one YAML file (see judgeaudit.experiment): analysis validity, cap, world,
     loop or card, with the options of the command of that name. --batch, --batch-out, --mlflow and
     --mlflow-experiment (or the file's batch, batch_out, mlflow and mlflow_experiment keys) act as on that
     command; a flag replaces the file's key. A python: judge the file names is refused (before anything runs)
@@ -378,9 +378,18 @@ def _run_migrate_experiment(exp) -> None:  # noqa: ANN001 - experiment.MigrateEx
         print(line)
 
 
+def _run_cap_experiment(exp) -> None:  # noqa: ANN001 - experiment.CapExperiment
+    from judgeaudit.analyses.cap.options import OPTIONS
+    from judgeaudit.commands.cap import run_command
+    from judgeaudit.experiment import judge_specs
+
+    run_command({**{o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, "judges": judge_specs(exp) or None},
+                echo=console)
+
+
 _EXPERIMENT_RUNNERS = {"validity": _run_validity_experiment, "world": _run_world_experiment,
                        "loop": _run_loop_experiment, "card": _run_card_experiment,
-                       "migrate": _run_migrate_experiment}
+                       "migrate": _run_migrate_experiment, "cap": _run_cap_experiment}
 
 
 @app.command("demo")

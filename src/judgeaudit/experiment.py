@@ -17,6 +17,9 @@
     template: judgeaudit-geval    # every key of `judgeaudit validity run` (analyses.validity.options):
     ledger: ledger.yaml           #   template, ledger, strict_register, regrade, seed, store, concurrency, …
 
+``analysis: cap`` takes every key of ``judgeaudit cap run`` (``analyses.cap.options``: ``sets``, ``published``,
+``judges``, ``evaluator``, ``bootstrap``, ``failures``, ``template``, ``ledger``, …), generated as validity's are.
+
 ``analysis: world``, ``loop``, ``card`` and ``migrate`` take the options of ``judgeaudit world run``, ``loop run``,
 ``card`` and ``migrate`` under their option names (``set``, ``judges``, ``arms``, ``votes``, …; ``task``, ``data``,
 ``responder``, ``regulators``, …; ``judge``, ``from``, ``run_missing``, …; ``old``, ``new``, ``items``, ``labels``,
@@ -46,13 +49,14 @@ options (``--votes`` is the file's ``votes``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import yaml
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, create_model,
                       field_validator)
 
 from judgeaudit import options as opts
+from judgeaudit.analyses.cap.options import OPTIONS as CAP_OPTIONS
 from judgeaudit.analyses.validity.options import OPTIONS as VALIDITY_OPTIONS
 
 from judgeaudit.consent import check_file_spec
@@ -105,6 +109,8 @@ def file_fields(*options: Option) -> dict[str, Any]:
     for o in options:
         if o.name in _FILE_TYPES:
             typ, info = _FILE_TYPES[o.name]
+            if not o.required:   # an optional list (a CAP run's live judges): absent, or not empty
+                typ, info = Annotated[typ, info] | None, Field(o.default)
         else:
             typ, info = (o.file_type or o.type), Field(... if o.required else o.default)
         out[o.name] = (typ, info)
@@ -139,6 +145,10 @@ class _WithJudges(_CallingExperiment):  # type: ignore[misc,valid-type]
 ValidityExperiment = file_model("ValidityExperiment", "validity", VALIDITY_OPTIONS, _CallingExperiment)
 """``analysis: validity``: every option of ``judgeaudit validity run`` (``analyses.validity.options``) but the
 run's own flags ``judgeaudit run`` takes (``--backend``, ``--ray-address``)."""
+
+CapExperiment = file_model("CapExperiment", "cap", CAP_OPTIONS, _CallingExperiment)
+"""``analysis: cap``: every option of ``judgeaudit cap run`` (``analyses.cap.options``) but the run's own flags
+``judgeaudit run`` takes (``--backend``, ``--ray-address``)."""
 
 
 class WorldExperiment(_WithJudges):  # type: ignore[misc,valid-type]
@@ -203,7 +213,7 @@ class MigrateExperiment(_RunExperiment):  # type: ignore[misc,valid-type]
 
 EXPERIMENTS: dict[str, type[_Experiment]] = {"validity": ValidityExperiment, "world": WorldExperiment,
                                              "loop": LoopExperiment, "card": CardExperiment,
-                                             "migrate": MigrateExperiment}
+                                             "migrate": MigrateExperiment, "cap": CapExperiment}
 """The analyses an experiment file can run, by its ``analysis:``."""
 
 def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
@@ -215,6 +225,9 @@ def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
         out += [(("set",), p) for p in set_inputs([exp.set_])]
     if isinstance(exp, LoopExperiment):
         out.append((("data",), exp.data))
+    if isinstance(exp, CapExperiment):
+        out += [(("sets", i), p) for i, s in enumerate(exp.sets) for p in set_inputs([s])]
+        out += [(("human",), exp.human)] if exp.human is not None else []
     if isinstance(exp, CardExperiment | MigrateExperiment):
         out += [(("from", i), f) for i, f in enumerate(exp.from_)]
     if isinstance(exp, CardExperiment):
@@ -227,7 +240,8 @@ def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
 
 
 _WRITES = {"validity": ("result.json", "verdicts.parquet", "report.html"), "world": (), "loop": (), "card": (),
-           "migrate": ("result.json", "link.json", "verdicts.parquet", "report.html")}
+           "migrate": ("result.json", "link.json", "verdicts.parquet", "report.html"),
+           "cap": ("result.json", "report.html", "units.parquet")}
 
 
 def _relative(base: Path, v: Any) -> Any:
@@ -247,7 +261,7 @@ def load_experiment(path: str | Path) -> _Experiment:
     kind = data.get("analysis")
     if kind not in EXPERIMENTS:
         raise InputError(f"unknown analysis {kind!r}: experiment files run {', '.join(EXPERIMENTS)}; use "
-                         "`judgeaudit vp audit` and `judgeaudit cap run` for the others",
+                         "`judgeaudit vp audit` for the validation-power audit",
                          path=p, line=line_of(node, ("analysis",)), field="analysis")
     try:
         exp = EXPERIMENTS[kind].model_validate(data)
@@ -263,7 +277,7 @@ def load_experiment(path: str | Path) -> _Experiment:
     base = p.parent
     update = {name: _relative(base, getattr(exp, name))
               for name in ("out", "store", "data", "ledger", "from_", "batch_out", "items", "labels", "old_card",
-                           "new_card")
+                           "new_card", "human")
               if hasattr(exp, name)}
     if isinstance(exp, ValidityExperiment) and exp.probes != "bundled" and not Path(exp.probes).is_absolute():
         update["probes"] = str(base / exp.probes)
@@ -273,6 +287,8 @@ def load_experiment(path: str | Path) -> _Experiment:
         name, rest = exp.set_.split(":", 1)
         where, sep, query = rest.partition("?")
         update["set_"] = f"{name}:{_relative(base, Path(where))}{sep}{query}"
+    if isinstance(exp, CapExperiment):
+        update["sets"] = [_relative_spec(base, spec) for spec in exp.sets]
     exp = exp.model_copy(update=update)
     _resolve_templates(exp, base, node, p)
     for loc, f in _inputs(exp):
@@ -287,7 +303,16 @@ def load_experiment(path: str | Path) -> _Experiment:
     return exp
 
 
-_SPEC_FIELDS = ("judge", "judge2", "responder", "rewriter", "old", "new")
+def _relative_spec(base: Path, spec: str) -> str:
+    """A data-set spec ``NAME:PATH?…`` with its path relative to the experiment file."""
+    if ":" not in spec:
+        return spec
+    name, rest = spec.split(":", 1)
+    where, sep, query = rest.partition("?")
+    return f"{name}:{_relative(base, Path(where))}{sep}{query}"
+
+
+_SPEC_FIELDS = ("judge", "judge2", "responder", "rewriter", "old", "new", "evaluator", "generator")
 """The single judge-spec keys of an experiment (``judges`` is the list of them)."""
 
 

@@ -168,31 +168,27 @@ def instrument_line(section: dict[str, Any]) -> str | None:
 
 
 def cap_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Path] = ()) -> dict[str, Any]:
+    from judgeaudit.analyses.cap.schema import CapFile
+
     sets, failed = {}, None
     cap_runs = of_kind(runs, "cap")
+    typed = {id(r): CapFile.of(r.data, path=r.path) for r in cap_runs}   # a key renamed: an error naming it
     by_set: dict[str, list[Run]] = {}
     for r in cap_runs:
-        for s in r.data.get("sets", {}):
-            if (r.data["sets"][s].get("judges") or {}).get(judge) is not None:
+        for s, sb in typed[id(r)].sets.items():
+            if judge in sb.judges:
                 by_set.setdefault(s, []).append(r)
     use = {s: one_run(h, f"CAP runs of {judge} on set {s}", chosen) for s, h in by_set.items()}
     for r in cap_runs:
         if (bad := _unusable(r, judge)) is not None:
             failed = bad
             continue
-        for s, sb in r.data.get("sets", {}).items():
-            j = sb.get("judges", {}).get(judge)
+        for s, sb in typed[id(r)].sets.items():
+            j = sb.judges.get(judge)
             if j is None or use.get(s) is not r:
                 continue
-            conds = {}
-            for c, e in j.get("conditions", {}).items():
-                conds[c] = {"value": e.get("value"), "ci": e.get("ci"), "n": e.get("n"), "coverage": e.get("coverage")}
-                for k in ("strict", "consistency"):
-                    if isinstance(e.get(k), dict):
-                        conds[c][k] = {"value": e[k].get("value"), "ci": e[k].get("ci")}
-            ov = j.get("overall") or {}
-            sets[s] = {"source": _src(r, judge), "overall": {"value": ov.get("value"), "ci": ov.get("ci"),
-                                                              "n": ov.get("n")}, "conditions": conds}
+            sets[s] = {"source": _src(r, judge), "overall": j.overall.summary(condition=False),
+                       "conditions": {c: e.summary() for c, e in j.conditions.items()}}
     if sets:
         return {"measured": True, "sets": sets}
     return failed or _absent("cap", judge)
@@ -410,17 +406,19 @@ def _vp_recovery(row: dict[str, Any]) -> str | None:
 def _cap_verdict(name: str, sb: dict[str, Any]) -> str | None:
     """The weakest direct-coverage cell, named only when its interval lies wholly below another direct
     cell's (cells of other coverage statuses are not compared)."""
-    cells = {c: e for c, e in sb["conditions"].items()
-             if e.get("coverage") == "direct" and e.get("value") is not None and ci_ok(e.get("ci"))}
+    from judgeaudit.analyses.cap.schema import cell_summary
+
+    read = {c: cell_summary(e, where=f"sections.cap.sets.{name}.conditions.{c}") for c, e in sb["conditions"].items()}
+    cells = {c: e for c, e in read.items() if e.coverage == "direct" and e.value is not None and ci_ok(e.ci)}
     if len(cells) < 2:
         return None
-    c = min(cells, key=lambda k: cells[k]["value"])
-    above_it = [k for k in cells if k != c and above(cells[k]["ci"], cells[c]["ci"])]
+    c = min(cells, key=lambda k: cells[k].value)
+    above_it = [k for k in cells if k != c and above(cells[k].ci, cells[c].ci)]
     if not above_it:
         return (f"On {name} no direct-coverage CAP condition is distinguishably weakest (the intervals of "
                 f"{', '.join(sorted(cells))} overlap the lowest, {c}).")
     e = cells[c]
-    return (f"On {name} its CAP profile is weakest on {c} ({with_ci(e['value'], e['ci'])}, n = {e['n']}; below "
+    return (f"On {name} its CAP profile is weakest on {c} ({with_ci(e.value, e.ci)}, n = {e.n}; below "
             f"{', '.join(sorted(above_it))} with intervals; direct-coverage cells compared).")
 
 

@@ -35,8 +35,10 @@ def judges_held(runs: list) -> list[str]:
         d = r.data
         for j in d.get("judges") or {}:
             out.setdefault(str(j))
-        for sb in (d.get("sets") or {}).values() if r.kind == "cap" else ():
-            for j in sb.get("judges") or {}:
+        if r.kind == "cap":
+            from judgeaudit.analyses.cap.schema import CapFile
+
+            for j in CapFile.of(d, path=r.path).judges():
                 out.setdefault(str(j))
         if isinstance(d.get("judge"), str):
             out.setdefault(d["judge"])

@@ -158,8 +158,10 @@ def runs_of(runs: Sequence[Any], judge: str, field_name: str) -> JudgeRuns:
         out.sources.append(recorded(r.path.parent, r.data, judge, "validity", units=("base item", len(f.ids))))
     by_set: dict[str, list[Any]] = {}
     for r in of_kind(runs, "cap"):
-        for s, sb in (r.data.get("sets") or {}).items():
-            if isinstance(sb, dict) and (sb.get("judges") or {}).get(judge) is not None:
+        from judgeaudit.analyses.cap.schema import CapFile
+
+        for s, sb in CapFile.of(r.data, path=r.path).sets.items():   # a key renamed: an error naming it
+            if judge in sb.judges:
                 by_set.setdefault(s, []).append(r)
     for s, h in by_set.items():
         r = one_run(h, f"CAP runs of {judge} on set {s}")

@@ -14,14 +14,14 @@ from rich.console import Console
 
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.analyses.cap import CapResult, cap_profile
-from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
-from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
-from judgeaudit.commands.common import RetriesOpt, RpmOpt, TemplateOpt, TimeoutOpt
+from judgeaudit.commands.common import RpmOpt, TimeoutOpt
 from judgeaudit.commands import register
 from judgeaudit.datasets._common import CoverageCell, judge_family, table_family
 from judgeaudit.errors import InputError
-from judgeaudit.commands.common import ALLOW_SAME_FAMILY, CAP_PAPER, STORE_HELP, ApiBaseOpt, ConcurrencyOpt, SeedOpt
+from judgeaudit.commands.common import ALLOW_SAME_FAMILY, CAP_PAPER, STORE_HELP, ApiBaseOpt
+from judgeaudit.commands.declared import declared
+from judgeaudit.analyses.cap.options import DEFAULTS, OPTIONS
 
 app = typer.Typer(help=f"Conditional accuracy profiles of pairwise judges ({CAP_PAPER})",
                   no_args_is_help=True)
@@ -81,8 +81,9 @@ def _restrict(tables: dict[str, pd.DataFrame], pair_ids: set[str]) -> dict[str, 
 
 def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, published: bool = False,
             evaluator_spec: str | None = None, allow_same_family: bool = False, human: Path | None = None,
-            stress: list[str] | None = None, n_boot: int = 1000, seed: int = 0, store: Path | None = None,
-            out: Path | None = None, concurrency: int | None = None, failures: str = "exclude",
+            stress: list[str] | None = None, n_boot: int = DEFAULTS["bootstrap"], seed: int = DEFAULTS["seed"],
+            store: Path | None = None, out: Path | None = None, concurrency: int | None = None,
+            failures: str = DEFAULTS["failures"],
             api_base: str | None = None, augment: list[str] | None = None,
             generator_spec: str | None = None, c8_sample: int | None = None,
             extra: Callable[[CapResult], list] | None = None, template: str | None = None) -> CapResult:
@@ -247,11 +248,13 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
     from judgeaudit.runfolder import output_set
     from judgeaudit.runinfo import write_result
 
+    from judgeaudit.analyses.cap.schema import CapFile
+
     d = result.to_dict()
     for block in d["sets"].values():
         for jid, rec in (templates or {}).items():
             if jid in block["judges"]:
-                block["judges"][jid]["template"] = rec
+                block["judges"][jid]["template"] = block["judges"][jid]["identity"]["template"] = rec
     sections = cap_sections(result, verdicts)
     if live_failures is not None:
         d["call_failures"] = live_failures.to_dict(orient="records")
@@ -267,6 +270,7 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
     sections += extra or []
     if answers is not None:   # when the verdicts were answered (judgeaudit.runinfo.answer_record)
         d["answers"] = answers
+    CapFile.of(d)   # what the readers read is there, under the names they read it by
     with output_set(out, "cap") as dest:   # one set: a kill leaves the earlier run or this one, never a mix
         write_result(dest / "result.json", d, inputs=inputs)   # inputs: the set files' hashes
         if len(result.units):   # per base item, for a paired ``card diff``
@@ -282,50 +286,27 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
 
 @app.command("run")
 @calls_checked
-def run_cmd(
-    set_: Annotated[list[str], typer.Option("--set", help="judgebench:PATH, llmbar:PATH, rm_bench:PATH or cap_testbed:FILE.jsonl (repeat)")],
-    judge: Annotated[list[str] | None, typer.Option("--judge", help="live judge spec (repeat)")] = None,
-    published: Annotated[bool, typer.Option("--published", help="use the judge outputs shipped with the sets")] = False,
-    evaluator: Annotated[str | None, typer.Option("--evaluator", help="C8 rationale evaluator judge spec")] = None,
-    allow_same_family: Annotated[bool, typer.Option(ALLOW_SAME_FAMILY,
-                                                    help="allow a C8 evaluator of a judge's own family (recorded)")] = False,
-    human: Annotated[Path | None, typer.Option("--human", help="human-labelled C8 sample (pair_id, judge_id, human)")] = None,
-    c8_sample: Annotated[int | None, typer.Option("--c8-sample", help="evaluate a random sample of this many "
-                                                  "correct-verdict rationales per judge (the paper: 100)")] = None,
-    stress: Annotated[list[str] | None, typer.Option("--stress", help="BASE=STRESS set names (Eq. 3)")] = None,
-    bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples per cell")] = 1000,
-    seed: SeedOpt = 0,
-    failures: Annotated[str, typer.Option("--failures", help="exclude (App. L) or wrong")] = "exclude",
-    store: Annotated[Path | None, out_option("--store", what="store", help="call store (SQLite)")] = None,
-    concurrency: ConcurrencyOpt = None,
-    api_base: ApiBaseOpt = None,
-    augment: Annotated[list[str] | None, typer.Option("--augment", help="style and/or length (needs --generator; "
-                                                      "only where the adapter admits augmentation)")] = None,
-    generator: Annotated[str | None, typer.Option("--generator", help="generator judge spec for --augment")] = None,
-    out: Annotated[Path, out_option("--out", what="folder", help="output folder")] = Path("cap-out"),
-    allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
-    backend: BackendOpt = DEFAULT_BACKEND,
-    ray_address: RayAddressOpt = None,
-    call_timeout: TimeoutOpt = None,
-    call_retries: RetriesOpt = None,
-    call_rpm: RpmOpt = None,
-    batch: BatchOpt = None,
-    batch_out: BatchOutOpt = None,
-    mlflow: MlflowOpt = None,
-    mlflow_experiment: MlflowExperimentOpt = None,
-    judge_template: TemplateOpt = None,
-    ledger: register.LedgerOpt = None,
-    strict_register: register.StrictOpt = False,
-) -> None:
+@declared(OPTIONS, backend=(BackendOpt, DEFAULT_BACKEND), ray_address=(RayAddressOpt, None))
+def run_cmd(**options: Any) -> None:
     """Profile judges on pairwise benchmarks: DIR/result.json and DIR/report.html."""
-    from judgeaudit.runfolder import output_set
-    from judgeaudit.validate import check_options, output_dir, set_inputs
+    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()})
 
-    check_options(bootstrap=bootstrap, concurrency=concurrency)
-    output_dir(out, writes=("result.json", "report.html", "units.parquet"), inputs=[*set_inputs(set_), human, store],
-               kind="cap")
-    led = register.load(ledger, strict_register)
-    if augment and any(a not in ("style", "length") for a in augment):
+
+def run_command(values: dict[str, Any], *, echo: Console = console) -> CapResult:
+    """A CAP run from its options by their declared names (``analyses.cap.options``; what the command's flags or
+    an experiment file's keys give; absent ones take their defaults): the checks before anything is read or
+    called, the run, the register with ``ledger``, the tables on the terminal, and exit 3 with
+    ``strict_register`` when a headline number was not registered."""
+    from judgeaudit.runfolder import output_set
+    from judgeaudit.validate import output_dir, set_inputs
+
+    v = {**OPTIONS.defaults(), **values}
+    out, ledger, strict = v["out"], v["ledger"], v["strict_register"]
+    OPTIONS.check(bootstrap=v["bootstrap"], concurrency=v["concurrency"])
+    output_dir(out, writes=("result.json", "report.html", "units.parquet"),
+               inputs=[*set_inputs(v["sets"]), v["human"], v["store"]], kind="cap")
+    led = register.load(ledger, strict)
+    if v["augment"] and any(a not in ("style", "length") for a in v["augment"]):
         raise InputError("--augment takes style or length", field="augment")
     entries: list = []
 
@@ -335,28 +316,30 @@ def run_cmd(
         return [section]
 
     with output_set(out, "cap"):   # the result, the report and the register as one set
-        result = run_cap(set_, judge_specs=judge, published=published, evaluator_spec=evaluator,
-                         allow_same_family=allow_same_family, human=human, stress=stress, n_boot=bootstrap,
-                         seed=seed, store=store, out=out, concurrency=concurrency, failures=failures,
-                         api_base=api_base, augment=augment, generator_spec=generator, c8_sample=c8_sample,
-                         extra=register_section if led is not None else None, template=judge_template)
+        result = run_cap(v["sets"], judge_specs=v["judges"], published=v["published"], evaluator_spec=v["evaluator"],
+                         allow_same_family=v["allow_same_family"], human=v["human"], stress=v["stress"],
+                         n_boot=v["bootstrap"], seed=v["seed"], store=v["store"], out=out,
+                         concurrency=v["concurrency"], failures=v["failures"], api_base=v["api_base"],
+                         augment=v["augment"], generator_spec=v["generator"], c8_sample=v["c8_sample"],
+                         extra=register_section if led is not None else None, template=v["template"])
     from judgeaudit.report.cap import benchmark_score_table, profile_table
 
     for s in dict.fromkeys(result.cells["set"]):
-        console.print(f"[bold]{s}[/bold]")
-        console.print(profile_table(result, s).to_string(index=False), highlight=False, soft_wrap=True)
+        echo.print(f"[bold]{s}[/bold]")
+        echo.print(profile_table(result, s).to_string(index=False), highlight=False, soft_wrap=True)
     bst = benchmark_score_table(result)
     if len(bst):
-        console.print("[bold]benchmark's own score beside CAP overall / strict (failures excluded | wrong)[/bold]")
-        console.print(bst.drop(columns=["rule"]).to_string(index=False), highlight=False, soft_wrap=True)
+        echo.print("[bold]benchmark's own score beside CAP overall / strict (failures excluded | wrong)[/bold]")
+        echo.print(bst.drop(columns=["rule"]).to_string(index=False), highlight=False, soft_wrap=True)
     ps = result.published_statistics
     if len(ps):
         from judgeaudit.report.cap import published_statistics_sentence
 
-        console.print(published_statistics_sentence(ps), highlight=False, soft_wrap=True)
-    console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
+        echo.print(published_statistics_sentence(ps), highlight=False, soft_wrap=True)
+    echo.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
     if led is not None:
-        register.enforce(entries, strict_register)
+        register.enforce(entries, strict)
+    return result
 
 
 @app.command("build")

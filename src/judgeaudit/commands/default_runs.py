@@ -75,9 +75,11 @@ def _cap_requests(_: Judge) -> list[JudgeRequest]:
 
 
 def _cap(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
+    from judgeaudit.analyses.cap.options import DEFAULTS
     from judgeaudit.commands.cap import run_cap
 
-    return run_cap(list(CAP_SETS), judge_specs=judges, n_boot=min(n_boot, 1000), store=store, out=out)
+    return run_cap(list(CAP_SETS), judge_specs=judges, n_boot=min(n_boot, DEFAULTS["bootstrap"]), store=store,
+                   out=out, seed=DEFAULTS["seed"], failures=DEFAULTS["failures"])
 
 
 # --- world: a HaluEval QA slice, blind / informed / placebo ---------------------------------------------------

@@ -221,7 +221,11 @@ def _cap(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
             else _dict(_dict(sb.get("conditions"), f"{where}.conditions").get(parts[1]), f"{where}.conditions"))
     if not cell:
         return [Reading(name, missing=f"the CAP set {parts[0]!r} has no condition {parts[1]!r}")]
-    return [_reading(name, cell.get("value"), cell.get("ci"), cell.get("n"), where=f"{where}.n")]
+    from judgeaudit.analyses.cap.schema import cell_summary
+
+    at = f"{where}.overall" if parts[1] == "overall" else f"{where}.conditions.{parts[1]}"
+    c = cell_summary(cell, where=at)   # a key renamed: an error naming it, not an empty reading
+    return [_reading(name, c.value, c.ci, c.n, where=f"{at}.n")]
 
 
 _CALIBRATE = {"estimate": ("estimate",), "human": ("human",), "tpr": ("tpr",), "tnr": ("tnr",),

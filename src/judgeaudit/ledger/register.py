@@ -32,9 +32,11 @@ def headlines(kind: str | None, d: dict[str, Any]) -> Iterator[tuple[str, Any]]:
             for k in VALIDITY_HEADLINES:
                 yield _ptr("judges", j, k), block.get(k)
     elif kind == "cap":
-        for s, sb in d.get("sets", {}).items():
-            for j, jb in sb.get("judges", {}).items():
-                yield _ptr("sets", s, "judges", j, "overall"), (jb.get("overall") or {}).get("value")
+        from judgeaudit.analyses.cap.schema import CapFile
+
+        for s, sb in CapFile.of(d).sets.items():   # a key renamed: an error naming it
+            for j, jb in sb.judges.items():
+                yield _ptr("sets", s, "judges", j, "overall"), jb.overall.value
     elif kind == "vp":
         for s, sb in d.get("sets", {}).items():
             for mode, mb in sb.items():

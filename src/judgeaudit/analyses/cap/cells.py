@@ -174,7 +174,7 @@ def _rationale_cell(sc: _SetCells, j: _JudgeRows, code: str, cell: CoverageCell,
     m = _rows_for(rows, cell).to_numpy()
     ok_ab = ind["ok_ab"].to_numpy()
     corr_ab = ind["corr_ab"].to_numpy()
-    key = pd.MultiIndex.from_arrays([rows["pair_id"], np.repeat(jid, len(rows))])
+    key = pd.MultiIndex.from_arrays([rows["pair_id"], np.repeat(jid, len(rows))]) if rl is not None else None
     if rl is not None:
         lab8 = rl.supports.reindex(key)
         has = lab8.notna().to_numpy()

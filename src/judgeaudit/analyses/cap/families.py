@@ -37,21 +37,24 @@ def _l1_table(cells: pd.DataFrame, families: dict[str, str | None],
     and an unknown family is never within-family nor cross-family."""
     rows = []
     models = {j: model_key(m) for j, m in (models or {}).items()}
+    known = {j for j in cells["judge_id"].unique() if vendors(families.get(j)) != frozenset()}
     main = cells[(cells["metric"] == "value") & cells["coverage"].isin(MAIN_STATUSES)
                  & cells["condition"].isin(CONDITION_CODES) & cells["value"].notna()
-                 & (cells["judge_id"].map(lambda j: vendors(families.get(j)) != frozenset()))]
+                 & cells["judge_id"].isin(known)]
     for s, g in main.groupby("set", sort=False):
         prof = g.pivot_table(index="judge_id", columns="condition", values="value", aggfunc="first")
-        for a, b in combinations(list(prof.index), 2):
-            both = prof.loc[[a, b]].dropna(axis=1)
-            if both.shape[1] == 0:
+        values, has, conds = prof.to_numpy(dtype=float), prof.notna().to_numpy(), np.asarray(prof.columns)
+        for ia, ib in combinations(range(len(prof.index)), 2):
+            both = has[ia] & has[ib]
+            if not both.any():
                 continue
+            a, b = prof.index[ia], prof.index[ib]
             fa, fb = families.get(a), families.get(b)
             relation = _relation(fa, fb, models.get(a), models.get(b))
             rows.append({"set": s, "judge_a": a, "judge_b": b, "family_a": fa, "family_b": fb,
                          "same_family": relation == "within family", "relation": relation,
-                         "l1": float(np.abs(both.iloc[0] - both.iloc[1]).sum()),
-                         "conditions": ",".join(both.columns)})
+                         "l1": float(np.abs(values[ia, both] - values[ib, both]).sum()),
+                         "conditions": ",".join(conds[both])})
     return pd.DataFrame(rows, columns=["set", "judge_a", "judge_b", "family_a", "family_b", "same_family",
                                        "relation", "l1", "conditions"])
 

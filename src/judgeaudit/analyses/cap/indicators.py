@@ -32,28 +32,35 @@ def _prep_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _join_judge(rows: pd.DataFrame, table: pd.DataFrame, policy: FailurePolicy) -> pd.DataFrame:
-    """Row-aligned verdict indicators of one judge on one set's rows."""
-    t = table.drop_duplicates("pair_id").set_index("pair_id")
-    j = rows[["pair_id", "label"]].join(t, on="pair_id")
-    out = pd.DataFrame(index=rows.index)
-    out["scope"] = j["judge_id"].notna().to_numpy() & rows["label"].isin(["A", "B"]).to_numpy()
+    """Row-aligned verdict indicators of one judge on one set's rows (the judge's first row of each pair joined
+    to the set's rows by ``pair_id``), built from arrays into one frame."""
+    t = table.drop_duplicates("pair_id")
+    at = pd.Index(t["pair_id"]).get_indexer(rows["pair_id"])
+    hit = at >= 0
+
+    def col(name: str) -> np.ndarray:
+        """The judge's column on the set's rows: None where the judge has no row or no value."""
+        v = t[name].to_numpy(dtype=object, na_value=None)
+        out = np.full(len(at), None, dtype=object)
+        out[hit] = v[at[hit]]
+        return out
+
+    label = rows["label"].to_numpy(dtype=object, na_value=None)
+    scope = hit & pd.notna(col("judge_id")) & rows["label"].isin(["A", "B"]).to_numpy()
+    out: dict[str, np.ndarray] = {"scope": scope}
     for o in ("ab", "ba"):
-        choice = j[f"choice_{o}"]
-        fail = j[f"failure_{o}"]
-        ok = choice.notna() & fail.isna()
-        scope = out["scope"].to_numpy()
-        out[f"ok_{o}"] = ok.to_numpy() & scope
+        choice, fail = col(f"choice_{o}"), col(f"failure_{o}")
+        has_fail = pd.notna(fail)
+        ok = pd.notna(choice) & ~has_fail
+        out[f"ok_{o}"] = ok & scope
         # a missing choice without a recorded failure kind is a parse failure
-        kind = np.where(fail.notna().to_numpy(), fail.astype(object).to_numpy(), "parse")
-        out[f"fail_{o}"] = np.where(scope & ~ok.to_numpy(), kind, None)
-        out[f"choice_{o}"] = choice.where(ok, None)
-        out[f"corr_{o}"] = (choice == j["label"]).to_numpy() & ok.to_numpy()
-    out["same"] = (out["choice_ab"] == out["choice_ba"]).to_numpy() & out["ok_ab"] & out["ok_ba"]
-    if policy == "exclude":
-        out["valid"] = out["ok_ab"] & out["ok_ba"]
-    else:
-        out["valid"] = out["scope"]
-    return out
+        kind = np.where(has_fail, fail, "parse")
+        out[f"fail_{o}"] = np.where(scope & ~ok, kind, None)
+        out[f"choice_{o}"] = np.where(ok, choice, None)
+        out[f"corr_{o}"] = (choice == label) & ok
+    out["same"] = (out["choice_ab"] == out["choice_ba"]) & out["ok_ab"] & out["ok_ba"]
+    out["valid"] = out["ok_ab"] & out["ok_ba"] if policy == "exclude" else scope
+    return pd.DataFrame(out, index=rows.index)
 
 
 def _paired(rows: pd.DataFrame, ind: pd.DataFrame, v1: str, v2: str,

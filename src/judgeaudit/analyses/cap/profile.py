@@ -90,6 +90,7 @@ def cap_profile(
     rl = Rationales.of(rationale_labels)
     judge_parts = _judge_parts(df, judges)
 
+    n_units: dict[str, int] = {}
     cell_rows: list[dict[str, Any]] = []
     unit_frames: list[pd.DataFrame] = []
     excl_rows: list[dict[str, Any]] = []
@@ -104,6 +105,7 @@ def cap_profile(
         cov = coverage[set_name]
         cov_rows += coverage_rows(set_name, cov)
         units = pd.Index(rows["base_id"].unique())
+        n_units[set_name] = len(units)
         counts = bootstrap_counts(len(units), n_boot, rng)
         sc = _SetCells(set_name, rows, units, _Acc(len(units), units.get_indexer(rows["base_id"])))
         for jid, table in judge_parts.get(set_name, {}).items():
@@ -141,6 +143,7 @@ def cap_profile(
         seed=seed if isinstance(seed, int) or seed is None else None, failures=failures, boot=boots,
         benchmark_scores=_benchmark_scores(benchmark_scores),
         units=pd.concat(unit_frames, ignore_index=True) if unit_frames else pd.DataFrame(columns=list(UNIT_COLUMNS)),
+        level=level, n_units=n_units, models=models,
     )
 
 
@@ -165,11 +168,16 @@ def _judge_parts(df: pd.DataFrame, judges: dict[str, pd.DataFrame]) -> dict[str,
 
 
 def _unit_frames(sc: _SetCells, units: pd.Index) -> list[pd.DataFrame]:
-    """Per resampling unit the numerator and denominator of every bootstrapped cell of the set."""
-    frames = []
-    for key, num, den in zip(sc.acc.keys, sc.acc.nums, sc.acc.dens, strict=True):
-        used = den > 0
-        frames.append(pd.DataFrame({"set": sc.set_name, "unit": units[used].astype(str), "judge_id": key[0],
-                                    "condition": key[1], "metric": key[2], "num": num[used],
-                                    "den": den[used]}))
-    return frames
+    """Per resampling unit the numerator and denominator of every bootstrapped cell of the set: one frame, the
+    cells in the order they were added and each cell's units in the set's order, units with no denominator left
+    out."""
+    if not sc.acc.keys:
+        return []
+    den = np.stack(sc.acc.dens)            # (cells, units)
+    num = np.stack(sc.acc.nums)
+    cell, unit = np.nonzero(den > 0)      # cell-major, units ascending within a cell
+    keys = np.array(sc.acc.keys, dtype=object).reshape(len(sc.acc.keys), 3)
+    return [pd.DataFrame({"set": np.repeat(np.array([sc.set_name], dtype=object), len(cell)),
+                          "unit": units.astype(str).to_numpy(dtype=object)[unit],
+                          "judge_id": keys[cell, 0], "condition": keys[cell, 1], "metric": keys[cell, 2],
+                          "num": num[cell, unit], "den": den[cell, unit]})]

@@ -12,6 +12,7 @@ import pandas as pd
 
 from judgeaudit.analyses.cap.conditions import CONDITIONS, MAIN_STATUSES
 from judgeaudit.analyses.cap.intervals import UNIT_COLUMNS
+from judgeaudit.analyses.cap.schema import SCHEMA_VERSION
 
 #: A benchmark's own headline score of a judge, reported beside CAP (e.g. JudgeBench's pair-level rule).
 BENCHMARK_SCORE_COLUMNS = ("set", "judge_id", "rule", "value", "n")
@@ -69,6 +70,12 @@ class CapResult:
     """Per resampling unit (base item) the numerator and denominator of every bootstrapped cell: a cell
     is Σ num / Σ den over its set's units (for a paired comparison of two runs)."""
     published_statistics: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False, compare=False)
+    level: float = 0.95
+    """The intervals' confidence level."""
+    n_units: dict[str, int] = field(default_factory=dict)
+    """Per set, the base items its intervals resample."""
+    models: dict[str, str | None] = field(default_factory=dict)
+    """judge id -> its model as its verdict table recorded it (None: none recorded)."""
 
     def to_frame(self) -> pd.DataFrame:
         return self.cells.copy()
@@ -95,16 +102,19 @@ class CapResult:
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict[str, Any]:
-        """The result.json shape: per set, per judge, per condition ``value``, ``ci``, ``n``,
-        ``coverage`` (+ ``strict``/``consistency`` for C5–C7, ``acc_AB``/``acc_BA`` for C7),
-        ``overall``; plus exclusions and the cross-set ``spearman``, ``stress``, ``l1`` tables."""
+        """The result.json shape (``analyses.cap.schema.CapFile`` reads it): per set, per judge, per condition
+        ``value``, ``ci``, ``n``, ``coverage`` (+ ``strict``/``consistency`` for C5–C7, ``acc_AB``/``acc_BA`` for
+        C7), ``overall`` and the judge's ``identity``; per set its ``n_units``; plus exclusions and the cross-set
+        ``spearman``, ``stress``, ``l1`` tables."""
 
         def num(x: Any) -> float | None:
             return None if x is None or (isinstance(x, float) and np.isnan(x)) else float(x)
 
         sets: dict[str, Any] = {}
         for (s, j), g in self.cells.groupby(["set", "judge_id"], sort=False):
-            judge: dict[str, Any] = {"family": self.families.get(j), "conditions": {}}
+            judge: dict[str, Any] = {"family": self.families.get(j), "conditions": {},
+                                     "identity": {"family": self.families.get(j), "model": self.models.get(j),
+                                                  "template": None, "scale": None}}
             for cond, gc in g.groupby("condition", sort=False):
                 by = {r["metric"]: r for _, r in gc.iterrows()}
                 v = by["value"]
@@ -120,7 +130,7 @@ class CapResult:
                     judge["overall"] = entry
                 else:
                     judge["conditions"][cond] = entry
-            sets.setdefault(s, {"coverage": {}, "judges": {}})["judges"][j] = judge
+            sets.setdefault(s, {"coverage": {}, "judges": {}, "n_units": self.n_units.get(s)})["judges"][j] = judge
         for r in _records(self.benchmark_scores):
             if r["set"] in sets and r["judge_id"] in sets[r["set"]]["judges"]:
                 sets[r["set"]]["judges"][r["judge_id"]]["benchmark_score"] = {
@@ -134,8 +144,9 @@ class CapResult:
             bc = self.bias_corrected[self.bias_corrected["set"] == s]
             sets[s]["bias_corrected"] = _records(bc.drop(columns=["set"]))
         return {
+            "schema_version": SCHEMA_VERSION,
             "conditions": [c.__dict__ for c in CONDITIONS],
-            "settings": {"n_boot": self.n_boot, "seed": self.seed, "failures": self.failures},
+            "settings": {"n_boot": self.n_boot, "seed": self.seed, "failures": self.failures, "level": self.level},
             "evaluator": self.evaluator,
             "sets": sets,
             "spearman": _records(self.spearman),

@@ -30,12 +30,12 @@ ESTIMATES = ("S", "R", "R_scope", "R_strength", "gap", "control_flip_rate", "R_e
 
 
 class Unit(BaseModel):
-    """What an interval resampled: ``resampled`` (the unit, ``base_id``), ``n`` of them, ``resamples`` draws,
-    at confidence ``level``."""
+    """What an interval resampled: ``resampled`` (the unit, ``base_id``), ``n`` of them (None: a result written
+    before the count was recorded), ``resamples`` draws, at confidence ``level``."""
 
     model_config = ConfigDict(frozen=True)
     resampled: str
-    n: int
+    n: int | None
     resamples: int
     level: float
 
