@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from judgeaudit.analyses.world.schema import WorldFile
+from judgeaudit.analyses.world.schema import WorldAnalysis
 from judgeaudit.card.checklist import checklist
 from judgeaudit.card.numbers import above, below, ci_ok, excludes_zero, p_value, with_ci
 from judgeaudit.card.sources import Run, of_kind, one_run
@@ -276,11 +276,11 @@ def generic_section(runs: Sequence[Run], judge: str, kind: str, chosen: Sequence
         if bad is not None:
             out["judge_unusable"] = bad["not_measured"]
     if kind == "world":
-        out |= _world_rates(WorldFile.of(r.data, path=r.path), judge)   # a key renamed or missing: an error naming it
+        out |= _world_rates(WorldAnalysis.of(r.data, path=r.path), judge)   # a key renamed or missing: an error naming it
     return out
 
 
-def _world_rates(w: WorldFile, judge: str) -> dict[str, Any]:
+def _world_rates(w: WorldAnalysis, judge: str) -> dict[str, Any]:
     """Recall and specificity of ``judge`` per arm, and their paired gains (no matcher), each with its interval
     and the units it resamples as recorded (what a gate's unit floor counts)."""
     def rate(arm: str, m: str) -> dict[str, Any]:

@@ -284,16 +284,15 @@ def matcher_failed(result: dict, allow_failures: bool, *, echo: Console = consol
 def summary_lines(result: dict) -> list[str]:
     """One line per judge and arm: balanced accuracy, recall and specificity, each with its 95% interval as the
     report prints it (``value [lo, hi]``, from result.json's ``ci``), and the answers they rest on."""
+    from judgeaudit.analyses.world.schema import WorldAnalysis
     from judgeaudit.commands.common import with_interval
 
     lines = []
-    for judge, j in result["judges"].items():
-        for arm, a in j["arms"].items():
-            ci = a.get("ci") or {}
-            rates = ", ".join(f"{name} {with_interval(a.get(key), ci.get(key))}" for name, key in (
+    for judge, j in WorldAnalysis.of(result).judges.items():
+        for arm, a in j.arms.items():
+            rates = ", ".join(f"{name} {with_interval(getattr(a, key), a.ci.get(key))}" for name, key in (
                 ("balanced accuracy", "balanced_accuracy"), ("recall", "recall"), ("specificity", "specificity")))
-            lines.append(f"{judge} · {arm}: {rates} (n = {a['n']}: {a['n_defective']} defective, "
-                         f"{a['n_clean']} clean)")
+            lines.append(f"{judge} · {arm}: {rates} (n = {a.n}: {a.n_defective} defective, {a.n_clean} clean)")
     return lines
 
 

@@ -17,6 +17,7 @@ A paired gain (b − a) uses the same resample of clusters for both arms.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -88,6 +89,29 @@ def paired_gain(counts_a: np.ndarray, counts_b: np.ndarray, name: str, *, n_boot
     w = bootstrap_counts(len(counts_a), n_boot, seed)
     lo, hi = _interval(metric(w @ counts_b, name) - metric(w @ counts_a, name), level)
     return gain, lo, hi
+
+
+def boot_metrics(counts: np.ndarray, names: Sequence[str], *, n_boot: int = 2000, seed: int = 0,
+                 level: float = 0.95) -> dict[str, tuple[float, float, float]]:
+    """``boot_metric`` of every metric in ``names`` on one resample of the clusters: the same numbers, with the
+    ``(n_boot, clusters)`` multiplicities drawn and multiplied once for all of them."""
+    totals = counts.sum(axis=0)
+    if n_boot <= 0 or len(counts) == 0:
+        return {m: (float(metric(totals, m)), float("nan"), float("nan")) for m in names}
+    resampled = bootstrap_counts(len(counts), n_boot, seed) @ counts
+    return {m: (float(metric(totals, m)), *_interval(metric(resampled, m), level)) for m in names}
+
+
+def paired_gains(counts_a: np.ndarray, counts_b: np.ndarray, names: Sequence[str], *, n_boot: int = 2000,
+                 seed: int = 0, level: float = 0.95) -> dict[str, tuple[float, float, float]]:
+    """``paired_gain`` of every metric in ``names``: the same numbers, one resample drawn once for all."""
+    ta, tb = counts_a.sum(axis=0), counts_b.sum(axis=0)
+    gains = {m: float(metric(tb, m) - metric(ta, m)) for m in names}
+    if n_boot <= 0 or len(counts_a) == 0:
+        return {m: (g, float("nan"), float("nan")) for m, g in gains.items()}
+    w = bootstrap_counts(len(counts_a), n_boot, seed)
+    ra, rb = w @ counts_a, w @ counts_b
+    return {m: (gains[m], *_interval(metric(rb, m) - metric(ra, m), level)) for m in names}
 
 
 def mcnemar_paired(correct_a: np.ndarray, correct_b: np.ndarray) -> dict:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from judgeaudit.analyses.world.correlate import DEFAULT_COVARIATES, correlations, covariate_table
 from judgeaudit.analyses.world.paired import paired_rows
-from judgeaudit.analyses.world.pooling import TIE_RULE, pool_votes
+from judgeaudit.analyses.world.pooling import TIE_RULE, pooled_groups
 from judgeaudit.analyses.world.rates import rates, recall_by_kind
 from judgeaudit.analyses.world.scoring import (
     SCORE_CLEAN,
@@ -59,10 +59,9 @@ def _pool_all(items: list[WorldItem], verdicts: pd.DataFrame, form: str, tie: st
     """(decision rows, complaints by (judge, arm, item))."""
     by_id = {it.item_id: it for it in items}
     rows, complaints = [], {}
-    for (judge, rid), grp in verdicts.groupby(["judge_id", "request_id"], sort=False):
+    for (judge, rid), p in pooled_groups(verdicts, form=form, tie=tie):
         item_id, _, arm = rid.rpartition(SEP)
         it = by_id[item_id]
-        p = pool_votes(grp, form=form, tie=tie)
         complaints[(judge, arm, item_id)] = p.defects or []
         for d in decisions(it, p, form):
             rows.append({"judge": judge, "arm": arm, "item_id": item_id, "group": it.group or it.item_id, **d,

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from judgeaudit.analyses.world.rates import resampled
-from judgeaudit.stats.paired import METRICS, cluster_counts, mcnemar_paired, metric, paired_gain
+from judgeaudit.stats.paired import METRICS, cluster_counts, mcnemar_paired, metric, paired_gains
 
 
 STRATUM = {"recall": "defective", "specificity": "clean", "false_alarms_per_clean": "clean",
@@ -50,8 +50,7 @@ def paired_rows(dec: pd.DataFrame, judge: str, a: str, b: str, n_boot: int, seed
     _, cb = cluster_counts(gold, fb, m["group"].to_numpy(), m["complaints_b"].to_numpy(float))
     boot = resampled(ca + cb, metrics)     # gold is shared: recall and specificity count the same clusters
     rows = []
-    for name in metrics:
-        g, lo, hi = paired_gain(ca, cb, name, n_boot=n_boot, seed=seed)
+    for name, (g, lo, hi) in paired_gains(ca, cb, metrics, n_boot=n_boot, seed=seed).items():   # one resample
         rows.append({"judge": judge, "a": a, "b": b, "metric": name, **tags, "n": int(len(m)),
                      "bootstrap": {"unit": boot["unit"], "n": boot["n"].get(name)},
                      "a_value": float(metric(ca.sum(0), name)), "b_value": float(metric(cb.sum(0), name)),

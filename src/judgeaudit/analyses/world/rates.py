@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from judgeaudit.records import kind_ids as kinds
-from judgeaudit.stats.paired import METRICS, boot_metric, cluster_counts
+from judgeaudit.stats.paired import METRICS, boot_metric, boot_metrics, cluster_counts
 from judgeaudit.stats.tests import wilson_interval
 
 
@@ -67,8 +67,7 @@ def rates(df: pd.DataFrame, n_boot: int, seed: int, metrics: Sequence[str] = MET
     _, counts = _counts(scored)
     out["bootstrap"] = resampled(counts, metrics)
     ci = {}
-    for m in metrics:
-        v, lo, hi = boot_metric(counts, m, n_boot=n_boot, seed=seed)
+    for m, (v, lo, hi) in boot_metrics(counts, metrics, n_boot=n_boot, seed=seed).items():   # one resample
         out[m] = None if np.isnan(v) else v
         ci[m] = [lo, hi]
     tot = counts.sum(axis=0)
