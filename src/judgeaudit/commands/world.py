@@ -200,10 +200,9 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     for j in judges:   # the template each judge answered with (None: the built-in world templates), and who it was
         if isinstance((result.get("judges") or {}).get(j.id), dict):
             result["judges"][j.id]["template"] = j.template_record(form)
-            result["judges"][j.id]["identity"] = JudgeIdentity(
-                family=j.spec.family, model=j.spec.model, template=result["judges"][j.id]["template"],
-                scale={"form": form}).model_dump(mode="json")
-    result = {"schema_version": SCHEMA_VERSION, **result}
+    identities = {j.id: JudgeIdentity(family=j.spec.family, model=j.spec.model, template=j.template_record(form),
+                                      scale={"form": form}).model_dump(mode="json") for j in judges}
+    result = {"schema_version": SCHEMA_VERSION, **result, "identities": identities}
     WorldFile.of(result)   # what the readers read is there, under the names they read it by
     with output_set(out, "world") as dest:
         write_result(dest / "result.json", result, verdicts,

@@ -11,7 +11,7 @@ specificity and false alarms, both for balanced accuracy, the flagged ones for p
 key a run writes is kept (``extra="allow"``): the typed fields are the ones readers use.
 
 ``schema_version``: 0 is a file written before the version was recorded (the same keys, read the same way);
-1 adds ``schema_version`` and each judge's ``identity``.
+1 adds ``schema_version`` and ``identities`` (each judge's identity, by judge id).
 """
 
 from __future__ import annotations
@@ -106,7 +106,6 @@ class WorldJudge(BaseModel):
     model_config = ConfigDict(extra="allow")
     arms: dict[str, WorldArm]
     template: dict[str, Any] | None = None
-    identity: JudgeIdentity | None = None
 
 
 class WorldPaired(BaseModel):
@@ -157,6 +156,8 @@ class WorldAnalysis(BaseModel):
     spearman: list[dict[str, Any]]
     factorial: dict[str, Any] | None = None
     shapley: dict[str, Any] | None = None
+    identities: dict[str, JudgeIdentity] | None = None
+    """Each judge as the run recorded it (schema 1)."""
 
     def arm(self, judge: str, arm: str) -> WorldArm:
         return self.judges[judge].arms[arm]
@@ -201,8 +202,9 @@ class WorldAnalysis(BaseModel):
 
     def identity(self, judge: str) -> JudgeIdentity:
         """The judge as the run recorded it (a file of schema 0 records only its template)."""
-        b = self.judges[judge]
-        return b.identity if b.identity is not None else JudgeIdentity(template=b.template)
+        if self.identities is not None and judge in self.identities:
+            return self.identities[judge]
+        return JudgeIdentity(template=self.judges[judge].template)
 
     def to_json(self) -> dict[str, Any]:
         """The ``result.json`` object: every key read or written, typed fields as the run wrote them."""
