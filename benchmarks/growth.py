@@ -99,9 +99,8 @@ def cap_case(scale: int) -> tuple[str, Callable[[], object]]:
 
 
 def world_case(scale: int) -> tuple[str, Callable[[], object]]:
+    from judgeaudit.analyses.world.analysis import SEP, analyse
     from judgeaudit.records import WorldItem
-    from judgeaudit.world.requests import SEP
-    from judgeaudit.world.run import analyse
 
     arms = ["blind", "informed", "placebo"]
     rng = np.random.default_rng(0)

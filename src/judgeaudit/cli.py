@@ -312,6 +312,7 @@ def run_experiment(
     flags = {"batch": batch, "batch_out": batch_out, "mlflow": mlflow, "mlflow_experiment": mlflow_experiment}
     try:
         opts = command_options(exp, flags, allow_failures=allow_failures, backend=backend, ray_address=ray_address)
+        exp = exp.model_copy(update={"allow_failures": opts["allow_failures"]})   # the flag or the file's key
         with command_calls(f"{exp.analysis} run", opts):
             _EXPERIMENT_RUNNERS[exp.analysis](exp)
     except InputError as e:
@@ -328,17 +329,12 @@ def _run_validity_experiment(exp) -> None:  # noqa: ANN001 - experiment.Validity
 
 
 def _run_world_experiment(exp) -> None:  # noqa: ANN001 - experiment.WorldExperiment
-    from judgeaudit.commands.world import run_world_cmd, write_report
+    from judgeaudit.analyses.world.options import OPTIONS
+    from judgeaudit.commands.world import run_command
     from judgeaudit.experiment import judge_specs
-    from judgeaudit.runfolder import output_set
 
-    with output_set(exp.out, "world"):
-        r = run_world_cmd(exp.set_, judge_specs(exp), exp.arms, out=exp.out, votes=exp.votes, form=exp.form,
-                          max_items=exp.max_items, store=exp.store, concurrency=exp.concurrency, n_boot=exp.bootstrap,
-                          seed=exp.seed, temperature=exp.temperature, strict_threshold=exp.strict_threshold,
-                          top_k=exp.top_k, permutations=exp.permutations, alternative=exp.alternative,
-                          split=exp.split)
-        write_report(r, exp.out, echo=console)
+    run_command({**{o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, "judges": judge_specs(exp)},
+                echo=console)
 
 
 def _run_loop_experiment(exp) -> None:  # noqa: ANN001 - experiment.LoopExperiment

@@ -58,6 +58,7 @@ from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from judgeaudit import options as opts
 from judgeaudit.analyses.cap.options import OPTIONS as CAP_OPTIONS
 from judgeaudit.analyses.validity.options import OPTIONS as VALIDITY_OPTIONS
+from judgeaudit.analyses.world.options import OPTIONS as WORLD_OPTIONS
 
 from judgeaudit.consent import check_file_spec
 from judgeaudit.errors import InputError
@@ -151,20 +152,9 @@ CapExperiment = file_model("CapExperiment", "cap", CAP_OPTIONS, _CallingExperime
 ``judgeaudit run`` takes (``--backend``, ``--ray-address``)."""
 
 
-class WorldExperiment(_WithJudges):  # type: ignore[misc,valid-type]
-    analysis: Literal["world"]
-    set_: str = Field(alias="set")
-    arms: list[str] = Field(default_factory=lambda: ["blind", "informed"], min_length=1)
-    votes: int = 3
-    form: str = "label"
-    max_items: int | None = None
-    bootstrap: int = 2000
-    temperature: float = 0.3
-    strict_threshold: float = 0.5
-    top_k: int = 5
-    permutations: int = 9999
-    alternative: str = "two-sided"
-    split: str = "all"
+WorldExperiment = file_model("WorldExperiment", "world", WORLD_OPTIONS, _CallingExperiment)
+"""``analysis: world``: every option of ``judgeaudit world run`` (``analyses.world.options``) but the run's own
+flags ``judgeaudit run`` takes."""
 
 
 class LoopExperiment(_CallingExperiment):  # type: ignore[misc,valid-type]
@@ -222,7 +212,7 @@ def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
     if isinstance(exp, ValidityExperiment) and exp.probes != "bundled":
         out.append((("probes",), Path(exp.probes)))
     if isinstance(exp, WorldExperiment):
-        out += [(("set",), p) for p in set_inputs([exp.set_])]
+        out += [(("set",), p) for p in set_inputs([exp.set])]
     if isinstance(exp, LoopExperiment):
         out.append((("data",), exp.data))
     if isinstance(exp, CapExperiment):
@@ -283,10 +273,10 @@ def load_experiment(path: str | Path) -> _Experiment:
         update["probes"] = str(base / exp.probes)
     if getattr(exp, "template", None) is not None:
         update["template"] = _template_path(exp.template, base, node, p)
-    if isinstance(exp, WorldExperiment) and ":" in exp.set_:
-        name, rest = exp.set_.split(":", 1)
+    if isinstance(exp, WorldExperiment) and ":" in exp.set:
+        name, rest = exp.set.split(":", 1)
         where, sep, query = rest.partition("?")
-        update["set_"] = f"{name}:{_relative(base, Path(where))}{sep}{query}"
+        update["set"] = f"{name}:{_relative(base, Path(where))}{sep}{query}"
     if isinstance(exp, CapExperiment):
         update["sets"] = [_relative_spec(base, spec) for spec in exp.sets]
     exp = exp.model_copy(update=update)
@@ -312,7 +302,8 @@ def _relative_spec(base: Path, spec: str) -> str:
     return f"{name}:{_relative(base, Path(where))}{sep}{query}"
 
 
-_SPEC_FIELDS = ("judge", "judge2", "responder", "rewriter", "old", "new", "evaluator", "generator")
+_SPEC_FIELDS = ("judge", "judge2", "responder", "rewriter", "old", "new", "evaluator", "generator", "matcher_judge",
+                "second_matcher_judge")
 """The single judge-spec keys of an experiment (``judges`` is the list of them)."""
 
 

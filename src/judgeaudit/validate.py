@@ -49,11 +49,10 @@ OPTION_RULES: dict[str, Rule] = {
     "rounds": Rule(integer=True, lo=1, hi=MAX_ROUNDS),  # loop: revision rounds
     "votes": Rule(integer=True, lo=1, hi=MAX_VOTES),    # world, loop: samples per request (blind-spot §3.4)
     "temperature": Rule(lo=0, cap=2),                    # the providers' own range
-    "strict_threshold": Rule(lo=0, hi=1, lo_open=True),  # world: strict matcher overlap
-    "top_k": Rule(integer=True, lo=1, cap=1000),         # world: routed sentences per claim
 }
 """The options' rules: those of the declared shared options (``judgeaudit.options``), then the rules of options
-not yet declared (an analysis's own declared options carry theirs: ``analyses.validity.options``). The bounds are
+not yet declared (an analysis's own declared options carry theirs: ``analyses.validity.options``,
+``analyses.world.options``). The bounds are
 judgeaudit's own (the papers set none); ``judgeaudit --help`` of each option and the
 README list them. A value outside is refused before any input is read or any call is made."""
 

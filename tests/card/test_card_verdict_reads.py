@@ -72,12 +72,19 @@ def test_a_recorded_bh_p_is_the_one_read(tmp_path):
 
 
 def _world(gain: float, ci: list[float], p: float) -> dict:
-    return {"arms": ["blind", "informed"], "tie_rule": "any", "form": "label",
-            "judges": {J: {"arms": {"blind": {"recall": 0.286, "ci": {"recall": [0.07, 0.5]}},
-                                    "informed": {"recall": 0.714, "ci": {"recall": [0.5, 0.93]}}}}},
+    """A world run's result with every key the run writes beside the rates (the card reads it as ``WorldAnalysis``)."""
+    counts = {"n": 14, "n_defective": 7, "n_clean": 7, "no_verdict": 0, "answers": 14, "ties": 0,
+              "parse_failures": 0, "unit": "answer", "scored": "per-answer labels"}
+    return {"arms": ["blind", "informed"], "tie_rule": "any", "form": "label", "n_boot": 2000, "seed": 0,
+            "spearman": [],
+            "judges": {J: {"arms": {"blind": {**counts, "recall": 0.286, "ci": {"recall": [0.07, 0.5]}},
+                                    "informed": {**counts, "recall": 0.714, "ci": {"recall": [0.5, 0.93]}}}}},
             "paired": [{"judge": J, "a": "blind", "b": "informed", "metric": "recall", "unit": "answer",
-                        "matcher": None, "n": 14, "a_value": 0.286, "b_value": 0.714, "gain": gain, "ci": ci,
-                        "mcnemar": {"b": 6, "c": 0, "p": p}}]}
+                        "matcher": None, "n": 14, "bootstrap": {"unit": "group", "n": 7}, "a_value": 0.286,
+                        "b_value": 0.714, "gain": gain, "ci": ci,
+                        "mcnemar": {"b": 6, "c": 0, "p": p, "stratum": "defective", "units": 7,
+                                    "b_is": "defective units a missed and b found",
+                                    "c_is": "defective units a found and b missed"}}]}
 
 
 def test_the_world_runs_paired_difference_gets_a_sentence(tmp_path):

@@ -17,7 +17,7 @@ from judgeaudit.errors import InputError
 from judgeaudit.experiment import EXPERIMENTS, load_experiment
 
 ROOT = typer.main.get_command(app)
-DONE = ("validity", "cap")
+DONE = ("validity", "cap", "world")
 """The analyses whose options are declared once (their command and file generated from the declaration)."""
 
 
@@ -125,3 +125,34 @@ def test_a_validity_file_takes_template_ledger_and_strict_register_as_the_comman
     assert a["judges"][judge]["template"]["name"] == "judgeaudit-geval"
     ra, rb = (json.loads((tmp_path / d / "register.json").read_text())["headlines"] for d in ("cli", "file"))
     assert ra == rb and any(h["registered"] for h in ra) and not all(h["registered"] for h in ra)
+
+
+@pytest.fixture
+def tiny_world(monkeypatch):
+    """``world run`` on the tiny world items (set 'tiny:x') with a scripted oracle judge: no model, no network."""
+    import sys
+    import types
+
+    from world_fixtures import ScriptedJudge, oracle_reply, tiny_items
+
+    mod = types.ModuleType("judgeaudit.datasets.world")
+    mod.load_world = lambda spec: types.SimpleNamespace(items=tuple(tiny_items()), provenance={"spec": spec})
+    monkeypatch.setitem(sys.modules, "judgeaudit.datasets.world", mod)
+    monkeypatch.setattr("judgeaudit.commands.common.make_judge", lambda spec, **kw: ScriptedJudge(oracle_reply, spec))
+
+
+def test_a_world_file_takes_correlate_and_alternative_as_the_command_does(tmp_path, tiny_world):
+    """``correlate`` (refused by a world file before its options were declared once) and the command's default
+    ``alternative`` (``greater``; a file defaulted to ``two-sided``): the same Spearman rows both ways."""
+    (tmp_path / "x").mkdir()
+    common = ["--votes", "1", "--bootstrap", "20", "--permutations", "9"]
+    cli = CliRunner().invoke(app, ["world", "run", "--set", "tiny:x", "--judge", "reference:oracle", *common,
+                                   "--correlate", "output_chars", "--out", str(tmp_path / "cli")])
+    exp = _write(tmp_path, "analysis: world\nout: file\nset: tiny:x\njudges: [reference:oracle]\nvotes: 1\n"
+                           "bootstrap: 20\npermutations: 9\ncorrelate: [output_chars]\n")
+    yml = CliRunner().invoke(app, ["run", str(exp)])
+    assert cli.exit_code == yml.exit_code == 0, (cli.output, yml.output)
+    a, b = (json.loads((tmp_path / d / "result.json").read_text())["spearman"] for d in ("cli", "file"))
+    assert a == b and {r["covariate"] for r in a} == {"output_chars"}
+    assert {r["alternative"] for r in a} == {"greater"}
+

@@ -73,6 +73,7 @@ def _one_line(err: str) -> str:
 
 # (the experiment file's body with SPEC where the code's spec goes, the line of the spec)
 VALIDITY = "analysis: validity\nout: out\nprobes: {probes}\nbootstrap: 20\nregrade: 0\n"
+WORLD = "analysis: world\nout: out\nset: halueval:{probes}\njudges: [reference:oracle]\nform: defects\n"
 BODIES = {
     "plain": (VALIDITY + "judges:\n  - reference:constant\n  - {spec}\n", 8),
     "entry": (VALIDITY + "judges:\n  - reference:constant\n  - spec: {spec}\n    family: mine\n", 8),
@@ -85,6 +86,8 @@ BODIES = {
     "loop-judge": ("analysis: loop\nout: out\ntask: gsm8k\ndata: {probes}\nresponder: reference:echo\n"
                    "regulators: [judge]\njudge: {spec}\n", 7),
     "card": ("analysis: card\nout: out\njudge: {spec}\nrun_missing: true\n", 3),
+    "world-matcher": (WORLD + "matcher_judge: {spec}\n", 6),
+    "world-second-matcher": (WORLD + "matcher_judge: reference:oracle\nsecond_matcher_judge: {spec}\n", 7),
 }
 
 

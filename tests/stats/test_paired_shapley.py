@@ -99,3 +99,25 @@ def test_shapley_efficiency_on_random_five_factor_games():
     assert sum(phi.values()) == pytest.approx(vals[frozenset(factors)] - vals[frozenset()])
     with pytest.raises(ValueError):
         cells(list("ABCDEF"))
+
+
+def test_every_metric_on_one_resample_gives_each_metrics_own_interval():
+    """``boot_metrics``/``paired_gains`` draw the cluster resample once for all metrics: the numbers are those of
+    ``boot_metric``/``paired_gain`` metric by metric, undefined ones (no clean unit) included."""
+    import numpy as np
+
+    from judgeaudit.stats.paired import METRICS, boot_metric, boot_metrics, paired_gain, paired_gains
+
+    rng = np.random.default_rng(7)
+    a, b = (rng.integers(0, 3, (60, 5)).astype(float) for _ in range(2))
+    no_clean = a.copy()
+    no_clean[:, 2:4] = 0
+    for counts in (a, no_clean):
+        many = boot_metrics(counts, METRICS, n_boot=400, seed=3)
+        for m in METRICS:
+            np.testing.assert_array_equal(many[m], boot_metric(counts, m, n_boot=400, seed=3))
+    gains = paired_gains(a, b, METRICS, n_boot=400, seed=3)
+    assert gains == {m: paired_gain(a, b, m, n_boot=400, seed=3) for m in METRICS}
+    assert np.isnan(boot_metrics(no_clean, ["specificity"], n_boot=400, seed=3)["specificity"][0])
+    v, lo, hi = boot_metrics(a, ["recall"], n_boot=0)["recall"]
+    assert v == boot_metric(a, "recall", n_boot=0)[0] and np.isnan(lo) and np.isnan(hi)

@@ -172,3 +172,35 @@ def test_permuted_control_false_matches_by_segment_length():
     audit = matcher_audit(items, complaints, strict_matcher(), seed=0)
     assert (audit["complaints"], audit["false_matches"]) == (3, 0)
     assert audit["by_segment_length"] == {"1": {"pairs": 3, "false_matches": 0, "rate": 0.0}}
+
+
+@pytest.mark.parametrize("form", ["label", "score", "sentences", "typed", "defects"])
+def test_pooling_a_whole_table_in_one_pass_gives_each_groups_pooled_report(form):
+    """``pooled_groups`` (one pass over the table's records) pools every (judge, request) exactly as
+    ``pool_votes`` pools its rows alone, in the order ``groupby(sort=False)`` gives them: failed calls, parse
+    failures, ties and missing cells included."""
+    import numpy as np
+
+    from judgeaudit.analyses.world.pooling import pooled_groups
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for k in range(400):
+        judge, req = f"j{k % 3}", f"item{(k * 7) % 41}::{'blind' if k % 2 else 'informed'}"
+        failed, parsed = rng.random() < 0.1, rng.random() < 0.85
+        rows.append({"judge_id": judge, "request_id": req, "parse_ok": parsed and not failed,
+                     "error": "timeout" if failed else None,
+                     "label": None if not parsed else bool(rng.random() < 0.5),
+                     "unit_labels": [bool(x) for x in rng.random(3) < 0.4] if parsed else None,
+                     "defect_ids": [f"t{i}" for i in range(3) if rng.random() < 0.3] if parsed else None,
+                     "score": float(rng.integers(1, 6)) if parsed else np.nan,
+                     "defects": [{"span": str(rng.integers(0, 3)), "reason": "r"}] if parsed and rng.random() < .5
+                     else ([] if parsed else None)})
+    table = pd.DataFrame(rows)
+    want = [(key, pool_votes(g, form=form)) for key, g in table.groupby(["judge_id", "request_id"], sort=False)]
+    got = list(pooled_groups(table, form=form))
+    assert got == want and len(got) == table.groupby(["judge_id", "request_id"]).ngroups
+    usable = (table["parse_ok"].astype(bool) & table["error"].isna()).groupby(
+        [table["judge_id"], table["request_id"]], sort=False).sum()   # a usable vote, as the table reads it
+    assert [p.parsed_votes for _, p in got] == usable.tolist()
+    assert sum(p.ties for _, p in got) > 0 and any(p.parsed_votes < p.votes for _, p in got)

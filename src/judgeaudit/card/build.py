@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from judgeaudit.analyses.world.schema import WorldAnalysis
 from judgeaudit.card.checklist import checklist
 from judgeaudit.card.numbers import above, below, ci_ok, excludes_zero, p_value, with_ci
 from judgeaudit.card.sources import Run, of_kind, one_run
@@ -271,21 +272,26 @@ def generic_section(runs: Sequence[Run], judge: str, kind: str, chosen: Sequence
         if bad is not None:
             out["judge_unusable"] = bad["not_measured"]
     if kind == "world":
-        def boot(a: dict[str, Any], m: str) -> dict[str, Any]:     # the units the interval resamples, as recorded
-            b = a.get("bootstrap") if isinstance(a.get("bootstrap"), dict) else {}
-            n = b.get("n") if isinstance(b.get("n"), dict) else {}
-            return {"n": n.get(m), "unit": b.get("unit")}
-        out["arms"] = {arm: {m: {"value": a.get(m), "ci": (a.get("ci") or {}).get(m), **boot(a, m)}
-                             for m in ("recall", "specificity") if a.get(m) is not None}
-                       for arm, a in (block.get("arms") or {}).items() if isinstance(a, dict)}
-        out["paired"] = [{k: p.get(k) for k in ("a", "b", "metric", "a_value", "b_value", "gain", "ci")}
-                         | {"n_pairs": p.get("n"), "pair_unit": p.get("unit"),
-                            "mcnemar_p": (p.get("mcnemar") or {}).get("p"),
-                            # the units the paired interval resamples (what a gate's unit floor counts)
-                            "n": (p.get("bootstrap") or {}).get("n"), "unit": (p.get("bootstrap") or {}).get("unit")}
-                         for p in r.data.get("paired") or [] if isinstance(p, dict) and p.get("judge") == judge
-                         and p.get("matcher") is None and p.get("metric") in ("recall", "specificity")]
+        out |= _world_rates(WorldAnalysis.of(r.data, path=r.path), judge)   # a key renamed or missing: an error naming it
     return out
+
+
+def _world_rates(w: WorldAnalysis, judge: str) -> dict[str, Any]:
+    """Recall and specificity of ``judge`` per arm, and their paired gains (no matcher), each with its interval
+    and the units it resamples as recorded (what a gate's unit floor counts)."""
+    def rate(arm: str, m: str) -> dict[str, Any]:
+        e = w.estimate(judge, arm, m)
+        boot = w.arm(judge, arm).bootstrap
+        return {"value": e.value, "ci": None if e.ci is None else list(e.ci),
+                "n": None if boot is None else e.unit.n, "unit": None if boot is None else e.unit.resampled}
+
+    return {"arms": {arm: {m: rate(arm, m) for m in ("recall", "specificity") if getattr(a, m) is not None}
+                     for arm, a in w.judges[judge].arms.items()},
+            "paired": [{"a": g.a, "b": g.b, "metric": g.metric, "a_value": g.a_value, "b_value": g.b_value,
+                        "gain": g.value, "ci": None if g.ci is None else list(g.ci), "n_pairs": g.n_pairs,
+                        "pair_unit": g.pair_unit, "mcnemar_p": None if g.mcnemar is None else g.mcnemar.p,
+                        "n": g.unit.n, "unit": g.unit.resampled}
+                       for g in w.gains(judge) if g.metric in ("recall", "specificity")]}
 
 
 def ledger_section(ledger_path: str | Path | None, from_dirs: Sequence[str | Path], judge: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from judgeaudit.analyses.validity.options import DEFAULTS as VALIDITY_DEFAULTS
+from judgeaudit.analyses.world.options import DEFAULTS as WORLD_DEFAULTS
 
 DATA = Path(str(files("judgeaudit") / "data"))
 WORLD_ROWS = 40
@@ -25,6 +26,9 @@ WORLD_SPLIT = "report"
 """The structural judge's development questions are never reported on (its thresholds were chosen on them)."""
 WORLD_REFERENCES = ("reference:oracle", "reference:flag-all", "reference:flag-none")
 """The world run's instruments beside the judge: the oracle ceiling and the two constant floors."""
+WORLD_RUN = {**WORLD_DEFAULTS, "set": WORLD_SET, "arms": WORLD_ARMS, "split": WORLD_SPLIT, "votes": 1}
+"""The default world run's analysis options (``analyses.world.options``): the declared defaults but the set, the
+arms, the split and one vote per request."""
 FIXTURE_SET = "judgebench_fixture"
 """The CAP set name of judgeaudit's own JudgeBench-format fixture (``data/judgebench_fixture``): self-written pairs
 and simulated judges, never JudgeBench's (whose copy the user gives as ``judgebench:PATH``)."""
@@ -35,9 +39,10 @@ DEFAULT_COMMANDS: dict[str, str] = {
     "validity": f"judgeaudit validity run --judge {{judge}} --probes {VALIDITY_DEFAULTS['probes']} --out DIR",
     "vp": "judgeaudit vp audit --set SPEC --out DIR",
     "cap": f"judgeaudit cap run --set '{CAP_SETS[0]}' --set '{CAP_SETS[1]}' --judge {{judge}} --out DIR",
-    "world": f"judgeaudit world run --set '{WORLD_SET}' --judge {{judge}} "
+    "world": f"judgeaudit world run --set '{WORLD_RUN['set']}' --judge {{judge}} "
              + " ".join(f"--judge {r}" for r in WORLD_REFERENCES) + " "
-             + " ".join(f"--arm {a}" for a in WORLD_ARMS) + f" --split {WORLD_SPLIT} --votes 1 --out DIR",
+             + " ".join(f"--arm {a}" for a in WORLD_RUN["arms"])
+             + f" --split {WORLD_RUN['split']} --votes {WORLD_RUN['votes']} --out DIR",
     "loop": f"judgeaudit loop run --task ifeval --data {DATA / 'ifeval'} --initial shipped --responder {{judge}} "
             "--judge {judge} " + " ".join(f"--regulator {r}" for r in LOOP_REGULATORS)
             + " --rounds 1 --votes 1 --out DIR",

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.card.defaults import (CAP_SETS, DATA, DEFAULT_COMMANDS, LOOP_REGULATORS, WORLD_ARMS,
-                                     WORLD_REFERENCES, WORLD_ROWS, WORLD_SET, WORLD_SPLIT, world_set)
+                                     WORLD_REFERENCES, WORLD_ROWS, WORLD_RUN, WORLD_SET, WORLD_SPLIT,
+                                     world_set)
 from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest
 
@@ -88,7 +89,7 @@ def _cap(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
 def _world_items(spec: str = WORLD_SET) -> list:
     from judgeaudit.commands.world import load_items, split_items
 
-    return split_items(load_items(spec, None), WORLD_SPLIT)[0]
+    return split_items(load_items(spec, WORLD_RUN["max_items"]), WORLD_RUN["split"])[0]
 
 
 def world_requests(spec: str = WORLD_SET) -> list[JudgeRequest]:
@@ -97,14 +98,19 @@ def world_requests(spec: str = WORLD_SET) -> list[JudgeRequest]:
     from judgeaudit.world.run import context_for
 
     items = _world_items(spec)
-    return build_requests(items, list(WORLD_ARMS), context_for(items, 0), form="label", votes=1)
+    return build_requests(items, list(WORLD_RUN["arms"]), context_for(items, WORLD_RUN["seed"]),
+                          form=WORLD_RUN["form"], votes=WORLD_RUN["votes"])
 
 
 def _world(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
     from judgeaudit.commands.world import run_world_cmd
 
-    return run_world_cmd(WORLD_SET, judges, list(WORLD_ARMS), out=out, store=store, votes=1, n_boot=n_boot,
-                         split=WORLD_SPLIT, progress=False)
+    w = WORLD_RUN
+    return run_world_cmd(w["set"], judges, list(w["arms"]), out=out, store=store, votes=w["votes"], form=w["form"],
+                         max_items=w["max_items"], n_boot=n_boot, seed=w["seed"], temperature=w["temperature"],
+                         strict_threshold=w["strict_threshold"], top_k=w["top_k"], covariates=w["correlate"],
+                         permutations=w["permutations"], alternative=w["alternative"], split=w["split"],
+                         progress=False)
 
 
 # --- loop: an IFEval slice, the judge as judge and responder --------------------------------------------------
@@ -144,10 +150,10 @@ _HOW: dict[str, tuple[str, str | None, Callable[[Judge], list[JudgeRequest]], Ca
     "validity": ("validity", "graded", _validity_requests, _validity),
     "vp": ("validation_power", None, lambda _: [], _vp),
     "cap": ("cap", "pairwise", _cap_requests, _cap),
-    "world": ("world", "label", lambda _: world_requests(), _world),
+    "world": ("world", WORLD_RUN["form"], lambda _: world_requests(), _world),
     "loop": ("loop", "generate", lambda _: loop_requests(), _loop),
 }
 DEFAULT_RUNS: dict[str, DefaultRun] = {k: DefaultRun(k, folder, form, DEFAULT_COMMANDS[k], requests, run)
                                        for k, (folder, form, requests, run) in _HOW.items()}
 __all__ = ["CAP_SETS", "DATA", "DEFAULT_RUNS", "LOOP_REGULATORS", "WORLD_ARMS", "WORLD_REFERENCES", "WORLD_SET",
-           "WORLD_ROWS", "WORLD_SPLIT", "DefaultRun", "loop_requests", "world_requests", "world_set"]
+           "WORLD_ROWS", "WORLD_RUN", "WORLD_SPLIT", "DefaultRun", "loop_requests", "world_requests", "world_set"]

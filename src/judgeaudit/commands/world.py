@@ -12,19 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Any
 
 import pandas as pd
 import typer
 from rich.console import Console
 
-from judgeaudit.commands.outputs import out_option
-from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
-from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
-from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, RetriesOpt,
-                                         RpmOpt, TemplateOpt, TimeoutOpt, calls_checked)
+from judgeaudit.analyses.world.options import DEFAULTS, FACTORIAL, OPTIONS
+from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
+from judgeaudit.commands.declared import declared
 from judgeaudit.runfolder import output_set
-from judgeaudit.commands.common import ApiBaseOpt, BootstrapOpt, ConcurrencyOpt, SeedOpt, StoreOpt
 
 app = typer.Typer(help="What a judge must be shown: blind vs informed arms, world variants, factorial.",
                   no_args_is_help=True)
@@ -77,9 +74,9 @@ def sampled_specs(specs: Sequence[str | dict], temperature: float) -> list[str |
 
 
 def _check(out: Path, set_spec: str, judges: Sequence[str], store: Path | None, **options) -> None:
-    from judgeaudit.validate import check_options, output_dir, set_inputs, spec_inputs
+    from judgeaudit.validate import output_dir, set_inputs, spec_inputs
 
-    check_options(**options)
+    OPTIONS.check(**options)
     output_dir(out, writes=WRITES, inputs=[*set_inputs([set_spec]), store, *spec_inputs(judges)], kind="world")
 
 
@@ -119,15 +116,17 @@ def judge_pairs(judge, items: list, complaints: list[tuple[str, dict]], *, store
                          for r in v.itertuples(index=False)})
 
 
-def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str], *, out: Path, votes: int = 3,
-                  form: str = "label", max_items: int | None = None, store: Path | None = None,
-                  concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000, seed: int = 0,
-                  temperature: float = 0.3, strict_threshold: float = 0.5, top_k: int = 5,
+def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str], *, out: Path,
+                  votes: int = DEFAULTS["votes"], form: str = DEFAULTS["form"],
+                  max_items: int | None = DEFAULTS["max_items"], store: Path | None = None,
+                  concurrency: int | None = None, api_base: str | None = None, n_boot: int = DEFAULTS["bootstrap"],
+                  seed: int = DEFAULTS["seed"], temperature: float = DEFAULTS["temperature"],
+                  strict_threshold: float = DEFAULTS["strict_threshold"], top_k: int = DEFAULTS["top_k"],
                   items: list | None = None, encoder=None, progress: bool = True,
                   matcher_judge: str | None = None, second_matcher_judge: str | None = None,
-                  covariates: Sequence[str] = ("world_chars",),
-                  permutations: int = 9999, alternative: str = "greater", split: str = "all",
-                  template: str | None = None) -> WorldResult:
+                  covariates: Sequence[str] = DEFAULTS["correlate"],
+                  permutations: int = DEFAULTS["permutations"], alternative: str = DEFAULTS["alternative"],
+                  split: str = DEFAULTS["split"], template: str | None = None) -> WorldResult:
     """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``;
     ``split``: see :func:`split_items`; ``template``: a world-family judge template every api/local
     judge renders)."""
@@ -138,7 +137,10 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     from judgeaudit.runtime.failures import record_parts, summarise
     from judgeaudit.world.arms import get_arm
     from judgeaudit.world.requests import arm_of
-    from judgeaudit.world.run import analyse, judge_world, provenance
+    from judgeaudit.analyses.validity.schema import JudgeIdentity
+    from judgeaudit.analyses.world.analysis import analyse, provenance
+    from judgeaudit.analyses.world.schema import SCHEMA_VERSION, WorldFile
+    from judgeaudit.world.run import judge_world
 
     _check(out, set_spec, judge_specs, store, votes=votes, max_items=max_items, concurrency=concurrency,
            bootstrap=n_boot, temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
@@ -177,7 +179,7 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     record_parts(by_arm)   # the command fails when a judge produced no usable verdict in one arm
     generous = second = None
     if matcher_judge is not None:
-        from judgeaudit.world.run import matcher_queries
+        from judgeaudit.analyses.world.analysis import matcher_queries
 
         queries = matcher_queries(items, verdicts, seed=seed)
         generous, second = (judge_pairs(build_judges([spec], api_base=api_base)[0], items, queries,
@@ -196,9 +198,13 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
               "split": split_record,
               "calibration": {j.id: j.calibration() for j in judges if callable(getattr(j, "calibration", None))},
               "calls": summarise(verdicts).to_dict(), "calls_by_arm": by_arm.to_dict()}
-    for j in judges:   # the template each judge answered with (None: the built-in world templates)
+    for j in judges:   # the template each judge answered with (None: the built-in world templates), and who it was
         if isinstance((result.get("judges") or {}).get(j.id), dict):
             result["judges"][j.id]["template"] = j.template_record(form)
+    identities = {j.id: JudgeIdentity(family=j.spec.family, model=j.spec.model, template=j.template_record(form),
+                                      scale={"form": form}).model_dump(mode="json") for j in judges}
+    result = {"schema_version": SCHEMA_VERSION, **result, "identities": identities}
+    WorldFile.of(result)   # what the readers read is there, under the names they read it by
     with output_set(out, "world") as dest:
         write_result(dest / "result.json", result, verdicts,
                      inputs={f"data:{i}": f for i, f in enumerate((set_prov or {}).get("files") or [])})
@@ -214,14 +220,17 @@ def set_files(result: dict) -> dict[str, str]:
     return {f"data:{i}": f for i, f in enumerate(prov.get("files") or [])}
 
 
-def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *, out: Path, votes: int = 3,
-                      form: str = "label", max_items: int | None = None, store: Path | None = None,
-                      concurrency: int | None = None, api_base: str | None = None, n_boot: int = 2000,
-                      seed: int = 0, temperature: float = 0.3, items: list | None = None,
-                      progress: bool = True, split: str = "all") -> WorldResult:
+def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *, out: Path,
+                      votes: int = DEFAULTS["votes"], form: str = DEFAULTS["form"],
+                      max_items: int | None = DEFAULTS["max_items"], store: Path | None = None,
+                      concurrency: int | None = None, api_base: str | None = None,
+                      n_boot: int = DEFAULTS["bootstrap"], seed: int = DEFAULTS["seed"],
+                      temperature: float = DEFAULTS["temperature"], items: list | None = None,
+                      progress: bool = True, split: str = DEFAULTS["split"]) -> WorldResult:
     from judgeaudit.errors import InputError
     from judgeaudit.runinfo import write_result
-    from judgeaudit.world.run import factorial_arms, parse_factors
+    from judgeaudit.analyses.world.factorial import factorial_arms, parse_factors
+    from judgeaudit.analyses.world.schema import WorldFile
 
     fs = parse_factors(factors)
     if ("instrument" in fs) != (len(judge_specs) == 2) or len(judge_specs) not in (1, 2):
@@ -235,12 +244,14 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
         judges = run.result["provenance"]["judges"]
         result = {**run.result, "factorial": factorial_table_from(run.result, fs, judges)}
         result["shapley"] = result["factorial"]["shapley"]
+        WorldFile.of(result)
         write_result(dest / "result.json", result, run.verdicts, inputs=set_files(run.result))
     return WorldResult(result, run.verdicts, run.decisions)
 
 
 def factorial_table_from(result: dict, factors: list[str], judges: list[str]) -> dict:
-    from judgeaudit.world.run import Analysis, factorial_table
+    from judgeaudit.analyses.world.analysis import Analysis
+    from judgeaudit.analyses.world.factorial import factorial_table
 
     return factorial_table(Analysis(pd.DataFrame(), result), factors, judges)
 
@@ -273,16 +284,15 @@ def matcher_failed(result: dict, allow_failures: bool, *, echo: Console = consol
 def summary_lines(result: dict) -> list[str]:
     """One line per judge and arm: balanced accuracy, recall and specificity, each with its 95% interval as the
     report prints it (``value [lo, hi]``, from result.json's ``ci``), and the answers they rest on."""
+    from judgeaudit.analyses.world.schema import WorldAnalysis
     from judgeaudit.commands.common import with_interval
 
     lines = []
-    for judge, j in result["judges"].items():
-        for arm, a in j["arms"].items():
-            ci = a.get("ci") or {}
-            rates = ", ".join(f"{name} {with_interval(a.get(key), ci.get(key))}" for name, key in (
+    for judge, j in WorldAnalysis.of(result).judges.items():
+        for arm, a in j.arms.items():
+            rates = ", ".join(f"{name} {with_interval(getattr(a, key), a.ci.get(key))}" for name, key in (
                 ("balanced accuracy", "balanced_accuracy"), ("recall", "recall"), ("specificity", "specificity")))
-            lines.append(f"{judge} · {arm}: {rates} (n = {a['n']}: {a['n_defective']} defective, "
-                         f"{a['n_clean']} clean)")
+            lines.append(f"{judge} · {arm}: {rates} (n = {a.n}: {a.n_defective} defective, {a.n_clean} clean)")
     return lines
 
 
@@ -299,83 +309,43 @@ def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> Non
     echo.print(f"→ {out}/result.json, {out}/verdicts.parquet, {out}/report.html, {out}/report.md")
 
 
-_Set = Annotated[str, typer.Option("--set", help="world set spec, e.g. halueval:PATH?part=qa, frank:PATH")]
-_Judge = Annotated[list[str], typer.Option("--judge", help="judge spec (repeatable)")]
-_Out = Annotated[Path, out_option("--out", what="folder", help="output folder")]
-_Votes = Annotated[int, typer.Option("--votes", help="samples per request (pooled)")]
-_Form = Annotated[str, typer.Option("--form", help="label | sentences | typed | score | defects")]
-_MaxItems = Annotated[int | None, typer.Option("--max-items", help="judge the first N items only (whole groups)")]
-_Store = StoreOpt
-_Conc = ConcurrencyOpt
-_Base = ApiBaseOpt
-_Boot = BootstrapOpt
-_Seed = SeedOpt
-_Temp = Annotated[float, typer.Option("--temperature", help="sampling temperature of the votes")]
-_Split = Annotated[str, typer.Option(
-    "--split", help="all | report (leave out the structural judge's development items) | dev")]
-
-
 @app.command("run")
 @calls_checked
-def run_cmd(set_spec: _Set, judge: _Judge, out: _Out,
-            arm: Annotated[list[str], typer.Option("--arm", help="arm (repeatable); the first is the baseline")] = [
-                "blind", "informed"],  # noqa: B006 - typer reads the default
-            votes: _Votes = 3, form: _Form = "label", max_items: _MaxItems = None, store: _Store = None,
-            concurrency: _Conc = None, api_base: _Base = None, bootstrap: _Boot = 2000, seed: _Seed = 0,
-            temperature: _Temp = 0.3,
-            strict_threshold: Annotated[float, typer.Option("--strict-threshold", help="strict span match: the overlap coefficient of content tokens a complaint's quote and a marked segment must reach")] = 0.5,
-            top_k: Annotated[int, typer.Option("--top-k", help="routed arm: world sentences per claim")] = 5,
-            matcher_judge: Annotated[str | None, typer.Option(
-                "--matcher-judge", help="judge spec of the generous span matcher (form defects)")] = None,
-            second_matcher_judge: Annotated[str | None, typer.Option(
-                "--second-matcher-judge", help="a second matcher re-matching the same pairs (agreement, κ)")] = None,
-            correlate: Annotated[list[str], typer.Option(
-                "--correlate", help="covariate for Spearman ρ of per-answer gains and false alarms (repeatable): "
-                "world_chars, output_chars, units or a numeric item meta key")] = ["world_chars"],  # noqa: B006
-            permutations: Annotated[int, typer.Option("--permutations", help="Spearman permutations")] = 9999,
-            alternative: Annotated[str, typer.Option(
-                "--alternative", help="Spearman p: greater (the predicted direction, P17) | two-sided | less")] = (
-                "greater"),
-            split: _Split = "all",
-            allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
-            backend: BackendOpt = DEFAULT_BACKEND,
-            ray_address: RayAddressOpt = None,
-            call_timeout: TimeoutOpt = None, call_retries: RetriesOpt = None, call_rpm: RpmOpt = None,
-            batch: BatchOpt = None, batch_out: BatchOutOpt = None,
-            mlflow: MlflowOpt = None, mlflow_experiment: MlflowExperimentOpt = None,
-            judge_template: TemplateOpt = None,
-            ) -> None:
+@declared(OPTIONS, backend=(BackendOpt, DEFAULT_BACKEND), ray_address=(RayAddressOpt, None))
+def run_cmd(**options: Any) -> None:
     """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html (as one set)."""
+    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()})
+
+
+def run_command(values: dict[str, Any], *, echo: Console = console) -> WorldResult:
+    """A world run from its options by their declared names (``analyses.world.options``; what the command's
+    flags or an experiment file's keys give; absent ones take their defaults): the run, the report, and exit 1
+    when a matcher judge decided none of its pairs (unless ``allow_failures``)."""
+    v = {**OPTIONS.defaults(), **values}
+    out = v["out"]
     with output_set(out, "world"):
-        r = run_world_cmd(set_spec, judge, arm, out=out, votes=votes, form=form, max_items=max_items, store=store,
-                          concurrency=concurrency, api_base=api_base, n_boot=bootstrap, seed=seed,
-                          temperature=temperature, strict_threshold=strict_threshold, top_k=top_k,
-                          matcher_judge=matcher_judge, second_matcher_judge=second_matcher_judge,
-                          covariates=correlate, permutations=permutations, alternative=alternative, split=split,
-                          template=judge_template)
-        write_report(r, out)
-    matcher_failed(r.result, allow_failures)
+        r = run_world_cmd(v["set"], v["judges"], v["arms"], out=out, votes=v["votes"], form=v["form"],
+                          max_items=v["max_items"], store=v["store"], concurrency=v["concurrency"],
+                          api_base=v["api_base"], n_boot=v["bootstrap"], seed=v["seed"],
+                          temperature=v["temperature"], strict_threshold=v["strict_threshold"], top_k=v["top_k"],
+                          matcher_judge=v["matcher_judge"], second_matcher_judge=v["second_matcher_judge"],
+                          covariates=v["correlate"], permutations=v["permutations"], alternative=v["alternative"],
+                          split=v["split"], template=v["template"])
+        write_report(r, out, echo=echo)
+    matcher_failed(r.result, v["allow_failures"], echo=echo)
+    return r
 
 
 @app.command("factorial")
 @calls_checked
-def factorial_cmd(set_spec: _Set, judge: _Judge, out: _Out,
-                  factors: Annotated[str, typer.Option("--factors", help="question,source,typed[,instrument]")] = (
-                      "question,source,typed"),
-                  votes: _Votes = 3, form: _Form = "label", max_items: _MaxItems = None, store: _Store = None,
-                  concurrency: _Conc = None, api_base: _Base = None, bootstrap: _Boot = 2000, seed: _Seed = 0,
-                  temperature: _Temp = 0.3,
-                  split: _Split = "all",
-                  allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
-                  backend: BackendOpt = DEFAULT_BACKEND,
-                  ray_address: RayAddressOpt = None,
-                  call_timeout: TimeoutOpt = None, call_retries: RetriesOpt = None, call_rpm: RpmOpt = None,
-            batch: BatchOpt = None, batch_out: BatchOutOpt = None,
-            mlflow: MlflowOpt = None, mlflow_experiment: MlflowExperimentOpt = None,
-                  ) -> None:
+@declared(FACTORIAL, backend=(BackendOpt, DEFAULT_BACKEND), ray_address=(RayAddressOpt, None))
+def factorial_cmd(**options: Any) -> None:
     """Writes OUT/result.json (cells and Shapley values), OUT/verdicts.parquet and OUT/report.html (as one set)."""
+    v = {**FACTORIAL.defaults(), **{o.name: options[o.keyword] for o in FACTORIAL.on_command()}}
+    out = v["out"]
     with output_set(out, "world"):
-        r = run_factorial_cmd(set_spec, judge, factors, out=out, votes=votes, form=form, max_items=max_items,
-                              store=store, concurrency=concurrency, api_base=api_base, n_boot=bootstrap,
-                              seed=seed, temperature=temperature, split=split)
+        r = run_factorial_cmd(v["set"], v["judges"], v["factors"], out=out, votes=v["votes"], form=v["form"],
+                              max_items=v["max_items"], store=v["store"], concurrency=v["concurrency"],
+                              api_base=v["api_base"], n_boot=v["bootstrap"], seed=v["seed"],
+                              temperature=v["temperature"], split=v["split"])
         write_report(r, out)

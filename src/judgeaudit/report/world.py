@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from judgeaudit.analyses.world.schema import WorldAnalysis
 from judgeaudit.report.html import Headline, Section, esc, figure_html, legend_below, of_analysis, reply_text, table_html
 from judgeaudit.report.html import units_section as units_section_of
 
@@ -36,17 +37,18 @@ def _p(m: dict | None) -> str:
 
 
 def arm_table(result: dict) -> pd.DataFrame:
+    """One row per judge and arm: the rates with their intervals (read through ``WorldAnalysis``: a key renamed
+    in the result is an error naming it, not an empty cell)."""
+    w = WorldAnalysis.of(result)
     rows = []
-    for judge, j in result["judges"].items():
-        for arm, a in j["arms"].items():
-            ci = a.get("ci", {})
-            rows.append({"judge": judge, "arm": arm, "unit": a.get("unit"), "n": a["n"], "defective": a["n_defective"],
-                         "clean": a["n_clean"], "recall": a.get("recall"), "recall CI": _ci(ci.get("recall")),
-                         "specificity": a.get("specificity"), "specificity CI": _ci(ci.get("specificity")),
-                         "balanced acc.": a.get("balanced_accuracy"),
-                         "bal. acc. CI": _ci(ci.get("balanced_accuracy")),
-                         "false alarms / clean": a.get("false_alarms_per_clean"), "precision": a.get("precision"),
-                         "no verdict": a["no_verdict"], "parse failures": a["parse_failures"], "ties": a["ties"]})
+    for judge, j in w.judges.items():
+        for arm, a in j.arms.items():
+            rows.append({"judge": judge, "arm": arm, "unit": a.unit, "n": a.n, "defective": a.n_defective,
+                         "clean": a.n_clean, "recall": a.recall, "recall CI": _ci(a.ci.get("recall")),
+                         "specificity": a.specificity, "specificity CI": _ci(a.ci.get("specificity")),
+                         "balanced acc.": a.balanced_accuracy, "bal. acc. CI": _ci(a.ci.get("balanced_accuracy")),
+                         "false alarms / clean": a.false_alarms_per_clean, "precision": a.precision,
+                         "no verdict": a.no_verdict, "parse failures": a.parse_failures, "ties": a.ties})
     return pd.DataFrame(rows)
 
 
@@ -109,22 +111,19 @@ def sensitivity_table(result: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _mc(p: dict, key: str):
-    m = p.get("mcnemar")
-    return None if m is None else m.get(key)
-
-
 def paired_table(result: dict) -> pd.DataFrame:
     """One row per paired gain: its unit (answer, sentence, segment) and matcher, the gain with its
     bootstrap interval, and McNemar on the 2×2 table of the metric's own stratum with b and c named."""
-    return pd.DataFrame([{"judge": p["judge"], "a": p["a"], "b": p["b"], "unit": p.get("unit"),
-                          "matcher": p.get("matcher") or "none", "metric": p["metric"], "n": p["n"],
-                          "a value": p["a_value"], "b value": p["b_value"], "gain b−a": p["gain"],
-                          "CI": _ci(p["ci"]), "McNemar on": _mc(p, "stratum") and
-                          f"{_mc(p, 'stratum')} units ({_mc(p, 'units')})",
-                          "McNemar b": _mc(p, "b") if _mc(p, "b") is None else f"{_mc(p, 'b')} ({_mc(p, 'b_is')})",
-                          "McNemar c": _mc(p, "c") if _mc(p, "c") is None else f"{_mc(p, 'c')} ({_mc(p, 'c_is')})",
-                          "McNemar p": _p(p.get("mcnemar"))} for p in result["paired"]])
+    rows = []
+    for p in WorldAnalysis.of(result).paired:
+        m = p.mcnemar
+        rows.append({"judge": p.judge, "a": p.a, "b": p.b, "unit": p.unit, "matcher": p.matcher or "none",
+                     "metric": p.metric, "n": p.n, "a value": p.a_value, "b value": p.b_value, "gain b−a": p.gain,
+                     "CI": _ci(p.ci), "McNemar on": m and f"{m.stratum} units ({m.units})",
+                     "McNemar b": None if m is None else f"{m.b} ({m.b_is})",
+                     "McNemar c": None if m is None else f"{m.c} ({m.c_is})",
+                     "McNemar p": _p(None if m is None else m.model_dump())})
+    return pd.DataFrame(rows)
 
 
 def key_findings(result: dict) -> list[str]:

@@ -19,7 +19,7 @@ resampled on its own. Its interval is the percentile interval of the resampled d
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
 import numpy as np
@@ -118,6 +118,25 @@ def paired_gain(counts_a: np.ndarray, counts_b: np.ndarray, name: str, *, n_boot
     f = partial(metric, name=name)
     a, b, (lo, hi) = differences({name: (f, f)}, counts_a, counts_b, n_boot=n_boot, seed=seed, level=level)[name]
     return b - a, lo, hi
+
+
+def boot_metrics(counts: np.ndarray, names: Sequence[str], *, n_boot: int = 2000, seed: int = 0,
+                 level: float = 0.95) -> dict[str, tuple[float, float, float]]:
+    """``boot_metric`` of every metric in ``names`` on one resample of the clusters: the same numbers, with the
+    ``(n_boot, clusters)`` multiplicities drawn and multiplied once for all of them."""
+    totals = counts.sum(axis=0)
+    if n_boot <= 0 or len(counts) == 0:
+        return {m: (float(metric(totals, m)), float("nan"), float("nan")) for m in names}
+    resampled = bootstrap_counts(len(counts), n_boot, seed) @ counts
+    return {m: (float(metric(totals, m)), *percentile_interval(metric(resampled, m), level)) for m in names}
+
+
+def paired_gains(counts_a: np.ndarray, counts_b: np.ndarray, names: Sequence[str], *, n_boot: int = 2000,
+                 seed: int = 0, level: float = 0.95) -> dict[str, tuple[float, float, float]]:
+    """``paired_gain`` of every metric in ``names``: the same numbers, one resample drawn once for all."""
+    stats = {m: (partial(metric, name=m),) * 2 for m in names}
+    got = differences(stats, counts_a, counts_b, n_boot=n_boot, seed=seed, level=level)
+    return {m: (b - a, lo, hi) for m, (a, b, (lo, hi)) in got.items()}
 
 
 def mcnemar_paired(correct_a: np.ndarray, correct_b: np.ndarray) -> dict:

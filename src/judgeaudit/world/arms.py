@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from judgeaudit.analyses.world.factorial import cell_name
 from judgeaudit.errors import InputError
 from judgeaudit.records import WorldItem
 
@@ -242,10 +243,6 @@ def factor_arm(question: bool, source: bool, typed: bool) -> Callable[[WorldItem
 
     arm.__name__ = name
     return arm
-
-
-def cell_name(question: bool, source: bool, typed: bool) -> str:
-    return f"Q{int(question)}S{int(source)}T{int(typed)}"
 
 
 ARMS: dict[str, Callable[[WorldItem, ArmContext], Delivery]] = {

@@ -10,14 +10,13 @@ procedure step.
 
 from __future__ import annotations
 
+from judgeaudit.analyses.world.analysis import SEP  # noqa: F401 - the request id separator, named here too
 from judgeaudit.errors import InputError
 from judgeaudit.judges.elicit import WORLD_TEMPLATE
 from judgeaudit.records import JudgeRequest, WorldItem, kind_ids
 from judgeaudit.world import forms as _forms  # noqa: F401 - registers the world template family
 from judgeaudit.world.arms import ArmContext, get_arm
 from judgeaudit.world.templates import WORLD_FORMS
-
-SEP = "::"
 
 
 def arm_of(request_id: str) -> str:

@@ -15,7 +15,9 @@ None) and is counted, never guessed.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -54,14 +56,27 @@ class Pooled:
 def pool_votes(rows: pd.DataFrame, *, form: str = "label", tie: str = TIE_RULE) -> Pooled:
     """Pool the verdict rows of one (judge, arm, item); a ``defects`` report is flagged when the
     union of its votes' defects is non-empty."""
-    ok = rows[rows["parse_ok"].astype(bool) & rows["error"].isna()]
+    return pool_records(rows.to_dict("records"), form=form, tie=tie)
+
+
+def _missing(x: object) -> bool:
+    """None or a missing scalar (NaN, NaT, pd.NA), as ``pd.isna`` reads a table's cell."""
+    return x is None or (np.isscalar(x) and bool(pd.isna(x)))
+
+
+def pool_records(rows: Sequence[Mapping[str, Any]], *, form: str = "label", tie: str = TIE_RULE) -> Pooled:
+    """``pool_votes`` of the verdict rows as records (column → value): a vote is usable when its ``parse_ok``
+    is true and its ``error`` missing. The records of a whole verdict table are made once
+    (``DataFrame.to_dict``), so pooling every (judge, arm, item) costs time linear in the table."""
+    ok = [r for r in rows if bool(r["parse_ok"]) and _missing(r["error"])]
+    col = {c: [r[c] for r in ok] for c in ("label", "unit_labels", "defect_ids", "score", "defects")}
     n = len(ok)
     ties = 0
     label, t = (None, False) if form == "defects" else majority(
-        [bool(x) for x in ok["label"] if x is not None and not pd.isna(x)], tie)
+        [bool(x) for x in col["label"] if x is not None and not pd.isna(x)], tie)
     ties += t
     unit_labels = None
-    ul = [list(x) for x in ok["unit_labels"] if x is not None and not (np.isscalar(x) and pd.isna(x))]
+    ul = [list(x) for x in col["unit_labels"] if x is not None and not (np.isscalar(x) and pd.isna(x))]
     if ul:
         unit_labels = []
         for j in range(len(ul[0])):
@@ -69,7 +84,7 @@ def pool_votes(rows: pd.DataFrame, *, form: str = "label", tie: str = TIE_RULE) 
             unit_labels.append(bool(v))
             ties += t
     defect_ids = None
-    ids = [list(x) for x in ok["defect_ids"] if x is not None and not (np.isscalar(x) and pd.isna(x))]
+    ids = [list(x) for x in col["defect_ids"] if x is not None and not (np.isscalar(x) and pd.isna(x))]
     if ids:
         defect_ids = []
         for i in sorted({i for x in ids for i in x}):
@@ -77,10 +92,10 @@ def pool_votes(rows: pd.DataFrame, *, form: str = "label", tie: str = TIE_RULE) 
             ties += t
             if v:
                 defect_ids.append(i)
-    scores = [float(s) for s in ok["score"] if s is not None and not pd.isna(s)]
+    scores = [float(s) for s in col["score"] if s is not None and not pd.isna(s)]
     score = float(np.median(scores)) if scores else None
     defects = None
-    ds = [list(x) for x in ok["defects"] if x is not None and not (np.isscalar(x) and pd.isna(x))]
+    ds = [list(x) for x in col["defects"] if x is not None and not (np.isscalar(x) and pd.isna(x))]
     if form == "defects" and n:
         seen: dict[tuple[str, str], dict] = {}
         unquoted: list[dict] = []
@@ -96,3 +111,14 @@ def pool_votes(rows: pd.DataFrame, *, form: str = "label", tie: str = TIE_RULE) 
         label = bool(defects)
     return Pooled(parsed_votes=n, votes=len(rows), label=label, unit_labels=unit_labels, defect_ids=defect_ids,
                   score=score, defects=defects, ties=ties)
+
+
+def pooled_groups(verdicts: pd.DataFrame, *, form: str = "label",
+                  tie: str = TIE_RULE) -> Iterator[tuple[tuple[str, str], Pooled]]:
+    """((judge id, request id), pooled report) of every (judge, request) of a verdict table, in the order the
+    pairs first appear (as ``DataFrame.groupby(sort=False)``), read in one pass over its rows."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in verdicts.to_dict("records"):
+        groups.setdefault((r["judge_id"], r["request_id"]), []).append(r)
+    for key, rows in groups.items():
+        yield key, pool_records(rows, form=form, tie=tie)

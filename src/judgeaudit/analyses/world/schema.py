@@ -1,0 +1,253 @@
+"""A world run's ``result.json`` as a typed, versioned record: what the run writes, and what the card, the report
+and other readers read back through ``WorldFile`` instead of by literal key, so that a key renamed in the writer is
+a validation error at the reader, not an empty value on a card.
+
+The shape follows validity's (``analyses.validity.schema``) and Inspect AI's log types: per judge and arm the rates
+(``WorldArm``), the paired gains of one arm over another (``WorldPaired``, with the exact McNemar test of its
+stratum), the Spearman rows, and each judge's ``JudgeIdentity`` as the run recorded it. A quantity is read as an
+``Estimate`` whose ``WorldUnit`` says what its interval resampled: the source items (``group``) holding a unit
+of the quantity's denominator, and which answers those are — the defective ones for recall, the clean ones for
+specificity and false alarms, both for balanced accuracy, the flagged ones for precision — and how many. Every
+key a run writes is kept (``extra="allow"``): the typed fields are the ones readers use.
+
+``schema_version``: 0 is a file written before the version was recorded (the same keys, read the same way);
+1 adds ``schema_version`` and ``identities`` (each judge's identity, by judge id).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from judgeaudit.analyses.validity.schema import Estimate, JudgeIdentity, Unit
+from judgeaudit.errors import InputError
+
+SCHEMA_VERSION = 1
+"""The version this code writes."""
+
+RATES = ("recall", "specificity", "false_alarms_per_clean", "precision", "balanced_accuracy")
+"""The rates of an arm that carry an interval (``ci.<name>``)."""
+
+ANSWERS = {"recall": "defective", "specificity": "clean", "false_alarms_per_clean": "clean",
+           "precision": "flagged", "balanced_accuracy": "defective and clean"}
+"""Which answers (units) a rate's denominator counts: what its interval's resampled source items hold."""
+
+LEVEL = 0.95
+"""The confidence level of every world interval (percentile bootstrap, ``stats.paired``)."""
+
+Interval = tuple[float | None, float | None]
+
+
+class WorldUnit(Unit):
+    """What a world interval resampled: ``resampled`` (the source item, ``group``), ``n`` of them holding a unit
+    of the quantity's denominator, ``resamples`` draws at ``level``; ``answers`` which units the denominator
+    counts (``defective``, ``clean``, …) and ``n_answers`` how many of them were scored (None where the run
+    records no such count: precision's flagged units)."""
+
+    answers: str
+    n_answers: int | None
+
+
+class Bootstrap(BaseModel):
+    """The unit a block's intervals resampled and, per rate (or for the one rate of a paired row), how many."""
+
+    model_config = ConfigDict(extra="allow")
+    unit: str
+    n: dict[str, int] | int | None
+
+
+class McNemar(BaseModel):
+    """The exact McNemar test on a paired row's stratum (``b``, ``c``: the discordant units, ``b_is``/``c_is``)."""
+
+    model_config = ConfigDict(extra="allow")
+    b: int
+    c: int
+    p: float | None
+    stratum: str
+    units: int
+    b_is: str
+    c_is: str
+    log10_p: float | None = None
+
+
+class WorldArm(BaseModel):
+    """One judge's rates under one arm (``judges.<id>.arms.<arm>``)."""
+
+    model_config = ConfigDict(extra="allow")
+    n: int
+    n_defective: int
+    n_clean: int
+    no_verdict: int
+    answers: int
+    ties: int
+    parse_failures: int
+    recall: float | None = None
+    specificity: float | None = None
+    false_alarms_per_clean: float | None = None
+    precision: float | None = None
+    balanced_accuracy: float | None = None
+    ci: dict[str, Interval | None] = Field(default_factory=dict)
+    bootstrap: Bootstrap | None = None
+    """Absent when the arm scored no unit."""
+    unit: str
+    scored: str
+    recall_by_kind: dict[str, dict[str, Any]] | None = None
+    kind_unplaced: dict[str, int] | None = None
+    spans: dict[str, Any] | None = None
+    matched: dict[str, dict[str, Any]] | None = None
+
+
+class WorldJudge(BaseModel):
+    """One judge's block (``judges.<id>``)."""
+
+    model_config = ConfigDict(extra="allow")
+    arms: dict[str, WorldArm]
+    template: dict[str, Any] | None = None
+
+
+class WorldPaired(BaseModel):
+    """The gain ``b − a`` of one metric on the units both arms scored (``paired[i]``)."""
+
+    model_config = ConfigDict(extra="allow")
+    judge: str
+    a: str
+    b: str
+    metric: str
+    unit: str | None
+    matcher: str | None
+    n: int
+    bootstrap: Bootstrap
+    a_value: float | None
+    b_value: float | None
+    gain: float | None
+    ci: Interval | None
+    mcnemar: McNemar | None
+
+
+class PairedEstimate(Estimate):
+    """A paired gain ``b − a`` of ``metric`` with its interval, its unit, the units it pairs and its McNemar
+    test."""
+
+    a: str
+    b: str
+    metric: str
+    n_pairs: int
+    pair_unit: str | None
+    a_value: float | None
+    b_value: float | None
+    mcnemar: McNemar | None
+
+
+class WorldAnalysis(BaseModel):
+    """What the world analysis computes (``analyses.world.analysis.analyse``): the rates per judge and arm, the
+    paired gains and the Spearman rows (a factorial adds ``factorial`` and ``shapley``)."""
+
+    model_config = ConfigDict(extra="allow")
+    form: str
+    arms: list[str]
+    tie_rule: str
+    n_boot: int
+    seed: int
+    judges: dict[str, WorldJudge]
+    paired: list[WorldPaired]
+    spearman: list[dict[str, Any]]
+    factorial: dict[str, Any] | None = None
+    shapley: dict[str, Any] | None = None
+    identities: dict[str, JudgeIdentity] | None = None
+    """Each judge as the run recorded it (schema 1)."""
+
+    def arm(self, judge: str, arm: str) -> WorldArm:
+        return self.judges[judge].arms[arm]
+
+    def unit(self, judge: str, arm: str, name: str) -> WorldUnit:
+        """What ``judge``'s interval of ``name`` under ``arm`` resampled, and which answers, how many."""
+        a = self.arm(judge, arm)
+        n = a.bootstrap.n if a.bootstrap is not None and isinstance(a.bootstrap.n, dict) else {}
+        answers = ANSWERS[name]
+        n_answers = {"defective": a.n_defective, "clean": a.n_clean, "defective and clean": a.n}.get(answers)
+        return WorldUnit(resampled=a.bootstrap.unit if a.bootstrap is not None else "group", n=n.get(name, 0),
+                         resamples=self.n_boot, level=LEVEL, answers=answers, n_answers=n_answers)
+
+    def estimate(self, judge: str, arm: str, name: str) -> Estimate:
+        """``judge``'s ``name`` (one of ``RATES``) under ``arm``, with its interval and unit."""
+        if name not in RATES:
+            raise KeyError(f"{name!r} is not a rate of a world run ({', '.join(RATES)})")
+        a = self.arm(judge, arm)
+        return Estimate(name=f"{arm}.{name}", value=getattr(a, name), ci=a.ci.get(name),
+                        unit=self.unit(judge, arm, name))
+
+    def gains(self, judge: str, *, matcher: str | None = None) -> list[PairedEstimate]:
+        """Every paired gain of ``judge`` (those of the answer-level table, or of one ``matcher``'s levels)."""
+        return [self._gain(p) for p in self.paired if p.judge == judge and p.matcher == matcher]
+
+    def gain(self, judge: str, a: str, b: str, name: str) -> PairedEstimate:
+        """The gain ``b − a`` of ``name`` on the units both arms scored (no matcher)."""
+        for p in self.paired:
+            if (p.judge, p.a, p.b, p.metric, p.matcher) == (judge, a, b, name, None):
+                return self._gain(p)
+        raise KeyError(f"the world run has no paired {b} − {a} {name} of {judge}")
+
+    def _gain(self, p: WorldPaired) -> PairedEstimate:
+        answers = ANSWERS.get(p.metric, "all")
+        stratum = p.mcnemar.units if p.mcnemar is not None else None
+        n = p.bootstrap.n if isinstance(p.bootstrap.n, int) else 0
+        unit = WorldUnit(resampled=p.bootstrap.unit, n=n, resamples=self.n_boot, level=LEVEL, answers=answers,
+                         n_answers=stratum)
+        return PairedEstimate(name=f"{p.b}-{p.a}.{p.metric}", value=p.gain, ci=p.ci, unit=unit, a=p.a, b=p.b,
+                              metric=p.metric, n_pairs=p.n,
+                              pair_unit=p.unit, a_value=p.a_value, b_value=p.b_value, mcnemar=p.mcnemar)
+
+    def identity(self, judge: str) -> JudgeIdentity:
+        """The judge as the run recorded it (a file of schema 0 records only its template)."""
+        if self.identities is not None and judge in self.identities:
+            return self.identities[judge]
+        return JudgeIdentity(template=self.judges[judge].template)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``result.json`` object: every key read or written, typed fields as the run wrote them."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+    @classmethod
+    def of(cls, data: dict[str, Any], *, path: Path | str | None = None) -> Self:
+        """The typed record of a ``result.json`` object already read (``path`` names it in an error)."""
+        from pydantic import ValidationError
+
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            first = e.errors()[0]
+            raise InputError(f"not a world result this judgeaudit reads: {first['msg']}", path=path,
+                             field=".".join(map(str, first["loc"]))) from None
+
+    @classmethod
+    def read(cls, path: Path | str) -> Self:
+        """A world run's ``result.json`` (a file or its run folder)."""
+        p = Path(path)
+        p = p / "result.json" if p.is_dir() else p
+        return cls.of(json.loads(p.read_text(encoding="utf-8")), path=p)
+
+
+class WorldFile(WorldAnalysis):
+    """A world run's ``result.json``: the analysis and what the run recorded beside it (``world run``; ``world
+    factorial`` adds ``factorial`` and ``shapley``)."""
+
+    schema_version: int = 0
+    votes: int
+    temperature: float
+    matcher_judge: str | None
+    matcher_undecided: int | None
+    matcher_pairs: int | None
+    second_matcher_judge: str | None
+    second_matcher_undecided: int | None
+    provenance: dict[str, Any]
+    split: dict[str, Any]
+    calibration: dict[str, Any]
+    calls: dict[str, dict[str, Any]]
+    calls_by_arm: dict[str, dict[str, dict[str, Any]]]
+    inputs: dict[str, Any] | None = None
+    """What the run read, with hashes (``runinfo``)."""
+    run_id: str | None = None
+    created_at: str | None = None
