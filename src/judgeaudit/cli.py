@@ -343,11 +343,9 @@ def _run_world_experiment(exp) -> None:  # noqa: ANN001 - experiment.WorldExperi
 
 def _run_loop_experiment(exp) -> None:  # noqa: ANN001 - experiment.LoopExperiment
     from judgeaudit.commands.loop import run_loop_command
+    from judgeaudit.loop.options import RUN
 
-    run_loop_command(task=exp.task, data=exp.data, initial=exp.initial, responder=exp.responder, judge=exp.judge,
-                     regulators=exp.regulators, out=exp.out, rounds=exp.rounds, votes=exp.votes,
-                     max_items=exp.max_items, judge2=exp.judge2, rewriter=exp.rewriter, store=exp.store,
-                     concurrency=exp.concurrency, api_base=exp.api_base, bootstrap=exp.bootstrap, seed=exp.seed)
+    run_loop_command(**{k: getattr(exp, k) for k in RUN})
     console.print(f"→ {exp.out}/result.json, {exp.out}/report.html", highlight=False)
 
 

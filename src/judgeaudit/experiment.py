@@ -54,6 +54,7 @@ from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from judgeaudit import options as opts
 from judgeaudit.analyses.validity.options import OPTIONS as VALIDITY_OPTIONS
+from judgeaudit.loop.options import OPTIONS as LOOP_OPTIONS
 
 from judgeaudit.consent import check_file_spec
 from judgeaudit.errors import InputError
@@ -157,20 +158,9 @@ class WorldExperiment(_WithJudges):  # type: ignore[misc,valid-type]
     split: str = "all"
 
 
-class LoopExperiment(_CallingExperiment):  # type: ignore[misc,valid-type]
-    analysis: Literal["loop"]
-    task: str
-    data: Path
-    responder: str
-    regulators: list[str] = Field(min_length=1)
-    initial: str = "shipped"
-    judge: str | None = None
-    judge2: str | None = None
-    rewriter: str | None = None
-    rounds: int = 1
-    votes: int = 3
-    max_items: int | None = None
-    bootstrap: int = 2000
+LoopExperiment = file_model("LoopExperiment", "loop", LOOP_OPTIONS, _CallingExperiment)
+"""``analysis: loop``: every option of ``judgeaudit loop run`` (``loop.options``) but ``--backend`` and
+``--ray-address``, which ``judgeaudit run`` takes."""
 
 
 class CardExperiment(_Experiment):  # type: ignore[misc,valid-type]
