@@ -299,7 +299,7 @@ def run_experiment(
     allow_code: Annotated[bool, typer.Option("--allow-code", help=ALLOW_CODE_HELP)] = False,
 ) -> None:
     """Run an experiment described by one YAML file (see judgeaudit.experiment): analysis validity, world,
-    loop or card, with the options of the command of that name. --batch, --batch-out, --mlflow and
+    loop, card, migrate or vp, with the options of the command of that name. --batch, --batch-out, --mlflow and
     --mlflow-experiment (or the file's batch, batch_out, mlflow and mlflow_experiment keys) act as on that
     command; a flag replaces the file's key. A python: judge the file names is refused (before anything runs)
     unless --allow-code is given."""
@@ -313,7 +313,10 @@ def run_experiment(
     try:
         opts = command_options(exp, flags, allow_failures=allow_failures, backend=backend, ray_address=ray_address)
         with command_calls(f"{exp.analysis} run", opts):
-            _EXPERIMENT_RUNNERS[exp.analysis](exp)
+            if exp.analysis == "vp":   # the audit runs its sets on the backend itself (no judge calls to route)
+                _run_vp_experiment(exp, backend, ray_address)
+            else:
+                _EXPERIMENT_RUNNERS[exp.analysis](exp)
     except InputError as e:
         raise yaml_error(exp, e, flags) from None
 
@@ -371,6 +374,13 @@ def _run_migrate_experiment(exp) -> None:  # noqa: ANN001 - experiment.MigrateEx
                     concurrency=exp.concurrency, api_base=exp.api_base)
     for line in headline(r):
         print(line)
+
+
+def _run_vp_experiment(exp, backend: str | None, ray_address: str | None) -> None:  # noqa: ANN001 - VpExperiment
+    from judgeaudit.analyses.validation_power.options import OPTIONS
+    from judgeaudit.commands.vp import run_command
+
+    run_command({o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, backend=backend, ray_address=ray_address)
 
 
 _EXPERIMENT_RUNNERS = {"validity": _run_validity_experiment, "world": _run_world_experiment,

@@ -21,7 +21,11 @@
 ``card`` and ``migrate`` under their option names (``set``, ``judges``, ``arms``, ``votes``, …; ``task``, ``data``,
 ``responder``, ``regulators``, …; ``judge``, ``from``, ``run_missing``, …; ``old``, ``new``, ``items``, ``labels``,
 ``margins`` as a mapping, ``regrade``, ``from`` or ``old_card``/``new_card``, …), and every analysis takes the call
-options ``timeout``, ``retries``, ``rpm`` and ``api_base``.
+options ``timeout``, ``retries``, ``rpm`` and ``api_base`` but ``vp``, which calls no judge.
+``analysis: loop`` takes every key of ``judgeaudit loop run`` (``loop.options``: ``template``, ``nli``,
+``temperature``, …); ``analysis: vp`` every key of ``judgeaudit vp audit`` (``analyses.validation_power.options``:
+``sets`` as a list of data-set specs, their paths relative to the file, ``mode``, ``permutations``, ``ceilings``,
+``ledger``, …).
 
 ``validity``, ``world`` and ``loop`` experiments also take the keys of their commands' ``--batch``,
 ``--batch-out``, ``--mlflow`` and ``--mlflow-experiment`` flags, with the same effect::
@@ -53,6 +57,7 @@ from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
                       field_validator)
 
 from judgeaudit import options as opts
+from judgeaudit.analyses.validation_power.options import OPTIONS as VP_OPTIONS
 from judgeaudit.analyses.validity.options import OPTIONS as VALIDITY_OPTIONS
 from judgeaudit.loop.options import OPTIONS as LOOP_OPTIONS
 
@@ -191,9 +196,14 @@ class MigrateExperiment(_RunExperiment):  # type: ignore[misc,valid-type]
     bootstrap: int = 2000
 
 
+VpExperiment = file_model("VpExperiment", "vp", VP_OPTIONS, _Root)
+"""``analysis: vp``: every option of ``judgeaudit vp audit`` (``analyses.validation_power.options``) but
+``--backend`` and ``--ray-address``, which ``judgeaudit run`` takes; it calls no judge (no call options)."""
+
+
 EXPERIMENTS: dict[str, type[_Experiment]] = {"validity": ValidityExperiment, "world": WorldExperiment,
                                              "loop": LoopExperiment, "card": CardExperiment,
-                                             "migrate": MigrateExperiment}
+                                             "migrate": MigrateExperiment, "vp": VpExperiment}
 """The analyses an experiment file can run, by its ``analysis:``."""
 
 def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
@@ -205,6 +215,8 @@ def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
         out += [(("set",), p) for p in set_inputs([exp.set_])]
     if isinstance(exp, LoopExperiment):
         out.append((("data",), exp.data))
+    if isinstance(exp, VpExperiment):
+        out += [(("sets", i), p) for i, spec in enumerate(exp.sets) for p in set_inputs([spec])]
     if isinstance(exp, CardExperiment | MigrateExperiment):
         out += [(("from", i), f) for i, f in enumerate(exp.from_)]
     if isinstance(exp, CardExperiment):
@@ -217,7 +229,8 @@ def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
 
 
 _WRITES = {"validity": ("result.json", "verdicts.parquet", "report.html"), "world": (), "loop": (), "card": (),
-           "migrate": ("result.json", "link.json", "verdicts.parquet", "report.html")}
+           "migrate": ("result.json", "link.json", "verdicts.parquet", "report.html"),
+           "vp": ("result.json", "report.html")}
 
 
 def _relative(base: Path, v: Any) -> Any:
@@ -226,6 +239,15 @@ def _relative(base: Path, v: Any) -> Any:
     if isinstance(v, list):
         return [_relative(base, x) for x in v]
     return v
+
+
+def _relative_spec(base: Path, spec: str) -> str:
+    """A data-set spec ``NAME:PATH?…`` with its path relative to the experiment file."""
+    if ":" not in spec:
+        return spec
+    name, rest = spec.split(":", 1)
+    where, sep, query = rest.partition("?")
+    return f"{name}:{_relative(base, Path(where))}{sep}{query}"
 
 
 def load_experiment(path: str | Path) -> _Experiment:
@@ -237,7 +259,7 @@ def load_experiment(path: str | Path) -> _Experiment:
     kind = data.get("analysis")
     if kind not in EXPERIMENTS:
         raise InputError(f"unknown analysis {kind!r}: experiment files run {', '.join(EXPERIMENTS)}; use "
-                         "`judgeaudit vp audit` and `judgeaudit cap run` for the others",
+                         "`judgeaudit cap run` for the others",
                          path=p, line=line_of(node, ("analysis",)), field="analysis")
     try:
         exp = EXPERIMENTS[kind].model_validate(data)
@@ -260,9 +282,9 @@ def load_experiment(path: str | Path) -> _Experiment:
     if getattr(exp, "template", None) is not None:
         update["template"] = _template_path(exp.template, base, node, p)
     if isinstance(exp, WorldExperiment) and ":" in exp.set_:
-        name, rest = exp.set_.split(":", 1)
-        where, sep, query = rest.partition("?")
-        update["set_"] = f"{name}:{_relative(base, Path(where))}{sep}{query}"
+        update["set_"] = _relative_spec(base, exp.set_)
+    if isinstance(exp, VpExperiment):
+        update["sets"] = [_relative_spec(base, spec) for spec in exp.sets]
     exp = exp.model_copy(update=update)
     _resolve_templates(exp, base, node, p)
     for loc, f in _inputs(exp):
@@ -345,10 +367,11 @@ def command_options(exp: _Experiment, flags: dict[str, Any] | None = None, *, al
         name = next(iter(given))
         raise InputError(f"a {getattr(exp, 'analysis', '')} experiment takes no {CALL_FLAGS[name]} (its command has "
                          "none; validity, world and loop experiments take it)", field=CALL_FLAGS[name])
-    opts: dict[str, Any] = {"out": exp.out, "api_base": exp.api_base, "call_timeout": exp.timeout,
-                            "call_retries": exp.retries, "call_rpm": exp.rpm,
-                            "allow_failures": allow_failures or exp.allow_failures, "backend": backend,
-                            "ray_address": ray_address}
+    opts: dict[str, Any] = {"out": exp.out, "api_base": getattr(exp, "api_base", None),   # vp: no call options
+                            "call_timeout": getattr(exp, "timeout", None), "call_retries": getattr(exp, "retries", None),
+                            "call_rpm": getattr(exp, "rpm", None),
+                            "allow_failures": allow_failures or getattr(exp, "allow_failures", False),
+                            "backend": backend, "ray_address": ray_address}
     for key in CALL_FLAGS:
         opts[key] = given.get(key, getattr(exp, key, None))
     return opts

@@ -56,10 +56,12 @@ def _validity(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
 
 
 def _vp(_: list[str], out: Path, store: Path, n_boot: int) -> Any:
+    from judgeaudit.analyses.validation_power.options import DEFAULTS
     from judgeaudit.commands.vp import run_audit
     from judgeaudit.datasets.demo import vp_demo_sets
 
-    return run_audit(vp_demo_sets(), mode="both", out=out)
+    return run_audit(vp_demo_sets(), mode=DEFAULTS["mode"], permutations=DEFAULTS["permutations"],
+                     seed=DEFAULTS["seed"], transfer=not DEFAULTS["no_transfer"], out=out)
 
 
 # --- CAP: the JudgeBench-format fixture and the LLMBar slice, both orders ------------------------------------

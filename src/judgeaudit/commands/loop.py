@@ -177,14 +177,22 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
         share = half_share(t.name, t.items)
         for name in halves:
             stats["regulators"][name]["world_shown"] = share
+    from judgeaudit.analyses.validity.schema import JudgeIdentity
+    from judgeaudit.loop.schema import LEVEL, RESAMPLED, SCHEMA_VERSION, LoopFile
+
+    templates = {x.id: rec for x in (j, j2) if x is not None and (rec := x.template_record("generate"))}
     result: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "task": task, "data": t.source, "n_items": len(t.items), "rounds": rounds, "votes": votes,
         "temperature": temperature,
         "initial": initial if isinstance(initial, str) else getattr(initial, "id", str(initial)),
         "responder": getattr(resp, "id", str(responder)),
         "judge": getattr(j, "id", None), "judge2": getattr(j2, "id", None),
         # the template each feedback judge was asked with (judge id -> name, version, sha256, source)
-        "templates": {x.id: rec for x in (j, j2) if x is not None and (rec := x.template_record("generate"))},
+        "templates": templates,
+        # who the feedback judges were, as this run built them
+        "identities": {x.id: JudgeIdentity(family=x.spec.family, model=x.spec.model, template=templates.get(x.id))
+                       .model_dump(mode="json") for x in (j, j2) if x is not None},
         "checker": "IFEval strict (loose reported beside)" if task == "ifeval" else
                    ("GSM8K answer key" if task == "gsm8k" else checker),
         **({"checker_routes": checker_routes(t, fallback)} if task == "halueval_qa" else {}),
@@ -209,6 +217,10 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
                   "a bare score names no constraint, so it has no rate (None); a regulator whose every report "
                   "vote failed or did not parse is marked 'no usable report'"),
     }
+    # what every interval resampled: the responses, one bootstrap shared by every arm (loop.accounting)
+    result["unit"] = {"resampled": RESAMPLED, "n": stats["before"]["n_responses"], "resamples": bootstrap,
+                      "level": LEVEL}
+    LoopFile.of(result)   # what the readers read is there, under the names they read it by
     with output_set(out, "loop") as o:   # one set: a kill leaves the earlier run or this one, never a mix
         result = write_result(o / "result.json", result, inputs={"data": data})
         for name, df in (("units", lr.units), ("complaints", lr.complaints), ("outputs", lr.outputs)):

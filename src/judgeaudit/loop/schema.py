@@ -38,22 +38,29 @@ Interval = tuple[float | None, float | None] | None
 class Before(BaseModel):
     """The initial outputs' pass rates over the checked units."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
     pass_rate: float | None
     loose_pass_rate: float | None
     n_units: int
     n_responses: int
 
 
-class Regulator(BaseModel):
+class ArmNet(BaseModel):
+    """What a card reads of an arm: its net with its interval, and ``status`` when it had no usable report."""
+
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
+    net: float | None
+    net_ci: Interval
+    status: str | None = None
+
+
+class Regulator(ArmNet):
     """One arm's block (``regulators.<name>``): its final round against the initial outputs, its rates pooled over
     the rounds and each round's row. An arm whose every report vote failed carries ``status``."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
     fixed: int
     broken: int
-    net: float | None
-    net_ci: Interval
     fixed_summed: int
     broken_summed: int
     pass_rate: float | None
@@ -63,7 +70,6 @@ class Regulator(BaseModel):
     break_rate_flagged: float | None
     break_rate_unflagged: float | None
     rounds: list[dict[str, Any]]
-    status: str | None = None
     judge_votes: int | None = None
     failed_calls: int | None = None
     parse_failures: int | None = None
@@ -73,15 +79,79 @@ class Regulator(BaseModel):
 class Difference(BaseModel):
     """A paired difference of two arms' nets (``differences["a - b"]``), on the same resamples."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
     net: float | None
     ci: Interval
 
 
-class LoopFile(BaseModel):
-    """A loop run's ``result.json``."""
+class _Reader(BaseModel):
+    """Reading a ``result.json`` object into the model, an error naming the first key that is not as written."""
 
-    model_config = ConfigDict(extra="allow")
+    @classmethod
+    def of(cls, data: dict[str, Any], *, path: Path | str | None = None) -> Any:
+        """The typed record of a ``result.json`` object already read (``path`` names it in an error)."""
+        from pydantic import ValidationError
+
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            first = e.errors()[0]
+            raise InputError(f"not a loop result this judgeaudit reads: {first['msg']}", path=path,
+                             field=".".join(map(str, first["loc"]))) from None
+
+    @classmethod
+    def read(cls, path: Path | str) -> Any:
+        """A loop run's ``result.json`` (a file or its run folder)."""
+        p = Path(path)
+        p = p / "result.json" if p.is_dir() else p
+        return cls.of(json.loads(p.read_text(encoding="utf-8")), path=p)
+
+
+class LoopArms(_Reader):
+    """The part of a loop result a card reads: who judged, each arm's net with its interval, and (where the run
+    recorded them) the interval's unit and the judges' identities."""
+
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
+    judge: str | None
+    judge2: str | None = None
+    regulators: dict[str, ArmNet]
+    before: Before | None = None
+    n_boot: int | None = None
+    unit: Unit | None = None
+    """What every interval resampled (schema 1; ``interval_unit`` reads it from a schema-0 file)."""
+    identities: dict[str, JudgeIdentity] | None = None
+    """The feedback judges as the run recorded them, by judge id (schema 1)."""
+    templates: dict[str, dict[str, Any]] | None = None
+
+    @property
+    def interval_unit(self) -> Unit | None:
+        """What every interval of the run resampled: the responses, one bootstrap shared by every arm (None: a
+        file that recorded neither its unit nor its response count)."""
+        if self.unit is not None:
+            return self.unit
+        if self.before is None or self.n_boot is None:
+            return None
+        return Unit(resampled=RESAMPLED, n=self.before.n_responses, resamples=self.n_boot, level=LEVEL)
+
+    def usable(self, regulator: str) -> bool:
+        """Whether the arm had a usable report (an arm whose every vote failed took no action)."""
+        from judgeaudit.loop.engine import NO_USABLE_REPORT
+
+        return self.regulators[regulator].status != NO_USABLE_REPORT
+
+    def identity(self, judge: str) -> JudgeIdentity:
+        """A feedback judge as the run recorded it (a schema-0 file: the template it was asked with only)."""
+        if self.identities is not None and judge in self.identities:
+            return self.identities[judge]
+        if judge not in (self.judge, self.judge2):
+            raise KeyError(f"{judge!r} is not a feedback judge of this loop run ({self.judge}, {self.judge2})")
+        return JudgeIdentity(template=(self.templates or {}).get(judge))
+
+
+class LoopFile(LoopArms):
+    """A loop run's ``result.json``: every key a run writes."""
+
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
     schema_version: int = 0
     task: str
     data: str
@@ -111,22 +181,11 @@ class LoopFile(BaseModel):
     n_rewrites: int
     keyword_table: dict[str, list[str]]
     notes: str
-    unit: Unit | None = None
-    """What every interval resampled (schema 1; ``unit_of`` reads it from a schema-0 file)."""
-    identities: dict[str, JudgeIdentity] | None = None
-    """The feedback judges as the run recorded them, by judge id (schema 1)."""
     checker_routes: dict[str, Any] | None = None
     excluded: Any = None
     inputs: dict[str, Any] | None = None
     run_id: str | None = None
     created_at: str | None = None
-
-    @property
-    def interval_unit(self) -> Unit:
-        """What every interval of the run resampled: the responses, one bootstrap shared by every arm."""
-        if self.unit is not None:
-            return self.unit
-        return Unit(resampled=RESAMPLED, n=self.before.n_responses, resamples=self.n_boot, level=LEVEL)
 
     def net(self, regulator: str) -> Estimate:
         """Arm ``regulator``'s net (fixed − broken over units, final round against the initial outputs)."""
@@ -138,39 +197,6 @@ class LoopFile(BaseModel):
         d = self.differences[f"{a} - {b}"]
         return Estimate(name=f"{a} - {b}", value=d.net, ci=d.ci, unit=self.interval_unit)
 
-    def usable(self, regulator: str) -> bool:
-        """Whether the arm had a usable report (an arm whose every vote failed took no action)."""
-        from judgeaudit.loop.engine import NO_USABLE_REPORT
-
-        return self.regulators[regulator].status != NO_USABLE_REPORT
-
-    def identity(self, judge: str) -> JudgeIdentity:
-        """A feedback judge as the run recorded it (a schema-0 file: the template it was asked with only)."""
-        if self.identities is not None and judge in self.identities:
-            return self.identities[judge]
-        if judge not in (self.judge, self.judge2):
-            raise KeyError(f"{judge!r} is not a feedback judge of this loop run ({self.judge}, {self.judge2})")
-        return JudgeIdentity(template=self.templates.get(judge))
-
     def to_json(self) -> dict[str, Any]:
         """The ``result.json`` object: every key read or written, typed fields as the run wrote them."""
         return self.model_dump(mode="json", exclude_unset=True)
-
-    @classmethod
-    def of(cls, data: dict[str, Any], *, path: Path | str | None = None) -> LoopFile:
-        """The typed record of a ``result.json`` object already read (``path`` names it in an error)."""
-        from pydantic import ValidationError
-
-        try:
-            return cls.model_validate(data)
-        except ValidationError as e:
-            first = e.errors()[0]
-            raise InputError(f"not a loop result this judgeaudit reads: {first['msg']}", path=path,
-                             field=".".join(map(str, first["loc"]))) from None
-
-    @classmethod
-    def read(cls, path: Path | str) -> LoopFile:
-        """A loop run's ``result.json`` (a file or its run folder)."""
-        p = Path(path)
-        p = p / "result.json" if p.is_dir() else p
-        return cls.of(json.loads(p.read_text(encoding="utf-8")), path=p)
