@@ -50,7 +50,8 @@ class ArmNet(BaseModel):
 
     model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
     net: float | None
-    net_ci: Interval
+    net_ci: Interval = None
+    """Required of a versioned file (``Regulator``); an earlier one may lack it (no interval)."""
     status: str | None = None
 
 
@@ -59,6 +60,7 @@ class Regulator(ArmNet):
     the rounds and each round's row. An arm whose every report vote failed carries ``status``."""
 
     model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
+    net_ci: Interval
     fixed: int
     broken: int
     fixed_summed: int
