@@ -93,8 +93,8 @@ def test_the_card_reads_the_rows_through_the_type(tmp_path):
     assert [(r["set"], r["mode"], r["a_imp"]) for r in rows] == [
         ("pairs", m, raw["sets"]["pairs"][m]["a_imp"]) for m in ("item", "paired")]
     assert rows[0]["unit"] == {"resampled": "group", "n": 40, "resamples": 1000, "level": 0.95}
-    raw["sets"]["pairs"]["paired"]["a_imp_ci_"] = raw["sets"]["pairs"]["paired"].pop("a_imp_ci")
+    raw["sets"]["pairs"]["paired"]["a_imp_"] = raw["sets"]["pairs"]["paired"].pop("a_imp")
     (tmp_path / "vp" / "result.json").write_text(json.dumps(raw), encoding="utf-8")
     with pytest.raises(InputError) as e:
         build_card("local", collect([tmp_path]))
-    assert e.value.field == "sets.pairs.paired" and "'a_imp_ci'" in str(e.value)
+    assert e.value.field == "sets.pairs.paired" and "'a_imp'" in str(e.value)
