@@ -299,7 +299,7 @@ def run_experiment(
     allow_code: Annotated[bool, typer.Option("--allow-code", help=ALLOW_CODE_HELP)] = False,
 ) -> None:
     """Run an experiment described by one YAML file (see judgeaudit.experiment): analysis validity, cap, world,
-    loop or card, with the options of the command of that name. --batch, --batch-out, --mlflow and
+    loop, card, migrate or vp, with the options of the command of that name. --batch, --batch-out, --mlflow and
     --mlflow-experiment (or the file's batch, batch_out, mlflow and mlflow_experiment keys) act as on that
     command; a flag replaces the file's key. A python: judge the file names is refused (before anything runs)
     unless --allow-code is given."""
@@ -314,7 +314,10 @@ def run_experiment(
         opts = command_options(exp, flags, allow_failures=allow_failures, backend=backend, ray_address=ray_address)
         exp = exp.model_copy(update={"allow_failures": opts["allow_failures"]})   # the flag or the file's key
         with command_calls(f"{exp.analysis} run", opts):
-            _EXPERIMENT_RUNNERS[exp.analysis](exp)
+            if exp.analysis == "vp":   # the audit runs its sets on the backend itself (no judge calls to route)
+                _run_vp_experiment(exp, backend, ray_address)
+            else:
+                _EXPERIMENT_RUNNERS[exp.analysis](exp)
     except InputError as e:
         raise yaml_error(exp, e, flags) from None
 
@@ -339,11 +342,9 @@ def _run_world_experiment(exp) -> None:  # noqa: ANN001 - experiment.WorldExperi
 
 def _run_loop_experiment(exp) -> None:  # noqa: ANN001 - experiment.LoopExperiment
     from judgeaudit.commands.loop import run_loop_command
+    from judgeaudit.loop.options import RUN
 
-    run_loop_command(task=exp.task, data=exp.data, initial=exp.initial, responder=exp.responder, judge=exp.judge,
-                     regulators=exp.regulators, out=exp.out, rounds=exp.rounds, votes=exp.votes,
-                     max_items=exp.max_items, judge2=exp.judge2, rewriter=exp.rewriter, store=exp.store,
-                     concurrency=exp.concurrency, api_base=exp.api_base, bootstrap=exp.bootstrap, seed=exp.seed)
+    run_loop_command(**{k: getattr(exp, k) for k in RUN})
     console.print(f"→ {exp.out}/result.json, {exp.out}/report.html", highlight=False)
 
 
@@ -381,6 +382,13 @@ def _run_cap_experiment(exp) -> None:  # noqa: ANN001 - experiment.CapExperiment
 
     run_command({**{o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, "judges": judge_specs(exp) or None},
                 echo=console)
+
+
+def _run_vp_experiment(exp, backend: str | None, ray_address: str | None) -> None:  # noqa: ANN001 - VpExperiment
+    from judgeaudit.analyses.validation_power.options import OPTIONS
+    from judgeaudit.commands.vp import run_command
+
+    run_command({o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, backend=backend, ray_address=ray_address)
 
 
 _EXPERIMENT_RUNNERS = {"validity": _run_validity_experiment, "world": _run_world_experiment,

@@ -24,7 +24,11 @@
 ``card`` and ``migrate`` under their option names (``set``, ``judges``, ``arms``, ``votes``, …; ``task``, ``data``,
 ``responder``, ``regulators``, …; ``judge``, ``from``, ``run_missing``, …; ``old``, ``new``, ``items``, ``labels``,
 ``margins`` as a mapping, ``regrade``, ``from`` or ``old_card``/``new_card``, …), and every analysis takes the call
-options ``timeout``, ``retries``, ``rpm`` and ``api_base``.
+options ``timeout``, ``retries``, ``rpm`` and ``api_base`` but ``vp``, which calls no judge.
+``analysis: loop`` takes every key of ``judgeaudit loop run`` (``loop.options``: ``template``, ``nli``,
+``temperature``, …); ``analysis: vp`` every key of ``judgeaudit vp audit`` (``analyses.validation_power.options``:
+``sets`` as a list of data-set specs, their paths relative to the file, ``mode``, ``permutations``, ``ceilings``,
+``ledger``, …).
 
 ``validity``, ``world`` and ``loop`` experiments also take the keys of their commands' ``--batch``,
 ``--batch-out``, ``--mlflow`` and ``--mlflow-experiment`` flags, with the same effect::
@@ -57,8 +61,10 @@ from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from judgeaudit import options as opts
 from judgeaudit.analyses.cap.options import OPTIONS as CAP_OPTIONS
+from judgeaudit.analyses.validation_power.options import OPTIONS as VP_OPTIONS
 from judgeaudit.analyses.validity.options import OPTIONS as VALIDITY_OPTIONS
 from judgeaudit.analyses.world.options import OPTIONS as WORLD_OPTIONS
+from judgeaudit.loop.options import OPTIONS as LOOP_OPTIONS
 
 from judgeaudit.consent import check_file_spec
 from judgeaudit.errors import InputError
@@ -157,20 +163,9 @@ WorldExperiment = file_model("WorldExperiment", "world", WORLD_OPTIONS, _Calling
 flags ``judgeaudit run`` takes."""
 
 
-class LoopExperiment(_CallingExperiment):  # type: ignore[misc,valid-type]
-    analysis: Literal["loop"]
-    task: str
-    data: Path
-    responder: str
-    regulators: list[str] = Field(min_length=1)
-    initial: str = "shipped"
-    judge: str | None = None
-    judge2: str | None = None
-    rewriter: str | None = None
-    rounds: int = 1
-    votes: int = 3
-    max_items: int | None = None
-    bootstrap: int = 2000
+LoopExperiment = file_model("LoopExperiment", "loop", LOOP_OPTIONS, _CallingExperiment)
+"""``analysis: loop``: every option of ``judgeaudit loop run`` (``loop.options``) but ``--backend`` and
+``--ray-address``, which ``judgeaudit run`` takes."""
 
 
 class CardExperiment(_Experiment):  # type: ignore[misc,valid-type]
@@ -201,9 +196,14 @@ class MigrateExperiment(_RunExperiment):  # type: ignore[misc,valid-type]
     bootstrap: int = 2000
 
 
+VpExperiment = file_model("VpExperiment", "vp", VP_OPTIONS, _Root)
+"""``analysis: vp``: every option of ``judgeaudit vp audit`` (``analyses.validation_power.options``) but
+``--backend`` and ``--ray-address``, which ``judgeaudit run`` takes; it calls no judge (no call options)."""
+
+
 EXPERIMENTS: dict[str, type[_Experiment]] = {"validity": ValidityExperiment, "world": WorldExperiment,
                                              "loop": LoopExperiment, "card": CardExperiment,
-                                             "migrate": MigrateExperiment, "cap": CapExperiment}
+                                             "migrate": MigrateExperiment, "cap": CapExperiment, "vp": VpExperiment}
 """The analyses an experiment file can run, by its ``analysis:``."""
 
 def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
@@ -218,6 +218,8 @@ def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
     if isinstance(exp, CapExperiment):
         out += [(("sets", i), p) for i, s in enumerate(exp.sets) for p in set_inputs([s])]
         out += [(("human",), exp.human)] if exp.human is not None else []
+    if isinstance(exp, VpExperiment):
+        out += [(("sets", i), p) for i, spec in enumerate(exp.sets) for p in set_inputs([spec])]
     if isinstance(exp, CardExperiment | MigrateExperiment):
         out += [(("from", i), f) for i, f in enumerate(exp.from_)]
     if isinstance(exp, CardExperiment):
@@ -231,7 +233,7 @@ def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
 
 _WRITES = {"validity": ("result.json", "verdicts.parquet", "report.html"), "world": (), "loop": (), "card": (),
            "migrate": ("result.json", "link.json", "verdicts.parquet", "report.html"),
-           "cap": ("result.json", "report.html", "units.parquet")}
+           "cap": ("result.json", "report.html", "units.parquet"), "vp": ("result.json", "report.html")}
 
 
 def _relative(base: Path, v: Any) -> Any:
@@ -242,6 +244,15 @@ def _relative(base: Path, v: Any) -> Any:
     return v
 
 
+def _relative_spec(base: Path, spec: str) -> str:
+    """A data-set spec ``NAME:PATH?…`` with its path relative to the experiment file."""
+    if ":" not in spec:
+        return spec
+    name, rest = spec.split(":", 1)
+    where, sep, query = rest.partition("?")
+    return f"{name}:{_relative(base, Path(where))}{sep}{query}"
+
+
 def load_experiment(path: str | Path) -> _Experiment:
     p = Path(path)
     text = read_text(p)
@@ -250,8 +261,7 @@ def load_experiment(path: str | Path) -> _Experiment:
         raise InputError("an experiment file is a YAML mapping", path=p, line=1)
     kind = data.get("analysis")
     if kind not in EXPERIMENTS:
-        raise InputError(f"unknown analysis {kind!r}: experiment files run {', '.join(EXPERIMENTS)}; use "
-                         "`judgeaudit vp audit` for the validation-power audit",
+        raise InputError(f"unknown analysis {kind!r}: experiment files run {', '.join(EXPERIMENTS)}",
                          path=p, line=line_of(node, ("analysis",)), field="analysis")
     try:
         exp = EXPERIMENTS[kind].model_validate(data)
@@ -274,10 +284,8 @@ def load_experiment(path: str | Path) -> _Experiment:
     if getattr(exp, "template", None) is not None:
         update["template"] = _template_path(exp.template, base, node, p)
     if isinstance(exp, WorldExperiment) and ":" in exp.set:
-        name, rest = exp.set.split(":", 1)
-        where, sep, query = rest.partition("?")
-        update["set"] = f"{name}:{_relative(base, Path(where))}{sep}{query}"
-    if isinstance(exp, CapExperiment):
+        update["set"] = _relative_spec(base, exp.set)
+    if isinstance(exp, CapExperiment | VpExperiment):
         update["sets"] = [_relative_spec(base, spec) for spec in exp.sets]
     exp = exp.model_copy(update=update)
     _resolve_templates(exp, base, node, p)
@@ -291,15 +299,6 @@ def load_experiment(path: str | Path) -> _Experiment:
         raise InputError(f"{e.path} {e.message}", path=p, line=line_of(node, ("out",)), field="out") from None
     exp._node, exp._path = node, p   # for errors the run raises (``yaml_error``)
     return exp
-
-
-def _relative_spec(base: Path, spec: str) -> str:
-    """A data-set spec ``NAME:PATH?…`` with its path relative to the experiment file."""
-    if ":" not in spec:
-        return spec
-    name, rest = spec.split(":", 1)
-    where, sep, query = rest.partition("?")
-    return f"{name}:{_relative(base, Path(where))}{sep}{query}"
 
 
 _SPEC_FIELDS = ("judge", "judge2", "responder", "rewriter", "old", "new", "evaluator", "generator", "matcher_judge",
@@ -371,10 +370,11 @@ def command_options(exp: _Experiment, flags: dict[str, Any] | None = None, *, al
         name = next(iter(given))
         raise InputError(f"a {getattr(exp, 'analysis', '')} experiment takes no {CALL_FLAGS[name]} (its command has "
                          "none; validity, world and loop experiments take it)", field=CALL_FLAGS[name])
-    opts: dict[str, Any] = {"out": exp.out, "api_base": exp.api_base, "call_timeout": exp.timeout,
-                            "call_retries": exp.retries, "call_rpm": exp.rpm,
-                            "allow_failures": allow_failures or exp.allow_failures, "backend": backend,
-                            "ray_address": ray_address}
+    opts: dict[str, Any] = {"out": exp.out, "api_base": getattr(exp, "api_base", None),   # vp: no call options
+                            "call_timeout": getattr(exp, "timeout", None), "call_retries": getattr(exp, "retries", None),
+                            "call_rpm": getattr(exp, "rpm", None),
+                            "allow_failures": allow_failures or getattr(exp, "allow_failures", False),
+                            "backend": backend, "ray_address": ray_address}
     for key in CALL_FLAGS:
         opts[key] = given.get(key, getattr(exp, key, None))
     return opts

@@ -152,6 +152,8 @@ class Options(tuple):
 
 CONSTRUCT_VALIDITY = "“A Judge Should Know What Changed: Construct Validity for LLM-as-a-Judge Evaluation”"
 """The paper the validity options' definitions are from (help texts cite it)."""
+BLIND_SPOT = "Kumar, Pothuneedi & Bandak, “The Anatomy of a Blind Spot: What an LLM Judge Must Be Shown, and How Much”"
+"""The paper the loop options' definitions are from."""
 
 MAX_RESAMPLES = 100_000
 """Upper bound of bootstrap resamples, regrades and permutations: far above what an interval or a p needs

@@ -46,7 +46,6 @@ OPTION_RULES: dict[str, Rule] = {
     "threshold": Rule(integer=True, lo=SUBTLETY_SCALE[0], hi=SUBTLETY_SCALE[1]),
     "length_tolerance": Rule(lo=0, hi=1),
     "annotators": Rule(integer=True, lo=1, cap=1000),
-    "rounds": Rule(integer=True, lo=1, hi=MAX_ROUNDS),  # loop: revision rounds
     "votes": Rule(integer=True, lo=1, hi=MAX_VOTES),    # world, loop: samples per request (blind-spot §3.4)
     "temperature": Rule(lo=0, cap=2),                    # the providers' own range
 }

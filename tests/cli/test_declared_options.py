@@ -17,7 +17,7 @@ from judgeaudit.errors import InputError
 from judgeaudit.experiment import EXPERIMENTS, load_experiment
 
 ROOT = typer.main.get_command(app)
-DONE = ("validity", "cap", "world")
+DONE = ("validity", "cap", "world", "loop")
 """The analyses whose options are declared once (their command and file generated from the declaration)."""
 
 

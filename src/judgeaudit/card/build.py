@@ -196,44 +196,46 @@ def cap_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Path] = 
 
 
 def vp_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Path] = ()) -> dict[str, Any]:
+    from judgeaudit.analyses.validation_power.schema import reader
+
     rows = []
     vp_runs = of_kind(runs, "vp")
+    typed = {id(r): reader(r.data, path=r.path) for r in vp_runs}   # a key renamed or missing: an error naming it
     by_row: dict[tuple[str, str], list[Run]] = {}
     for r in vp_runs:
-        for s, sb in r.data.get("sets", {}).items():
-            for mode, mb in sb.items():
-                if isinstance(mb, dict) and mb.get("applicable"):
-                    by_row.setdefault((s, mode), []).append(r)
+        for s, mode, row, _ in typed[id(r)].rows():
+            if row.applicable:
+                by_row.setdefault((s, mode), []).append(r)
     use = {k: one_run(h, f"validation-power runs of set {k[0]} ({k[1]})", chosen) for k, h in by_row.items()}
-    bh = {id(r): _a_imp_p_bh(r) for r in vp_runs}
+    bh = {id(r): _a_imp_p_bh(typed[id(r)]) for r in vp_runs}
     for r in vp_runs:
-        for s, sb in r.data.get("sets", {}).items():
-            for mode, mb in sb.items():
-                if isinstance(mb, dict) and mb.get("applicable") and use[(s, mode)] is r:
-                    null = mb.get("a_imp_null") or {}
-                    rows.append({"set": s, "mode": mode, "n": mb.get("n"), "label_origin": sb.get("meta", {}).get(
-                        "label_origin"), "a_imp": mb.get("a_imp"), "a_imp_ci": mb.get("a_imp_ci"),
-                        "a_imp_member": mb.get("a_imp_member"), "null_p": null.get("p_value"),
-                        "null_p_bh": bh[id(r)].get((s, mode)),
-                        "null_p95": null.get("p95"),
-                        "clears_null": null.get("clears_null"), "a_hum": mb.get("a_hum"),
-                        "a_hum_ci": mb.get("a_hum_ci"), "vp": mb.get("vp"), "resolvable": mb.get("resolvable"),
-                        "source": _src(r)})
+        for s, mode, mb, meta in typed[id(r)].rows():
+            if mb.applicable and use[(s, mode)] is r:
+                null = mb.a_imp_null
+                unit = typed[id(r)].unit(mb)
+                rows.append({"set": s, "mode": mode, "n": mb.n, "label_origin": meta.get("label_origin"),
+                             "a_imp": mb.a_imp, "a_imp_ci": None if mb.a_imp_ci is None else list(mb.a_imp_ci),
+                             "a_imp_member": mb.a_imp_member, "null_p": null.p_value if null else None,
+                             "null_p_bh": bh[id(r)].get((s, mode)),
+                             "null_p95": null.p95 if null else None,
+                             "clears_null": null.clears_null if null else None, "a_hum": mb.a_hum,
+                             "a_hum_ci": None if mb.a_hum_ci is None else list(mb.a_hum_ci), "vp": mb.vp,
+                             "resolvable": mb.resolvable, "source": _src(r),
+                             **({"unit": unit.model_dump()} if unit is not None else {})})
     return {"measured": True, "rows": rows} if rows else _absent("vp", judge)
 
 
-def _a_imp_p_bh(r: Run) -> dict[tuple[str, str], float | None]:
-    """Per (set, mode) of a validation-power run the Benjamini–Hochberg-adjusted p of a_imp against
+def _a_imp_p_bh(run: Any) -> dict[tuple[str, str], float | None]:
+    """Per (set, mode) of a validation-power run (``VpRows``) the Benjamini–Hochberg-adjusted p of a_imp against
     its permutation null — the p its report's ceiling table prints and tests (``p (BH)``): the run's
     ``p_value_bh`` where recorded, else adjusted here across the run's applicable rows (the same
     family, ``ValidationPowerResult.a_imp_p_bh``)."""
     from judgeaudit.stats.tests import bh_adjust
 
-    rows = [(s, mode, mb.get("a_imp_null") or {}) for s, sb in r.data.get("sets", {}).items()
-            for mode, mb in sb.items() if isinstance(mb, dict) and mb.get("applicable")]
-    if all("p_value_bh" in n for *_, n in rows):
-        return {(s, m): n["p_value_bh"] for s, m, n in rows}
-    adj = bh_adjust([float("nan") if n.get("p_value") is None else float(n["p_value"]) for *_, n in rows])
+    rows = [(s, mode, mb.a_imp_null) for s, mode, mb, _ in run.rows() if mb.applicable]
+    if all(n is not None and "p_value_bh" in n.model_fields_set for *_, n in rows):
+        return {(s, m): n.p_value_bh for s, m, n in rows}
+    adj = bh_adjust([float("nan") if n is None or n.p_value is None else float(n.p_value) for *_, n in rows])
     return {(s, m): (None if np.isnan(a) else float(a)) for (s, m, _), a in zip(rows, adj, strict=True)}
 
 
@@ -261,14 +263,19 @@ def generic_section(runs: Sequence[Run], judge: str, kind: str, chosen: Sequence
     out = {"measured": True, "source": _src(r, judge), "numbers": dict(nums[:60])}
     if kind == "loop":
         from judgeaudit.loop.engine import NO_USABLE_REPORT
+        from judgeaudit.loop.schema import LoopArms, LoopFile
 
-        out["judge2"] = r.data.get("judge2")
-        regs = {name: g for name, g in (r.data.get("regulators") or {}).items() if isinstance(g, dict)}
+        # a key renamed or missing: an error naming it (a versioned file is read whole, an earlier one for its arms)
+        lp = (LoopFile if "schema_version" in r.data else LoopArms).of(r.data, path=r.path)
+        out["judge2"] = lp.judge2
         # an arm whose every report vote failed or did not parse took no action: its net is not the judge's
-        out["regulators"] = {name: ({"net": None, "ci": None, "status": NO_USABLE_REPORT}
-                                    if g.get("status") == NO_USABLE_REPORT else {"net": g.get("net"),
-                                                                                  "ci": g.get("net_ci")})
-                             for name, g in regs.items()}
+        out["regulators"] = {name: ({"net": None, "ci": None, "status": NO_USABLE_REPORT} if not lp.usable(name)
+                                    else {"net": g.net, "ci": None if g.net_ci is None else list(g.net_ci)})
+                             for name, g in lp.regulators.items()}
+        if (unit := lp.interval_unit) is not None:   # what every arm's interval resampled, as the run recorded it
+            out["unit"] = unit.model_dump()
+        if lp.identities is not None and judge in lp.identities:
+            out["identity"] = lp.identities[judge].model_dump(mode="json")
         if bad is not None:
             out["judge_unusable"] = bad["not_measured"]
     if kind == "world":

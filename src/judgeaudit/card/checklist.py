@@ -45,8 +45,12 @@ class Item:
 
 
 def _rows(vp: Sequence[Run]) -> Iterator[tuple[str, str, dict, dict]]:
-    """(set, mode, mode block, set meta) of every applicable validation-power row."""
+    """(set, mode, mode block, set meta) of every applicable validation-power row, each run read through its type
+    first (``analyses.validation_power.schema``: a key renamed or missing is an error naming it)."""
+    from judgeaudit.analyses.validation_power.schema import reader
+
     for r in vp:
+        reader(r.data, path=r.path)
         for name, sb in r.data.get("sets", {}).items():
             for mode, mb in sb.items():
                 if isinstance(mb, dict) and mb.get("applicable"):

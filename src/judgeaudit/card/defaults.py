@@ -10,6 +10,9 @@ from pathlib import Path
 
 from judgeaudit.analyses.validity.options import DEFAULTS as VALIDITY_DEFAULTS
 from judgeaudit.analyses.world.options import DEFAULTS as WORLD_DEFAULTS
+from judgeaudit.loop.options import DEFAULT_REGULATORS as LOOP_DEFAULT_REGULATORS
+from judgeaudit.loop.options import DEFAULT_RUN as LOOP_DEFAULT_RUN
+from judgeaudit.loop.options import command_line as loop_command_line
 
 DATA = Path(str(files("judgeaudit") / "data"))
 WORLD_ROWS = 40
@@ -33,7 +36,7 @@ FIXTURE_SET = "judgebench_fixture"
 """The CAP set name of judgeaudit's own JudgeBench-format fixture (``data/judgebench_fixture``): self-written pairs
 and simulated judges, never JudgeBench's (whose copy the user gives as ``judgebench:PATH``)."""
 CAP_SETS = (f"judgebench:{DATA / FIXTURE_SET}?name={FIXTURE_SET}", f"llmbar:{DATA / 'llmbar'}")
-LOOP_REGULATORS = ("control", "blind", "informed", "certificate")
+LOOP_REGULATORS = LOOP_DEFAULT_REGULATORS
 
 DEFAULT_COMMANDS: dict[str, str] = {
     "validity": f"judgeaudit validity run --judge {{judge}} --probes {VALIDITY_DEFAULTS['probes']} --out DIR",
@@ -43,8 +46,6 @@ DEFAULT_COMMANDS: dict[str, str] = {
              + " ".join(f"--judge {r}" for r in WORLD_REFERENCES) + " "
              + " ".join(f"--arm {a}" for a in WORLD_RUN["arms"])
              + f" --split {WORLD_RUN['split']} --votes {WORLD_RUN['votes']} --out DIR",
-    "loop": f"judgeaudit loop run --task ifeval --data {DATA / 'ifeval'} --initial shipped --responder {{judge}} "
-            "--judge {judge} " + " ".join(f"--regulator {r}" for r in LOOP_REGULATORS)
-            + " --rounds 1 --votes 1 --out DIR",
+    "loop": loop_command_line(LOOP_DEFAULT_RUN),
 }
 """Card section → the command that measures it (``{judge}`` the judge's spec), in the card's order."""

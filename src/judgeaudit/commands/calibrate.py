@@ -8,14 +8,14 @@ Writes OUT/result.json, OUT/report.md and OUT/report.html."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Any
 
 import typer
 from rich.console import Console
 
-from judgeaudit.commands.outputs import out_option
+from judgeaudit.analyses.calibrate.options import OPTIONS
+from judgeaudit.commands.declared import declared
 from judgeaudit.errors import InputError
-from judgeaudit.commands.common import SeedOpt
 
 app = typer.Typer(help="The target quantity with an interval that carries the judge's errors (PPI++, "
                        "Rogan–Gladen), from verdicts plus a few human labels.")
@@ -189,46 +189,22 @@ def _scale(text: str | None, target: str) -> tuple[float, float] | None:
 
 
 @app.callback(invoke_without_command=True)
-def calibrate_cmd(
-    verdicts: Annotated[str | None, typer.Option("--verdicts", help="the judge's verdicts: replay:<file>[?…] (any "
-                                                 "replay format), a run folder, or a verdicts.parquet/.jsonl")] = None,
-    labels: Annotated[Path | None, typer.Option("--labels", help="human labels on a subset: CSV/JSONL/Parquet with "
-                                                "id, label")] = None,
-    out: Annotated[Path | None, out_option("--out", what="folder", help="output folder")] = None,
-    target: Annotated[str, typer.Option("--target", help="mean | pass_rate | accuracy | win_rate")] = "pass_rate",
-    judge: Annotated[str | None, typer.Option("--judge", help="the judge id, when the verdicts hold several")] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", help="pass_rate/accuracy on scored verdicts: a "
-                                                    "score at or above this passes")] = None,
-    level: Annotated[float, typer.Option("--level", help="interval level")] = 0.95,
-    bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples (Rogan–Gladen, κ)")] = 2000,
-    seed: SeedOpt = 0,
-    engine: Annotated[str, typer.Option("--engine", help="PPI++ estimator: builtin (numpy/scipy) or ppi-python (the "
-                                        "calibrate extra)")] = "builtin",
-    scale: Annotated[str | None, typer.Option("--scale", help="--target mean: the scale's LOW,HIGH (e.g. 1,5); "
-                                              "default: the observed range of verdicts and labels")] = None,
-    strata: Annotated[Path | None, typer.Option("--strata", help="labels drawn at random within strata: a file "
-                                                "with id, stratum for every judged item (stratified PPI++)")] = None,
-    plan: Annotated[bool, typer.Option("--plan", help="print the labels needed for a 95% interval of --width "
-                                       "(PPI++ and human-only, checked by simulation), from a pilot (--verdicts, "
-                                       "--labels) or stated --prevalence/--tpr/--tnr/--unlabelled")] = False,
-    width: Annotated[float | None, typer.Option("--width", help="--plan: the target width of the 95% interval")]
-    = None,
-    prevalence: Annotated[float | None, typer.Option("--prevalence", help="--plan: the stated prevalence")] = None,
-    tpr: Annotated[float | None, typer.Option("--tpr", help="--plan: the judge's stated TPR")] = None,
-    tnr: Annotated[float | None, typer.Option("--tnr", help="--plan: the judge's stated TNR")] = None,
-    unlabelled: Annotated[int | None, typer.Option("--unlabelled", help="--plan: the unlabelled items to be judged "
-                                                   "(default: the pilot's)")] = None,
-    sets: Annotated[int, typer.Option("--sets", help="--plan: simulated data sets of the check")] = 400,
-) -> None:
+@declared(OPTIONS)
+def calibrate_cmd(**options: Any) -> None:
     """Estimate the target with PPI++ (and Rogan–Gladen for a binary judge) from verdicts plus human labels."""
-    if plan:
+    o = {x.name: options[x.keyword] for x in OPTIONS.on_command()}
+    verdicts, labels, out, target, judge, threshold, scale, seed = (
+        o[k] for k in ("verdicts", "labels", "out", "target", "judge", "threshold", "scale", "seed"))
+    if o["plan"]:
+        sets = o["sets"]
         if not 10 <= sets <= 100_000:
             raise InputError(f"must lie in [10, 100000], got {sets}", field="--sets")
-        run_plan(width, verdicts=verdicts, labels=labels, out=out, target=target, judge=judge, threshold=threshold,
-                 scale=scale, prevalence=prevalence, tpr=tpr, tnr=tnr, unlabelled=unlabelled, sets=sets, seed=seed)
+        run_plan(o["width"], verdicts=verdicts, labels=labels, out=out, target=target, judge=judge,
+                 threshold=threshold, scale=scale, prevalence=o["prevalence"], tpr=o["tpr"], tnr=o["tnr"],
+                 unlabelled=o["unlabelled"], sets=sets, seed=seed)
         return
     for name, v in (("--verdicts", verdicts), ("--labels", labels), ("--out", out)):
         if v is None:
             raise InputError("is required (or give --plan)", field=name)
-    run_calibrate(verdicts, labels, target, out, judge=judge, threshold=threshold, level=level, n_boot=bootstrap,
-                  seed=seed, engine=engine, scale=scale, strata=strata)
+    run_calibrate(verdicts, labels, target, out, judge=judge, threshold=threshold, level=o["level"],
+                  n_boot=o["bootstrap"], seed=seed, engine=o["engine"], scale=scale, strata=o["strata"])

@@ -48,7 +48,7 @@ ALLOW_SAME_FAMILY = "--allow-same-family"
 ALLOW_SAME_FAMILY_OLD = "--allow-shared-family"   # an earlier spelling, still accepted (hidden)
 
 CONSTRUCT_VALIDITY = declared_options.CONSTRUCT_VALIDITY
-BLIND_SPOT = "Kumar, Pothuneedi & Bandak, “The Anatomy of a Blind Spot: What an LLM Judge Must Be Shown, and How Much”"
+BLIND_SPOT = declared_options.BLIND_SPOT
 CAP_PAPER = "Li et al., “Conditional Accuracy Profiles: Diagnosing LLM Judges across Deployment Conditions”"
 """The papers whose definitions the commands implement, as help texts cite them."""
 

@@ -57,10 +57,12 @@ def _validity(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
 
 
 def _vp(_: list[str], out: Path, store: Path, n_boot: int) -> Any:
+    from judgeaudit.analyses.validation_power.options import DEFAULTS
     from judgeaudit.commands.vp import run_audit
     from judgeaudit.datasets.demo import vp_demo_sets
 
-    return run_audit(vp_demo_sets(), mode="both", out=out)
+    return run_audit(vp_demo_sets(), mode=DEFAULTS["mode"], permutations=DEFAULTS["permutations"],
+                     seed=DEFAULTS["seed"], transfer=not DEFAULTS["no_transfer"], out=out)
 
 
 # --- CAP: the JudgeBench-format fixture and the LLMBar slice, both orders ------------------------------------
@@ -119,7 +121,9 @@ def _world(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
 def _loop_task(max_items: int | None = None) -> Any:
     from judgeaudit.loop.tasks import load_task
 
-    return load_task("ifeval", DATA / "ifeval", max_items=max_items)
+    from judgeaudit.loop.options import DEFAULT_RUN
+
+    return load_task(DEFAULT_RUN["task"], DEFAULT_RUN["data"], max_items=max_items)
 
 
 def loop_requests(max_items: int | None = None) -> list[JudgeRequest]:
@@ -140,10 +144,10 @@ def loop_requests(max_items: int | None = None) -> list[JudgeRequest]:
 
 def _loop(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
     from judgeaudit.commands.loop import run_loop_command
+    from judgeaudit.loop.options import DEFAULT_RUN
 
-    return run_loop_command(task="ifeval", data=DATA / "ifeval", initial="shipped", responder=judges[0],
-                            judge=judges[0], regulators=list(LOOP_REGULATORS), out=out, store=store, rounds=1,
-                            votes=1, bootstrap=n_boot)
+    return run_loop_command(**DEFAULT_RUN, responder=judges[0], judge=judges[0], out=out, store=store,
+                            bootstrap=n_boot)
 
 
 _HOW: dict[str, tuple[str, str | None, Callable[[Judge], list[JudgeRequest]], Callable[..., Any]]] = {

@@ -24,21 +24,19 @@ from judgeaudit.commands.common import (
     RayAddressOpt,
     RetriesOpt,
     RpmOpt,
-    TemplateOpt,
     TimeoutOpt,
     calls_checked,
     failed,
 )
+from judgeaudit.commands.declared import declared
 from judgeaudit.errors import InputError
-from judgeaudit.validate import MAX_ROUNDS, MAX_VOTES
+from judgeaudit.loop.options import NLI_HELP, OPTIONS, RUN, VOTE_TEMPERATURE
 from judgeaudit.commands.common import ApiBaseOpt, BootstrapOpt, ConcurrencyOpt, SeedOpt
 
 app = typer.Typer(help="Close the loop: what acting on a judge's reports does, scored by a checker.",
                   no_args_is_help=True)
 console = Console(stderr=True, soft_wrap=True)
 
-VOTE_TEMPERATURE = 0.3
-"""The feedback judge's sampling temperature (blind-spot §3.4: three votes at temperature 0.3)."""
 
 WORLDS_KIND = "loop worlds"
 """The kind of a ``loop worlds`` run folder (``runfolder``): another command than ``loop run``."""
@@ -59,9 +57,6 @@ def check_second_family(judge: Any, judge2: Any) -> None:
                          "second-family arms need another vendor", field="--judge2")
 
 
-NLI_HELP = ("HaluEval QA: where containment fails, an NLI backend decides entailment to the right answer "
-            "(the paper's fallback): lexical | hf:PATH | api:MODEL | local [?tau_s=0.95&cache=PATH]; lexical is a "
-            "weak baseline")
 
 
 def halueval_checker(task: str, nli: str | None, api_base: str | None) -> tuple[Any, str]:
@@ -123,9 +118,9 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     from judgeaudit.runinfo import write_result
     from judgeaudit.runtime.failures import recording
     from judgeaudit.runtime.store import CallStore
-    from judgeaudit.validate import check_options, output_dir, spec_inputs
+    from judgeaudit.validate import output_dir, spec_inputs
 
-    check_options(rounds=rounds, votes=votes, max_items=max_items, concurrency=concurrency, bootstrap=bootstrap,
+    OPTIONS.check(rounds=rounds, votes=votes, max_items=max_items, concurrency=concurrency, bootstrap=bootstrap,
                   temperature=temperature)
     if not regulators:
         raise InputError("give at least one --regulator", field="--regulator")
@@ -182,14 +177,22 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
         share = half_share(t.name, t.items)
         for name in halves:
             stats["regulators"][name]["world_shown"] = share
+    from judgeaudit.analyses.validity.schema import JudgeIdentity
+    from judgeaudit.loop.schema import LEVEL, RESAMPLED, SCHEMA_VERSION, LoopFile
+
+    templates = {x.id: rec for x in (j, j2) if x is not None and (rec := x.template_record("generate"))}
     result: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "task": task, "data": t.source, "n_items": len(t.items), "rounds": rounds, "votes": votes,
         "temperature": temperature,
         "initial": initial if isinstance(initial, str) else getattr(initial, "id", str(initial)),
         "responder": getattr(resp, "id", str(responder)),
         "judge": getattr(j, "id", None), "judge2": getattr(j2, "id", None),
         # the template each feedback judge was asked with (judge id -> name, version, sha256, source)
-        "templates": {x.id: rec for x in (j, j2) if x is not None and (rec := x.template_record("generate"))},
+        "templates": templates,
+        # who the feedback judges were, as this run built them
+        "identities": {x.id: JudgeIdentity(family=x.spec.family, model=x.spec.model, template=templates.get(x.id))
+                       .model_dump(mode="json") for x in (j, j2) if x is not None},
         "checker": "IFEval strict (loose reported beside)" if task == "ifeval" else
                    ("GSM8K answer key" if task == "gsm8k" else checker),
         **({"checker_routes": checker_routes(t, fallback)} if task == "halueval_qa" else {}),
@@ -214,6 +217,10 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
                   "a bare score names no constraint, so it has no rate (None); a regulator whose every report "
                   "vote failed or did not parse is marked 'no usable report'"),
     }
+    # what every interval resampled: the responses, one bootstrap shared by every arm (loop.accounting)
+    result["unit"] = {"resampled": RESAMPLED, "n": stats["before"]["n_responses"], "resamples": bootstrap,
+                      "level": LEVEL}
+    LoopFile.of(result)   # what the readers read is there, under the names they read it by
     with output_set(out, "loop") as o:   # one set: a kill leaves the earlier run or this one, never a mix
         result = write_result(o / "result.json", result, inputs={"data": data})
         for name, df in (("units", lr.units), ("complaints", lr.complaints), ("outputs", lr.outputs)):
@@ -260,56 +267,17 @@ def _describe(r: Any) -> str:
 
 @app.command("run")
 @calls_checked
-def run_cmd(
-    task: Annotated[str, typer.Option("--task", help="ifeval | gsm8k | halueval_qa")],
-    data: Annotated[Path, typer.Option("--data", help="the task's data file or folder")],
-    responder: Annotated[str, typer.Option("--responder", help="generating spec, or reference:echo")],
-    out: Annotated[Path, out_option("--out", what="folder", help="output folder")],
-    regulator: Annotated[list[str], typer.Option("--regulator", help=(
-        "an arm (repeatable): control, blind, informed, typed, certificate, informed_once, two_agree, score, "
-        "world_none|half|full, throttle_1|3|all, goal_good|constraints, hidden, second_blind, second_informed; "
-        "NAME+MOD composes"))],
-    initial: Annotated[str, typer.Option("--initial", help="shipped[:CONDITION] | replay:PATH | generating spec")]
-    = "shipped",
-    judge: Annotated[str | None, typer.Option("--judge", help="feedback judge spec")] = None,
-    judge2: Annotated[str | None, typer.Option("--judge2", help="second-family judge spec")] = None,
-    rewriter: Annotated[str | None, typer.Option("--rewriter", help="constraints-hidden rewriter (default: judge)")]
-    = None,
-    rounds: Annotated[int, typer.Option("--rounds", help=f"revision rounds, 1–{MAX_ROUNDS} (paper: 3)")] = 1,
-    votes: Annotated[int, typer.Option("--votes", help=f"judge samples per report, 1–{MAX_VOTES} (paper: 3)")] = 3,
-    temperature: Annotated[float, typer.Option("--temperature", help=(
-        "sampling temperature of the feedback judges' votes, api and local backends (paper: 0.3)"))]
-    = VOTE_TEMPERATURE,
-    max_items: Annotated[int | None, typer.Option("--max-items", help="keep the first N items")] = None,
-    bootstrap: BootstrapOpt = 2000,
-    seed: SeedOpt = 0,
-    store: Annotated[Path | None, out_option("--store", what="store", help="call store (default OUT/calls.sqlite)")] = None,
-    concurrency: ConcurrencyOpt = None,
-    api_base: ApiBaseOpt = None,
-    allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
-    backend: BackendOpt = DEFAULT_BACKEND,
-    ray_address: RayAddressOpt = None,
-    nli: Annotated[str | None, typer.Option("--nli", help=NLI_HELP)] = None,
-    call_timeout: TimeoutOpt = None,
-    call_retries: RetriesOpt = None,
-    call_rpm: RpmOpt = None,
-    batch: BatchOpt = None,
-    batch_out: BatchOutOpt = None,
-    mlflow: MlflowOpt = None,
-    mlflow_experiment: MlflowExperimentOpt = None,
-    judge_template: TemplateOpt = None,
-) -> None:
+@declared(OPTIONS, backend=(BackendOpt, DEFAULT_BACKEND), ray_address=(RayAddressOpt, None))
+def run_cmd(**options: Any) -> None:
     """Run the loop → OUT/result.json and OUT/report.html; exits 1 when a judging arm had no usable
     report (``--allow-failures``: exit 0)."""
     from judgeaudit.commands.common import report_calls
     from judgeaudit.loop.engine import NO_USABLE_REPORT
     from judgeaudit.runtime.failures import active
 
-    r = run_loop_command(task=task, data=data, initial=initial, responder=responder, judge=judge,
-                         regulators=regulator, out=out, rounds=rounds, votes=votes, max_items=max_items,
-                         judge2=judge2, rewriter=rewriter, store=store, concurrency=concurrency, api_base=api_base,
-                         bootstrap=bootstrap, seed=seed, temperature=temperature, nli=nli,
-                         template=judge_template)
+    values = {o.name: options[o.keyword] for o in OPTIONS.on_command()}
+    allow_failures, out = values["allow_failures"], values["out"]
+    r = run_loop_command(**{k: values[k] for k in RUN})
     print_routes(r, allow_failures)
     b = r["before"]
     n_err = sum(r["judge_errors"].values()) + r["responder_errors"]

@@ -3,14 +3,14 @@ App. E) — how much of each set a reader of surface form alone recovers, per in
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Annotated
+from typing import Any
 
 import typer
 from rich.console import Console
 
-from judgeaudit.commands.outputs import out_option
+from judgeaudit.analyses.validation_power.options import DEFAULT_JOBS, DEFAULT_PERMUTATIONS, OPTIONS  # noqa: F401 - DEFAULT_JOBS: public here too
+from judgeaudit.commands.declared import declared
 from judgeaudit.analyses.validation_power import ValidationPowerResult, audit_validation_power
 from judgeaudit.commands import register
 from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt
@@ -21,11 +21,6 @@ app = typer.Typer(help="Validation power of label sets: could surface form alone
                        f"({CONSTRUCT_VALIDITY} Def. 6, App. E)", no_args_is_help=True)
 console = Console(stderr=True)
 
-DEFAULT_PERMUTATIONS = 20
-"""Label permutations per member for the null (recorded in result.json)."""
-
-DEFAULT_JOBS = min(2, os.cpu_count() or 1)
-"""Worker processes of ``vp audit`` (sets are audited in parallel; results do not depend on it)."""
 
 
 def parse_ceiling(text: str) -> tuple[str, str | None, tuple[float, float, float]]:
@@ -94,7 +89,11 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
         from judgeaudit.runfolder import output_set
 
         with output_set(out, "vp") as dest:   # one set: a kill leaves the earlier run or this one, never a mix
-            write_result(dest / "result.json", result.to_dict(),   # inputs: each set spec's file or folder, hashed
+            from judgeaudit.analyses.validation_power.schema import VpFile, with_units
+
+            payload = with_units(result.to_dict())   # versioned; each row with the groups its intervals resampled
+            VpFile.of(payload)   # what the readers read is there, under the names they read it by
+            write_result(dest / "result.json", payload,   # inputs: each set spec's file or folder, hashed
                          inputs={f"set:{spec}": path for spec, path in zip(specs, spec_paths(specs), strict=True)})
             preds = result.predictions_frame()
             if len(preds):   # the rows behind a_imp: each member's out-of-fold prediction of each label
@@ -156,36 +155,31 @@ def _group() -> None:
 
 
 @app.command("audit")
-def audit(
-    sets: Annotated[list[str], typer.Option("--set", help="data-set spec, e.g. llmbar:PATH?subset=Natural, "
-                                            "jsonl:PATH?text=…&label=…&group=… (repeatable)")],
-    out: Annotated[Path, out_option("--out", what="folder", help="output folder (result.json, report.html)")],
-    mode: Annotated[str, typer.Option("--mode", help="item | paired | both")] = "both",
-    permutations: Annotated[int, typer.Option("--permutations", help="label permutations per member (null)")] =
-    DEFAULT_PERMUTATIONS,
-    seed: Annotated[int, typer.Option("--seed", help="side order, KFold shuffle, permutations, bootstrap")] = 0,
-    ceiling: Annotated[list[str] | None, typer.Option("--ceiling", help="user-supplied human ceiling "
-                                                      "NAME[:MODE]=VALUE,LO,HI (repeatable)")] = None,
-    no_transfer: Annotated[bool, typer.Option("--no-transfer", help="skip cross-set transfer")] = False,
-    ledger: register.LedgerOpt = None,
-    strict_register: register.StrictOpt = False,
-    jobs: Annotated[int, typer.Option("--jobs", help="worker processes auditing sets (a job per input mode) "
-                                      "and fitting transfer sources in parallel (the result does not depend on it)")] = DEFAULT_JOBS,
-    backend: BackendOpt = DEFAULT_BACKEND,
-    ray_address: RayAddressOpt = None,
-) -> None:
+@declared(OPTIONS, backend=(BackendOpt, DEFAULT_BACKEND), ray_address=(RayAddressOpt, None))
+def audit(**options: Any) -> None:
     """Audit label sets with the frozen impoverished family, in per-item and/or paired mode."""
-    from judgeaudit.runfolder import output_set
-    from judgeaudit.validate import check_options, output_dir, set_inputs
+    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()}, backend=options["backend"],
+                ray_address=options["ray_address"])
 
-    check_options(permutations=permutations)
+
+def run_command(values: dict[str, Any], *, backend: str | None = None, ray_address: str | None = None) -> None:
+    """A validation-power audit from its options by their declared names (``analyses.validation_power.options``;
+    what the command's flags or an experiment file's keys give; absent ones take their defaults): the audit, the
+    register with ``ledger``, the report, and exit 3 with ``strict_register`` when a headline number was not
+    registered."""
+    from judgeaudit.runfolder import output_set
+    from judgeaudit.validate import output_dir, set_inputs
+
+    v = {**OPTIONS.defaults(), **values}
+    sets, out, ledger, strict_register = v["sets"], v["out"], v["ledger"], v["strict_register"]
+    OPTIONS.check(permutations=v["permutations"])
     output_dir(out, writes=("result.json", "report.html"), inputs=set_inputs(sets), kind="vp")
     led = register.load(ledger, strict_register)
     entries = None
     with output_set(out, "vp") as dest:   # the result, the report and the register as one set
-        result = run_audit(list(sets), mode=mode, out=out, permutations=permutations, seed=seed,
-                           ceilings=list(ceiling or []), transfer=not no_transfer, jobs=jobs, backend=backend,
-                           ray_address=ray_address)
+        result = run_audit(list(sets), mode=v["mode"], out=out, permutations=v["permutations"], seed=v["seed"],
+                           ceilings=list(v["ceilings"] or []), transfer=not v["no_transfer"], jobs=v["jobs"],
+                           backend=backend, ray_address=ray_address)
         if led is not None:
             from judgeaudit.report.html import write_page
             from judgeaudit.report.validation_power import audited_sets_line, vp_sections
