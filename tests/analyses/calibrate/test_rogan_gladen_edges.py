@@ -136,3 +136,15 @@ def test_exactly_the_tail_share_undefined_at_a_level_whose_share_is_exact():
     r = rogan_gladen(*_labelled(3, 1, 3, 1), np.array([1, 0, 0, 0] * 50, dtype=bool), n_boot=400, seed=22,
                      level=0.75)
     assert r.undefined_resamples == 50 and r.ci is not None and r.note is None
+
+
+def test_exactly_the_tail_share_undefined_where_the_share_rounds_below_it():
+    """At level 0.9, (1 − 0.9)/2 · 400 is 19.999999999999996 in floating point: 20 of 400 undefined resamples
+    (exactly 5%) is at most the tail share, so both forms print the interval."""
+    yu = np.array([1, 0, 0, 0] * 50, dtype=bool)
+    r = rogan_gladen(*_labelled(3, 1, 6, 1), yu, n_boot=400, seed=4, level=0.9)
+    assert r.undefined_resamples == 20 and r.ci is not None and r.note is None
+    est, lo, hi = rogan_gladen_batch(np.array([3]), np.array([1]), np.array([6]), np.array([1]), np.array([50]), 200,
+                                     n_boot=400, seed=4, level=0.9)
+    assert est[0] == pytest.approx(r.estimate, abs=1e-12)
+    assert (lo[0], hi[0]) == pytest.approx(r.ci, abs=1e-12)

@@ -21,6 +21,8 @@ of a row resample), vectorised over resamples.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,6 +79,13 @@ def counts(y, yhat) -> tuple[int, int, int, int]:  # noqa: ANN001
     return (int(np.sum(y & yhat)), int(np.sum(y & ~yhat)), int(np.sum(~y & ~yhat)), int(np.sum(~y & yhat)))
 
 
+def allowed_undefined(level: float, n_boot: int) -> int:
+    """The most resamples that may lack an estimate for an interval to be reported: (1 − level)/2 of
+    ``n_boot``, rounded down, with the floating-point error of the product forgiven ((1 − 0.9)/2 · 400 is
+    19.999999999999996, and 20 undefined resamples are exactly 5%)."""
+    return math.floor((1.0 - level) / 2.0 * n_boot + 1e-9)
+
+
 def rogan_gladen(y, yhat, yhat_unlabelled, *, level: float = 0.95, n_boot: int = 2000,  # noqa: ANN001
                  seed: int | np.random.Generator | None = 0) -> RoganGladen:
     """The corrected prevalence with its percentile-bootstrap interval.
@@ -110,7 +119,7 @@ def rogan_gladen(y, yhat, yhat_unlabelled, *, level: float = 0.95, n_boot: int =
             note = (f"no interval: the labelled 2×2 table has no {' and no '.join(empty)} among {n} labels, so "
                     "every resample shows that rate as perfect and the interval would be the judge's raw rate's; "
                     "label more items")
-        elif undefined <= (1.0 - level) / 2.0 * n_boot:
+        elif undefined <= allowed_undefined(level, n_boot):
             lo, hi = percentile_ci(boot, level)
             ci = (float(lo), float(hi))
         else:
@@ -139,6 +148,6 @@ def rogan_gladen_batch(tp, fn, tn, fp, k, big_n: int, *, level: float = 0.95, n_
     boot = _rg(kb / big_n, *_rates(*(cells[..., i].astype(float) for i in range(4))))
     lo, hi = percentile_ci(boot, level, axis=1)
     empty = (np.stack([tp, fn, tn, fp], axis=1) == 0).any(axis=1)   # no interval: see ``rogan_gladen``
-    undefined = np.isnan(boot).sum(axis=1) > (1.0 - level) / 2.0 * n_boot
+    undefined = np.isnan(boot).sum(axis=1) > allowed_undefined(level, n_boot)
     bad = (empty | undefined if refuse else np.zeros_like(empty)) | np.isnan(est)
     return est, np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)
