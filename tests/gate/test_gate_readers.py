@@ -171,6 +171,13 @@ def test_a_null_or_nan_count_is_unknown_not_an_error():
     assert one(c, "world.blind.recall").n == 7
 
 
+def test_a_count_of_zero_units_is_read_as_zero():
+    """No unit is a count (a floor then decides BLIND on it), neither unknown nor malformed."""
+    c = card()
+    c["sections"]["world"]["arms"]["blind"]["recall"]["n"] = 0
+    assert one(c, "world.blind.recall").n == 0
+
+
 # ------------------------------------------------------------------------------------- the interval rules
 
 
