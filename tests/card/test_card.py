@@ -69,8 +69,12 @@ def _all_present(root: Path) -> Path:
     _write(root / "validity", _validity())
     _write(root / "cap", _cap())
     _write(root / "vp", _vp())
-    _write(root / "world", {"arms": ["blind", "informed"], "tie_rule": "any", "judges": {J: {"arms": {
-        "blind": {"recall": 0.2, "ci": {"recall": [0.1, 0.3]}}, "informed": {"recall": 0.6, "ci": {"recall": [0.5, 0.7]}}}}}})
+    counts = {"n": 20, "n_defective": 10, "n_clean": 10, "no_verdict": 0, "answers": 20, "ties": 0,
+              "parse_failures": 0, "unit": "answer", "scored": "per-answer labels"}   # every key a run writes
+    _write(root / "world", {"arms": ["blind", "informed"], "tie_rule": "any", "form": "label", "n_boot": 2000,
+                            "seed": 0, "spearman": [], "paired": [], "judges": {J: {"arms": {
+        "blind": {**counts, "recall": 0.2, "ci": {"recall": [0.1, 0.3]}},
+        "informed": {**counts, "recall": 0.6, "ci": {"recall": [0.5, 0.7]}}}}}})
     _write(root / "loop", {"judge": J, "regulators": {"blind": {"net": -0.04, "net_ci": [-0.08, 0.0]},
                                                       "informed": {"net": 0.02, "net_ci": [-0.01, 0.05]}}})
     led = Ledger(predictions=(Prediction.model_validate(

@@ -133,7 +133,10 @@ def test_run_missing_whose_judge_gives_no_usable_verdict_says_so_and_exits_non_z
                         "judges": {judge: _block()}})
     _write(have / "p", {"config": {}, "transfer": [], "sets": {"s": {"meta": {"label_origin": "human vote"}, "item": {
         "applicable": True, "n": 10, "a_imp": 0.1, "a_imp_ci": [0.0, 0.2], "a_imp_null": {"n": 10}}}}})
-    _write(have / "w", {"arms": ["blind"], "tie_rule": "any", "judges": {judge: {"arms": {"blind": {"recall": 0.5}}}}})
+    blind = {"n": 2, "n_defective": 1, "n_clean": 1, "no_verdict": 0, "answers": 2, "ties": 0, "parse_failures": 0,
+             "unit": "answer", "scored": "per-answer labels", "recall": 0.5}      # every key a world run writes
+    _write(have / "w", {"arms": ["blind"], "tie_rule": "any", "form": "label", "n_boot": 50, "seed": 0, "spearman": [],
+                        "paired": [], "judges": {judge: {"arms": {"blind": blind}}}})
     _write(have / "l", {"judge": judge, "regulators": {"blind": {"net": 0.0}}})
     out = tmp_path / "c"
     res = CliRunner().invoke(app, ["card", "--judge", judge, "--from", str(have), "--run-missing", "--yes",

@@ -150,3 +150,31 @@ def test_no_resample_asked_gives_no_interval():
         assert math.isnan(lo) and math.isnan(hi)
         v, lo, hi = boot_metric(a, "recall", n_boot=n_boot)
         assert v == pytest.approx(3 / 4) and math.isnan(lo) and math.isnan(hi)
+
+
+def test_one_resample_gives_its_own_value_as_both_ends():
+    """A single resample is an interval of no width at that resample's value (not "no interval")."""
+    from judgeaudit.stats.paired import boot_metrics
+    from judgeaudit.stats.resample import bootstrap_counts
+
+    counts = np.array([[1, 0, 2, 0, 0], [0, 1, 1, 1, 1], [1, 1, 0, 0, 0], [2, 0, 1, 1, 0]], dtype=float)
+    one = metric(bootstrap_counts(4, 1, 5) @ counts, "recall")[0]
+    value, lo, hi = boot_metric(counts, "recall", n_boot=1, seed=5)
+    assert value == pytest.approx(4 / 6) and lo == hi == pytest.approx(one)
+    got = boot_metrics(counts, ["recall", "specificity"], n_boot=1, seed=5)
+    assert got["recall"] == (value, lo, hi)
+    spec = metric(bootstrap_counts(4, 1, 5) @ counts, "specificity")[0]
+    assert got["specificity"][1] == got["specificity"][2] == pytest.approx(spec)
+
+
+def test_unpaired_arms_are_drawn_with_seeds_seed_and_seed_plus_one():
+    """``arm_resamples`` unpaired: A's resample from ``seed``, B's from ``seed + 1``, each over its own units."""
+    from judgeaudit.stats.paired import arm_resamples
+    from judgeaudit.stats.resample import bootstrap_counts
+
+    wa, wb = arm_resamples(5, 7, paired=False, n_boot=30, seed=11)
+    assert np.array_equal(wa, bootstrap_counts(5, 30, 11)) and np.array_equal(wb, bootstrap_counts(7, 30, 12))
+    pa, pb = arm_resamples(6, 6, paired=True, n_boot=30, seed=11)
+    assert pa is pb and np.array_equal(pa, bootstrap_counts(6, 30, 11))
+    with pytest.raises(ValueError):
+        arm_resamples(5, 7, paired=True)

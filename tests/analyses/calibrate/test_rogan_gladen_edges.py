@@ -148,3 +148,17 @@ def test_exactly_the_tail_share_undefined_where_the_share_rounds_below_it():
                                      n_boot=400, seed=4, level=0.9)
     assert est[0] == pytest.approx(r.estimate, abs=1e-12)
     assert (lo[0], hi[0]) == pytest.approx(r.ci, abs=1e-12)
+
+
+def test_one_undefined_resample_past_the_tail_share_is_refused():
+    """10 of 400 undefined at level 0.95 is the tail share (printed: seed 59 above); 11 is one past it."""
+    r = rogan_gladen(*_labelled(4, 1, 9, 2), np.array([1, 0, 0, 0] * 50, dtype=bool), n_boot=400, seed=66)
+    assert r.undefined_resamples == 11 and r.ci is None and r.note.startswith("no interval: 11 of 400")
+
+
+def test_tnr_has_its_exact_interval_when_negatives_are_half_flagged():
+    """TN = FP (2 and 2): TNR 0.5 with its Clopper–Pearson interval, as statsmodels' 'beta' method gives it."""
+    r = rogan_gladen(*_labelled(3, 1, 2, 2), np.array([1, 0, 0, 0] * 50, dtype=bool), n_boot=200, seed=0)
+    assert r.tnr == 0.5
+    assert r.tnr_ci == pytest.approx(proportion_confint(2, 4, alpha=0.05, method="beta"), abs=1e-12)
+    assert r.tpr_ci == pytest.approx(proportion_confint(3, 4, alpha=0.05, method="beta"), abs=1e-12)
