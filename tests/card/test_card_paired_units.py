@@ -454,3 +454,35 @@ def test_a_validity_run_folder_reads_the_frontier_the_run_graded(tmp_path):
     (run / "result.json").write_text(json.dumps(whole))
     got, notes = section_units(_card("validity", {"path": str(run / "result.json")}), "validity")
     assert got == [] and len(notes) == 1 and "changed after the run" in notes[0]
+
+
+def test_a_judge_blind_to_every_construct_edit_is_read_at_the_lowest_threshold():
+    """No construct edit ever moves the grade: R = 0 at every threshold, so the rule (argmax R s.t. S ≥ the
+    floor, ties to the higher S, then the lower τ) picks the lowest threshold, where S = 1 — a matched point
+    (R = 0 is a finding), read there, not "no matched point"."""
+    rng = np.random.default_rng(0)
+    bi, kinds, bg, eg = _design(rng)
+    blind = np.where(kinds == "control", eg, bg)
+    ids = [f"b{i}" for i in range(12)]
+    f = _frontier(ids, bi, kinds, bg, blind, 0.8)
+    tau, want = _by_hand(bi, kinds, bg, blind, 0.8)
+    assert want["validity.R"] == 0 and want["validity.S"] == 1 and tau == min(bg.min(), blind.min())
+    got = compare_validity(f, _frontier(ids, bi, kinds, bg, eg, 0.8), n_boot=20)
+    assert set(got) == set(VALIDITY_STATS)
+    for q, c in got.items():
+        assert c.taus[0] == tau and c.a == pytest.approx(want[q], abs=1e-12), q
+
+
+def test_a_pair_outside_a_condition_adds_nothing_to_its_cell():
+    """p3 is measured overall but holds no item of ``cond``: the cell stays Σ num / Σ den over p1 and p2,
+    and p3 counts 0 items there (a resample drawing p3 moves only the overall cell)."""
+    units = pd.DataFrame({"judge_id": "j", "set": "s", "unit": ["p1", "p2", "p1", "p2", "p3"],
+                          "condition": ["cond", "cond", "overall", "overall", "overall"], "metric": "value",
+                          "num": [1, 3, 2, 2, 1], "den": [2, 4, 4, 4, 2]})
+    u = cap_units(units, "j", "s")
+    assert u.ids.tolist() == ["p1", "p2", "p3"]
+    s = u.counts.sum(axis=0)
+    assert float(u.stats["cap.s.cond"](s)) == pytest.approx(4 / 6)
+    assert float(u.stats["cap.s.overall"](s)) == pytest.approx(5 / 10)
+    only_p3 = u.counts[2]
+    assert np.isnan(float(u.stats["cap.s.cond"](only_p3)))
