@@ -294,3 +294,21 @@ def test_between_and_the_one_sided_comparators_agree_at_the_tolerances_edge(tmp_
     assert outcomes(tmp_path, ["extra.q >= 0.40", "extra.q between 0.40 and 0.9"], c) == ["BLIND", "BLIND"]
     c = card(extra={"q": {"value": 0.95, "ci": [0.9 + 1e-12, 0.99]}})
     assert outcomes(tmp_path, ["extra.q <= 0.90", "extra.q between 0.40 and 0.9"], c) == ["BLIND", "BLIND"]
+
+
+def test_a_difference_with_one_side_missing_says_which_and_why(tmp_path):
+    """One side of a difference the card does not hold: BLIND, with that side's reason (not "no value")."""
+    for bar in ("cap.llmbar.hard - extra.nothing >= 0", "extra.nothing - cap.llmbar.hard >= 0"):
+        ch = gate(tmp_path, [bar]).bars[0].checks[0]
+        assert ch.outcome == "BLIND" and ch.why == "the card holds no such quantity", bar
+
+
+def test_a_reading_without_a_value_is_blind(tmp_path):
+    """A reading that names no reason but carries no value (a side of a difference with no number) is BLIND."""
+    from judgeaudit.gate.evaluate import judge_interval
+    from judgeaudit.gate.quantities import Reading
+
+    p = tmp_path / "p.yaml"
+    p.write_text("bars:\n  - extra.k >= 0.4\n")
+    ch = judge_interval(load_policy(p).bars[0], Reading("extra.k"))
+    assert (ch.outcome, ch.why) == ("BLIND", "no value")
