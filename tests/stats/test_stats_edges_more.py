@@ -178,3 +178,13 @@ def test_unpaired_arms_are_drawn_with_seeds_seed_and_seed_plus_one():
     assert pa is pb and np.array_equal(pa, bootstrap_counts(6, 30, 11))
     with pytest.raises(ValueError):
         arm_resamples(5, 7, paired=True)
+
+
+def test_one_cluster_resamples_to_itself():
+    """A single cluster: every resample is that cluster, so each metric's interval is its value at both ends."""
+    from judgeaudit.stats.paired import boot_metrics
+
+    counts = np.array([[2, 1, 3, 1, 1]], dtype=float)
+    got = boot_metrics(counts, ["recall", "specificity"], n_boot=50, seed=0)
+    assert got["recall"] == pytest.approx((2 / 3, 2 / 3, 2 / 3)) and got["specificity"] == pytest.approx((0.75,) * 3)
+    assert boot_metric(counts, "recall", n_boot=50, seed=0) == pytest.approx((2 / 3,) * 3)
