@@ -471,6 +471,8 @@ def test_a_judge_blind_to_every_construct_edit_is_read_at_the_lowest_threshold()
     assert set(got) == set(VALIDITY_STATS)
     for q, c in got.items():
         assert c.taus[0] == tau and c.a == pytest.approx(want[q], abs=1e-12), q
+    back = compare_validity(_frontier(ids, bi, kinds, bg, eg, 0.8), f, n_boot=20)    # the blind judge as B
+    assert all(c.taus[1] == tau and c.b == pytest.approx(want[q], abs=1e-12) for q, c in back.items()) and back
 
 
 def test_a_pair_outside_a_condition_adds_nothing_to_its_cell():

@@ -312,3 +312,17 @@ def test_a_reading_without_a_value_is_blind(tmp_path):
     p.write_text("bars:\n  - extra.k >= 0.4\n")
     ch = judge_interval(load_policy(p).bars[0], Reading("extra.k"))
     assert (ch.outcome, ch.why) == ("BLIND", "no value")
+
+
+def test_a_cap_cell_without_its_value_names_the_cell():
+    """A CAP cell missing its value is a malformed card, named where it is: the overall cell or a condition's."""
+    c = card()
+    c["sections"]["cap"]["sets"]["llmbar"]["overall"] = {"ci": [0.6, 0.8], "n": 120}
+    with pytest.raises(InputError) as e:
+        read(c, "cap.llmbar.overall")
+    assert e.value.field == "sections.cap.sets.llmbar.overall.value"
+    c = card()
+    c["sections"]["cap"]["sets"]["llmbar"]["conditions"]["hard"] = {"ci": [0.35, 0.65], "n": 40}
+    with pytest.raises(InputError) as e:
+        read(c, "cap.llmbar.hard")
+    assert e.value.field == "sections.cap.sets.llmbar.conditions.hard.value"
