@@ -61,8 +61,11 @@ from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from judgeaudit import options as opts
 from judgeaudit.analyses.cap.options import OPTIONS as CAP_OPTIONS
+from judgeaudit.analyses.cap.options import WRITES as CAP_WRITES
 from judgeaudit.analyses.validation_power.options import OPTIONS as VP_OPTIONS
+from judgeaudit.analyses.validation_power.options import WRITES as VP_WRITES
 from judgeaudit.analyses.validity.options import OPTIONS as VALIDITY_OPTIONS
+from judgeaudit.analyses.validity.options import WRITES as VALIDITY_WRITES
 from judgeaudit.analyses.world.options import OPTIONS as WORLD_OPTIONS
 from judgeaudit.loop.options import OPTIONS as LOOP_OPTIONS
 
@@ -231,9 +234,9 @@ def _inputs(exp: _Experiment) -> list[tuple[tuple[Any, ...], Path]]:
     return out
 
 
-_WRITES = {"validity": ("result.json", "verdicts.parquet", "report.html"), "world": (), "loop": (), "card": (),
-           "migrate": ("result.json", "link.json", "verdicts.parquet", "report.html"),
-           "cap": ("result.json", "report.html", "units.parquet"), "vp": ("result.json", "report.html")}
+_WRITES = {"validity": VALIDITY_WRITES, "world": (), "loop": (), "card": (),
+           "migrate": ("result.json", "link.json", "verdicts.parquet", "report.html"), "cap": CAP_WRITES,
+           "vp": VP_WRITES}
 
 
 def _relative(base: Path, v: Any) -> Any:

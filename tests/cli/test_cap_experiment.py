@@ -49,7 +49,7 @@ def test_a_cap_file_gives_the_numbers_the_command_gives(tmp_path, fake_server, m
     assert yml.exit_code == 0, yml.output
     a, b = (json.loads((tmp_path / d / "result.json").read_text()) for d in ("cli", "file"))
     assert _numbers(a) == _numbers(b)
-    assert a["settings"] == {"n_boot": 40, "seed": 3, "failures": "exclude"}
+    assert a["settings"] == {"n_boot": 40, "seed": 3, "failures": "exclude", "level": 0.95}
     assert a["sets"]["judgebench"]["judges"][judge]["template"]["name"] == "judgeaudit-pairwise"
 
 

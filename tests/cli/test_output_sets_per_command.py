@@ -47,8 +47,8 @@ def _argv(name: str, out: Path, tmp: Path, seed: int) -> list[str]:
 
 # the set each command writes (its manifest lists exactly these files)
 SETS = {"validity": {"result.json", "verdicts.parquet", "report.html"},
-        "cap": {"result.json", "units.parquet", "report.html"},
-        "vp": {"result.json", "report.html"},
+        "cap": {"result.json", "units.parquet", "pair_verdicts.parquet", "report.html"},
+        "vp": {"result.json", "predictions.parquet", "report.html"},
         "loop worlds": {"result.json", "answers.jsonl"}}
 
 # a writer each command calls after result.json, and the module it is read from at call time
@@ -182,3 +182,16 @@ def test_a_set_a_kill_left_uncommitted_is_no_run_to_the_card_or_the_ledger(tmp_p
     (out / STAGING / "result.json").write_text(json.dumps(ghost))
     assert [r.run_id for r in collect([tmp_path / "runs"])] == [committed]
     assert [r.run_id for r in load_results([tmp_path / "runs"])] == [committed]
+
+
+@pytest.mark.parametrize("name", ["validity", "cap", "vp"])
+def test_the_files_a_command_declares_it_writes_are_the_files_its_run_writes(name):
+    """Each analysis declares once the files its run writes (checked before a run and by an experiment file);
+    the declaration is the set a run's manifest lists."""
+    import importlib
+
+    from judgeaudit.experiment import _WRITES
+
+    mod = {"validity": "validity", "cap": "cap", "vp": "validation_power"}[name]
+    writes = importlib.import_module(f"judgeaudit.analyses.{mod}.options").WRITES
+    assert set(writes) == SETS[name] and _WRITES[name] == writes

@@ -88,7 +88,10 @@ def test_the_loop_step_of_card_run_missing_goes_to_its_api_base(two_servers, tmp
                         "judges": {JUDGE: BLOCK}})
     _write(have / "p", {"config": {}, "transfer": [], "sets": {"s": {"meta": {"label_origin": "human vote"}, "item": {
         "applicable": True, "n": 10, "a_imp": 0.1, "a_imp_ci": [0.0, 0.2], "a_imp_null": {"n": 10}}}}})
-    _write(have / "w", {"arms": ["blind"], "tie_rule": "any", "judges": {JUDGE: {"arms": {"blind": {"recall": 0.5}}}}})
+    blind = {"n": 2, "n_defective": 1, "n_clean": 1, "no_verdict": 0, "answers": 2, "ties": 0, "parse_failures": 0,
+             "unit": "answer", "scored": "per-answer labels", "recall": 0.5}      # every key a world run writes
+    _write(have / "w", {"arms": ["blind"], "tie_rule": "any", "form": "label", "n_boot": 20, "seed": 0, "spearman": [],
+                        "paired": [], "judges": {JUDGE: {"arms": {"blind": blind}}}})
     r = CliRunner().invoke(app, ["card", "--judge", JUDGE, "--from", str(have), "--run-missing", "--yes",
                                  "--bootstrap", "20", "--out", str(tmp_path / "c"), "--api-base", named.base_url])
     assert r.exit_code == 0, (r.output, r.exception)

@@ -21,7 +21,7 @@ from judgeaudit.datasets._common import CoverageCell, judge_family, table_family
 from judgeaudit.errors import InputError
 from judgeaudit.commands.common import ALLOW_SAME_FAMILY, CAP_PAPER, STORE_HELP, ApiBaseOpt
 from judgeaudit.commands.declared import declared
-from judgeaudit.analyses.cap.options import DEFAULTS, OPTIONS
+from judgeaudit.analyses.cap.options import DEFAULTS, OPTIONS, WRITES
 
 app = typer.Typer(help=f"Conditional accuracy profiles of pairwise judges ({CAP_PAPER})",
                   no_args_is_help=True)
@@ -303,7 +303,7 @@ def run_command(values: dict[str, Any], *, echo: Console = console) -> CapResult
     v = {**OPTIONS.defaults(), **values}
     out, ledger, strict = v["out"], v["ledger"], v["strict_register"]
     OPTIONS.check(bootstrap=v["bootstrap"], concurrency=v["concurrency"])
-    output_dir(out, writes=("result.json", "report.html", "units.parquet"),
+    output_dir(out, writes=WRITES,
                inputs=[*set_inputs(v["sets"]), v["human"], v["store"]], kind="cap")
     led = register.load(ledger, strict)
     if v["augment"] and any(a not in ("style", "length") for a in v["augment"]):

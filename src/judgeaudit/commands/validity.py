@@ -10,7 +10,7 @@ import pandas as pd
 import typer
 from rich.console import Console
 
-from judgeaudit.analyses.validity.options import DEFAULTS, OPTIONS
+from judgeaudit.analyses.validity.options import DEFAULTS, OPTIONS, WRITES
 from judgeaudit.commands import register
 from judgeaudit.commands.common import CONSTRUCT_VALIDITY, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands.declared import declared
@@ -56,7 +56,7 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     OPTIONS.check(s_floor=s_floor, bar=bar, bootstrap=n_boot, regrade=n_regrade, concurrency=concurrency)
     bundled = probes_path == BUNDLED
     path = bundled_probes_path() if bundled else Path(probes_path)
-    output_dir(out, writes=("result.json", "verdicts.parquet", "report.html"),
+    output_dir(out, writes=WRITES,
                inputs=[None if bundled else path, store, *spec_inputs(judge_specs)], kind="validity")
     probes = probes_frame(read_probes(path))
     requests = validity_requests(probes, n_regrade)

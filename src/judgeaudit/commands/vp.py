@@ -9,7 +9,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from judgeaudit.analyses.validation_power.options import DEFAULT_JOBS, DEFAULT_PERMUTATIONS, OPTIONS  # noqa: F401 - DEFAULT_JOBS: public here too
+from judgeaudit.analyses.validation_power.options import DEFAULT_JOBS, DEFAULT_PERMUTATIONS, OPTIONS, WRITES  # noqa: F401 - DEFAULT_JOBS: public here too
 from judgeaudit.commands.declared import declared
 from judgeaudit.analyses.validation_power import ValidationPowerResult, audit_validation_power
 from judgeaudit.commands import register
@@ -173,7 +173,7 @@ def run_command(values: dict[str, Any], *, backend: str | None = None, ray_addre
     v = {**OPTIONS.defaults(), **values}
     sets, out, ledger, strict_register = v["sets"], v["out"], v["ledger"], v["strict_register"]
     OPTIONS.check(permutations=v["permutations"])
-    output_dir(out, writes=("result.json", "report.html"), inputs=set_inputs(sets), kind="vp")
+    output_dir(out, writes=WRITES, inputs=set_inputs(sets), kind="vp")
     led = register.load(ledger, strict_register)
     entries = None
     with output_set(out, "vp") as dest:   # the result, the report and the register as one set

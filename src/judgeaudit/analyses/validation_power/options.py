@@ -37,3 +37,6 @@ ANALYSIS = ("mode", "permutations", "seed", "no_transfer")
 
 DEFAULTS = {name: OPTIONS[name].default for name in ANALYSIS}
 """The analysis's defaults: a default run (``judgeaudit card --run-missing``, the demo) runs with these."""
+
+WRITES = ("result.json", "report.html", "predictions.parquet")
+"""The files a run writes into its output folder (never over one it did not make)."""

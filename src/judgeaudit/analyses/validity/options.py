@@ -24,3 +24,6 @@ ANALYSIS = ("probes", "s_floor", "bar", "bootstrap", "regrade", "seed")
 
 DEFAULTS = {name: OPTIONS[name].default for name in ANALYSIS}
 """The analysis's defaults: a default run (``judgeaudit card --run-missing``, the demo) runs with these."""
+
+WRITES = ("result.json", "verdicts.parquet", "report.html")
+"""The files a run writes into its output folder (never over one it did not make)."""
