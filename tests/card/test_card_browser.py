@@ -176,3 +176,32 @@ def test_card_diff_page_reads_at_desktop_and_phone_widths(tmp_path):
             page.close()
         b.close()
     assert (tmp_path / "diff-desktop.png").stat().st_size > 10_000
+
+
+def test_a_compare_page_with_long_unbroken_quantity_names_fits_both_widths(tmp_path):
+    """Label sets named without a space (a data set's path and slice) make quantity names longer than a
+    phone's width and, in a table, than a desktop's: the names wrap inside their cell."""
+    import json
+
+    from playwright.sync_api import sync_playwright
+    from test_card_diff_page import two_cards
+
+    _require_browser()
+    ca, cb = two_cards(tmp_path)
+    for c in (ca, cb):
+        card = json.loads((c / "card.json").read_text())
+        for r in card["sections"]["vp"]["rows"]:
+            r["set"] = "judgebench-format_fixture:fixture-writer-1/" + "slice_of_the_public_copy_" * 3 + r["set"]
+        (c / "card.json").write_text(json.dumps(card))
+    html = tmp_path / "diff.html"
+    res = CliRunner().invoke(app, ["card", "diff", str(ca), str(cb), "--html", str(html)])
+    assert res.exit_code == 0, res.output
+    assert "slice_of_the_public_copy_" in html.read_text()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        for _, width in WIDTHS:
+            page = b.new_page(viewport={"width": width, "height": 900})
+            page.goto(html.as_uri())
+            _layout_ok(page, width)
+            page.close()
+        b.close()
