@@ -148,10 +148,6 @@ _CallingExperiment = create_model("_CallingExperiment", __base__=_RunExperiment,
 """An experiment whose command calls judges and takes ``--batch``/``--mlflow``: the same keys here."""
 
 
-class _WithJudges(_CallingExperiment):  # type: ignore[misc,valid-type]
-    judges: list[str | JudgeEntry] = Field(min_length=1)
-
-
 ValidityExperiment = file_model("ValidityExperiment", "validity", VALIDITY_OPTIONS, _CallingExperiment)
 """``analysis: validity``: every option of ``judgeaudit validity run`` (``analyses.validity.options``) but the
 run's own flags ``judgeaudit run`` takes (``--backend``, ``--ray-address``)."""
