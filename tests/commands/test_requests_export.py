@@ -42,10 +42,12 @@ def _write_replay(path: Path, rows: list[dict]) -> str:
     return f"replay:{path}"
 
 
-def _without_ids(d: dict, *ids: str) -> str:
+def _without_ids(d: dict | list, *ids: str) -> str:
     """``d`` as text with the judges' ids named JUDGE, without the identity a run recorded (a replay records
     the route it was read through; the numbers are what must not change)."""
-    text = json.dumps({k: v for k, v in d.items() if k != "identity"}, sort_keys=True, default=str)
+    if isinstance(d, dict):
+        d = {k: v for k, v in d.items() if k != "identity"}
+    text = json.dumps(d, sort_keys=True, default=str)
     for i in ids:
         text = text.replace(json.dumps(i)[1:-1], "JUDGE")
     return text

@@ -223,10 +223,11 @@ def _promptfoo_results(out: Path, path: Path, reply=None) -> Path:
 
 
 
-def _strip(d: dict, spec: str) -> str:
+def _strip(d: dict | list, spec: str) -> str:
     """A judge's result block as text with its spec named JUDGE, without the identity the run recorded (a
     replay records the route it was read through; the numbers are what must not change)."""
-    d = {k: v for k, v in d.items() if k != "identity"}
+    if isinstance(d, dict):
+        d = {k: v for k, v in d.items() if k != "identity"}
     return json.dumps(d, sort_keys=True, default=str).replace(spec, "JUDGE")
 
 
