@@ -14,14 +14,11 @@ unit is read from ``before.n_responses`` and ``n_boot``, its identities from ``j
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from judgeaudit.analyses.validity.schema import Estimate, JudgeIdentity, Unit
-from judgeaudit.errors import InputError
+from judgeaudit.analyses.validity.schema import Estimate, JudgeIdentity, ResultReader, Unit
 
 SCHEMA_VERSION = 1
 """The version this code writes."""
@@ -86,32 +83,11 @@ class Difference(BaseModel):
     ci: Interval
 
 
-class _Reader(BaseModel):
-    """Reading a ``result.json`` object into the model, an error naming the first key that is not as written."""
-
-    @classmethod
-    def of(cls, data: dict[str, Any], *, path: Path | str | None = None) -> Any:
-        """The typed record of a ``result.json`` object already read (``path`` names it in an error)."""
-        from pydantic import ValidationError
-
-        try:
-            return cls.model_validate(data)
-        except ValidationError as e:
-            first = e.errors()[0]
-            raise InputError(f"not a loop result this judgeaudit reads: {first['msg']}", path=path,
-                             field=".".join(map(str, first["loc"]))) from None
-
-    @classmethod
-    def read(cls, path: Path | str) -> Any:
-        """A loop run's ``result.json`` (a file or its run folder)."""
-        p = Path(path)
-        p = p / "result.json" if p.is_dir() else p
-        return cls.of(json.loads(p.read_text(encoding="utf-8")), path=p)
-
-
-class LoopArms(_Reader):
+class LoopArms(ResultReader):
     """The part of a loop result a card reads: who judged, each arm's net with its interval, and (where the run
     recorded them) the interval's unit and the judges' identities."""
+
+    WHAT: ClassVar[str] = "loop"
 
     model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
     judge: str | None

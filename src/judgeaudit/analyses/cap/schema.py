@@ -20,13 +20,11 @@ unit count is unknown); 1 adds ``schema_version``, ``settings.level``, each set'
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judgeaudit.analyses.validity.schema import Estimate, JudgeIdentity, Unit
+from judgeaudit.analyses.validity.schema import Estimate, JudgeIdentity, ResultReader, Unit
 from judgeaudit.errors import InputError
 
 SCHEMA_VERSION = 1
@@ -158,8 +156,10 @@ class Settings(BaseModel):
     """The intervals' confidence level (a file of schema 0 used 0.95, the only level a run could ask for)."""
 
 
-class CapFile(BaseModel):
+class CapFile(ResultReader):
     """A CAP run's ``result.json``."""
+
+    WHAT: ClassVar[str] = "CAP"
 
     model_config = ConfigDict(extra="allow")
     schema_version: int = 0
@@ -216,27 +216,6 @@ class CapFile(BaseModel):
         if j.identity is not None:
             return j.identity
         return JudgeIdentity(family=j.family, template=j.template)
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``result.json`` object: every key read or written, typed fields as the run wrote them."""
-        return self.model_dump(mode="json", exclude_unset=True)
-
-    @classmethod
-    def of(cls, data: dict[str, Any], *, path: Path | str | None = None) -> CapFile:
-        """The typed record of a ``result.json`` object already read (``path`` names it in an error)."""
-        try:
-            return cls.model_validate(data)
-        except ValidationError as e:
-            first = e.errors()[0]
-            raise InputError(f"not a CAP result this judgeaudit reads: {first['msg']}", path=path,
-                             field=".".join(map(str, first["loc"]))) from None
-
-    @classmethod
-    def read(cls, path: Path | str) -> CapFile:
-        """A CAP run's ``result.json`` (a file or its run folder)."""
-        p = Path(path)
-        p = p / "result.json" if p.is_dir() else p
-        return cls.of(json.loads(p.read_text(encoding="utf-8")), path=p)
 
 
 def cell_summary(data: Any, *, where: str) -> CellSummary:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -108,8 +108,40 @@ class ValidityJudge(BaseModel):
     identity: JudgeIdentity | None = None
 
 
-class ValidityFile(BaseModel):
+class ResultReader(BaseModel):
+    """A typed ``result.json``: written back as the run wrote it, read with one error line naming the first key
+    that is not as written (``WHAT`` names the analysis in that line)."""
+
+    WHAT: ClassVar[str] = "run"
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``result.json`` object: every key read or written, typed fields as the run wrote them."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+    @classmethod
+    def of(cls, data: dict[str, Any], *, path: Path | str | None = None) -> Self:
+        """The typed record of a ``result.json`` object already read (``path`` names it in an error)."""
+        from pydantic import ValidationError
+
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            first = e.errors()[0]
+            raise InputError(f"not a {cls.WHAT} result this judgeaudit reads: {first['msg']}", path=path,
+                             field=".".join(map(str, first["loc"]))) from None
+
+    @classmethod
+    def read(cls, path: Path | str) -> Self:
+        """A run's ``result.json`` (a file or its run folder)."""
+        p = Path(path)
+        p = p / "result.json" if p.is_dir() else p
+        return cls.of(json.loads(p.read_text(encoding="utf-8")), path=p)
+
+
+class ValidityFile(ResultReader):
     """A validity run's ``result.json``."""
+
+    WHAT: ClassVar[str] = "validity"
 
     model_config = ConfigDict(extra="allow")
     schema_version: int = 0
@@ -160,25 +192,3 @@ class ValidityFile(BaseModel):
             return b.identity
         return JudgeIdentity(family=b.family, template=b.template, scale=b.scale)
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``result.json`` object: every key read or written, typed fields as the run wrote them."""
-        return self.model_dump(mode="json", exclude_unset=True)
-
-    @classmethod
-    def of(cls, data: dict[str, Any], *, path: Path | str | None = None) -> ValidityFile:
-        """The typed record of a ``result.json`` object already read (``path`` names it in an error)."""
-        from pydantic import ValidationError
-
-        try:
-            return cls.model_validate(data)
-        except ValidationError as e:
-            first = e.errors()[0]
-            raise InputError(f"not a validity result this judgeaudit reads: {first['msg']}", path=path,
-                             field=".".join(map(str, first["loc"]))) from None
-
-    @classmethod
-    def read(cls, path: Path | str) -> ValidityFile:
-        """A validity run's ``result.json`` (a file or its run folder)."""
-        p = Path(path)
-        p = p / "result.json" if p.is_dir() else p
-        return cls.of(json.loads(p.read_text(encoding="utf-8")), path=p)

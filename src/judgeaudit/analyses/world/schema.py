@@ -16,14 +16,11 @@ key a run writes is kept (``extra="allow"``): the typed fields are the ones read
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any, Self
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgeaudit.analyses.validity.schema import Estimate, JudgeIdentity, Unit
-from judgeaudit.errors import InputError
+from judgeaudit.analyses.validity.schema import Estimate, JudgeIdentity, ResultReader, Unit
 
 SCHEMA_VERSION = 1
 """The version this code writes."""
@@ -141,9 +138,11 @@ class PairedEstimate(Estimate):
     mcnemar: McNemar | None
 
 
-class WorldAnalysis(BaseModel):
+class WorldAnalysis(ResultReader):
     """What the world analysis computes (``analyses.world.analysis.analyse``): the rates per judge and arm, the
     paired gains and the Spearman rows (a factorial adds ``factorial`` and ``shapley``)."""
+
+    WHAT: ClassVar[str] = "world"
 
     model_config = ConfigDict(extra="allow")
     form: str
@@ -205,29 +204,6 @@ class WorldAnalysis(BaseModel):
         if self.identities is not None and judge in self.identities:
             return self.identities[judge]
         return JudgeIdentity(template=self.judges[judge].template)
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``result.json`` object: every key read or written, typed fields as the run wrote them."""
-        return self.model_dump(mode="json", exclude_unset=True)
-
-    @classmethod
-    def of(cls, data: dict[str, Any], *, path: Path | str | None = None) -> Self:
-        """The typed record of a ``result.json`` object already read (``path`` names it in an error)."""
-        from pydantic import ValidationError
-
-        try:
-            return cls.model_validate(data)
-        except ValidationError as e:
-            first = e.errors()[0]
-            raise InputError(f"not a world result this judgeaudit reads: {first['msg']}", path=path,
-                             field=".".join(map(str, first["loc"]))) from None
-
-    @classmethod
-    def read(cls, path: Path | str) -> Self:
-        """A world run's ``result.json`` (a file or its run folder)."""
-        p = Path(path)
-        p = p / "result.json" if p.is_dir() else p
-        return cls.of(json.loads(p.read_text(encoding="utf-8")), path=p)
 
 
 class WorldFile(WorldAnalysis):
