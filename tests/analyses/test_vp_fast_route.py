@@ -26,6 +26,7 @@ from judgeaudit.analyses.validation_power.family import (
     oof_predictions,
     oof_predictions_many,
     reference_ngram_counts,
+    rowspace_reduce,
 )
 from judgeaudit.analyses.validation_power.logistic import fit_logistic, fit_logistic_many
 from judgeaudit.analyses.validation_power.modes import has_condition, is_paired_table, prepare_item, prepare_paired
@@ -308,3 +309,80 @@ def test_transfer_model_on_the_ngram_columns_is_the_estimators(n_classes, seed):
     assert np.array_equal(fast.predict(xt), ref.predict(xt))
     np.testing.assert_allclose(fast.decision_function(xt), ref.decision_function(xt).reshape(xt.shape[0], -1),
                                rtol=0, atol=1e-9)
+
+
+def _repeated(x, times, seed):
+    """The rows of ``x`` each ``times`` times, shuffled: a design whose distinct rows are ``x``'s."""
+    from scipy import sparse
+
+    order = np.random.default_rng(seed).permutation(np.repeat(np.arange(x.shape[0]), times))
+    return sparse.csr_matrix(x[order]), order
+
+
+def test_repeated_rows_are_factored_once():
+    """``row_space`` factors each distinct row once and gives its copies their first copy's
+    coordinates: the same factor as the distinct rows' own basis, every copy's coordinates those
+    of its first copy, and the design's Gram matrix."""
+    x, _ = _sparse_design(2, 1)
+    xr, order = _repeated(x, 4, 0)
+    first, of = rowspace.distinct_rows(xr)
+    assert len(first) == 241                     # 240 rows of n-grams and the empty row
+    assert np.array_equal(of[first], np.arange(241)) and np.array_equal(first, np.sort(first))
+    basis, alone = rowspace.row_space(xr), rowspace.row_space(xr[first])
+    assert basis.rank == alone.rank == 240
+    assert np.array_equal(basis.chol, alone.chol)
+    np.testing.assert_allclose(basis.z, basis.z[first][of], rtol=0, atol=0)
+    np.testing.assert_allclose(basis.z @ basis.z.T, (xr @ xr.T).toarray(), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_classes, seed", [(2, 3), (3, 4)])
+def test_design_of_repeated_rows_is_fit_on_its_row_space(n_classes, seed):
+    """A design with fewer columns than rows but more than distinct rows (each response repeated)
+    is fit on its row space, to the estimator's model on its own sparse columns."""
+    from scipy import sparse
+    from sklearn.preprocessing import normalize
+
+    rng = np.random.default_rng(seed)
+    base = normalize(sparse.random(60, 150, density=0.1, random_state=seed, format="csr"))
+    x, _ = _repeated(base, 4, seed)
+    y = np.array(["c0", "c1", "c2"][:n_classes])[rng.integers(0, n_classes, x.shape[0])]
+    tr, te = np.arange(200), np.arange(200, 240)
+    ztr, zte, basis = rowspace_reduce(x[tr], x[te])
+    assert basis is not None and ztr.shape[1] == basis.rank <= 60
+    clf = make_classifier().fit(x[tr], y[tr])
+    fit = fit_logistic(basis, y[tr])
+    assert fit.n_iter == clf.n_iter_[0]
+    assert np.array_equal(fit.predict(zte), clf.predict(x[te]))
+    np.testing.assert_allclose(fit.predict_proba(zte), clf.predict_proba(x[te]), rtol=0, atol=1e-9)
+
+
+def test_audit_of_repeated_responses_is_unchanged():
+    """The halueval demo slice with its groups copied twelve times under new ids (every response
+    twelve times: the n-gram member's folds have 3,840 training rows, 387 of them distinct),
+    audited in item mode: every member's κ, accuracy and null mean and a_imp with its interval and
+    null, as the audit gave them when it factored every row of a fold (values recorded from that
+    computation, seed 0)."""
+    import pandas as pd
+
+    from judgeaudit.analyses.validation_power import audit_validation_power
+    from judgeaudit.datasets.demo import vp_demo_sets
+
+    base = load_set(next(s for s in vp_demo_sets() if s.startswith("halueval")))
+    parts = []
+    for c in range(12):
+        part = base.copy()
+        for col in ("group", "item_id", "id", "pair_id"):
+            if col in part:
+                part[col] = part[col].astype(str) + f"~{c}"
+        parts.append(part)
+    df = pd.concat(parts, ignore_index=True)
+    m = audit_validation_power({"halueval": df}, modes=("item",), n_permutations=4, seed=0, n_boot=50).sets[0]
+    assert m.n == 4800 and m.a_imp_member == "surface_ngram"
+    assert m.a_imp == pytest.approx(1.0, abs=1e-12) and m.a_imp_ci == pytest.approx((1.0, 1.0), abs=1e-12)
+    assert m.a_imp_null_mean == pytest.approx(0.011354166666666665, abs=1e-12)
+    want = {"length_only": (0.8200000000000001, 0.91, 0.0016666666666666774),
+            "numeric_surface": (0.8320833333333333, 0.9160416666666666, -0.004895833333333349),
+            "surface_ngram": (1.0, 1.0, -0.016041666666666704),
+            "provenance_recoverable": (1.0, 1.0, -0.022083333333333344)}
+    assert {s.name: (s.kappa, s.accuracy, s.null_mean) for s in m.members} == {
+        k: pytest.approx(v, abs=1e-12) for k, v in want.items()}

@@ -12,7 +12,7 @@ import numpy as np
 from scipy import sparse
 
 from judgeaudit.analyses.validation_power.logistic import MAX_ITER, fit_logistic_many
-from judgeaudit.analyses.validation_power.rowspace import RowSpace, row_space
+from judgeaudit.analyses.validation_power.rowspace import RowSpace, distinct_rows, row_space
 
 if TYPE_CHECKING:
     from judgeaudit.analyses.validation_power.modes import Prepared
@@ -146,7 +146,7 @@ ROUTES: tuple[str, ...] = ("fast", "reference")
 """Two computations of the same fitted members: ``reference`` analyses every text with
 scikit-learn's ``char_wb`` analyser and fits scikit-learn's estimator on the sparse n-gram design;
 ``fast`` composes the n-gram counts from each distinct word's n-grams, fits on the design's row
-space when n-grams outnumber rows (``rowspace.row_space``: a pivoted Cholesky factorisation of the
+space when n-grams outnumber distinct rows (``rowspace.row_space``: a pivoted Cholesky factorisation of the
 Gram matrix, formed from dense blocks of the frequent n-grams and a sparse product of the rest)
 with the gradient stopping test taken in the n-gram columns, and runs the fits of one fold
 (observed labels and every permutation) in lockstep on shared matrix products
@@ -369,15 +369,16 @@ class _Designs:
 
 def rowspace_reduce(x_train: Any, x_test: Any, *, route: str = "fast") -> tuple[Any, Any, RowSpace | None]:
     """``(x_train @ Qᵀ, x_test @ Qᵀ, basis)`` for the ``row_space`` basis ``Q`` when features
-    outnumber rows (fast route); otherwise the two matrices (dense on the fast route) and no
-    basis. The reference route keeps the sparse n-gram design: scikit-learn's estimator on the
-    family's own columns."""
+    outnumber distinct rows (fast route; a repeated response is one row of the basis); otherwise
+    the two matrices (dense on the fast route) and no basis. The reference route keeps the sparse
+    n-gram design: scikit-learn's estimator on the family's own columns."""
     if route == "reference":
         return x_train, x_test, None
-    if x_train.shape[1] <= x_train.shape[0]:
+    distinct = distinct_rows(x_train)
+    if x_train.shape[1] <= len(distinct[0]):
         return (x_train.toarray() if sparse.issparse(x_train) else np.asarray(x_train),
                 x_test.toarray() if sparse.issparse(x_test) else np.asarray(x_test), None)
-    basis = row_space(x_train)
+    basis = row_space(x_train, distinct=distinct)
     return basis.z, basis.project(x_test), basis
 
 

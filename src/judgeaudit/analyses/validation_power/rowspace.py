@@ -144,22 +144,59 @@ class RowSpace:
         return out
 
 
-def row_space(x: Any, *, rtol: float = RANK_RTOL) -> RowSpace:
+def distinct_rows(x: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, of)``: the first row of each distinct row of ``x`` (ascending) and the index in
+    ``first`` of every row's copy. Rows are equal when their stored entries are (a sparse row in
+    canonical form: sorted column indices, no duplicates)."""
+    n = x.shape[0]
+    of = np.empty(n, dtype=np.int64)
+    seen: dict[tuple[bytes, bytes], int] = {}
+    if sparse.issparse(x):
+        x = x.tocsr()
+        if not x.has_canonical_format:
+            x = x.copy()
+            x.sum_duplicates()
+        ptr, ind, dat = x.indptr, x.indices, x.data
+        for i in range(n):
+            a, b = ptr[i], ptr[i + 1]
+            of[i] = seen.setdefault((ind[a:b].tobytes(), dat[a:b].tobytes()), len(seen))
+    else:
+        rows = np.ascontiguousarray(x, dtype=np.float64)
+        for i in range(n):
+            of[i] = seen.setdefault((rows[i].tobytes(), b""), len(seen))
+    first = np.unique(of, return_index=True)[1] if n else np.zeros(0, dtype=np.int64)
+    return first, of
+
+
+def row_space(x: Any, *, rtol: float = RANK_RTOL,
+              distinct: tuple[np.ndarray, np.ndarray] | None = None) -> RowSpace:
     """The ``RowSpace`` of a training design, from LAPACK's pivoted Cholesky factorisation
-    (``dpstrf``) of its Gram matrix ``x xᵀ`` (``cross``): the row of largest remaining squared
-    norm is taken next, until every remaining row is within ``rtol`` (relative to the largest
-    squared row norm) of the span of those taken — duplicate and empty rows are never pivots.
-    About a twentieth of the cost of an eigendecomposition of the same Gram matrix."""
+    (``dpstrf``) of the Gram matrix ``u uᵀ`` (``cross``) of its distinct rows ``u``
+    (``distinct_rows``, or ``distinct`` when given): the row of largest remaining squared norm is
+    taken next, until every remaining row is within ``rtol`` (relative to the largest squared row
+    norm) of the span of those taken — empty rows are never pivots. A repeated row is factored once
+    and takes its first copy's coordinates, so the cost grows with the distinct rows (the Gram
+    matrix of all rows, duplicates included, has the same pivots: a copy of a pivot row is left
+    with no norm). About a twentieth of the cost of an eigendecomposition of the same Gram matrix."""
     from scipy.linalg import lapack
 
-    gram = cross(x, x)
-    n = gram.shape[0]
+    first, of = distinct_rows(x) if distinct is None else distinct
+    n = x.shape[0]
+    u = x if len(first) == n else x[first]
+    gram = cross(u, u)
     top = float(gram.diagonal().max(initial=0.0))
     if n == 0 or top <= 0.0:
         return RowSpace(x[:0], np.zeros((0, 0), order="F"), np.zeros((n, 0)), np.arange(n))
     factor, piv, rank, info = lapack.dpstrf(gram, lower=1, tol=rtol * top, overwrite_a=1)
     if info < 0:
         raise ValueError(f"dpstrf: argument {-info} is invalid")
-    order = piv - 1                               # LAPACK's pivots count from 1
+    order = first[piv - 1]                        # LAPACK's pivots count from 1
     chol = np.asfortranarray(np.tril(factor[:rank, :rank]))
-    return RowSpace(x[order[:rank]], chol, np.ascontiguousarray(factor[rank:, :rank]), order)
+    below = factor[rank:, :rank]
+    if len(first) < n:                            # the copies: their first copy's coordinates
+        copies = np.setdiff1d(np.arange(n), first, assume_unique=True)
+        coords = np.empty((len(first), rank))
+        coords[piv - 1] = np.vstack([chol, below])
+        order = np.concatenate([order, copies])
+        below = np.vstack([below, coords[of[copies]]])
+    return RowSpace(x[order[:rank]], chol, np.ascontiguousarray(below), order)

@@ -30,7 +30,7 @@ from judgeaudit.analyses.validation_power.family import (
     named_ngram_counts,
 )
 from judgeaudit.analyses.validation_power.logistic import fit_logistic
-from judgeaudit.analyses.validation_power.rowspace import row_space
+from judgeaudit.analyses.validation_power.rowspace import distinct_rows, row_space
 from judgeaudit.analyses.validation_power.modes import Prepared
 from judgeaudit.analyses.validation_power.scoring import _accuracy, pooled_kappa
 
@@ -126,12 +126,13 @@ class CountsTfidf:
 def _fit_member(x: Any, y: np.ndarray, route: str) -> Any:
     """The frozen classifier fit on a source's design: scikit-learn's estimator on the design as
     it is (reference route); on the fast route ``fit_logistic``, on the row space of an n-gram
-    design with more columns than rows and mapped back to its columns, so a target is scored by
-    one sparse product with the n-gram coefficients."""
+    design with more columns than distinct rows and mapped back to its columns, so a target is
+    scored by one sparse product with the n-gram coefficients."""
     if route == "reference":
         return make_classifier().fit(x, y)
-    if sparse.issparse(x) and x.shape[1] > x.shape[0]:
-        basis = row_space(x)
+    distinct = distinct_rows(x) if sparse.issparse(x) else None
+    if distinct is not None and x.shape[1] > len(distinct[0]):
+        basis = row_space(x, distinct=distinct)
         return fit_logistic(basis, y).on_columns(basis)
     return fit_logistic(x.toarray() if sparse.issparse(x) else x, y)
 
