@@ -386,3 +386,16 @@ def test_audit_of_repeated_responses_is_unchanged():
             "provenance_recoverable": (1.0, 1.0, -0.022083333333333344)}
     assert {s.name: (s.kappa, s.accuracy, s.null_mean) for s in m.members} == {
         k: pytest.approx(v, abs=1e-12) for k, v in want.items()}
+
+
+def test_row_space_products_repeat_a_copys_original():
+    """A copy's row of ``times`` is its original's, and ``times_t`` adds a copy's weight to its
+    original's: both equal the products with the design's coordinates ``z`` (rows in pivot order)."""
+    x, _ = _sparse_design(3, 2)
+    xr, _ = _repeated(x, 3, 1)
+    basis = rowspace.row_space(xr)
+    assert len(basis.copies) == xr.shape[0] - 241
+    rng = np.random.default_rng(5)
+    w, g = rng.normal(size=(basis.rank, 4)), rng.normal(size=(xr.shape[0], 4))
+    np.testing.assert_allclose(basis.times(w), basis.z[basis.order] @ w, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(basis.times_t(g), basis.z[basis.order].T @ g, rtol=0, atol=1e-12)

@@ -119,8 +119,13 @@ _DENSE_EXTRACTORS: dict[str, Callable[[str], np.ndarray]] = {
 
 
 def _dense_matrix(member: str, texts: Sequence[str]) -> np.ndarray:
+    """The member's features of each text, a repeated text's extracted once."""
     fn = _DENSE_EXTRACTORS[member]
-    return np.vstack([fn(t) for t in texts]) if len(texts) else np.zeros((0, 1))
+    seen: dict[str, np.ndarray] = {}
+    for t in texts:
+        if t not in seen:
+            seen[t] = fn(t)
+    return np.vstack([seen[t] for t in texts]) if len(texts) else np.zeros((0, 1))
 
 
 def _moments(resp_a: np.ndarray, resp_b: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -405,11 +410,14 @@ def oof_predictions_many(designs: _Designs, member: str, ys: Sequence[np.ndarray
     permutations): per fold, on the fast route, every fit in one ``fit_logistic_many`` call
     (lockstep fits sharing the design's products); on the reference route, one estimator each."""
     preds = [np.empty(len(y), dtype=object) for y in ys]
+    # each label vector as codes of its sorted labels, once: a fold's classes are the codes present
+    # in its training rows, and the fits see the codes (the same classes in the same order)
+    coded = [(labels, codes.ravel()) for labels, codes in (np.unique(y, return_inverse=True) for y in ys)]
     for k, (train, test) in enumerate(designs.plan.splits()):
         x_tr, x_te = designs.fold(member, k, train, test)
         fitted = []
-        for i, y in enumerate(ys):
-            classes = np.unique(y[train])
+        for i, (y, (labels, codes)) in enumerate(zip(ys, coded, strict=True)):
+            classes = labels[np.flatnonzero(np.bincount(codes[train], minlength=len(labels)))]
             if len(classes) < 2:
                 preds[i][test] = _constant(classes, len(test))
             elif designs.route == "fast":
@@ -418,9 +426,9 @@ def oof_predictions_many(designs: _Designs, member: str, ys: Sequence[np.ndarray
                 preds[i][test] = _fit_predict(x_tr, y[train], x_te)
         if fitted:
             basis = designs.basis(member, k)
-            fits = fit_logistic_many(x_tr if basis is None else basis, [ys[i][train] for i in fitted])
+            fits = fit_logistic_many(x_tr if basis is None else basis, [coded[i][1][train] for i in fitted])
             for i, fit in zip(fitted, fits, strict=True):
-                preds[i][test] = fit.predict(x_te)
+                preds[i][test] = coded[i][0][fit.predict(x_te)]
     return [p.astype(str) for p in preds]
 
 

@@ -10,7 +10,7 @@ taken on ``Qᵀ g`` (``RowSpace.exceeds``), at a fraction of the cost."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -67,27 +67,44 @@ class RowSpace:
     matrix factors as ``x[pivots] x[pivots]ᵀ = L Lᵀ`` (``L`` lower triangular) and whose other rows
     lie in the span of the pivot rows. In that basis the training design, its rows taken in pivot
     order, is the lower trapezoid ``[L; L₂₁]`` (``times`` and ``times_t`` multiply by it, the
-    triangle by BLAS ``trmm`` at half the work of a dense product); ``z`` is it in the rows'
-    own order."""
+    triangle by BLAS ``trmm`` at half the work of a dense product) followed by the copies of its
+    rows; ``z`` is it in the rows' own order. A copy (a row equal to an earlier one) is not
+    multiplied again: ``times`` repeats its original's product and ``times_t`` adds its weight to
+    its original's before the product."""
 
     pivot_rows: Any
     """``x[pivots]`` (sparse, ``r × p``)."""
     chol: np.ndarray
     """``L`` (``r × r``, lower triangular, Fortran order)."""
     below: np.ndarray
-    """``L₂₁``: the other rows in the basis (``(n − r) × r``)."""
+    """``L₂₁``: the other distinct rows in the basis (``(d − r) × r`` for ``d`` distinct rows)."""
     order: np.ndarray
-    """The rows of ``x`` in pivot order (the pivots first)."""
+    """The rows of ``x`` in pivot order: the pivots, the other distinct rows, then the copies."""
+    copies: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """For each copy (the rows after the ``d`` distinct ones in ``order``), the position of its
+    original among the ``d``."""
 
     @property
     def rank(self) -> int:
         return self.chol.shape[0]
 
     @cached_property
+    def _with_copies(self) -> np.ndarray:
+        """The ``d`` distinct rows' positions, then each copy's original's."""
+        return np.concatenate([np.arange(self.rank + len(self.below)), self.copies])
+
+    @cached_property
+    def _fold_copies(self) -> sparse.csr_matrix:
+        """``(d, copies)`` ones: each copy's row of a product added to its original's."""
+        m = len(self.copies)
+        return sparse.csr_matrix((np.ones(m), (self.copies, np.arange(m))), shape=(self.rank + len(self.below), m))
+
+    @cached_property
     def z(self) -> np.ndarray:
         """``x @ Qᵀ`` (``n × r``), rows in their own order."""
         out = np.empty((len(self.order), self.rank))
-        out[self.order] = np.vstack([self.chol, self.below])
+        distinct = np.vstack([self.chol, self.below])
+        out[self.order] = distinct[self._with_copies] if len(self.copies) else distinct
         return out
 
     def times(self, w: np.ndarray) -> np.ndarray:
@@ -95,14 +112,17 @@ class RowSpace:
         times row-space coefficients."""
         from scipy.linalg import blas
 
-        return np.vstack([blas.dtrmm(1.0, self.chol, w, lower=1), self.below @ w])
+        out = np.vstack([blas.dtrmm(1.0, self.chol, w, lower=1), self.below @ w])
+        return out[self._with_copies] if len(self.copies) else out
 
     def times_t(self, g: np.ndarray) -> np.ndarray:
         """``[L; L₂₁]ᵀ @ g`` (``r × k`` for ``g`` of ``n × k``, rows in pivot order)."""
         from scipy.linalg import blas
 
-        r = self.rank
-        return blas.dtrmm(1.0, self.chol, g[:r], lower=1, trans_a=1) + self.below.T @ g[r:]
+        r, d = self.rank, self.rank + len(self.below)
+        if len(self.copies):
+            g = g[:d] + self._fold_copies @ g[d:]
+        return blas.dtrmm(1.0, self.chol, g[:r], lower=1, trans_a=1) + self.below.T @ g[r:d]
 
     def project(self, x: Any) -> np.ndarray:
         """``x @ Qᵀ``: new rows in the basis."""
@@ -192,11 +212,10 @@ def row_space(x: Any, *, rtol: float = RANK_RTOL,
         raise ValueError(f"dpstrf: argument {-info} is invalid")
     order = first[piv - 1]                        # LAPACK's pivots count from 1
     chol = np.asfortranarray(np.tril(factor[:rank, :rank]))
-    below = factor[rank:, :rank]
-    if len(first) < n:                            # the copies: their first copy's coordinates
-        copies = np.setdiff1d(np.arange(n), first, assume_unique=True)
-        coords = np.empty((len(first), rank))
-        coords[piv - 1] = np.vstack([chol, below])
-        order = np.concatenate([order, copies])
-        below = np.vstack([below, coords[of[copies]]])
-    return RowSpace(x[order[:rank]], chol, np.ascontiguousarray(below), order)
+    below = np.ascontiguousarray(factor[rank:, :rank])
+    if len(first) == n:
+        return RowSpace(x[order[:rank]], chol, below, order)
+    copies = np.setdiff1d(np.arange(n), first, assume_unique=True)     # each takes its original's coordinates
+    position = np.empty(len(first), dtype=np.int64)
+    position[piv - 1] = np.arange(len(first))     # a distinct row's place in pivot order
+    return RowSpace(x[order[:rank]], chol, below, np.concatenate([order, copies]), position[of[copies]])
