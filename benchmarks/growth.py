@@ -9,7 +9,9 @@
 * world: the label form of a world run, 3 arms × 3 votes × 1 judge, 200 / 2,000 / 20,000 answers
   (2,000 resamples, 999 permutations);
 * vp: the validation-power audit of the bundled demo set in item mode, its groups copied ×1 / ×10 / ×100
-  (30 label permutations).
+  (30 label permutations). A copy repeats every response under a new group, and the n-gram member
+  factors and multiplies a repeated row once (``rowspace.row_space``), so this row measures more
+  groups of the same responses, not as many distinct responses.
 
 Each cell is timed once after a warm-up at ×1 (imports, first-call costs): wall seconds, and the CPU
 seconds of the process (all its threads; on a busy machine the steadier of the two). The ratio columns
