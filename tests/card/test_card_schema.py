@@ -73,6 +73,15 @@ def test_an_integer_stays_an_integer_and_a_nan_stays_a_nan(built):
     assert type(got["net"]) is int and type(got["ci"][0]) is int and got["ci"][1] != got["ci"][1]
 
 
+@pytest.mark.parametrize("n", [float("inf"), -1, 2.5, "12", True])
+def test_a_unit_count_that_is_not_a_whole_number_is_named(built, n):
+    old = json.loads((built / "card.json").read_text(encoding="utf-8"))
+    old["sections"]["validity"]["bootstrap"]["n"] = n
+    with pytest.raises(InputError) as e:
+        CardFile.of(old)
+    assert e.value.field == "sections.validity.bootstrap.n" and "a unit count is a whole number" in str(e.value)
+
+
 def _renamed(built: Path, tmp_path: Path, path: str, new: str) -> Path:
     card = json.loads((built / "card.json").read_text(encoding="utf-8"))
     *head, last = path.split(".")

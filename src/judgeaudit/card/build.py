@@ -149,10 +149,9 @@ def validity_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Pat
     }
 
 
-def instrument_line(section: dict[str, Any]) -> str | None:
-    """The sentence naming the template and scale a validity section was measured with (None: the run
+def instrument_line(t: dict[str, Any] | None, sc: dict[str, Any] | None) -> str | None:
+    """The sentence naming the template ``t`` and scale ``sc`` a validity section was measured with (None: the run
     recorded neither)."""
-    t, sc = section.get("template"), section.get("scale")
     if not t and not sc:
         return None
     parts = []
@@ -531,8 +530,9 @@ def lead(card: dict[str, Any]) -> dict[str, Any]:
         judge.append(["calibrate", calibrate_verdict(s["calibrate"])])
     if (s.get("migrate") or {}).get("measured"):
         from judgeaudit.card.migrate import migrate_verdict
+        from judgeaudit.card.schema import MigrateSection
 
-        judge.append(["migrate", migrate_verdict(s["migrate"])])
+        judge.append(["migrate", migrate_verdict(MigrateSection.model_validate(s["migrate"]))])
     status = []
     for k in SECTIONS:
         for why in dict.fromkeys(w for src in section_sources(s[k]) for w in src.get("inputs_changed") or []):

@@ -140,14 +140,13 @@ def diff_cards(a: CardFile | dict[str, Any], b: CardFile | dict[str, Any], level
     from judgeaudit.card.paired import Frontier, compare, compare_validity, section_units
 
     a, b = CardFile.of(a), CardFile.of(b)
-    ja, jb = a.to_json(), b.to_json()    # what the runs' per-unit tables are read from (``paired.section_units``)
     out: list[Change] = []
     changed = {k: "not comparable: " + "; ".join(why) for k in ("validity", "cap", "vp", "world", "loop")
                if (why := [f"A's {w}" for w in changed_now(a, k)] + [f"B's {w}" for w in changed_now(b, k)])}
     blocked: dict[str, str] = dict(changed)     # section → why its per-unit comparison was not made
     for kind in ("validity", "cap", "world", "loop"):
-        ta, why_a = section_units(ja, kind)
-        tb, why_b = section_units(jb, kind)
+        ta, why_a = section_units(a, kind)
+        tb, why_b = section_units(b, kind)
         if (why_a or why_b) and kind not in changed:
             blocked[kind] = "; ".join([f"A {w}" for w in why_a] + [f"B {w}" for w in why_b])
         for ua in ta:

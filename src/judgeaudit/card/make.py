@@ -110,9 +110,8 @@ def write_card(judge: str, runs: list, from_dirs: Sequence[Path], out: Path, led
     card = CardFile.of(shareable(built.to_json(), out))   # paths relative to the card's folder (or DATA/…)
     out.mkdir(parents=True, exist_ok=True)
     card.write(out / "card.json")
-    c = card.to_json()
-    write_card_html(c, out / "card.html")
-    write_card_md(c, out / "card.md")
+    write_card_html(card, out / "card.html")
+    write_card_md(card, out / "card.md")
     (out / "checklist.md").write_text(shareable(checklist_md(checklist(runs, judge), f"§6.1 checklist — {judge}"), out),
                                       encoding="utf-8")
-    return localize(c, out)
+    return localize(card.to_json(), out)

@@ -16,6 +16,7 @@ back is the same file.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 
@@ -27,6 +28,7 @@ from judgeaudit.errors import InputError
 
 SCHEMA_VERSION = 1
 """The version this code writes."""
+
 
 def _number(x: Any) -> int | float | None:
     if x is None or (isinstance(x, int | float) and not isinstance(x, bool)):
@@ -57,7 +59,7 @@ def _count(x: Any) -> int | None:
     """A recorded unit count: a whole number ≥ 0 (7.0 is 7); None for null or NaN (the count is then unknown)."""
     if x is None or (isinstance(x, float) and x != x):
         return None
-    if isinstance(x, int | float) and not isinstance(x, bool) and x >= 0 and x == int(x):
+    if isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) and x >= 0 and x == int(x):
         return x if isinstance(x, int) else int(x)
     raise ValueError(f"a unit count is a whole number ≥ 0, got {str(x)[:40]!r}")
 
@@ -246,8 +248,29 @@ class LoopSection(Measured):
         return next(((k, v) for k, v in self.numbers.items() if k.split(".")[-1] == "n_units"), (None, None))
 
 
+class ChecklistItem(_Block):
+    """One §6.1 item: met or not, with its evidence (``short``: the line the card shows)."""
+
+    number: int
+    item: str
+    ok: bool
+    evidence: str
+    short: str
+
+
 class ChecklistSection(Measured):
-    items: list[dict[str, Any]]
+    items: list[ChecklistItem]
+
+
+class LedgerUnit(_Block):
+    """One registered prediction scored: its unit and bar, the verdict and direction, the observed value."""
+
+    unit: str
+    bar: str
+    verdict: str
+    direction: str | None
+    value: Num
+    ci: Interval
 
 
 class LedgerSection(Measured):
@@ -259,7 +282,7 @@ class LedgerSection(Measured):
     verdicts: dict[str, Any]
     directions: dict[str, Any]
     sentence: str
-    units: list[dict[str, Any]]
+    units: list[LedgerUnit]
 
 
 class CalibrateN(_Block):
