@@ -20,8 +20,8 @@ import math
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, PlainValidator, Tag,
-                      ValidationError)
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, PlainSerializer, PlainValidator,
+                      Tag, ValidationError)
 
 from judgeaudit.analyses.cap.schema import CellSummary
 from judgeaudit.errors import InputError
@@ -51,8 +51,9 @@ Num = Annotated[int | float | None, PlainValidator(_number)]
 """A number as the card wrote it (an integer stays an integer; None: not measured or undefined; NaN is read, and
 a reader treats it as no value)."""
 
-Interval = Annotated[tuple[int | float | None, int | float | None] | None, PlainValidator(_interval)]
-"""An interval ``[lo, hi]`` (None: the run gave none)."""
+Interval = Annotated[tuple[int | float | None, int | float | None] | None, PlainValidator(_interval),
+                     PlainSerializer(lambda v: None if v is None else [v[0], v[1]])]
+"""An interval ``[lo, hi]`` (None: the run gave none), read as a pair and written as the list it was."""
 
 
 def _count(x: Any) -> int | None:
