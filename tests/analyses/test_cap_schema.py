@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cardshape import whole
 
 import judgeaudit
 from judgeaudit.analyses.cap.schema import SCHEMA_VERSION, CapFile, Estimate
@@ -174,7 +175,7 @@ def test_the_card_verdict_and_the_gate_refuse_a_renamed_cell_key():
           "conditions": {"C1": {"value": 0.9, "ci": [0.85, 0.95], "n": 50, "coverage": "direct"},
                          "C2": {"value": 0.5, "ci": [0.4, 0.6], "n": 50, "coverage": "direct"}}}
     assert _cap_verdict("s", sb).startswith("On s its CAP profile is weakest on C2 (")
-    card = {"sections": {"cap": {"measured": True, "sets": {"s": sb}}}}
+    card = whole({"sections": {"cap": {"measured": True, "sets": {"s": sb}}}})
     r = read(card, "cap.s.C2")[0]
     assert (r.value, r.ci, r.n) == (0.5, (0.4, 0.6), 50)
     bad = copy.deepcopy(sb)

@@ -89,7 +89,7 @@ def test_the_card_reads_the_rows_through_the_type(tmp_path):
     raw = json.loads(SCHEMA0.read_text(encoding="utf-8"))
     (tmp_path / "vp").mkdir()
     (tmp_path / "vp" / "result.json").write_text(json.dumps(raw), encoding="utf-8")
-    rows = build_card("local", collect([tmp_path]))["sections"]["vp"]["rows"]
+    rows = build_card("local", collect([tmp_path])).to_json()["sections"]["vp"]["rows"]
     assert [(r["set"], r["mode"], r["a_imp"]) for r in rows] == [
         ("pairs", m, raw["sets"]["pairs"][m]["a_imp"]) for m in ("item", "paired")]
     assert rows[0]["unit"] == {"resampled": "group", "n": 40, "resamples": 1000, "level": 0.95}

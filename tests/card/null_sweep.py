@@ -48,7 +48,7 @@ def fires(lines: list[str], name: str) -> bool:
 
 
 def _verdict(kind: str, data: dict) -> list[str]:
-    return build_card(J, [Run(Path(f"/sweep/{kind}/result.json"), kind, data)])["verdict"]
+    return build_card(J, [Run(Path(f"/sweep/{kind}/result.json"), kind, data)]).verdict
 
 
 # --- validity -------------------------------------------------------------------------------------------------

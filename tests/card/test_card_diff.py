@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from cardshape import whole
 from typer.testing import CliRunner
 
 from judgeaudit.card.diff import diff_cards
@@ -20,10 +21,10 @@ def _cards(p: float, seed: int) -> list[dict]:
     phat = rng.binomial(N_ITEMS, p, N_SIM) / N_ITEMS
     boot = rng.binomial(N_ITEMS, phat[:, None], (N_SIM, N_BOOT)) / N_ITEMS
     lo, hi = np.quantile(boot, [0.025, 0.975], axis=1)
-    empty = {"measured": False}
-    return [{"judge": "j", "generated_at": str(seed), "sections": {
+    empty = {"measured": False, "not_measured": "not measured"}
+    return [whole({"judge": "j", "generated_at": str(seed), "sections": {
         "validity": {"measured": True, "tau": 5.0, "metrics": {"R": {"value": float(v), "ci": [float(a), float(b)]}},
-                     "per_axis": {}}, "cap": empty, "vp": empty}} for v, a, b in zip(phat, lo, hi, strict=True)]
+                     "per_axis": {}}, "cap": empty, "vp": empty}}) for v, a, b in zip(phat, lo, hi, strict=True)]
 
 
 def _flag_rate(a: list[dict], b: list[dict]) -> float:

@@ -51,7 +51,7 @@ def test_the_card_shows_the_family_the_run_recorded(tmp_path, spec, opts):
     judge = make_judge(spec, **opts)
     recorded = judge.spec.family                       # what every verdict of the run carries
     _run(tmp_path / "v", judge.spec.id, recorded)
-    card = build_card(judge.spec.id, collect([tmp_path / "v"]))
+    card = build_card(judge.spec.id, collect([tmp_path / "v"])).to_json()
     src = card["sections"]["validity"]["source"]
     assert src["family"] == recorded and src["family_from"] == "verdicts.parquet"
     html = card_html(card)
@@ -60,7 +60,7 @@ def test_the_card_shows_the_family_the_run_recorded(tmp_path, spec, opts):
 
 def test_a_run_that_records_no_family_is_shown_as_such(tmp_path):
     _run(tmp_path / "v", "api:openai/gpt-4o-mini", None)
-    card = build_card("api:openai/gpt-4o-mini", collect([tmp_path / "v"]))
+    card = build_card("api:openai/gpt-4o-mini", collect([tmp_path / "v"])).to_json()
     assert card["sections"]["validity"]["source"]["family"] is None     # not re-derived from the id
     assert "family not recorded by its runs" in card_html(card)
 
@@ -70,5 +70,5 @@ def test_runs_that_recorded_two_families_show_both(tmp_path):
     df = pd.read_parquet(tmp_path / "v" / "verdicts.parquet")
     df.loc[:3, "family"] = "openai"
     df.to_parquet(tmp_path / "v" / "verdicts.parquet")
-    assert build_card("api:x/y", collect([tmp_path / "v"]))["sections"]["validity"]["source"]["family"] == \
+    assert build_card("api:x/y", collect([tmp_path / "v"])).to_json()["sections"]["validity"]["source"]["family"] == \
         "google, openai"

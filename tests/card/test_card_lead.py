@@ -145,7 +145,7 @@ def test_card_diff_reads_the_runs_of_cards_with_relative_paths_from_anywhere(tmp
     _, _, _, out = _build(tmp_path, root)
     monkeypatch.chdir(tmp_path / "runs")
     card = _read_card(Path("../card"))
-    assert Path(card["sections"]["validity"]["source"]["path"]) == (root / "validity" / "result.json").resolve()
+    assert Path(card.sections.validity.source.path) == (root / "validity" / "result.json").resolve()
     res = CliRunner().invoke(app, ["card", "diff", "../card", str(out / "card.json")])
     assert res.exit_code == 0, res.output
     assert "| validity.R | 0.310 | 0.310 | +0.000 |" in res.output

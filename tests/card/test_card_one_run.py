@@ -51,7 +51,7 @@ def test_two_validity_runs_of_one_judge_are_refused_and_listed(tmp_path):
 def test_run_chooses_the_run_the_card_reads(tmp_path):
     strict, loose = _two_runs(tmp_path)
     for chosen, floor in ((strict, 0.9), (loose / "result.json", 0.5)):
-        card = build_card(J, collect([tmp_path]), chosen=[chosen])
+        card = build_card(J, collect([tmp_path]), chosen=[chosen]).to_json()
         assert card["sections"]["validity"]["s_floor"] == floor
     res = CliRunner().invoke(app, ["card", "--judge", J, "--from", str(tmp_path), "--run", str(strict),
                                    "--out", str(tmp_path / "c")])
@@ -61,7 +61,7 @@ def test_run_chooses_the_run_the_card_reads(tmp_path):
 
 def test_a_folder_given_twice_is_one_run(tmp_path):
     strict, _ = _two_runs(tmp_path)
-    assert build_card(J, collect([strict, strict, strict / "result.json"]))["sections"]["validity"]["measured"]
+    assert build_card(J, collect([strict, strict, strict / "result.json"])).sections.validity.measured
 
 
 def test_gate_from_refuses_two_runs_and_reads_the_one_named(tmp_path):

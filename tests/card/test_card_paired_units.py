@@ -11,9 +11,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from cardshape import whole
 
 from judgeaudit.card.paired import (VALIDITY_STATS, Frontier, Units, cap_units, compare, compare_validity,
                                     loop_units, section_units, world_units)
+from judgeaudit.errors import InputError
 
 # ------------------------------------------------------------------------------------------------ validity
 
@@ -233,10 +235,10 @@ def test_compare_pairs_the_shared_units_only_and_reads_each_side_on_its_own_unit
 
 
 def _card(kind: str, source: dict | None, measured: bool = True) -> dict:
-    sec = {"measured": measured}
+    sec = {"measured": measured} if measured else {"measured": False, "not_measured": "not run"}
     if source is not None:
-        sec["source"] = source
-    return {"judge": "j", "sections": {kind: sec}}
+        sec["source"] = {"run_id": None, "created_at": None, **source}
+    return whole({"judge": "j", "sections": {kind: sec}})
 
 
 def test_a_moved_rerun_or_unreadable_run_is_named_and_nothing_is_read(tmp_path):
@@ -254,10 +256,14 @@ def test_a_moved_rerun_or_unreadable_run_is_named_and_nothing_is_read(tmp_path):
     (run / "result.json").write_text("{not json")
     got, notes = section_units(_card("loop", {"path": str(run / "result.json")}), "loop")
     assert got == [] and len(notes) == 1 and notes[0].startswith(f"loop: cannot read {run / 'result.json'}")
-    # not measured, or no source: nothing and no note
+    # not measured: nothing and no note; a measured section without its run is a malformed card, named
     assert section_units(_card("loop", {"path": "x"}, measured=False), "loop") == ([], [])
-    assert section_units(_card("loop", None), "loop") == ([], [])
-    assert section_units({"judge": "j", "sections": {}}, "world") == ([], [])
+    assert section_units(whole({"judge": "j", "sections": {}}), "world") == ([], [])
+    bad = _card("loop", None)
+    del bad["sections"]["loop"]["source"]
+    with pytest.raises(InputError) as e:
+        section_units(bad, "loop")
+    assert e.value.field == "sections.loop.source"
 
 
 def test_a_world_and_a_cap_section_read_their_units_and_name_a_moved_set(tmp_path):
@@ -276,9 +282,12 @@ def test_a_world_and_a_cap_section_read_their_units_and_name_a_moved_set(tmp_pat
     (cap / "result.json").write_text(json.dumps({"run_id": "c1"}))
     pd.DataFrame({"judge_id": ["j"], "set": ["s"], "unit": ["p"], "condition": ["x"], "metric": ["value"],
                   "num": [1], "den": [2]}).to_parquet(cap / "units.parquet")
-    card = {"judge": "j", "sections": {"cap": {"measured": True, "sets": {
-        "s": {"source": {"path": str(cap / "result.json"), "run_id": "c1"}},
-        "t": {"source": {"path": str(tmp_path / "moved" / "result.json")}}}}}}
+    cell = {"value": 0.5, "ci": None, "n": 2}
+    card = whole({"judge": "j", "sections": {"cap": {"measured": True, "sets": {
+        "s": {"source": {"path": str(cap / "result.json"), "run_id": "c1", "created_at": None}, "overall": cell,
+              "conditions": {}},
+        "t": {"source": {"path": str(tmp_path / "moved" / "result.json"), "run_id": None, "created_at": None},
+              "overall": cell, "conditions": {}}}}}})
     got, notes = section_units(card, "cap")
     assert len(got) == 1 and float(got[0].stats["cap.s.x"](got[0].counts.sum(0))) == 0.5
     assert notes == [f"cap.t: its run's result.json is no longer at {tmp_path / 'moved' / 'result.json'}"]

@@ -39,7 +39,7 @@ def _verdict(tmp_path: Path, block: dict, direction_source: str = "human", vp: d
                             "judges": {J: block}})
     if vp is not None:
         _write(tmp_path / "p", vp)
-    return build_card(J, collect([tmp_path]))["verdict"]
+    return build_card(J, collect([tmp_path])).verdict
 
 
 def _has(lines: list[str], text: str) -> bool:
@@ -186,12 +186,12 @@ def test_cap_weakest_compares_direct_cells_with_intervals_only(tmp_path):
         "overall": {"value": 0.6, "ci": [0.5, 0.7], "n": 100},
         "conditions": {"C1": cond(0.80, 0.05), "C2": cond(0.45, 0.08), "C8": cond(0.10, 0.3, 10, "approx")}}}}}}
     _write(tmp_path / "cap", cap)
-    lines = build_card(J, collect([tmp_path]))["verdict"]
+    lines = build_card(J, collect([tmp_path])).verdict
     weakest = next(x for x in lines if "CAP profile" in x)
     assert "weakest on C2 (0.45 [0.37, 0.53], n = 60" in weakest and "C8" not in weakest
     cap["sets"]["judgebench"]["judges"][J]["conditions"]["C2"] = cond(0.70, 0.12)   # overlaps C1
     _write(tmp_path / "cap", cap)
-    lines = build_card(J, collect([tmp_path]))["verdict"]
+    lines = build_card(J, collect([tmp_path])).verdict
     assert _has(lines, "no direct-coverage CAP condition is distinguishably weakest")
 
 
@@ -203,11 +203,11 @@ def test_a_loop_run_of_another_judge_is_not_on_this_judges_card(tmp_path):
                                "regulators": {"blind": {"net": -0.04, "net_ci": [-0.08, 0.0]}}})
     _write(tmp_path / "v", {"s_floor": 0.9, "bar": 0.75, "n_base": 48, "direction_source": "human",
                             "judges": {"local": _block()}})
-    card = build_card("local", collect([tmp_path]))
+    card = build_card("local", collect([tmp_path])).to_json()
     assert not card["sections"]["loop"]["measured"]
     assert card["sections"]["validity"]["source"]["judge"] == "local"
     assert card["sections"]["validity"]["source"]["family"] is None   # the run recorded none (no verdicts)
-    other = build_card("api:openai/gpt-4o-mini", collect([tmp_path]))
+    other = build_card("api:openai/gpt-4o-mini", collect([tmp_path])).to_json()
     assert other["sections"]["loop"]["measured"] and other["sections"]["loop"]["source"]["judge"] == \
         "api:openai/gpt-4o-mini"
 

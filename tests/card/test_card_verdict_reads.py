@@ -52,7 +52,7 @@ def test_above_the_null_is_read_on_the_bh_adjusted_p(tmp_path):
     _write(tmp_path / "vp", {"config": {}, "transfer": [], "sets": {
         "a": {"meta": {}, "item": _vp_row(0.04)}, "b": {"meta": {}, "item": _vp_row(0.045)},
         "c": {"meta": {}, "item": _vp_row(0.30)}}})
-    lines = build_card(J, collect([tmp_path]))["verdict"]
+    lines = build_card(J, collect([tmp_path])).verdict
     assert not [x for x in lines if "above its permutation null" in x and "is not" not in x], lines
     assert any("Recovery of a (item)" in x and "not established" in x and "adjusted p = 0.068" in x for x in lines)
 
@@ -60,11 +60,11 @@ def test_above_the_null_is_read_on_the_bh_adjusted_p(tmp_path):
 def test_a_recorded_bh_p_is_the_one_read(tmp_path):
     _write(tmp_path / "vp", {"config": {}, "transfer": [], "sets": {
         "a": {"meta": {}, "item": _vp_row(0.01, p_value_bh=0.127)}}})
-    lines = build_card(J, collect([tmp_path]))["verdict"]
+    lines = build_card(J, collect([tmp_path])).verdict
     assert any("not established" in x and "adjusted p = 0.13" in x for x in lines), lines
     _write(tmp_path / "vp", {"config": {}, "transfer": [], "sets": {
         "a": {"meta": {}, "item": _vp_row(0.01, p_value_bh=0.01)}}})
-    lines = build_card(J, collect([tmp_path]))["verdict"]
+    lines = build_card(J, collect([tmp_path])).verdict
     assert any("reproduces part of its validation set a" in x and "adjusted p = 0.01" in x for x in lines), lines
 
 
@@ -89,11 +89,11 @@ def _world(gain: float, ci: list[float], p: float) -> dict:
 
 def test_the_world_runs_paired_difference_gets_a_sentence(tmp_path):
     _write(tmp_path / "w", _world(0.429, [0.214, 0.643], 0.031))
-    lines = build_card(J, collect([tmp_path]))["verdict"]
+    lines = build_card(J, collect([tmp_path])).verdict
     assert ("In the world run its recall is higher when informed than when blind (informed − blind recall "
             "+0.43 [+0.21, +0.64] on 14 paired answers; exact McNemar p = 0.031).") in lines, lines
     _write(tmp_path / "w", _world(0.2, [0.01, 0.4], 0.12))      # interval and test disagree: no claim
-    lines = build_card(J, collect([tmp_path]))["verdict"]
+    lines = build_card(J, collect([tmp_path])).verdict
     assert any("difference in recall is not established" in x for x in lines), lines
     assert not any("is higher when" in x for x in lines)
 
@@ -103,7 +103,7 @@ def test_a_loop_that_ran_is_not_listed_as_not_measured(tmp_path):
                                                                        "parse_failures": 2, "usable": 0}},
                             "regulators": {"none": {"net": -0.04, "net_ci": [-0.08, -0.01]},
                                            "blind": {"net": 0.0, "net_ci": [0.0, 0.0], "status": "no usable report"}}})
-    card = build_card(J, collect([tmp_path]))
+    card = build_card(J, collect([tmp_path])).to_json()
     lines = card["verdict"]
     absent = next(x for x in lines if x.startswith("Not measured"))
     assert "loop" not in absent

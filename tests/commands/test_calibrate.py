@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from cardshape import whole
 from typer.testing import CliRunner
 
 from judgeaudit.analyses.calibrate import ppi_mean_ci, rogan_gladen
@@ -336,10 +337,10 @@ def test_the_gate_reads_an_undefined_kappa_as_blind_with_its_reason():
                          "constant_agreement": {"value": 1.0, "ci": None}, "margin": {"value": -0.3, "ci": None}},
            "estimate": {"value": 0.0, "ci": [0.0, 0.31]}, "human": {"value": 0.0, "ci": [0.0, 0.31]},
            "tpr": {"value": None, "ci": None}, "tnr": {"value": 0.7, "ci": [0.35, 0.93]}}
-    card = {"sections": {"calibrate": sec}}
+    card = whole({"sections": {"calibrate": sec}})
     assert "undefined" in read(card, "calibrate.agreement.cohen_kappa")[0].missing
     tnr = read(card, "calibrate.tnr")[0]
     assert (tnr.value, tnr.ci, tnr.n) == (0.7, (0.35, 0.93), 10)
     assert read(card, "calibrate.estimate")[0].n == 10
     assert "no quantity 'kappa'" in read(card, "calibrate.kappa")[0].missing
-    assert read({"sections": {}}, "calibrate.tpr")[0].missing == "the card has no such section"
+    assert read(whole({"sections": {}}), "calibrate.tpr")[0].missing == "the card has no such section"

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from cardshape import whole
 
 from judgeaudit.card.build import validity_section
 from judgeaudit.card.sources import Run
@@ -65,7 +66,7 @@ def validity_cards(n_bases: int, r: float, reps: int = REPS, seed: int = 0) -> t
     rows = rows.assign(parse_ok=True, error=None, epoch=0)
     res = validity_profile(probes, rows, s_floor=0.90, n_boot=N_BOOT, n_perm=0, seed=seed).to_dict()
     run = Run(Path("simulated") / "result.json", "validity", res)
-    return tuple({"judge": j, "sections": {"validity": validity_section([run], j)}} for j in judges)
+    return tuple(whole({"judge": j, "sections": {"validity": validity_section([run], j)}}) for j in judges)
 
 
 def _counts(gold: np.ndarray, flagged: np.ndarray) -> np.ndarray:
@@ -99,9 +100,9 @@ def world_cards(questions: int, blind: float, gain: float, specificity: float, r
         g, lo, hi = paired_gain(cb, ci, "recall", n_boot=N_BOOT, seed=0)
         paired = [{"a": "blind", "b": "informed", "metric": "recall", "gain": g, "ci": [lo, hi], "n": questions,
                    "unit": "group"}]
-        cards.append({"judge": "sim", "sections": {"world": {"measured": True, "arms": arms, "paired": paired,
-                                                             "numbers": {"arms.blind.n": 2 * questions,
-                                                                         "arms.informed.n": 2 * questions}}}})
+        cards.append(whole({"judge": "sim", "sections": {"world": {"measured": True, "arms": arms, "paired": paired,
+                                                                   "numbers": {"arms.blind.n": 2 * questions,
+                                                                               "arms.informed.n": 2 * questions}}}}))
     return tuple(cards)
 
 

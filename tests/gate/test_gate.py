@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cardshape import whole
 from typer.testing import CliRunner
 
 from judgeaudit.cli import app
@@ -43,7 +44,7 @@ def planted_card(**over):
         for k in keys[:-1]:
             node = node[k]
         node[keys[-1]] = value
-    return {"judge": "api:openai/gpt-4.1-mini", "sections": sections}
+    return whole({"judge": "api:openai/gpt-4.1-mini", "sections": sections})
 
 
 def _policy(tmp_path: Path, text: str) -> Path:
@@ -196,7 +197,7 @@ def test_gate_on_a_replayed_validity_run(tmp_path, replayed_validity_run, judge,
     ("world.blind.recall >= 0.2", {"world__arms__blind__recall": {"value": 0.3, "ci": [0.2, 0.4], "n": "x"}},
      "sections.world.arms.blind.recall.n"),
     ("vp.llmbar.a_imp <= 0.2", {"vp__rows": {"set": "llmbar"}}, "sections.vp.rows"),
-    ("vp.llmbar.a_imp <= 0.2", {"vp__rows": ["llmbar"]}, "sections.vp.rows"),
+    ("vp.llmbar.a_imp <= 0.2", {"vp__rows": ["llmbar"]}, "sections.vp.rows.0"),
     ("loop.informed.net >= 0", {"loop__regulators": {"informed": 4.0}}, "sections.loop.regulators.informed"),
     ("cap.llmbar.overall >= 0", {"cap": {"measured": True, "sets": {"llmbar": []}}}, "sections.cap.sets.llmbar"),
 ])

@@ -9,6 +9,7 @@ import json
 import math
 
 import pytest
+from cardshape import whole
 
 from judgeaudit.errors import InputError
 from judgeaudit.gate import evaluate, load_policy
@@ -49,7 +50,7 @@ def card(**sections):
         "extra": {"kappa": 0.3, "kappa_ci": [0.2, 0.4]},
     }
     base.update(sections)
-    return {"judge": "j", "sections": base}
+    return whole({"judge": "j", "sections": base})
 
 
 def one(c, name):
@@ -72,7 +73,10 @@ def test_cap_reads_the_overall_cell_and_a_condition_with_their_items():
     assert one(c, "cap.llmbar").missing == "a CAP quantity is cap.<set>.<condition|overall>"
     off = card(cap={"measured": False, "not_measured": "not run"})
     assert one(off, "cap.llmbar.overall").missing == "not run"
-    assert one(card(cap=None), "cap.llmbar.overall").missing == "the card has no such section"
+    assert one(card(calibrate=None), "calibrate.tpr").missing == "the card has no such section"
+    with pytest.raises(InputError) as e:                     # every card holds a CAP section, measured or not
+        one(card(cap=None), "cap.llmbar.overall")
+    assert e.value.field == "sections.cap" and "malformed card" in str(e.value)
 
 
 def test_calibrate_counts_positives_for_tpr_negatives_for_tnr_and_all_labels_otherwise():
@@ -83,9 +87,12 @@ def test_calibrate_counts_positives_for_tpr_negatives_for_tnr_and_all_labels_oth
     assert one(c, "calibrate.human").value == 0.3
     assert "reports no agreement.margin" in one(c, "calibrate.agreement.margin").missing
     assert "no quantity 'bias'" in one(c, "calibrate.bias").missing
-    c2 = card(calibrate={"measured": True, "n": {"labelled": "x"}, "estimate": {"value": None, "ci": [0.1, 0.2]}})
+    c2 = card(calibrate={"measured": True, "n": {"labelled": None}, "estimate": {"value": None, "ci": [0.1, 0.2]}})
     r = one(c2, "calibrate.estimate")
     assert r.n is None and r.value is None and r.missing == "estimate is undefined in the calibrate run"
+    with pytest.raises(InputError) as e:                     # a count that is not a count: named where it is
+        one(card(calibrate={"measured": True, "n": {"labelled": "x"}}), "calibrate.estimate")
+    assert e.value.field == "sections.calibrate.n.labelled" and "malformed card" in str(e.value)
 
 
 def test_migrate_reads_its_verdict_as_one_or_zero_and_its_quantities():
@@ -141,7 +148,7 @@ def test_world_validity_ruler_loop_and_generic_readings():
     assert [(r.label, r.value, r.ci, r.n) for r in rows] == [("vp.a_imp [a, item]", 0.08, (0.03, 0.13), 400),
                                                             ("vp.a_imp [b, item]", 0.18, (0.1, 0.26), 300)]
     assert [r.value for r in read(c, "vp.b.a_imp")] == [0.18]
-    assert read(c, "vp.b.vp")[0].missing == "the ruler section has no quantity 'vp'"
+    assert read(c, "vp.b.kappa")[0].missing == "the ruler section has no quantity 'kappa'"
     assert read(c, "vp.z.a_imp")[0].missing == "the ruler section holds no label set 'z'"
     r = one(c, "loop.informed.net")
     assert (r.value, r.ci, r.n) == (4.0, (1.0, 9.0), 25)
@@ -269,11 +276,15 @@ def test_the_s_floor_implies_only_bars_no_stricter_than_it(tmp_path):
     assert outcomes(tmp_path, ["S >= 0.91", "S <= 0.99", "validity.S >= 0.89", "R >= 0.3"], c) == \
         ["PASS", "PASS", "BLIND", "PASS"]
     sec = c["sections"]["validity"]
-    for over in ({"s_floor": True}, {"s_floor": "0.9"}, {"interpretable": None}, {"measured": False},
+    for over in ({"interpretable": None}, {"measured": False, "not_measured": "not run"},
                  {"tau_in_bootstrap": "fixed"}):
         v = card(validity={**sec, **over})
         got = outcomes(tmp_path, ["S >= 0.9"], v)
-        assert got == (["BLIND"] if over == {"measured": False} else ["PASS"]), over
+        assert got == (["BLIND"] if "measured" in over else ["PASS"]), over
+    for bad in (True, "0.9"):            # a floor that is not a number: a malformed card, named where it is
+        with pytest.raises(InputError) as e:
+            outcomes(tmp_path, ["S >= 0.9"], card(validity={**sec, "s_floor": bad}))
+        assert e.value.field == "sections.validity.s_floor" and "malformed card" in str(e.value)
     cf = card(validity={**sec, "metrics": {"control_flip_rate": _m(0.05, 0.03, 0.08)}})
     assert outcomes(tmp_path, ["control_flip_rate <= 0.1", "control_flip_rate <= 0.09",
                                "control_flip_rate >= 0.01"], cf) == ["BLIND", "PASS", "PASS"]

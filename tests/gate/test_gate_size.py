@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from cardshape import whole
 
 from judgeaudit.analyses.calibrate.simulate import binary_sets, ppi_batch
 from judgeaudit.gate import evaluate_policy
@@ -25,8 +26,8 @@ def _outcomes(p: float, bar: float, seed: int) -> Counter:
     policy = Policy((Bar("pass rate", cond.bar, terms, cond),))
     out = Counter()
     for e, s in zip(est, se, strict=True):
-        card = {"sections": {"calibrate": {"measured": True, "target": "pass_rate", "n": {"labelled": 200},
-                                           "estimate": {"value": float(e), "ci": [e - Z * s, e + Z * s]}}}}
+        card = whole({"sections": {"calibrate": {"measured": True, "target": "pass_rate", "n": {"labelled": 200},
+                                                 "estimate": {"value": float(e), "ci": [e - Z * s, e + Z * s]}}}})
         out[evaluate_policy(policy, card).outcome] += 1
     return out
 

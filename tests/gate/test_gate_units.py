@@ -66,8 +66,8 @@ def test_world_rates_count_the_source_items_of_their_own_denominator(tmp_path):
     """Informed finds every hallucination and flags no right answer: recall and specificity are 1 [1, 1], but each
     is read on 16 source items, not on the 32 answers; ``min_units: 30`` is BLIND, 16 PASS."""
     card = world_card(tmp_path, {"blind": set(), "informed": _found(range(16))})
-    arm = card["sections"]["world"]["arms"]["informed"]
-    assert (arm["recall"]["n"], arm["specificity"]["n"], arm["recall"]["unit"]) == (16, 16, "group")
+    arm = card.sections.world.arms["informed"]
+    assert (arm["recall"].n, arm["specificity"].n, arm["recall"].unit) == (16, 16, "group")
     r = gate(tmp_path, "min_units: 30\nbars:\n  - world.informed.recall >= 0.5\n"
                        "  - world.informed.specificity >= 0.5\n", card)
     assert [b.outcome for b in r.bars] == ["BLIND", "BLIND"], r.to_dict()
@@ -81,18 +81,18 @@ def test_world_difference_is_read_on_the_runs_paired_interval(tmp_path):
     paired interval ≈ [0.19, 0.62] clears 0.10, where the unpaired bound [lo_I − hi_B, hi_I − lo_B] reaches
     below 0 (BLIND)."""
     card = world_card(tmp_path, {"blind": _found(range(4)), "informed": _found(range(10))})
-    w = card["sections"]["world"]
-    row = next(p for p in w["paired"] if p["metric"] == "recall" and p["b"] == "informed")
-    assert row["gain"] == pytest.approx(0.375) and row["n"] == 16
-    inf, bl = w["arms"]["informed"]["recall"]["ci"], w["arms"]["blind"]["recall"]["ci"]
+    w = card.sections.world
+    row = next(p for p in w.paired if p.metric == "recall" and p.b == "informed")
+    assert row.gain == pytest.approx(0.375) and row.n == 16
+    inf, bl = w.arms["informed"]["recall"].ci, w.arms["blind"]["recall"].ci
     assert inf[0] - bl[1] < 0.10                                        # the unpaired bound cannot decide
     r = gate(tmp_path, "bars:\n  - world.informed.recall - world.blind.recall >= 0.10\n"
                        "  - world.blind.recall - world.informed.recall <= -0.10\n", card)
     assert [b.outcome for b in r.bars] == ["PASS", "PASS"], r.to_dict()
     (c,) = r.bars[0].checks
-    assert c.ci == pytest.approx(tuple(row["ci"])) and c.n == 16 and "paired interval" in c.why
+    assert c.ci == pytest.approx(tuple(row.ci)) and c.n == 16 and "paired interval" in c.why
     (c2,) = r.bars[1].checks
-    assert c2.value == pytest.approx(-0.375) and c2.ci == pytest.approx((-row["ci"][1], -row["ci"][0]))
+    assert c2.value == pytest.approx(-0.375) and c2.ci == pytest.approx((-row.ci[1], -row.ci[0]))
 
 
 def test_world_difference_at_zero_gain_can_fail(tmp_path):
@@ -111,9 +111,9 @@ def test_world_difference_without_a_paired_row_uses_the_unpaired_bound(tmp_path)
     card = world_card(tmp_path, {"blind": set(), "informed": _found(range(16)), "placebo": set()})
     r = gate(tmp_path, "bars:\n  - world.informed.recall - world.placebo.recall >= 0.10\n", card)
     (c,) = r.bars[0].checks
-    w = card["sections"]["world"]["arms"]
-    assert c.ci == pytest.approx((w["informed"]["recall"]["ci"][0] - w["placebo"]["recall"]["ci"][1],
-                                  w["informed"]["recall"]["ci"][1] - w["placebo"]["recall"]["ci"][0]))
+    w = card.sections.world.arms
+    assert c.ci == pytest.approx((w["informed"]["recall"].ci[0] - w["placebo"]["recall"].ci[1],
+                                  w["informed"]["recall"].ci[1] - w["placebo"]["recall"].ci[0]))
     assert "unpaired bound" in c.why and c.n == 16
 
 
@@ -121,8 +121,8 @@ def test_validity_floors_count_base_items_not_edits(replayed_validity_run, tmp_p
     """4 base items carry 28 construct and 20 control edits: the interval resamples the 4 base items, so a
     floor of 20 is BLIND for every validity quantity."""
     card = _card_from_runs([replayed_validity_run], "perfect")
-    v = card["sections"]["validity"]
-    assert v["bootstrap"] == {"unit": "base_id", "n": 4} and v["n"]["construct_edits"] == 28
+    v = card.sections.validity
+    assert (v.bootstrap.unit, v.bootstrap.n, v.n.construct_edits) == ("base_id", 4, 28)
     r = gate(tmp_path, "min_units: 20\nbars:\n  - R >= 0.30 at S >= 0.90\n  - S >= 0.5\n", card)
     assert [b.outcome for b in r.bars] == ["BLIND", "BLIND"], r.to_dict()
     assert r.bars[0].checks[0].why == "4 base items resampled, fewer than the 20 the bar needs"

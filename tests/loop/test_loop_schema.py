@@ -78,7 +78,7 @@ def _card_of(tmp_path, raw):
 
     (tmp_path / "loop").mkdir()
     (tmp_path / "loop" / "result.json").write_text(json.dumps(raw), encoding="utf-8")
-    return build_card("scripted:constant", collect([tmp_path]))
+    return build_card("scripted:constant", collect([tmp_path])).to_json()
 
 
 def test_the_card_reads_the_loop_through_its_type_with_the_unit_its_intervals_resampled(tmp_path):

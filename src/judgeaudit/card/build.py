@@ -18,6 +18,7 @@ import numpy as np
 
 from judgeaudit.analyses.world.schema import WorldAnalysis
 from judgeaudit.card.checklist import checklist
+from judgeaudit.card.schema import SCHEMA_VERSION, SECTIONS, CardFile
 from judgeaudit.card.numbers import above, below, ci_ok, excludes_zero, p_value, with_ci
 from judgeaudit.card.sources import Run, of_kind, one_run
 from judgeaudit.card.defaults import DEFAULT_COMMANDS
@@ -29,7 +30,6 @@ COMMANDS = {
     "ledger": "judgeaudit card --judge {judge} --from DIR --ledger FILE --out DIR",
 }
 VALIDITY_KEYS = ("S", "R", "R_scope", "R_strength", "gap", "R_plus", "wrong_way_rate", "control_flip_rate")
-SECTIONS = ("validity", "cap", "vp", "world", "loop", "checklist", "ledger")
 
 
 RECORD_TABLES = ("verdicts.parquet", "decisions.parquet", "units.parquet")
@@ -80,10 +80,9 @@ def _src(r: Run, judge: str | None = None) -> dict[str, Any]:
     return out
 
 
-def card_families(card: dict[str, Any]) -> list[str]:
+def card_families(card: dict[str, Any] | CardFile) -> list[str]:
     """The model families the card's runs recorded for its judge (each once, in section order)."""
-    return list(dict.fromkeys(src["family"] for k in SECTIONS for src in section_sources(card["sections"].get(k) or {})
-                              if src.get("family")))
+    return CardFile.of(card).families()
 
 
 def section_sources(sec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -150,10 +149,9 @@ def validity_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Pat
     }
 
 
-def instrument_line(section: dict[str, Any]) -> str | None:
-    """The sentence naming the template and scale a validity section was measured with (None: the run
+def instrument_line(t: dict[str, Any] | None, sc: dict[str, Any] | None) -> str | None:
+    """The sentence naming the template ``t`` and scale ``sc`` a validity section was measured with (None: the run
     recorded neither)."""
-    t, sc = section.get("template"), section.get("scale")
     if not t and not sc:
         return None
     parts = []
@@ -532,8 +530,9 @@ def lead(card: dict[str, Any]) -> dict[str, Any]:
         judge.append(["calibrate", calibrate_verdict(s["calibrate"])])
     if (s.get("migrate") or {}).get("measured"):
         from judgeaudit.card.migrate import migrate_verdict
+        from judgeaudit.card.schema import MigrateSection
 
-        judge.append(["migrate", migrate_verdict(s["migrate"])])
+        judge.append(["migrate", migrate_verdict(MigrateSection.model_validate(s["migrate"]))])
     status = []
     for k in SECTIONS:
         for why in dict.fromkeys(w for src in section_sources(s[k]) for w in src.get("inputs_changed") or []):
@@ -563,9 +562,9 @@ def verdict(card: dict[str, Any], parts: dict[str, Any] | None = None) -> list[s
 
 def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Path] = (),
                ledger: str | Path | None = None, notes: dict[str, str] | None = None,
-               chosen: Sequence[str | Path] = ()) -> dict[str, Any]:
-    """The card.json content for ``judge``; ``notes`` replaces the "not measured" line of a section
-    that stays unmeasured (e.g. why its default run was not made). A section measured by several runs
+               chosen: Sequence[str | Path] = ()) -> CardFile:
+    """The card of ``judge`` (``CardFile``: what card.json holds); ``notes`` replaces the "not measured" line of a
+    section that stays unmeasured (e.g. why its default run was not made). A section measured by several runs
     reads the one in ``chosen`` (``--run``); else ``InputError`` lists them (``one_run``)."""
     for c in chosen:
         if not any(Path(c).resolve() in (r.path.resolve(), r.path.parent.resolve()) for r in runs):
@@ -591,11 +590,12 @@ def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Pat
 
     if (mig := migrate_section(runs, judge, _src, chosen)) is not None:   # shown only when a migrate run names the judge
         sections["migrate"] = mig
-    card = {"judge": judge, "generated_at": utc_now(), "from": [str(d) for d in from_dirs], "sections": sections}
+    card = {"schema_version": SCHEMA_VERSION, "judge": judge, "generated_at": utc_now(),
+            "from": [str(d) for d in from_dirs], "sections": sections}
     if (line := retirement_line(runs, judge)) is not None:
         card["retirement"] = line
     if chosen:
         card["chosen"] = [str(Path(c).resolve()) for c in chosen]
     card["lead"] = lead(card)
     card["verdict"] = verdict(card, card["lead"])
-    return card
+    return CardFile.of(card)

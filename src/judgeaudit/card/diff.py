@@ -28,65 +28,74 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
+from judgeaudit.card.schema import CardFile, Value
+
 MIN_SHARED = 10
 """judgeaudit's own minimum of shared units for a paired difference."""
 
 
-def quantities(card: dict[str, Any]) -> dict[str, tuple[float, tuple[float, float]]]:
+def quantities(card: CardFile | dict[str, Any]) -> dict[str, tuple[float, tuple[float, float]]]:
     """Every ``name → (value, interval)`` in a card that has both (each quantity once: the per-axis
     R is ``validity.R_scope`` / ``validity.R_strength``)."""
-    s, out = card["sections"], {}
+    card, out = CardFile.of(card), {}
 
-    def put(name: str, e: dict[str, Any] | None) -> None:
-        if e and e.get("value") is not None and e.get("ci") and None not in e["ci"]:
-            out[name] = (float(e["value"]), (float(e["ci"][0]), float(e["ci"][1])))
+    def put(name: str, value: Any, ci: Any) -> None:
+        if value is not None and ci and None not in ci:
+            out[name] = (float(value), (float(ci[0]), float(ci[1])))
 
-    if s["validity"].get("measured"):
-        for k, e in s["validity"]["metrics"].items():
-            put(f"validity.{k}", e)
-        for ax, a in s["validity"]["per_axis"].items():
+    if (v := card.measured("validity")) is not None:
+        for k, e in v.metrics.items():
+            put(f"validity.{k}", e.value, e.ci)
+        for ax, a in v.per_axis.items():
             for k, e in a.items():
                 if k != "R":
-                    put(f"validity.{ax}.{k}", e)
-    if s["cap"].get("measured"):
-        for name, sb in s["cap"]["sets"].items():
-            put(f"cap.{name}.overall", sb["overall"])
-            for c, e in sb["conditions"].items():
-                put(f"cap.{name}.{c}", e)
-                for k in ("strict", "consistency"):
-                    put(f"cap.{name}.{c}.{k}", e.get(k))
-    if s["vp"].get("measured"):
-        for r in s["vp"]["rows"]:
-            put(f"vp.{r['set']}.{r['mode']}.a_imp", {"value": r["a_imp"], "ci": r["a_imp_ci"]})
-            put(f"vp.{r['set']}.{r['mode']}.a_hum", {"value": r["a_hum"], "ci": r["a_hum_ci"]})
+                    put(f"validity.{ax}.{k}", e.value, e.ci)
+    if (cap := card.measured("cap")) is not None:
+        for name, sb in cap.sets.items():
+            put(f"cap.{name}.overall", sb.overall.value, sb.overall.ci)
+            for c, e in sb.conditions.items():
+                put(f"cap.{name}.{c}", e.value, e.ci)
+                for k, m in (("strict", e.strict), ("consistency", e.consistency)):
+                    if m is not None:
+                        m = _metric(m)
+                        put(f"cap.{name}.{c}.{k}", m.value, m.ci)
+    if (vp := card.measured("vp")) is not None:
+        for r in vp.rows:
+            put(f"vp.{r.set}.{r.mode}.a_imp", r.a_imp, r.a_imp_ci)
+            put(f"vp.{r.set}.{r.mode}.a_hum", r.a_hum, r.a_hum_ci)
     return out
 
 
-def card_value(card: dict[str, Any], q: str) -> float | None:
+def _metric(m: Any) -> Value:
+    """A CAP cell's strict or consistency metric as a ``Value``."""
+    return Value.model_validate(m) if isinstance(m, dict) else Value(value=m.value, ci=m.ci)
+
+
+def card_value(card: CardFile | dict[str, Any], q: str) -> float | None:
     """The value card ``card`` itself prints for quantity ``q`` (None when it prints none)."""
-    s = card["sections"]
+    card = CardFile.of(card)
     kind, _, rest = q.partition(".")
-    sec = s.get(kind) or {}
-    if not sec.get("measured"):
+    sec = card.measured(kind)
+    if sec is None:
         return None
     if kind == "validity":
-        e = sec["metrics"].get(rest)
-        return None if e is None else e.get("value")
+        e = sec.metrics.get(rest)
+        return None if e is None else e.value
     if kind == "cap":
-        for name, sb in sec["sets"].items():
+        for name, sb in sec.sets.items():
             if rest == f"{name}.overall":
-                return sb["overall"].get("value")
-            for c, e in sb["conditions"].items():
+                return sb.overall.value
+            for c, e in sb.conditions.items():
                 if rest == f"{name}.{c}":
-                    return e.get("value")
-                for k in ("strict", "consistency"):
+                    return e.value
+                for k, m in (("strict", e.strict), ("consistency", e.consistency)):
                     if rest == f"{name}.{c}.{k}":
-                        return (e.get(k) or {}).get("value")
+                        return None if m is None else _metric(m).value
         return None
     if kind == "world":
-        return sec.get("numbers", {}).get(f"arms.{rest}")
+        return sec.numbers.get(f"arms.{rest}")
     if kind == "loop":
-        return sec.get("numbers", {}).get(f"regulators.{rest}")
+        return sec.numbers.get(f"regulators.{rest}")
     return None
 
 
@@ -109,28 +118,28 @@ class Change:
         return self.ci is not None and (self.ci[0] > 0 or self.ci[1] < 0)
 
 
-def changed_now(card: dict[str, Any], kind: str) -> list[str]:
+def changed_now(card: CardFile | dict[str, Any], kind: str) -> list[str]:
     """The input files of the runs a card's ``kind`` section read that changed (or are gone) since those
     runs recorded their hashes (``runinfo.changed_inputs``, checked now)."""
-    from judgeaudit.card.build import section_sources
     from judgeaudit.runinfo import changed_inputs
 
-    return list(dict.fromkeys(w for src in section_sources(card["sections"].get(kind) or {})
-                              for w in changed_inputs(src)))
+    return list(dict.fromkeys(w for src in CardFile.of(card).sources(kind)
+                              for w in changed_inputs(src.model_dump(exclude_unset=True))))
 
 
-def _own(card: dict[str, Any], q: str, fallback: float | None) -> float | None:
+def _own(card: CardFile, q: str, fallback: float | None) -> float | None:
     v = card_value(card, q)
     return fallback if v is None else float(v)
 
 
-def diff_cards(a: dict[str, Any], b: dict[str, Any], level: float = 0.95, *, n_boot: int = 2000,
+def diff_cards(a: CardFile | dict[str, Any], b: CardFile | dict[str, Any], level: float = 0.95, *, n_boot: int = 2000,
                seed: int = 0, min_shared: int = MIN_SHARED) -> list[Change]:
     """Every quantity shared by cards ``a`` and ``b``, with the cards' own values, B − A and its interval
     (bootstrap of the difference from the runs' per-unit tables where both runs keep them, paired over
     shared units; validity at each run's own matched τ), or "not comparable" and why."""
     from judgeaudit.card.paired import Frontier, compare, compare_validity, section_units
 
+    a, b = CardFile.of(a), CardFile.of(b)
     out: list[Change] = []
     changed = {k: "not comparable: " + "; ".join(why) for k in ("validity", "cap", "vp", "world", "loop")
                if (why := [f"A's {w}" for w in changed_now(a, k)] + [f"B's {w}" for w in changed_now(b, k)])}
@@ -192,8 +201,9 @@ def _f(x: float | None, sign: bool = False) -> str:
     return "—" if x is None else (f"{x:+.3f}" if sign else f"{x:.3f}")
 
 
-def diff_md(a: dict[str, Any], b: dict[str, Any], changes: list[Change]) -> str:
-    lines = [f"# card diff: {a['judge']} ({a['generated_at']}) → {b['judge']} ({b['generated_at']})", "",
+def diff_md(a: CardFile | dict[str, Any], b: CardFile | dict[str, Any], changes: list[Change]) -> str:
+    a, b = CardFile.of(a), CardFile.of(b)
+    lines = [f"# card diff: {a.judge} ({a.generated_at}) → {b.judge} ({b.generated_at})", "",
              "A and B are the cards' own values; B − A and its interval are the comparison's (validity: each "
              "run at its own matched-invariance τ, re-selected for each run in every resample).", "",
              "| quantity | A | B | B − A | interval | flagged | interval from |", "|---|---|---|---|---|---|---|"]

@@ -17,36 +17,37 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from judgeaudit.card import svg
 from judgeaudit.card.diff import Change, quantities
 from judgeaudit.card.numbers import with_ci
+from judgeaudit.card.schema import CardFile, Lead
 
 _ENV = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
                    autoescape=select_autoescape(default=True))
 
 
-def own_interval(card: dict[str, Any], q: str) -> Sequence[float] | None:
+def own_interval(card: CardFile | dict[str, Any], q: str) -> Sequence[float] | None:
     """The interval card ``card`` itself prints for quantity ``q`` (None when it prints none)."""
+    card = CardFile.of(card)
     if (hit := quantities(card).get(q)) is not None:
         return hit[1]
     kind, _, rest = q.partition(".")
-    sec = card["sections"].get(kind) or {}
     name, _, metric = rest.rpartition(".")
-    if kind == "world":
-        return ((sec.get("arms") or {}).get(name) or {}).get(metric, {}).get("ci")
-    if kind == "loop" and metric == "net":
-        return ((sec.get("regulators") or {}).get(name) or {}).get("ci")
+    if kind == "world" and (w := card.measured("world")) is not None:
+        rate = w.arms.get(name, {}).get(metric)
+        return None if rate is None else rate.ci
+    if kind == "loop" and metric == "net" and (lp := card.measured("loop")) is not None:
+        g = lp.regulators.get(name)
+        return None if g is None else g.ci
     return None
 
 
-def _side(card: dict[str, Any], tag: str) -> dict[str, Any]:
-    from judgeaudit.card.build import card_families, lead
+def _side(card: CardFile, tag: str) -> dict[str, Any]:
+    from judgeaudit.card.build import lead
 
-    parts = card.get("lead") or lead(card)
-    if isinstance(parts.get("judge"), list) and parts["judge"] and isinstance(parts["judge"][0], (list, tuple)):
-        findings = [(k, xs) for k, xs in parts["judge"]]
-    else:                               # a card made before its lead was recorded: its verdict, as one block
-        findings = [("verdict", list(card.get("verdict") or []))]
-    return {"tag": tag, "judge": card["judge"], "generated": str(card.get("generated_at", ""))[:19].replace("T", " "),
-            "family": ", ".join(card_families(card)) or "not recorded by its runs", "findings": findings,
-            "status": list(parts.get("status") or [])}
+    parts = card.lead or Lead.model_validate(lead(card.to_json()))
+    # a card made before its lead was kept per section: its verdict, as one block
+    findings = parts.findings() or [("verdict", list(card.verdict))]
+    return {"tag": tag, "judge": card.judge, "generated": card.generated_at[:19].replace("T", " "),
+            "family": ", ".join(card.families()) or "not recorded by its runs", "findings": findings,
+            "status": list(parts.status)}
 
 
 def _flag(c: Change) -> tuple[str, str]:
@@ -55,11 +56,12 @@ def _flag(c: Change) -> tuple[str, str]:
     return ("changed", "changed") if c.flagged else ("no change shown", "same")
 
 
-def diff_html(a: dict[str, Any], b: dict[str, Any], changes: Sequence[Change]) -> str:
+def diff_html(a: CardFile | dict[str, Any], b: CardFile | dict[str, Any], changes: Sequence[Change]) -> str:
     from judgeaudit import __version__
     from judgeaudit.card.numbers import interval, num
     from judgeaudit.card.render import LEAD_LABELS
 
+    a, b = CardFile.of(a), CardFile.of(b)
     rows = []
     for c in changes:
         label, cls = _flag(c)
@@ -82,7 +84,8 @@ def diff_html(a: dict[str, Any], b: dict[str, Any], changes: Sequence[Change]) -
         labels={**LEAD_LABELS, "verdict": "Verdict"})
 
 
-def write_diff_html(a: dict[str, Any], b: dict[str, Any], changes: Sequence[Change], path: str | Path) -> Path:
+def write_diff_html(a: CardFile | dict[str, Any], b: CardFile | dict[str, Any], changes: Sequence[Change],
+                    path: str | Path) -> Path:
     """The page at ``path``; the paths its rows name (why a quantity is not comparable) relative to it."""
     from dataclasses import replace
 

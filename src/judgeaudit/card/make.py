@@ -91,7 +91,7 @@ def unmeasured(judge: str, runs: list, from_dirs: Sequence[Path], chosen: Sequen
     from judgeaudit.card.build import SECTIONS, build_card
 
     first = build_card(judge, runs, from_dirs=list(from_dirs), chosen=chosen)
-    return [k for k in SECTIONS if not first["sections"][k].get("measured", True)]
+    return [k for k in SECTIONS if first.measured(k) is None]
 
 
 def write_card(judge: str, runs: list, from_dirs: Sequence[Path], out: Path, ledger: Path | None = None, *,
@@ -101,17 +101,17 @@ def write_card(judge: str, runs: list, from_dirs: Sequence[Path], out: Path, led
     from judgeaudit.card.build import build_card
     from judgeaudit.card.checklist import checklist, checklist_md
     from judgeaudit.card.render import write_card_html, write_card_md
+    from judgeaudit.card.schema import CardFile
     from judgeaudit.card.share import localize, shareable
-    from judgeaudit.io import write_json
 
     out = Path(out)
-    c = build_card(judge, runs, from_dirs=[Path(d).resolve() for d in from_dirs], ledger=ledger, notes=notes or {},
-                   chosen=chosen)
-    c = shareable(c, out)     # paths relative to the card's folder (or DATA/… for the bundled data)
+    built = build_card(judge, runs, from_dirs=[Path(d).resolve() for d in from_dirs], ledger=ledger,
+                       notes=notes or {}, chosen=chosen)
+    card = CardFile.of(shareable(built.to_json(), out))   # paths relative to the card's folder (or DATA/…)
     out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "card.json", c)
-    write_card_html(c, out / "card.html")
-    write_card_md(c, out / "card.md")
+    card.write(out / "card.json")
+    write_card_html(card, out / "card.html")
+    write_card_md(card, out / "card.md")
     (out / "checklist.md").write_text(shareable(checklist_md(checklist(runs, judge), f"§6.1 checklist — {judge}"), out),
                                       encoding="utf-8")
-    return localize(c, out)
+    return localize(card.to_json(), out)

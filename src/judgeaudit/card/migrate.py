@@ -14,6 +14,7 @@ from html import escape as esc
 from typing import Any
 
 from judgeaudit.card.numbers import with_ci
+from judgeaudit.card.schema import MigrateSection
 from judgeaudit.card.sources import Run, of_kind, one_run
 
 
@@ -39,22 +40,21 @@ def migrate_section(runs: Sequence[Run], judge: str, src, chosen: Sequence = ())
             "link_hash": m.link_hash}
 
 
-def migrate_verdict(s: dict[str, Any]) -> list[str]:
+def migrate_verdict(s: MigrateSection) -> list[str]:
     what = {"EQUIVALENT": "can replace it on these anchors: every quantity is equivalent within its margin",
             "LINKABLE": "can replace it through the fitted link (equivalent on held-out anchors after linking)",
             "NOT_COMPARABLE": "measures something else on these anchors (not equivalent even after the link)",
-            "BLIND": "cannot be compared on these anchors: too few to decide"}[s["verdict"]]
-    return [f"Migration {s['old_judge']} → {s['new_judge']}: {s['verdict']} — {s['new_judge']} {what} "
-            f"({s['n']['anchors']} anchors)."]
+            "BLIND": "cannot be compared on these anchors: too few to decide"}[s.verdict]
+    return [f"Migration {s.old_judge} → {s.new_judge}: {s.verdict} — {s.new_judge} {what} ({s.n.anchors} anchors)."]
 
 
-def render_migrate(s: dict[str, Any], judge: str) -> str:  # noqa: ARG001
-    rows = "".join(f"<tr><td>{esc(x['label'])}</td><td>{esc(with_ci(x['value'], x['ci']))}</td>"
-                   f"<td>{'' if x['margin'] is None else esc(format(x['margin'], 'g'))}"
-                   f"</td><td>{esc(x['status'].replace('_', ' '))}</td></tr>"
-                   for x in s["quantities"] + s["linked"])
-    reasons = "".join(f"<p class='note'>{esc(r)}</p>" for r in s["reasons"])
-    return (f"<p><b>{esc(s['verdict'])}</b>: {esc(s['old_judge'])} → {esc(s['new_judge'])}, {s['n']['anchors']} "
+def render_migrate(s: MigrateSection, judge: str) -> str:  # noqa: ARG001
+    rows = "".join(f"<tr><td>{esc(x.label)}</td><td>{esc(with_ci(x.value, x.ci))}</td>"
+                   f"<td>{'' if x.margin is None else esc(format(x.margin, 'g'))}"
+                   f"</td><td>{esc(x.status.replace('_', ' '))}</td></tr>"
+                   for x in s.quantities + s.linked)
+    reasons = "".join(f"<p class='note'>{esc(r)}</p>" for r in s.reasons)
+    return (f"<p><b>{esc(s.verdict)}</b>: {esc(s.old_judge)} → {esc(s.new_judge)}, {s.n.anchors} "
             f"anchors</p>{reasons}<table><tr><th>quantity</th><th>estimate [95% CI]</th><th>margin</th>"
             f"<th>test</th></tr>{rows}</table>")
 

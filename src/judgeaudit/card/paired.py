@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgeaudit.card.schema import CardFile
 from judgeaudit.stats.paired import Stat, arm_resamples, differences
 from judgeaudit.stats.resample import percentile_interval
 
@@ -352,33 +353,32 @@ validity_frontier_from = _validity_from
 """The public name of ``_validity_from`` (``migrate --from`` reads the validity runs as card diff does)."""
 
 
-def section_units(card: dict, kind: str) -> tuple[list[Units | Frontier], list[str]]:
+def section_units(card: CardFile | dict, kind: str) -> tuple[list[Units | Frontier], list[str]]:
     """The per-unit tables of a card's ``kind`` section (one per set for CAP), read from its source run
     folders, and the reasons any could not be read (a moved, rerun or edited input). Empty when the
     section was not measured or its run keeps no per-unit table."""
-    s = card["sections"].get(kind) or {}
+    card = CardFile.of(card)
+    s = card.measured(kind) if kind in ("validity", "cap", "world", "loop") else None
     notes: list[str] = []
-    if not s.get("measured"):
+    if s is None:
         return [], notes
     if kind == "cap":
         out: list[Units | Frontier] = []
-        for name, sb in s.get("sets", {}).items():
-            folder, why = _run_folder(sb["source"])
+        for name, sb in s.sets.items():
+            folder, why = _run_folder(sb.source.model_dump())
             if why:
                 notes.append(f"cap.{name}: {why}")
             elif (folder / "units.parquet").is_file():
-                out.append(cap_units(pd.read_parquet(folder / "units.parquet"), card["judge"], name))
+                out.append(cap_units(pd.read_parquet(folder / "units.parquet"), card.judge, name))
         return out, notes
-    if not s.get("source"):
-        return [], notes
-    folder, why = _run_folder(s["source"])
+    folder, why = _run_folder(s.source.model_dump())
     if why:
         return [], [f"{kind}: {why}"]
     if kind == "validity":
-        u = _validity_from(folder, card["judge"])
+        u = _validity_from(folder, card.judge)
         return ([u], notes) if isinstance(u, Frontier) else ([], [f"validity: {u}"])
     if kind == "loop" and (folder / "units.parquet").is_file():
         return [loop_units(pd.read_parquet(folder / "units.parquet"))], notes
     if kind == "world" and (folder / "decisions.parquet").is_file():
-        return [world_units(pd.read_parquet(folder / "decisions.parquet"), card["judge"])], notes
+        return [world_units(pd.read_parquet(folder / "decisions.parquet"), card.judge)], notes
     return [], notes

@@ -66,19 +66,12 @@ def card_cmd(
         console.print(f"→ {out}/card.html, {out}/card.md, {out}/card.json, {out}/checklist.md")
 
 
-def _read_card(p: Path) -> dict:
-    import json
-
-    f = p / "card.json" if p.is_dir() else p
-    try:
-        d = json.loads(f.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InputError(f"cannot read this card ({e})", path=f) from None
-    if not isinstance(d, dict) or "sections" not in d:
-        raise InputError("not a card.json (no 'sections')", path=f, field="sections")
+def _read_card(p: Path):  # noqa: ANN202 - card.schema.CardFile
+    from judgeaudit.card.schema import CardFile
     from judgeaudit.card.share import localize
 
-    return localize(d, f.parent)     # its paths are relative to its folder
+    f = p / "card.json" if p.is_dir() else p
+    return CardFile.of(localize(CardFile.read(f).to_json(), f.parent), path=f)   # its paths: relative to its folder
 
 
 @app.command("diff")

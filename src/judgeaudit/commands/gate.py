@@ -8,35 +8,32 @@ is set; JUnit XML to ``--junit FILE``."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
 
+if TYPE_CHECKING:
+    from judgeaudit.card.schema import CardFile
+
 BAD_INPUT_EXIT = 3
 """Exit status of a bad policy, card or run folder (2 is BLIND)."""
 
 
-def _card_from_file(path: Path) -> dict[str, Any]:
-    try:
-        card = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("file not found", path=path, field="--card") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InputError(f"cannot read the card ({e})", path=path, field="--card") from None
-    if not isinstance(card, dict) or not isinstance(card.get("sections"), dict):
-        raise InputError("not a validity card (card.json with 'sections'; see judgeaudit card)", path=path,
-                         field="sections")
-    return card
+def _card_from_file(path: Path) -> CardFile:
+    from judgeaudit.card.schema import CardFile
+
+    if not path.is_file() and not path.is_dir():
+        raise InputError("file not found", path=path, field="--card")
+    return CardFile.read(path)
 
 
-def _card_from_runs(dirs: list[Path], judge: str | None, chosen: list[Path] | None = None) -> dict[str, Any]:
+def _card_from_runs(dirs: list[Path], judge: str | None, chosen: list[Path] | None = None) -> CardFile:
     from judgeaudit.card.build import build_card
     from judgeaudit.card.sources import collect
     from judgeaudit.commands.card import judges_held
@@ -50,9 +47,10 @@ def _card_from_runs(dirs: list[Path], judge: str | None, chosen: list[Path] | No
         judge = held[0]
     elif held and judge not in held:
         raise InputError(f"no run holds judge {judge!r}; the runs hold: {', '.join(held)}", field="--judge")
+    from judgeaudit.card.schema import CardFile
     from judgeaudit.card.share import shared_hints
 
-    return shared_hints(build_card(judge, runs, from_dirs=dirs, chosen=chosen or ()))
+    return CardFile.of(shared_hints(build_card(judge, runs, from_dirs=dirs, chosen=chosen or ()).to_json()))
 
 
 def run_gate(policy: Path, *, from_: list[Path] | None = None, card: Path | None = None, judge: str | None = None,

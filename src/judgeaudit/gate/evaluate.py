@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from judgeaudit.card.schema import CardFile
 from judgeaudit.gate.policy import Bar, Policy
 from judgeaudit.ledger.model import BAR_TOL
 from judgeaudit.gate.quantities import Reading, read, read_paired
@@ -100,7 +101,7 @@ def _difference(a: Reading, b: Reading) -> Reading:
     return Reading(label, a.value - b.value, ci, n, unit=unit, paired=False)
 
 
-def _readings(card: dict[str, Any], terms: tuple[str, ...]) -> list[Reading]:
+def _readings(card: CardFile, terms: tuple[str, ...]) -> list[Reading]:
     first = read(card, terms[0])
     if len(terms) == 1:
         return first
@@ -147,7 +148,7 @@ def judge_interval(bar: Bar, r: Reading) -> Check:
                  r.n)
 
 
-def _operating_point(card: dict[str, Any], at: Bar) -> str | None:
+def _operating_point(card: CardFile, at: Bar) -> str | None:
     """Why the operating point ``at`` does not hold (None: it holds at its point estimate)."""
     rs = _readings(card, at.terms)
     if len(rs) != 1:
@@ -165,18 +166,16 @@ _FLOORED = {"S": 1.0, "control_flip_rate": -1.0}
 """The validity quantities the S floor bounds: S ≥ floor, control_flip_rate = 1 − S ≤ 1 − floor."""
 
 
-def implied_by_floor(card: dict[str, Any], bar: Bar) -> str | None:
+def implied_by_floor(card: CardFile | dict[str, Any], bar: Bar) -> str | None:
     """Why ``bar`` cannot fail on ``card`` (None: it can): a bar on S or the control flip rate that the
     S floor already implies, on a run that read them at a τ chosen subject to S ≥ the floor in every
     resample (the run's ``tau_in_bootstrap`` not ``fixed``) and found such a τ (``interpretable``)."""
-    sec = (card.get("sections") or {}).get("validity") or {}
-    if not isinstance(sec, dict):   # a malformed card: the quantity reader names the field
-        return None
+    sec = CardFile.of(card).sections.validity
     key = bar.terms[0].removeprefix("validity.") if len(bar.terms) == 1 else None
-    floor = sec.get("s_floor")
-    if key not in _FLOORED or not sec.get("measured") or sec.get("interpretable") is not True or \
-            isinstance(floor, bool) or not isinstance(floor, int | float) or sec.get("tau_in_bootstrap") == "fixed":
+    if key not in _FLOORED or not sec.measured or sec.interpretable is not True or sec.s_floor is None or \
+            sec.tau_in_bootstrap == "fixed":
         return None
+    floor = sec.s_floor
     c = bar.condition
     sign = _FLOORED[key]
     if c.comparator not in ((">=", ">") if sign > 0 else ("<=", "<")):
@@ -191,7 +190,8 @@ def implied_by_floor(card: dict[str, Any], bar: Bar) -> str | None:
             "can)")
 
 
-def evaluate_bar(card: dict[str, Any], bar: Bar) -> BarResult:
+def evaluate_bar(card: CardFile | dict[str, Any], bar: Bar) -> BarResult:
+    card = CardFile.of(card)
     if bar.at is not None and (why := _operating_point(card, bar.at)) is not None:
         return BarResult(bar, "BLIND", (Check(bar.quantity, "BLIND", why),))
     if (why := implied_by_floor(card, bar)) is not None:
@@ -200,7 +200,9 @@ def evaluate_bar(card: dict[str, Any], bar: Bar) -> BarResult:
     return BarResult(bar, worst([c.outcome for c in checks]), checks)
 
 
-def evaluate(policy: Policy, card: dict[str, Any]) -> GateResult:
-    """Every bar of ``policy`` on ``card``; the gate's outcome is the worst of the bars'."""
+def evaluate(policy: Policy, card: CardFile | dict[str, Any]) -> GateResult:
+    """Every bar of ``policy`` on ``card`` (a ``card.json`` object is read as a ``CardFile``: a key not as a card
+    writes it is an ``InputError`` naming it); the gate's outcome is the worst of the bars'."""
+    card = CardFile.of(card)
     bars = tuple(evaluate_bar(card, b) for b in policy.bars)
-    return GateResult(worst([b.outcome for b in bars]), bars, card.get("judge"))
+    return GateResult(worst([b.outcome for b in bars]), bars, card.judge)

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from judgeaudit.card.schema import CardFile, Sections
 from judgeaudit.errors import InputError
 from judgeaudit.ledger.score import present, resolve
 
@@ -78,16 +79,6 @@ def _count(x: Any, where: str | None = None) -> int | None:
     raise InputError(f"malformed card: a unit count is a whole number ≥ 0, got {str(x)[:40]!r}", field=where)
 
 
-def _dict(x: Any, where: str | None = None) -> dict[str, Any]:
-    """``x`` when it is a JSON object, {} when absent or null; anything else is a malformed card (an
-    ``InputError`` naming ``where``, when given)."""
-    if isinstance(x, dict):
-        return x
-    if x is None or where is None:
-        return {}
-    raise InputError(f"malformed card: a {type(x).__name__}, where a JSON object is expected", field=where)
-
-
 def _reading(label: str, value: Any, ci: Any, n: Any, unit: str | None = None,
              undefined: str = "no value", where: str | None = None) -> Reading:
     """A reading with its value, interval and count checked (a null or NaN value is missing)."""
@@ -103,202 +94,183 @@ def unit_name(unit: Any) -> str | None:
     return None if unit is None else UNIT_NAMES.get(str(unit), str(unit))
 
 
-def _unmeasured(sec: dict[str, Any] | None, name: str) -> Reading | None:
-    if not sec:
+def _unmeasured(sec: Any, name: str) -> Reading | None:
+    if sec is None:
         return Reading(name, missing="the card has no such section")
-    if not sec.get("measured", True):
-        return Reading(name, missing=str(sec.get("not_measured") or "not measured"))
+    if not sec.measured:
+        return Reading(name, missing=str(sec.not_measured or "not measured"))
     return None
 
 
-def _validity(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = _dict(s.get("validity"), "sections.validity") or None
+def _validity(s: Sections, parts: list[str], name: str) -> list[Reading]:
+    sec = s.validity
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     key = parts[0]
     if key not in VALIDITY or len(parts) != 1:
         return [Reading(name, missing=f"the validity section has no quantity {'.'.join(parts)!r} "
                                       f"(one of {', '.join(VALIDITY)})")]
-    if key not in _CONTROL and sec.get("interpretable") is False:
-        return [Reading(name, missing=f"uninterpretable: no operating point reaches S ≥ {sec.get('s_floor')}, so R is "
+    if key not in _CONTROL and sec.interpretable is False:
+        return [Reading(name, missing=f"uninterpretable: no operating point reaches S ≥ {sec.s_floor}, so R is "
                                       "not read as sensitivity")]
-    m = _dict(_dict(sec.get("metrics"), "sections.validity.metrics").get(key), f"sections.validity.metrics.{key}")
-    boot = _dict(sec.get("bootstrap"), "sections.validity.bootstrap")
-    return [_reading(name, m.get("value"), m.get("ci"), boot.get("n"), unit_name(boot.get("unit")),
-                     f"{key} is undefined on this card", "sections.validity.bootstrap.n")]
+    m = sec.metrics.get(key)
+    return [_reading(name, None if m is None else m.value, None if m is None else m.ci, sec.bootstrap.n,
+                     unit_name(sec.bootstrap.unit), f"{key} is undefined on this card")]
 
 
-def _world(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = _dict(s.get("world"), "sections.world") or None
+def _world(s: Sections, parts: list[str], name: str) -> list[Reading]:
+    sec = s.world
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     if len(parts) != 2:
         return [Reading(name, missing="a world quantity is world.<arm>.<recall|specificity>")]
     arm, metric = parts
-    arms = _dict(sec.get("arms"), "sections.world.arms")
-    if arm not in arms:
-        return [Reading(name, missing=f"the world run has no {arm!r} arm (arms: {', '.join(arms) or 'none'})")]
-    where = f"sections.world.arms.{arm}"
-    m = _dict(_dict(arms[arm], where).get(metric), f"{where}.{metric}")
-    if not m:
+    if arm not in sec.arms:
+        return [Reading(name, missing=f"the world run has no {arm!r} arm (arms: {', '.join(sec.arms) or 'none'})")]
+    m = sec.arms[arm].get(metric)
+    if m is None:
         return [Reading(name, missing=f"the {arm!r} arm reports no {metric}")]
-    return [_reading(name, m.get("value"), m.get("ci"), m.get("n"), unit_name(m.get("unit")),
-                     f"the {arm!r} arm's {metric} is undefined", f"{where}.{metric}.n")]
+    return [_reading(name, m.value, m.ci, m.n, unit_name(m.unit), f"the {arm!r} arm's {metric} is undefined")]
 
 
-def _world_paired(s: dict[str, Any], a: list[str], b: list[str], name: str) -> Reading | None:
+def _world_paired(s: Sections, a: list[str], b: list[str], name: str) -> Reading | None:
     """``world.<arm>.<m> - world.<arm2>.<m>`` on the run's paired interval (the gain of one arm over
     the other on the units both scored, one resample of source items for both), or None when the
     run wrote none for that pair."""
-    sec = _dict(s.get("world"))
-    if len(a) != 2 or len(b) != 2 or a[1] != b[1]:
+    sec = s.world
+    if not sec.measured or len(a) != 2 or len(b) != 2 or a[1] != b[1]:
         return None
-    for row in sec.get("paired") or []:
-        row = _dict(row)
-        if row.get("metric") != a[1]:
+    for row in sec.paired:
+        if row.metric != a[1]:
             continue
-        if (row.get("b"), row.get("a")) == (a[0], b[0]):
+        if (row.b, row.a) == (a[0], b[0]):
             sign = 1.0
-        elif (row.get("a"), row.get("b")) == (a[0], b[0]):
+        elif (row.a, row.b) == (a[0], b[0]):
             sign = -1.0
         else:
             continue
-        g, ci = _num(row.get("gain")), _ci(row.get("ci"))
+        g, ci = _num(row.gain), _ci(row.ci)
         ci = None if ci is None else (ci[0], ci[1]) if sign > 0 else (-ci[1], -ci[0])
-        return Reading(name, None if g is None else sign * g, ci, _count(row.get("n")), None if g is not None
-                       else "the paired gain is undefined", unit_name(row.get("unit")), paired=True)
+        return Reading(name, None if g is None else sign * g, ci, row.n, None if g is not None
+                       else "the paired gain is undefined", unit_name(row.unit), paired=True)
     return None
 
 
-def _vp(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = _dict(s.get("vp"), "sections.vp") or None
+def _vp(s: Sections, parts: list[str], name: str) -> list[Reading]:
+    sec = s.vp
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     key, wanted = parts[-1], (parts[0] if len(parts) == 2 else None)
-    every = sec.get("rows") or []
-    if not isinstance(every, list) or not all(isinstance(row, dict) for row in every):
-        raise InputError("malformed card: the ruler rows are a list of JSON objects", field="sections.vp.rows")
-    rows = [row for row in every if wanted is None or row.get("set") == wanted]
+    rows = [row for row in sec.rows if wanted is None or row.set == wanted]
     if not rows:
         return [Reading(name, missing=f"the ruler section holds no label set{f' {wanted!r}' if wanted else ''}")]
     out = []
     for row in rows:
-        label = f"{name} [{row.get('set')}, {row.get('mode')}]"
-        if key not in row:
+        label = f"{name} [{row.set}, {row.mode}]"
+        if (q := row.quantity(key)) is None:
             out.append(Reading(label, missing=f"the ruler section has no quantity {key!r}"))
             continue
-        out.append(_reading(label, row.get(key), row.get(f"{key}_ci"), row.get("n"), where="sections.vp.rows.n"))
+        out.append(_reading(label, q[0], q[1], row.n))
     return out
 
 
-def _loop(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = _dict(s.get("loop"), "sections.loop") or None
+def _loop(s: Sections, parts: list[str], name: str) -> list[Reading]:
+    sec = s.loop
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     if len(parts) != 2 or parts[1] != "net":
         return [Reading(name, missing="a loop quantity is loop.<regulator>.net")]
-    regs = _dict(sec.get("regulators"), "sections.loop.regulators")
+    regs = sec.regulators
     if parts[0] not in regs:
         return [Reading(name, missing=f"the loop run has no regulator {parts[0]!r} ({', '.join(regs) or 'none'})")]
-    g = _dict(regs[parts[0]], f"sections.loop.regulators.{parts[0]}")
-    n = next(((k, v) for k, v in _dict(sec.get("numbers"), "sections.loop.numbers").items()
-              if k.split(".")[-1] == "n_units"), (None, None))
-    return [_reading(name, g.get("net"), g.get("ci"), n[1], where=f"sections.loop.numbers.{n[0]}")]
+    g = regs[parts[0]]
+    at, n = sec.n_units()
+    return [_reading(name, g.net, g.ci, n, where=f"sections.loop.numbers.{at}")]
 
 
-def _cap(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
-    sec = _dict(s.get("cap"), "sections.cap") or None
+def _cap(s: Sections, parts: list[str], name: str) -> list[Reading]:
+    sec = s.cap
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     if len(parts) != 2:
         return [Reading(name, missing="a CAP quantity is cap.<set>.<condition|overall>")]
-    sets = _dict(sec.get("sets"), "sections.cap.sets")
-    if parts[0] not in sets:
-        return [Reading(name, missing=f"the CAP section has no set {parts[0]!r} ({', '.join(sets) or 'none'})")]
-    where = f"sections.cap.sets.{parts[0]}"
-    sb = _dict(sets[parts[0]], where)
-    cell = (_dict(sb.get("overall"), f"{where}.overall") if parts[1] == "overall"
-            else _dict(_dict(sb.get("conditions"), f"{where}.conditions").get(parts[1]), f"{where}.conditions"))
-    if not cell:
+    if parts[0] not in sec.sets:
+        return [Reading(name, missing=f"the CAP section has no set {parts[0]!r} ({', '.join(sec.sets) or 'none'})")]
+    sb = sec.sets[parts[0]]
+    c = sb.overall if parts[1] == "overall" else sb.conditions.get(parts[1])
+    if c is None:
         return [Reading(name, missing=f"the CAP set {parts[0]!r} has no condition {parts[1]!r}")]
-    from judgeaudit.analyses.cap.schema import cell_summary
-
-    at = f"{where}.overall" if parts[1] == "overall" else f"{where}.conditions.{parts[1]}"
-    c = cell_summary(cell, where=at)   # a key renamed: an error naming it, not an empty reading
-    return [_reading(name, c.value, c.ci, c.n, where=f"{at}.n")]
+    return [_reading(name, c.value, c.ci, c.n)]
 
 
-_CALIBRATE = {"estimate": ("estimate",), "human": ("human",), "tpr": ("tpr",), "tnr": ("tnr",),
-              **{f"agreement.{k}": ("agreement", k) for k in ("cohen_kappa", "raw_agreement", "constant_agreement",
-                                                              "margin")}}
+_CALIBRATE = ("estimate", "human", "tpr", "tnr",
+              *(f"agreement.{k}" for k in ("cohen_kappa", "raw_agreement", "constant_agreement", "margin")))
 
 
-def _calibrate(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
+def _calibrate(s: Sections, parts: list[str], name: str) -> list[Reading]:
     """A calibrate run's quantity (``judgeaudit.card.calibrate``); units: the labelled items (TPR: the
     labelled positives, TNR: the labelled negatives)."""
-    sec = s.get("calibrate")
+    sec = s.calibrate
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
     key = ".".join(parts)
     if key not in _CALIBRATE:
         return [Reading(name, missing=f"the calibrate section has no quantity {key!r} (one of "
                                       f"{', '.join(_CALIBRATE)})")]
-    m: Any = sec
-    for k in _CALIBRATE[key]:
-        m = (m or {}).get(k)
+    head, _, sub = key.partition(".")
+    m = (sec.agreement or {}).get(sub) if head == "agreement" else getattr(sec, head)
     if not m:
         return [Reading(name, missing=f"the calibrate run reports no {key} (see its notes)")]
-    n = (sec.get("n") or {}).get({"tpr": "positives", "tnr": "negatives"}.get(key, "labelled"))
-    v = _num(m.get("value"))
-    return [Reading(name, v, _ci(m.get("ci")), n if isinstance(n, int) else None,
-                    None if v is not None else f"{key} is undefined in the calibrate run")]
+    n = {"tpr": sec.n.positives, "tnr": sec.n.negatives}.get(key, sec.n.labelled)
+    v = _num(m.value)
+    return [Reading(name, v, _ci(m.ci), n, None if v is not None else f"{key} is undefined in the calibrate run")]
 
 
-def _migrate(s: dict[str, Any], parts: list[str], name: str) -> list[Reading]:
+def _migrate(s: Sections, parts: list[str], name: str) -> list[Reading]:
     """A migrate run's verdict as ``migrate.equivalent`` / ``migrate.comparable`` (1 or 0; BLIND when the run was
     BLIND) or one of its quantities (``migrate.<name>``, ``migrate.linked.<name>``); units: the resampled anchors
     (``judgeaudit.card.migrate``)."""
-    sec = s.get("migrate")
+    sec = s.migrate
     if (r := _unmeasured(sec, name)) is not None:
         return [r]
-    n = (sec.get("n") or {}).get("units")
+    n = sec.n.units
     key = ".".join(parts)
     if key in ("equivalent", "comparable", "verdict"):
         if key == "verdict":
             return [Reading(name, missing="the verdict is a word: bar on migrate.equivalent >= 1 or "
                                           "migrate.comparable >= 1")]
-        if sec["verdict"] == "BLIND":
-            return [Reading(name, missing="the migrate run was BLIND: " + "; ".join(sec.get("reasons") or []))]
-        ok = sec["verdict"] == "EQUIVALENT" or (key == "comparable" and sec["verdict"] == "LINKABLE")
-        return [Reading(name, float(ok), (float(ok), float(ok)), n if isinstance(n, int) else None)]
+        if sec.verdict == "BLIND":
+            return [Reading(name, missing="the migrate run was BLIND: " + "; ".join(sec.reasons))]
+        ok = sec.verdict == "EQUIVALENT" or (key == "comparable" and sec.verdict == "LINKABLE")
+        return [Reading(name, float(ok), (float(ok), float(ok)), n)]
     linked = parts[0] == "linked"
     qname = ".".join(parts[1:] if linked else parts)
-    qs = {q["name"]: q for q in sec.get("linked" if linked else "quantities") or []}
+    qs = {q.name: q for q in (sec.linked if linked else sec.quantities)}
     if qname not in qs:
         return [Reading(name, missing=f"the migrate run has no {'linked ' if linked else ''}quantity {qname!r} "
                                       f"(one of {', '.join(qs) or 'none'})")]
     q = qs[qname]
-    v = _num(q.get("value"))
-    return [Reading(name, v, _ci(q.get("ci")), q.get("n") if isinstance(q.get("n"), int) else None,
+    v = _num(q.value)
+    return [Reading(name, v, _ci(q.ci), q.n,
                     None if v is not None else f"{qname} was not computable in the migrate run")]
 
 
-READERS: dict[str, Callable[[dict[str, Any], list[str], str], list[Reading]]] = {
+READERS: dict[str, Callable[[Sections, list[str], str], list[Reading]]] = {
     "validity": _validity, "world": _world, "vp": _vp, "loop": _loop, "cap": _cap, "calibrate": _calibrate,
     "migrate": _migrate,
 }
 """Section name → reader of ``<section>.<rest>`` names (a higher layer may register more)."""
 
-PAIRED: dict[str, Callable[[dict[str, Any], list[str], list[str], str], Reading | None]] = {
+PAIRED: dict[str, Callable[[Sections, list[str], list[str], str], Reading | None]] = {
     "world": _world_paired,
 }
 """Section name → reader of a difference ``<section>.<a> - <section>.<b>`` on the run's own paired
 interval (None: the run wrote none, and the gate falls back to the unpaired bound)."""
 
 
-def read_paired(card: dict[str, Any], first: str, second: str) -> Reading | None:
+def read_paired(card: CardFile | dict[str, Any], first: str, second: str) -> Reading | None:
     """The difference ``first - second`` as the run's paired interval reads it, when it wrote one."""
-    s = card.get("sections") or {}
+    s = CardFile.of(card).sections
     h1, _, r1 = first.partition(".")
     h2, _, r2 = second.partition(".")
     if h1 != h2 or h1 not in PAIRED or not r1 or not r2:
@@ -306,14 +278,16 @@ def read_paired(card: dict[str, Any], first: str, second: str) -> Reading | None
     return PAIRED[h1](s, r1.split("."), r2.split("."), f"{first} - {second}")
 
 
-def read(card: dict[str, Any], name: str) -> list[Reading]:
-    """Every reading of quantity ``name`` on ``card`` (several for a name that covers several label sets)."""
-    s = card.get("sections") or {}
+def read(card: CardFile | dict[str, Any], name: str) -> list[Reading]:
+    """Every reading of quantity ``name`` on ``card`` (several for a name that covers several label sets; a
+    ``card.json`` object is read as a ``CardFile``, a key not as a card writes it an error naming it)."""
+    card = CardFile.of(card)
     if name in VALIDITY:
-        return _validity(s, [name], name)
+        return _validity(card.sections, [name], name)
     head, _, rest = name.partition(".")
     if head in READERS and rest:
-        return READERS[head](s, rest.split("."), name)
+        return READERS[head](card.sections, rest.split("."), name)
+    s = card.to_json()["sections"]     # any other path, read with the ledger's rules
     if not present(s, name):
         return [Reading(name, missing="the card holds no such quantity")]
     value, ci = resolve(s, name)
