@@ -341,38 +341,27 @@ def _run_world_experiment(exp) -> None:  # noqa: ANN001 - experiment.WorldExperi
 
 
 def _run_loop_experiment(exp) -> None:  # noqa: ANN001 - experiment.LoopExperiment
-    from judgeaudit.commands.loop import run_loop_command
-    from judgeaudit.loop.options import RUN
+    from judgeaudit.commands.loop import run_command
+    from judgeaudit.loop.options import OPTIONS
 
-    run_loop_command(**{k: getattr(exp, k) for k in RUN})
-    console.print(f"→ {exp.out}/result.json, {exp.out}/report.html", highlight=False)
+    run_command({o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, echo=console)
 
 
 def _run_card_experiment(exp) -> None:  # noqa: ANN001 - experiment.CardExperiment
-    from judgeaudit.commands.card import card, card_with_missing_runs
+    from judgeaudit.commands.card import run_command
 
-    if not exp.from_ and not exp.run_missing:
-        raise InputError("from is required (or run_missing: true)", field="--from")
-    if exp.run_missing:
-        c = card_with_missing_runs(exp.judge, list(exp.from_), exp.out, exp.ledger, yes=exp.yes, confirm=None,
-                                   n_boot=exp.bootstrap)
-    else:
-        c = card(exp.judge, list(exp.from_), exp.out, exp.ledger, n_boot=exp.bootstrap)
-    for line in c["verdict"]:
-        print(line)
+    run_command(exp.judge, list(exp.from_), exp.out, exp.ledger, run_missing=exp.run_missing, yes=exp.yes,
+                confirm=None, n_boot=exp.bootstrap, echo=console)
 
 
 def _run_migrate_experiment(exp) -> None:  # noqa: ANN001 - experiment.MigrateExperiment
-    from judgeaudit.commands.migrate import headline, parse_margins, run_migrate
+    from judgeaudit.commands.migrate import run_command
 
-    margins = parse_margins([f"{k}={v}" for k, v in exp.margins.items()])
-    r = run_migrate(exp.old, exp.new, exp.items, exp.out, form=exp.form, labels=exp.labels, threshold=exp.threshold,
-                    margins=margins, regrade=exp.regrade, link_method=exp.link_method, from_=list(exp.from_) or None,
-                    old_card=exp.old_card, new_card=exp.new_card, audit_margin=exp.audit_margin, n_boot=exp.bootstrap,
-                    seed=exp.seed, store=exp.store,
-                    concurrency=exp.concurrency, api_base=exp.api_base)
-    for line in headline(r):
-        print(line)
+    run_command(exp.old, exp.new, exp.items, exp.out, form=exp.form, labels=exp.labels, threshold=exp.threshold,
+                margins=[f"{k}={v}" for k, v in exp.margins.items()], regrade=exp.regrade,
+                link_method=exp.link_method, from_=list(exp.from_) or None, old_card=exp.old_card,
+                new_card=exp.new_card, audit_margin=exp.audit_margin, n_boot=exp.bootstrap, seed=exp.seed,
+                store=exp.store, concurrency=exp.concurrency, api_base=exp.api_base, echo=console)
 
 
 def _run_cap_experiment(exp) -> None:  # noqa: ANN001 - experiment.CapExperiment

@@ -147,6 +147,12 @@ def test_an_experiment_file_runs_migrate_and_refuses_unconsented_code(tmp_path, 
     assert r.returncode == 0, r.stderr
     res = MigrateResult.read(tmp_path / "m" / "result.json")
     assert res.margins["agreement"] == 0.2 and res.quantity("agreement").margin == 0.2
+    # what the command prints: the verdict lines, and the files written
+    cmd = cli_main("migrate", "--old", f"replay:{old}", "--new", f"replay:{new}", "--items", anchors, "--out",
+                   tmp_path / "c", "--regrade", "400", "--bootstrap", "100", "--margin", "agreement=0.2")
+    assert cmd.returncode == 0, cmd.stderr
+    assert r.stdout == cmd.stdout and r.stdout.startswith(f"migrate {res.old_judge} → {res.new_judge}: {res.verdict}")
+    assert f"→ {tmp_path / 'm'}/result.json, {tmp_path / 'm'}/report.html" in r.stderr
     bad = tmp_path / "bad.yaml"
     bad.write_text(f"analysis: migrate\nout: m2\nold: python:os:system\nnew: replay:{new}\nitems: {anchors.name}\n")
     r = cli_main("run", bad)

@@ -73,6 +73,30 @@ def test_every_report_unparseable_is_counted_shown_and_exits_non_zero(ifeval_dir
         assert ok.exit_code == 0 and "kept going (--allow-failures)" in ok.output
 
 
+def test_an_experiment_file_says_and_exits_as_the_command_does(ifeval_dir, tmp_path, monkeypatch):
+    """``judgeaudit run`` on an ``analysis: loop`` file runs what ``loop run`` runs: each arm's counts on the
+    terminal, and the arm with no usable report named, exit 1 (``allow_failures: true``: a warning, exit 0)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeServer(responder=_reply(True)) as srv:
+        def run(name: str, *extra: str):
+            exp = tmp_path / f"{name}.yaml"
+            exp.write_text("\n".join([
+                "analysis: loop", f"out: {name}", "task: ifeval", f"data: {ifeval_dir}",
+                "responder: api:openai/fake-responder", "judge: api:openai/fake-judge", f"api_base: {srv.base_url}",
+                "regulators: [control, blind]", "votes: 1", "bootstrap: 20", *extra]) + "\n")
+            return CliRunner().invoke(app, ["run", str(exp)])
+
+        r = run("o")
+        assert r.exit_code == 1, r.output
+        assert "blind: no usable report; report votes 4: 0 failed, 4 parse failures, 0 usable" in r.output
+        assert "error: regulator(s) blind had no usable report" in r.output
+        assert f"→ {tmp_path / 'o'}/result.json, {tmp_path / 'o'}/report.html" in r.output
+        assert json.loads((tmp_path / "o" / "result.json").read_text())["no_usable_report"] == ["blind"]
+        ok = run("p", "allow_failures: true")
+        assert ok.exit_code == 0, ok.output
+        assert "warning: regulator(s) blind had no usable report" in ok.output and "kept going" in ok.output
+
+
 def test_the_card_says_the_loop_judge_gave_no_usable_report(ifeval_dir, tmp_path):
     from judgeaudit.commands.loop import run_loop_command
 

@@ -9,7 +9,9 @@ from typing import Any
 
 
 def ci_ok(ci: Sequence[float | None] | None) -> bool:
-    return bool(ci) and len(ci) == 2 and None not in ci and not any(math.isnan(float(x)) for x in ci)
+    """``ci`` is an interval: two bounds, neither None nor NaN."""
+    return (ci is not None and len(ci) == 2 and all(x is not None for x in ci)
+            and not any(math.isnan(float(x)) for x in ci))
 
 
 def decimals(ci: Sequence[float | None] | None, default: int = 3) -> int:
@@ -38,10 +40,21 @@ def interval(ci: Sequence[float | None] | None, *, sign: bool = False) -> str:
     return f"[{f.format(float(ci[0]))}, {f.format(float(ci[1]))}]"
 
 
-def with_ci(x: Any, ci: Sequence[float | None] | None, *, sign: bool = False) -> str:
-    """``0.31 [0.25, 0.37]``; the value alone when there is no interval."""
-    v = num(x, ci, sign=sign)
-    return v if not ci_ok(ci) or v == "—" else f"{v} {interval(ci, sign=sign)}"
+def with_ci(x: Any, ci: Sequence[float | None] | None, *, sign: bool = False, digits: int | None = None,
+            pct: bool = False) -> str:
+    """An estimate with its interval as judgeaudit prints one (a card, a report, the terminal): ``0.31 [0.25,
+    0.37]``; ``—`` for no value (None or NaN), the value alone where there is no interval (``ci_ok``). Every
+    number to ``digits`` decimals (None: as many as the interval supports, ``decimals``), or with ``pct`` as a
+    percentage to one decimal (``31.0% [25.0%, 37.0%]``); ``sign``: each with its sign (a difference)."""
+    if x is None or x != x:
+        return "—"
+    d = 1 if pct else decimals(ci) if digits is None else digits
+    form = f"{{:{'+' if sign else ''}.{d}f}}{'%' if pct else ''}"
+
+    def one(v: Any) -> str:
+        return form.format(100 * float(v) if pct else float(v))
+
+    return f"{one(x)} [{one(ci[0])}, {one(ci[1])}]" if ci_ok(ci) else one(x)
 
 
 def p_value(p: Any) -> str:

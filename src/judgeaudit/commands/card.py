@@ -6,10 +6,12 @@ run under OUT/runs first (``commands.card_missing.card_with_missing_runs``, whic
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.card.make import card, console, judges_held
@@ -18,7 +20,7 @@ from judgeaudit.commands.common import ApiBaseOpt, RetriesOpt, RpmOpt, TimeoutOp
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="The validity card of one judge, gathered from run folders.")
-__all__ = ["app", "card", "card_with_missing_runs", "judges_held"]
+__all__ = ["app", "card", "card_with_missing_runs", "judges_held", "run_command"]
 
 
 @app.callback(invoke_without_command=True)
@@ -49,21 +51,35 @@ def card_cmd(
 
     if ctx.invoked_subcommand is not None:
         return
-    for name, v in (("--judge", judge), ("--from", from_ or run_missing), ("--out", out)):
+    for name, v in (("--judge", judge), ("--out", out)):
         if not v:
-            raise InputError(f"{name} is required" + (" (or --run-missing)" if name == "--from" else ""), field=name)
+            raise InputError(f"{name} is required", field=name)
     from judgeaudit.commands.common import checked_calls
 
     ask = (lambda: typer.confirm("Run them?", default=False, err=True)) if sys.stdin.isatty() else None
     with checked_calls(allow_failures, echo=console), \
             call_context(api_base=api_base, timeout=call_timeout, retries=call_retries, rpm=call_rpm):
         # a run the judge failed (--run-missing): its summary, then exit 1
-        make = card_with_missing_runs if run_missing else card
-        kw = dict(yes=yes, confirm=ask) if run_missing else {}
-        c = make(judge, list(from_ or []), out, ledger, n_boot=bootstrap, chosen=list(run or []), **kw)
-        for line in c["verdict"]:
-            print(line)
-        console.print(f"→ {out}/card.html, {out}/card.md, {out}/card.json, {out}/checklist.md")
+        run_command(judge, from_, out, ledger, run_missing=run_missing, yes=yes, confirm=ask, n_boot=bootstrap,
+                    chosen=run)
+
+
+def run_command(judge: str, from_: Sequence[Path] | None, out: Path, ledger: Path | None = None, *,
+                run_missing: bool = False, yes: bool = False, confirm: Callable[[], bool] | None = None,
+                n_boot: int = 2000, chosen: Sequence[Path] | None = None, echo: Console = console) -> dict:
+    """A card from its options (what the command's flags or an experiment file's keys give): the run folders
+    ``from_`` required unless ``run_missing``; the card built and written (``card``; with ``run_missing``,
+    ``card_with_missing_runs``: the default runs no folder measured, estimated and confirmed first), its verdict
+    lines on stdout and the files written on the terminal. The card."""
+    if not from_ and not run_missing:
+        raise InputError("--from is required (or --run-missing)", field="--from")
+    make = card_with_missing_runs if run_missing else card
+    kw = dict(yes=yes, confirm=confirm) if run_missing else {}
+    c = make(judge, list(from_ or []), out, ledger, n_boot=n_boot, chosen=list(chosen or []), **kw)
+    for line in c["verdict"]:
+        print(line)
+    echo.print(f"→ {out}/card.html, {out}/card.md, {out}/card.json, {out}/checklist.md")
+    return c
 
 
 def _read_card(p: Path):  # noqa: ANN202 - card.schema.CardFile

@@ -107,7 +107,7 @@ def run_gsm8k(data: Path, out: Path | None = None) -> dict[str, Any]:
     """Check OpenAI's example GPT-3 solutions (``example_model_solutions.jsonl``) against the answer
     keys of ``test.jsonl`` in ``data``; agreement with the ``is_correct`` flags they carry."""
     from judgeaudit.checkers.gsm8k import GSM8KItem, check_gsm8k
-    from judgeaudit.datasets.gsm8k import CONDITIONS, SOLUTIONS_FILE, _read, read_answer_keys
+    from judgeaudit.datasets.gsm8k import CONDITIONS, SOLUTIONS_FILE, read_answer_keys, read_solutions
 
     data = Path(data)
     if out is not None:
@@ -116,7 +116,7 @@ def run_gsm8k(data: Path, out: Path | None = None) -> dict[str, Any]:
     if not test.is_file():
         raise InputError("GSM8K test.jsonl not found", path=data)
     keys = read_answer_keys(test)
-    sols = _read(data)
+    sols = read_solutions(data)
     if len(sols) != len(keys):
         raise InputError(f"{len(sols)} solution lines but {len(keys)} questions in test.jsonl",
                          path=data / SOLUTIONS_FILE)

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from judgeaudit.card.numbers import with_ci
 from judgeaudit.commands import tracking
 from judgeaudit.commands.batch import batching
 from judgeaudit.errors import InputError
@@ -53,16 +54,10 @@ CAP_PAPER = "Li et al., “Conditional Accuracy Profiles: Diagnosing LLM Judges 
 """The papers whose definitions the commands implement, as help texts cite them."""
 
 def with_interval(value: float | None, ci: object = None, *, digits: int = 3, pct: bool = False) -> str:
-    """``value [lo, hi]`` as a report prints an estimate with its interval (``pct``: as percentages); ``—`` for
-    no value, the value alone where it has no interval."""
-    def one(v: float) -> str:
-        return f"{100 * v:.1f}%" if pct else f"{v:.{digits}f}"
-
-    if value is None or value != value:
-        return "—"
-    if ci is None or len(ci) != 2 or any(c is None or c != c for c in ci):
-        return one(value)
-    return f"{one(value)} [{one(ci[0])}, {one(ci[1])}]"
+    """``value [lo, hi]`` as the terminal summaries print an estimate with its interval: ``card.numbers.with_ci``
+    at a fixed ``digits`` decimals (``pct``: as percentages); ``—`` for no value, the value alone where it has no
+    interval."""
+    return with_ci(value, ci, digits=digits, pct=pct)
 
 
 TemplateOpt = annotation(declared_options.TEMPLATE)

@@ -250,14 +250,14 @@ def _per_judge(calls: Any) -> dict[str, dict[str, Any]]:
     return {k: v.to_dict() for k, v in out.items()}
 
 
-def print_routes(r: dict[str, Any], allow_failures: bool) -> None:
+def print_routes(r: dict[str, Any], allow_failures: bool, *, echo: Console = console) -> None:
     """The checks each HaluEval QA route decided; exit 1 when the NLI fallback failed outright (unless
     ``--allow-failures``)."""
     routes = r.get("checker_routes")
     if routes:
-        console.print("checker routes: " + ", ".join(f"{k} {v}" for k, v in sorted(routes["checks"].items())),
-                      highlight=False)
-    failed(nli_failed(r), allow_failures=allow_failures, echo=console)
+        echo.print("checker routes: " + ", ".join(f"{k} {v}" for k, v in sorted(routes["checks"].items())),
+                   highlight=False)
+    failed(nli_failed(r), allow_failures=allow_failures, echo=echo)
 
 
 def _describe(r: Any) -> str:
@@ -271,43 +271,53 @@ def _describe(r: Any) -> str:
 def run_cmd(**options: Any) -> None:
     """Run the loop → OUT/result.json and OUT/report.html; exits 1 when a judging arm had no usable
     report (``--allow-failures``: exit 0)."""
+    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()})
+
+
+def run_command(values: dict[str, Any], *, echo: Console = console) -> dict[str, Any]:
+    """A loop run from its options by their declared names (``loop.options``; what the command's flags or an
+    experiment file's keys give; absent ones take their defaults): the run with its outputs and report
+    (``run_loop_command``), the HaluEval QA checker's routes and each arm's counts on the terminal, and exit 1
+    when the NLI fallback failed outright or a judging arm had no usable report (unless ``allow_failures``).
+    The result dict."""
     from judgeaudit.commands.common import report_calls
     from judgeaudit.loop.engine import NO_USABLE_REPORT
     from judgeaudit.runtime.failures import active
 
-    values = {o.name: options[o.keyword] for o in OPTIONS.on_command()}
-    allow_failures, out = values["allow_failures"], values["out"]
-    r = run_loop_command(**{k: values[k] for k in RUN})
-    print_routes(r, allow_failures)
+    v = {**OPTIONS.defaults(), **values}
+    allow_failures, out = v["allow_failures"], v["out"]
+    r = run_loop_command(**{k: v[k] for k in RUN})
+    print_routes(r, allow_failures, echo=echo)
     b = r["before"]
     n_err = sum(r["judge_errors"].values()) + r["responder_errors"]
     if n_err:
-        console.print(f"[yellow]{n_err} failed call(s) (judge votes give no report, revisions left unchanged); "
-                      "they are kept in the store and retried on the next run[/yellow]")
-    console.print(f"before: pass rate {b['pass_rate']:.3f} over {b['n_units']} units")
+        echo.print(f"[yellow]{n_err} failed call(s) (judge votes give no report, revisions left unchanged); "
+                   "they are kept in the store and retried on the next run[/yellow]")
+    echo.print(f"before: pass rate {b['pass_rate']:.3f} over {b['n_units']} units")
     for name, x in r["regulators"].items():
         votes_seen = (f"; report votes {x['judge_votes']}: {x['failed_calls']} failed, {x['parse_failures']} parse "
                       f"failures, {x['usable_votes']} usable" if "judge_votes" in x else "")
         if x.get("status") == NO_USABLE_REPORT:
-            console.print(f"{name}: {NO_USABLE_REPORT}{votes_seen}", markup=False)
+            echo.print(f"{name}: {NO_USABLE_REPORT}{votes_seen}", markup=False)
             continue
         sums = (f" (summed over rounds: fixed {x['fixed_summed']}, broken {x['broken_summed']})"
                 if r["rounds"] > 1 else "")
-        console.print(f"{name}: fixed {x['fixed']}, broken {x['broken']}, net {x['net']:+.3f} "
-                      f"[{x['net_ci'][0]:+.3f}, {x['net_ci'][1]:+.3f}], acted on {x['acted_on']}{sums}{votes_seen}",
-                      markup=False)
-    console.print(f"→ {out}/result.json, {out}/report.html")
+        echo.print(f"{name}: fixed {x['fixed']}, broken {x['broken']}, net {x['net']:+.3f} "
+                   f"[{x['net_ci'][0]:+.3f}, {x['net_ci'][1]:+.3f}], acted on {x['acted_on']}{sums}{votes_seen}",
+                   markup=False)
+    echo.print(f"→ {out}/result.json, {out}/report.html")
     if r["no_usable_report"]:
         line = (f"regulator(s) {', '.join(r['no_usable_report'])} had no usable report (every judge vote failed or "
                 "did not parse): their rows are no finding")
         if allow_failures:
-            console.print(f"warning: {line}; kept going (--allow-failures)", markup=False)
-            return
-        console.print(f"error: {line}", markup=False)
+            echo.print(f"warning: {line}; kept going (--allow-failures)", markup=False)
+            return r
+        echo.print(f"error: {line}", markup=False)
         rec = active()
         if rec is not None:      # the judge-calls summary, which the exit would skip
-            report_calls(rec.summary(), allow_failures=False, echo=console)
+            report_calls(rec.summary(), allow_failures=False, echo=echo)
         raise typer.Exit(1)
+    return r
 
 
 @app.command("worlds")

@@ -8,7 +8,7 @@ Writes OUT/result.json, OUT/link.json (graded form), OUT/verdicts.parquet and OU
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
@@ -285,14 +285,22 @@ def migrate_cmd(
     for name, value in (("--old", old), ("--new", new), ("--items", items), ("--out", out)):
         if value is None:
             raise InputError("is required", field=name)
-    result = run_migrate(old, new, items, out, form=form, labels=labels, threshold=threshold,
-                         margins=parse_margins(margin), regrade=regrade, link_method=link_method, from_=from_,
-                         old_card=old_card, new_card=new_card, audit_margin=audit_margin, n_boot=bootstrap,
-                         seed=seed, store=store,
-                         concurrency=concurrency, api_base=api_base)
+    run_command(old, new, items, out, form=form, labels=labels, threshold=threshold, margins=margin,
+                regrade=regrade, link_method=link_method, from_=from_, old_card=old_card, new_card=new_card,
+                audit_margin=audit_margin, n_boot=bootstrap, seed=seed, store=store, concurrency=concurrency,
+                api_base=api_base)
+
+
+def run_command(old: str, new: str, items: Path, out: Path, *, margins: list[str] | None = None,
+                echo: Console = console, **options: Any):  # noqa: ANN201 - analyses.migrate.MigrateResult
+    """A migrate run from its options (what the command's flags or an experiment file's keys give; ``margins``
+    as ``NAME=VALUE`` texts, ``parse_margins``; the rest as ``run_migrate`` takes them): the run and its outputs
+    (``run_migrate``), the verdict lines on stdout and the files written on the terminal. The result."""
+    result = run_migrate(old, new, items, out, margins=parse_margins(margins), **options)
     for line in headline(result):
         print(line)
-    console.print(f"→ {out}/result.json, {out}/report.html", highlight=False)
+    echo.print(f"→ {out}/result.json, {out}/report.html", highlight=False)
+    return result
 
 
 def apply_link(link_path: Path, verdicts: str, out: Path, *, judge: str | None = None) -> pd.DataFrame:

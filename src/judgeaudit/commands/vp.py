@@ -3,6 +3,7 @@ App. E) — how much of each set a reader of surface form alone recovers, per in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +44,11 @@ def parse_ceiling(text: str) -> tuple[str, str | None, tuple[float, float, float
 def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
               permutations: int = DEFAULT_PERMUTATIONS, seed: int = 0, n_boot: int = 1000,
               ceilings: list[str] | None = None, transfer: bool = True, jobs: int = 1,
-              backend: str | None = None, ray_address: str | None = None) -> ValidationPowerResult:
+              backend: str | None = None, ray_address: str | None = None,
+              extra: Callable[[ValidationPowerResult], list] | None = None) -> ValidationPowerResult:
     """Load every spec, audit it in the requested mode(s), and (with ``out``) write
-    ``out/result.json`` and ``out/report.html``. Returns the result. ``backend`` ``ray`` audits the sets
+    ``out/result.json`` and ``out/report.html`` (with the sections ``extra(result)`` returns, e.g. the register
+    of predicted values, appended). Returns the result. ``backend`` ``ray`` audits the sets
     in Ray tasks (``ray_address``: a cluster) instead of ``jobs`` local processes: the same result."""
     from judgeaudit.runtime import backends
 
@@ -100,8 +103,8 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
                 from judgeaudit.io import write_parquet
 
                 write_parquet(dest / "predictions.parquet", preds)
-            write_page(dest / "report.html", "judgeaudit — validation power", vp_sections(result),
-                       subtitle=audited_sets_line(result))
+            write_page(dest / "report.html", "judgeaudit — validation power",
+                       [*vp_sections(result), *(extra(result) if extra else [])], subtitle=audited_sets_line(result))
     return result
 
 
@@ -175,19 +178,19 @@ def run_command(values: dict[str, Any], *, backend: str | None = None, ray_addre
     OPTIONS.check(permutations=v["permutations"])
     output_dir(out, writes=WRITES, inputs=set_inputs(sets), kind="vp")
     led = register.load(ledger, strict_register)
-    entries = None
-    with output_set(out, "vp") as dest:   # the result, the report and the register as one set
+    entries: list = []
+
+    def register_section(result: ValidationPowerResult) -> list:
+        e, section = register.mark(led, ledger, "vp", result.to_dict(), out)
+        entries.extend(e)
+        return [section]
+
+    with output_set(out, "vp"):   # the result, the report and the register as one set
         result = run_audit(list(sets), mode=v["mode"], out=out, permutations=v["permutations"], seed=v["seed"],
                            ceilings=list(v["ceilings"] or []), transfer=not v["no_transfer"], jobs=v["jobs"],
-                           backend=backend, ray_address=ray_address)
-        if led is not None:
-            from judgeaudit.report.html import write_page
-            from judgeaudit.report.validation_power import audited_sets_line, vp_sections
-
-            entries, section = register.mark(led, ledger, "vp", result.to_dict(), out)
-            write_page(dest / "report.html", "judgeaudit — validation power", [*vp_sections(result), section],
-                       subtitle=audited_sets_line(result))
+                           backend=backend, ray_address=ray_address,
+                           extra=register_section if led is not None else None)
     print_table(result)
     console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
-    if entries is not None:
+    if led is not None:
         register.enforce(entries, strict_register)

@@ -72,10 +72,13 @@ def _solutions_path(root: str | Path) -> Path:
     return found[0]
 
 
-def _read(root: str | Path) -> list[tuple[int, str, dict[str, tuple[bool, str]]]]:
-    """``(line, question, condition → (is_correct, solution))`` per question, validated. The
-    conditions are the first record's solution fields (``CONDITIONS`` in OpenAI's file), in its
-    order; every record must carry them all."""
+def read_solutions(root: str | Path) -> list[tuple[int, str, dict[str, tuple[bool, str]]]]:
+    """``(line, question, condition → (is_correct, solution))`` per question of the solution file under
+    ``root`` (or ``root`` itself), in file order, validated. The conditions are the first record's solution
+    fields (``CONDITIONS`` in OpenAI's file), in its order; every record must carry them all. A record without
+    its question or a solution field, or with ``is_correct`` not a boolean, is an ``InputError`` naming its
+    line and field; so is a file with no record. Read by the item and pair tables here, the loop's GSM8K task
+    and ``judgeaudit check``."""
     path = _solutions_path(root)
     out = []
     conditions: list[str] | None = None
@@ -128,7 +131,7 @@ def load_items(root: str | Path) -> pd.DataFrame:
         root: the GSM8K folder (holding ``example_model_solutions.jsonl``) or that file.
     """
     rows = []
-    for line, q, sols in _read(root):
+    for line, q, sols in read_solutions(root):
         for c, (ok, text) in sols.items():
             rows.append({"item_id": f"gsm8k/{line}/{c}", "text": text, "label": "correct" if ok else "incorrect",
                          "group": q, "condition": c, "prompt": q, "label_source": LABEL_SOURCE,
@@ -169,7 +172,7 @@ def load_pairs(root: str | Path, *, pairs: PairSelection | str = "first") -> pd.
     if pairs not in ("first", "all"):
         raise InputError(f"pairs must be first or all, got {pairs!r}", field="pairs")
     rows: list[dict[str, Any]] = []
-    for line, q, sols in _read(root):
+    for line, q, sols in read_solutions(root):
         side = correct_side(q)
         for good, bad in mixed_pairs(sols, pairs):  # type: ignore[arg-type]
             a, b = (good, bad) if side == "A" else (bad, good)

@@ -329,7 +329,7 @@ def load_gsm8k(path: str | Path, *, conditions: str | None = None) -> AdapterRes
     from judgeaudit.checkers.gsm8k import GSM8KItem, answer_key, check_gsm8k
 
     sol_path = gsm8k._solutions_path(path)
-    records = gsm8k._read(path)
+    records = gsm8k.read_solutions(path)
     found = list(records[0][2])
     chosen = [c.strip() for c in conditions.split(",")] if conditions else found
     unknown = [c for c in chosen if c not in found]

@@ -49,8 +49,8 @@ import pandas as pd
 
 from judgeaudit.errors import InputError
 from judgeaudit.judges.base import Judge, make_judge
-from judgeaudit.judges.replay import (ReplayJudge, _judge_of, check_options, normalise_replay_table, parse_spec,
-                                     register_format, replay_scale)
+from judgeaudit.judges.replay import (ReplayJudge, check_options, normalise_replay_table, parse_spec,
+                                     register_format, replay_judge, replay_scale)
 from judgeaudit.judges.scale import OVERREACH_SCALE, Scale
 from judgeaudit.records import JudgeRequest, Verdict
 
@@ -295,7 +295,7 @@ def _judges(argument: str, family: str | None, spec_id: str | None, *, one: bool
         else:
             jid = f"replay:inspect:{path}?{urlencode({**mapping, 'scorer': name})}"
         # the scorer is part of what is replayed: two scorers of one log are two instruments
-        judge = _judge_of(df, f"{path}?scorer={name}", None, jid, family, on)
+        judge = replay_judge(df, f"{path}?scorer={name}", None, jid, family, on)
         if (template := log_template(log, path, name)) is not None:
             judge.use_template(template)   # its replies are read again with the template that asked them
         judge.log_counts = log_counts(df)

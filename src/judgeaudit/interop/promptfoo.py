@@ -67,8 +67,8 @@ import pandas as pd
 from judgeaudit.errors import InputError
 from judgeaudit.io import read_text
 from judgeaudit.judges.base import Judge
-from judgeaudit.judges.replay import (ReplayJudge, _judge_of, _with_template, check_options, normalise_replay_table,
-                                     parse_scale, parse_spec, register_format)
+from judgeaudit.judges.replay import (ReplayJudge, check_options, normalise_replay_table,
+                                     parse_scale, parse_spec, register_format, replay_judge, use_template)
 from judgeaudit.judges.scale import Scale
 from judgeaudit.records import JudgeRequest
 
@@ -341,8 +341,8 @@ def _judges(argument: str, family: str | None, spec_id: str | None, *, one: bool
         else:
             jid = f"replay:promptfoo:{path}?{urlencode({**mapping, 'judge': names[k]})}"
         table, on = tables[k]
-        judge: ReplayJudge = _judge_of(table, f"{path}?judge={names[k]}", None, jid, family, on)
-        _with_template([judge], mapping.get("template"))
+        judge: ReplayJudge = replay_judge(table, f"{path}?judge={names[k]}", None, jid, family, on)
+        use_template([judge], mapping.get("template"))
         judges.append(judge)
     return judges
 

@@ -97,15 +97,19 @@ def _short(exc: Exception) -> str:
     return text[:300]
 
 
-def _get(obj: Any, name: str) -> Any:
+def reply_field(obj: Any, name: str) -> Any:
+    """The field ``name`` of a provider's reply object, whether it came as a mapping (the HTTP transport) or as
+    an object (LiteLLM's); None when it has none."""
     return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
-def _token_bytes(entry: Any) -> bytes | None:
-    raw = _get(entry, "bytes")
+def token_bytes(entry: Any) -> bytes | None:
+    """The bytes of one token of a reply's logprobs (``logprobs.content[i]`` or one of its ``top_logprobs``):
+    its ``bytes`` where the provider gives them, else its ``token`` text encoded as UTF-8; None with neither."""
+    raw = reply_field(entry, "bytes")
     if raw is not None:
         return bytes(raw)
-    token = _get(entry, "token")
+    token = reply_field(entry, "token")
     return token.encode() if isinstance(token, str) else None
 
 
@@ -118,7 +122,7 @@ def _score_distribution(choice: Any, text: str, at: int,
     None when the provider returned no logprobs, when its tokens do not spell the reply up to that
     token, or when that token is more than the grade (its alternatives are then not grades).
     """
-    content = _get(_get(choice, "logprobs"), "content")
+    content = reply_field(reply_field(choice, "logprobs"), "content")
     if not content:
         return None
     reply = text.encode()
@@ -127,7 +131,7 @@ def _score_distribution(choice: Any, text: str, at: int,
     grade = number.group() if number else text[at]
     start = 0
     for entry in content:
-        raw = _token_bytes(entry)
+        raw = token_bytes(entry)
         if raw is None or reply[start : start + len(raw)] != raw:
             return None
         end = start + len(raw)
@@ -143,14 +147,14 @@ def _digit_distribution(entry: Any, values: tuple[int, ...] = elicit.SCALE) -> t
     """Renormalised probabilities of the grades among one position's alternatives (spellings with
     and without a leading space are one grade); the chosen token counts when it is not listed."""
     index = {str(v): i for i, v in enumerate(values)}
-    cands = list(_get(entry, "top_logprobs") or [])
-    if not any(_token_bytes(c) == _token_bytes(entry) for c in cands):
+    cands = list(reply_field(entry, "top_logprobs") or [])
+    if not any(token_bytes(c) == token_bytes(entry) for c in cands):
         cands.append(entry)
     probs = [0.0] * len(values)
     for c in cands:
-        raw = _token_bytes(c)
+        raw = token_bytes(c)
         spelled = raw.decode(errors="replace").strip() if raw is not None else ""
-        logprob = _get(c, "logprob")
+        logprob = reply_field(c, "logprob")
         if spelled in index and logprob is not None:
             probs[index[spelled]] += math.exp(logprob)
     total = sum(probs)

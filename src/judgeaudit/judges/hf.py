@@ -32,13 +32,15 @@ from judgeaudit.judges.base import Judge, JudgeSpec, register
 from judgeaudit.records import JudgeRequest, Verdict
 
 
-_FORWARD_LOCK = threading.Lock()   # the settings _reproducible changes are global to torch
+_FORWARD_LOCK = threading.Lock()   # the settings reproducible_forward changes are global to torch
 
 
 @contextmanager
-def _reproducible(threads: int) -> Iterator[None]:
-    """One forward pass at a time, with ``threads`` intra-op threads and deterministic algorithms;
-    torch's previous settings are restored afterwards."""
+def reproducible_forward(threads: int) -> Iterator[None]:
+    """One forward pass at a time in this process, with ``threads`` intra-op threads, deterministic algorithms
+    and no autograd; torch's previous settings are restored afterwards. Every torch model judgeaudit runs (the
+    ``hf`` judge, the NLI checker) runs its forward passes inside it, so that a pass never changes another's
+    thread count and a model gives the same numbers on every run."""
     import torch
 
     with _FORWARD_LOCK:
@@ -108,7 +110,7 @@ class HFJudge(Judge):
         tok, model = self._load()
         ids = self._token_ids(tok, candidates)
         enc = tok(prompt, return_tensors="pt")
-        with _reproducible(self.threads):
+        with reproducible_forward(self.threads):
             logits = model(**enc).logits[0, -1].double()
         p = torch.softmax(logits, dim=-1)[ids]
         mass = float(p.sum())
@@ -117,7 +119,7 @@ class HFJudge(Judge):
     def _reward(self, first: str, second: str) -> float:
         tok, model = self._load()
         enc = tok(first, second, return_tensors="pt", truncation=True)
-        with _reproducible(self.threads):
+        with reproducible_forward(self.threads):
             return float(model(**enc).logits[0, 0])
 
     def judge_sync(self, request: JudgeRequest) -> Verdict:

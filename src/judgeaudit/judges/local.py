@@ -23,9 +23,9 @@ import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from judgeaudit.judges import elicit
 from judgeaudit.judges.base import Judge, JudgeSpec, register
 from judgeaudit.records import JudgeRequest, Verdict
 
+T = TypeVar("T")
 MODEL_NAME = "gemma-3-270m-q4_k_m"
 DEFAULT_CTX = 8192
 # The forward passes of ``_next_token_logits``. ggml computes a token's row of a matrix product with
@@ -71,7 +72,18 @@ _DIST_CACHE_SIZE = 8192
 _MODELS_LOCK = threading.Lock()
 # Every llama.cpp call runs on this one OS thread: ggml's compute threads are tied to the calling
 # thread, and hopping between pool threads leaves the previous team spinning on the same cores.
-_LLAMA_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgeaudit-llama")
+_LLAMA_THREAD_NAME = "judgeaudit-llama"
+_LLAMA_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix=_LLAMA_THREAD_NAME)
+
+
+def on_llama_thread(fn: Callable[[], T]) -> T:
+    """``fn()`` run on the one thread every llama.cpp call of this process runs on, and its value (or its
+    exception) once it has run: after the calls already queued there, never beside one. Called directly when
+    already on that thread. Code that calls the embedded model outside a ``LocalJudge`` call (a warm-up, the NLI
+    checker's forward passes) goes through it."""
+    if threading.current_thread().name.startswith(_LLAMA_THREAD_NAME):
+        return fn()
+    return _LLAMA_THREAD.submit(fn).result()
 
 
 def ggml_has_amx(system_info: str | None = None) -> bool:
@@ -239,9 +251,7 @@ def warmup_rates(llm: Any, repeats: int = 2) -> Rates:
     one its calls will mostly run at."""
     if id(llm) in _RATES and time.monotonic() - _RATES[id(llm)][0] < RATES_TTL:
         return _RATES[id(llm)][1]
-    if threading.current_thread().name.startswith("judgeaudit-llama"):
-        return _warm_up(llm, repeats)
-    return _LLAMA_THREAD.submit(_warm_up, llm, repeats).result()   # between calls, never beside one
+    return on_llama_thread(lambda: _warm_up(llm, repeats))   # between calls, never beside one
 
 
 def _warm_up(llm: Any, repeats: int) -> Rates:

@@ -327,10 +327,13 @@ class ReplayJudge(Judge):
                              meta={} if parsed.ok else {"parse_error": parsed.error}, **fields)
 
 
-def _judge_of(df: pd.DataFrame, path: str, wanted: str | None, spec_id: str, family: str | None,
-              scale: Scale | None = None) -> ReplayJudge:
-    """The judge ``wanted`` of a normalised replay table (the whole table when it has no judge_id column),
-    its scores on ``scale`` (None: the judges' 1–9)."""
+def replay_judge(df: pd.DataFrame, path: str, wanted: str | None, spec_id: str, family: str | None,
+                 scale: Scale | None = None) -> ReplayJudge:
+    """The judge ``wanted`` of a normalised replay table (``normalise_replay_table``; the whole table when it
+    has no judge_id column, or ``wanted`` is None), named ``spec_id``, its scores on ``scale`` (None: the judges'
+    1–9), its family ``family`` or else the one the rows record or its model implies (``families.resolve``);
+    ``InputError`` naming ``path`` when no row is the judge ``wanted``. Every replay format builds its judges
+    with it (a plain file here, another tool's log in ``interop``)."""
     if wanted is not None and "judge_id" in df.columns:
         df = df[df["judge_id"].astype(str) == wanted]
         if df.empty:
@@ -424,7 +427,9 @@ def check_options(mapping: dict[str, str], path: str, known: tuple[str, ...] = O
                          field=unknown[0])
 
 
-def _with_template(judges: list[Judge], name: str | None) -> list[Judge]:
+def use_template(judges: list[Judge], name: str | None) -> list[Judge]:
+    """``judges``, each now rendering and reading with the template ``name`` (a built-in name or a file;
+    ``Judge.use_template``, in place); unchanged when ``name`` is None. A replay spec's ``?template=``."""
     if name is None:
         return judges
     from judgeaudit.judges.templates import get_template
@@ -447,8 +452,8 @@ def replay_judges(argument: str) -> list[Judge]:
     df = load_replay_table(path, mapping, scale)
     ids = _judge_ids(df)
     if not ids:
-        return _with_template([_judge_of(df, path, None, f"replay:{argument}", None, scale)], template)
-    return _with_template([_judge_of(df, path, i, i, None, scale) for i in ids], template)
+        return use_template([replay_judge(df, path, None, f"replay:{argument}", None, scale)], template)
+    return use_template([replay_judge(df, path, i, i, None, scale) for i in ids], template)
 
 
 @register("replay", "verdicts from a JSONL/CSV/Parquet file: replay:<path>[?judge=ID&score=col…]; "
@@ -472,5 +477,5 @@ def _make(argument: str, options: dict[str, Any]) -> Judge:
                              path=path, field="judge_id")
         wanted = wanted or (ids[0] if ids else None)
     spec_id = options["id"] if wanted is None or options["id"] != f"replay:{argument}" else wanted
-    judge, = _with_template([_judge_of(df, path, wanted, spec_id, options.get("family"), scale)], template)
+    judge, = use_template([replay_judge(df, path, wanted, spec_id, options.get("family"), scale)], template)
     return judge

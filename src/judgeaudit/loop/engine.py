@@ -21,7 +21,7 @@ from judgeaudit.loop import prompts as P
 from judgeaudit.loop import regulators as R
 from judgeaudit.loop.tasks import LoopItem, Task
 from judgeaudit.records import JudgeRequest
-from judgeaudit.runtime.failures import MAX_REASONS, JudgeCalls, _reason
+from judgeaudit.runtime.failures import MAX_REASONS, JudgeCalls, failure_reason
 
 UNIT_COLUMNS = ("regulator", "round", "item_id", "unit", "pass_initial", "pass_start", "pass_end",
                 "loose_initial", "loose_end", "flagged", "acted")
@@ -53,7 +53,7 @@ class VoteTally:
             else:
                 continue
             if len(self.reasons) < MAX_REASONS:
-                self.reasons.setdefault(_reason(v))
+                self.reasons.setdefault(failure_reason(v))
         return parsed
 
     def calls(self) -> JudgeCalls:

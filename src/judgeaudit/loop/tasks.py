@@ -123,7 +123,7 @@ def load_gsm8k(path: str | Path, *, condition: str = GSM8K_SHIPPED) -> Task:
     """A GSM8K folder with ``test.jsonl`` (answer keys); shipped = ``condition``'s solutions from
     ``example_model_solutions.jsonl`` when present."""
     from judgeaudit.checkers.gsm8k import GSM8KItem
-    from judgeaudit.datasets.gsm8k import SOLUTIONS_FILE, _read, read_answer_keys
+    from judgeaudit.datasets.gsm8k import SOLUTIONS_FILE, read_answer_keys, read_solutions
 
     p = Path(path)
     test = p / "test.jsonl" if p.is_dir() else p
@@ -132,7 +132,7 @@ def load_gsm8k(path: str | Path, *, condition: str = GSM8K_SHIPPED) -> Task:
     keys = read_answer_keys(test)
     shipped: dict[str, str] = {}
     if (test.parent / SOLUTIONS_FILE).is_file():
-        for _, q, sols in _read(test.parent):
+        for _, q, sols in read_solutions(test.parent):
             if condition not in sols:
                 raise InputError(f"no solutions of condition {condition!r} (found: {', '.join(sols)})",
                                  path=test.parent / SOLUTIONS_FILE, field="initial")

@@ -108,7 +108,11 @@ class CallSummary:
         return CallSummary(tuple(j for j in self.judges if j.judge_id not in drop), self.part_name)
 
 
-def _reason(row: Any) -> str:
+def failure_reason(row: Any) -> str:
+    """The one line a failed call or an unparseable reply is reported by (a verdict or a verdict table's row:
+    ``error``, ``meta``, ``raw``): its error, else ``unparseable: `` and the parser's error (or the start of the
+    reply); whitespace collapsed, at most ``_REASON_CHARS`` characters. ``summarise`` and every other count of
+    failed calls (the loop's report votes) keep their reasons in this form."""
     if isinstance(row.error, str) and row.error:
         text = row.error
     else:
@@ -140,7 +144,7 @@ def summarise(verdicts: pd.DataFrame | Iterable[Verdict], *,
         for row in rows[err | parse].itertuples(index=False):
             if len(reasons) == MAX_REASONS:
                 break
-            reasons.setdefault(_reason(row))
+            reasons.setdefault(failure_reason(row))
         out.append(JudgeCalls(str(jid), int(len(rows)), int(err.sum()), int(parse.sum()), tuple(reasons),
                               None if prt is None else str(prt)))
     return CallSummary(tuple(out), None if part is None else part_name)

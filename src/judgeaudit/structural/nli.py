@@ -180,13 +180,13 @@ class HFNLI(NLIBackend):
     def _predict_batch(self, pairs: list[Pair]) -> np.ndarray:
         import torch
 
-        from judgeaudit.judges.hf import _reproducible
+        from judgeaudit.judges.hf import reproducible_forward
 
         with self._lock:
             tok, model, order = self._load()
             enc = tok([p for p, _ in pairs], [h for _, h in pairs], return_tensors="pt", padding=True,
                       truncation=True, max_length=self.max_length)
-            with _reproducible(self.threads):
+            with reproducible_forward(self.threads):
                 logits = model(**enc).logits.double()
             probs = torch.softmax(logits, dim=-1)[:, order]
         return probs.numpy()
@@ -262,22 +262,22 @@ class ApiNLI(NLIBackend):
                                   endpoint=normalise_endpoint(self.api_base) if self.api_base else None))
 
     async def _one(self, caller: Any, premise: str, hypothesis: str) -> np.ndarray:
-        from judgeaudit.judges.api import _get, _token_bytes
+        from judgeaudit.judges.api import reply_field, token_bytes
 
         body: dict[str, Any] = dict(temperature=0.0, max_tokens=5,
                                     messages=[{"role": "user", "content": render_nli(premise, hypothesis)}],
                                     logprobs=True, top_logprobs=20, **self.params)
         reply = await (caller._http_reply(body) if caller.transport == "http" else caller._litellm_reply(body))
         choice, text = reply.choice, reply.text
-        content = _get(_get(choice, "logprobs"), "content") or []
+        content = reply_field(reply_field(choice, "logprobs"), "content") or []
         for entry in content:   # the first position whose token names a label
-            tok = (_token_bytes(entry) or b"").decode(errors="replace")
+            tok = (token_bytes(entry) or b"").decode(errors="replace")
             if _label_of_token(tok) is None:
                 continue
-            alts = [((_token_bytes(c) or b"").decode(errors="replace"), _get(c, "logprob"))
-                    for c in (_get(entry, "top_logprobs") or [])]
+            alts = [((token_bytes(c) or b"").decode(errors="replace"), reply_field(c, "logprob"))
+                    for c in (reply_field(entry, "top_logprobs") or [])]
             if not any(t == tok for t, _ in alts):
-                alts.append((tok, _get(entry, "logprob")))
+                alts.append((tok, reply_field(entry, "logprob")))
             row = label_logprob_row(alts)
             if row is not None:
                 return row
@@ -315,15 +315,10 @@ class LocalNLI(NLIBackend):
 
     def _default_forward(self) -> Callable[[str], np.ndarray]:
         """The label-token logits of the embedded model, computed on the one thread every llama.cpp
-        call runs on (``judges.local._LLAMA_THREAD``), as the ``local`` judge's calls are."""
-        from judgeaudit.judges.local import _LLAMA_THREAD, MODEL_NAME, JudgeSpec, LocalJudge
+        call runs on (``judges.local.on_llama_thread``), as the ``local`` judge's calls are."""
+        from judgeaudit.judges.local import MODEL_NAME, JudgeSpec, LocalJudge, on_llama_thread
 
         judge = LocalJudge(JudgeSpec(id="local-nli", backend="local", model=MODEL_NAME))
-
-        def on_llama_thread(fn: Callable[[], Any]) -> Any:
-            if threading.current_thread().name.startswith("judgeaudit-llama"):
-                return fn()
-            return _LLAMA_THREAD.submit(fn).result()
 
         ids = on_llama_thread(lambda: [judge.llm.tokenize(f" {w}".encode(), add_bos=False, special=False)[0]
                                        for w in LABELS])
