@@ -53,7 +53,7 @@ def _last_line(err: str) -> str:
     return [ln for ln in err.splitlines() if ln.strip()][-1]
 
 
-def test_judge_every_call_refused_exits_1_and_keeps_the_verdicts(tmp_path, fake_server):
+def test_judge_every_call_refused_exits_1_and_keeps_the_verdicts(tmp_path, fake_server, _run):
     srv = fake_server()
     srv.fault("400", times=1000, message=REFUSAL)
     items, out = _items(tmp_path, 3), tmp_path / "out"
@@ -69,7 +69,7 @@ def test_judge_every_call_refused_exits_1_and_keeps_the_verdicts(tmp_path, fake_
     assert (calls["calls"], calls["failed_calls"], calls["parse_failures"], calls["usable"]) == (3, 3, 0, 0)
     assert len(calls["reasons"]) == 1 and REFUSAL in calls["reasons"][0]
 
-    rc, err, _ = _subprocess(*args, "--allow-failures")
+    rc, err, _ = _run(*args, "--allow-failures")
     assert rc == 0, err
     assert f"{JUDGE}: 3 calls, 3 failed, 0 parse failures" in err
     assert json.loads((out / "result.json").read_text())["calls"][JUDGE]["failed_calls"] == 3

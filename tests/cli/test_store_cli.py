@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 
 def _env(**extra):
@@ -14,18 +15,30 @@ def _env(**extra):
     return env
 
 
-def _run(*args):
+def _subprocess(*args):
+    """The real entry point (one test keeps it); the others run the command line in this process."""
     p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", *args], capture_output=True, text=True, env=_env())
     return p.returncode, p.stdout + p.stderr
 
 
-def _judge(tmp_path, api_base, out, *extra):
+@pytest.fixture
+def _run(cli_main, monkeypatch):
+    """``judgeaudit ARGS`` in this process: (exit code, output)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+    def run(*args):
+        p = cli_main(*args)
+        return p.returncode, p.stdout + p.stderr
+
+    return run
+
+
+def _judge(run, tmp_path, api_base, out, *extra):
+    """``judge`` of 3 items with the api judge at ``api_base`` into ``out``, storing in ``tmp_path``/s.sqlite."""
     items = tmp_path / "items.jsonl"
     items.write_text("".join(json.dumps({"item_id": f"i{i}", "text": f"t{i}"}) + "\n" for i in range(3)))
-    return subprocess.run([sys.executable, "-m", "judgeaudit.cli", "judge", "--judge", "api:openai/m", "--api-base",
-                           api_base, "--input", str(items), "--out", str(out), "--store",
-                           str(tmp_path / "s.sqlite"), "--concurrency", "1", *extra],
-                          capture_output=True, text=True, env=_env(OPENAI_API_KEY="sk-test"))
+    return run("judge", "--judge", "api:openai/m", "--api-base", api_base, "--input", str(items), "--out", str(out),
+               "--store", str(tmp_path / "s.sqlite"), "--concurrency", "1", *extra)
 
 
 def _stats_rows(out):
@@ -57,11 +70,11 @@ def test_store_stats_off_a_terminal_prints_full_rows(tmp_path):
     assert lines[1].split("\t")[7] == "0.0024"
 
 
-def test_store_stats_and_export(tmp_path, fake_server):
+def test_store_stats_and_export(tmp_path, fake_server, _run):
     srv = fake_server(responder=lambda p: "Score: 2")
     srv.fault("garbage")
-    p = _judge(tmp_path, srv.base_url, tmp_path)
-    assert p.returncode == 0, p.stderr
+    rc, out = _judge(_run, tmp_path, srv.base_url, tmp_path)
+    assert rc == 0, out
     rc, out = _run("store", "stats", "--store", str(tmp_path / "s.sqlite"))
     assert rc == 0 and "api:openai/m" in out
     [cells] = _stats_rows(out).values()
@@ -71,30 +84,30 @@ def test_store_stats_and_export(tmp_path, fake_server):
     assert rc == 0 and "3 calls" in out
     df = pd.read_parquet(tmp_path / "e.parquet")
     assert sorted(df["request_id"]) == ["i0", "i1", "i2"] and df["parse_ok"].sum() == 2
-    rc, out = _run("store", "stats", "--store", str(tmp_path / "missing.sqlite"))
+    rc, out = _subprocess("store", "stats", "--store", str(tmp_path / "missing.sqlite"))
     assert rc == 2 and "missing.sqlite: call store not found" in out
 
 
-def test_another_api_base_is_another_instrument_and_no_credential_is_stored(tmp_path, fake_server):
+def test_another_api_base_is_another_instrument_and_no_credential_is_stored(tmp_path, fake_server, _run):
     first = fake_server(responder=lambda p: "Score: 2")
     second = fake_server(responder=lambda p: "Score: 8")
-    p = _judge(tmp_path, first.base_url, tmp_path / "one")
-    assert p.returncode == 0, p.stderr
-    p = _judge(tmp_path, second.base_url, tmp_path / "two")
-    assert p.returncode == 0, p.stderr
+    rc, out = _judge(_run, tmp_path, first.base_url, tmp_path / "one")
+    assert rc == 0, out
+    rc, out = _judge(_run, tmp_path, second.base_url, tmp_path / "two")
+    assert rc == 0, out
     assert len(first.requests) == 3 and len(second.requests) == 3   # the second server was asked
     scores = [json.loads(line)["score"] for line in (tmp_path / "two" / "verdicts.jsonl").read_text().splitlines()]
     assert scores == [8.0, 8.0, 8.0]
     # the same server spelled differently (scheme case, user-info, trailing slash) answers from the store
     same = second.base_url.replace("http://", "HTTP://user:secret-pw@") + "/"
-    p = _judge(tmp_path, same, tmp_path / "three")
-    assert p.returncode == 0, p.stderr
+    rc, out = _judge(_run, tmp_path, same, tmp_path / "three")
+    assert rc == 0, out
     assert len(second.requests) == 3
     # a failing call keeps its error message in the store: a closed port with credentials in the URL
     closed = fake_server()
     dead = closed.base_url.replace("http://", "http://user:secret-pw@")
     closed.stop()
-    _judge(tmp_path, dead, tmp_path / "dead", "--retries", "0", "--timeout", "5")
+    _judge(_run, tmp_path, dead, tmp_path / "dead", "--retries", "0", "--timeout", "5")
     rc, out = _run("store", "stats", "--store", str(tmp_path / "s.sqlite"))
     rows = _stats_rows(out)
     assert rc == 0 and set(rows) == {("api:openai/m", srv.base_url) for srv in (first, second, closed)}

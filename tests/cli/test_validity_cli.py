@@ -14,9 +14,19 @@ from judgeaudit.probes.taxonomy import SLOT_BY_NAME
 from judgeaudit.records import probes_frame
 
 
-def _run(*args, cwd=None):
-    p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", *args], capture_output=True, text=True, cwd=cwd)
+def _subprocess(*args):
+    """The real entry point (one test keeps it); the others run the command line in this process."""
+    p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", *args], capture_output=True, text=True)
     return p.returncode, p.stdout + p.stderr
+
+
+@pytest.fixture
+def _run(cli_main):
+    def run(*args):
+        p = cli_main(*args)
+        return p.returncode, p.stdout + p.stderr
+
+    return run
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +47,7 @@ def planted_replay(tmp_path_factory):
     return path
 
 
-def test_validity_run_on_a_replay_file(tmp_path, planted_replay):
+def test_validity_run_on_a_replay_file(tmp_path, planted_replay, _run):
     out = tmp_path / "out"
     rc, log = _run("validity", "run", "--probes", "bundled", "--judge", f"replay:{planted_replay}",
                    "--judge", "reference:constant", "--bootstrap", "300", "--out", str(out))
@@ -62,7 +72,7 @@ def test_validity_run_on_a_replay_file(tmp_path, planted_replay):
     assert len(pd.read_parquet(out / "verdicts.parquet")) == 3 * (48 + 576) + 48
 
 
-def test_validity_run_on_the_local_judge(tmp_path):
+def test_validity_run_on_the_local_judge(tmp_path, _run):
     probes = [json.loads(line) for line in bundled_probes_path().read_text().splitlines()][:24]   # two bases
     pf = tmp_path / "probes.jsonl"
     pf.write_text("".join(json.dumps(p) + "\n" for p in probes))
@@ -81,7 +91,7 @@ def test_validity_run_on_the_local_judge(tmp_path):
     assert rc == 0 and json.loads((out / "result.json").read_text())["judges"]["local"] == j
 
 
-def test_yaml_experiment_runs_and_bad_files_name_the_line(tmp_path, planted_replay):
+def test_yaml_experiment_runs_and_bad_files_name_the_line(tmp_path, planted_replay, _run):
     exp = tmp_path / "exp.yaml"
     exp.write_text(f"analysis: validity\nout: out\njudges:\n  - spec: replay:{planted_replay}?judge=perfect\n"
                    f"    family: planted\nbootstrap: 100\n")
@@ -95,7 +105,7 @@ def test_yaml_experiment_runs_and_bad_files_name_the_line(tmp_path, planted_repl
     rc, log = _run("run", str(exp))
     assert rc == 2 and "field 'judges': required field is missing" in log
     exp.write_text("analysis: validity\njudges: [local\n")
-    rc, log = _run("run", str(exp))
+    rc, log = _subprocess("run", str(exp))
     assert rc == 2 and "exp.yaml:" in log and "malformed YAML" in log
 
 

@@ -121,27 +121,35 @@ def test_grades_are_identical_first_or_after_others(judge):
     assert dist(_req(CLAIMS[3])) == first == dist(_req(CLAIMS[3], meta={"regrade": True}))
 
 
-@pytest.mark.parametrize("count", [2, 3])
-def test_logits_are_bit_identical_on_one_compute_thread_or_more(judge, count):
-    """The thread chooser may change the count between any two calls: it must not change a grade. Each
-    count is run by a chooser fixed at it, in place of the model's own (restored after)."""
+def _at_threads(judge, n: int) -> list[np.ndarray]:
+    """The logits of fresh calls and of tails after a reused prefix, with the model's thread chooser fixed at
+    ``n`` compute threads in place of its own (restored after)."""
     import llama_cpp
 
     from judgeaudit.judges.threads import ThreadChooser
 
     llm = judge.llm
     own = local._chooser(llm)
-
-    def at(n: int) -> list[np.ndarray]:
+    try:
         setattr(llm, local._THREADS, ThreadChooser([n], lambda k: llama_cpp.llama_set_n_threads(llm.ctx, k, k)))
         out = [_logits(judge, _req(c, meta={"regrade": True})) for c in CLAIMS[:3]]
         out += [_logits(judge, _req(c)) for c in CLAIMS]      # tails after a reused prefix too
         assert int(llama_cpp.llama_n_threads(llm.ctx)) == n
         return out
-
-    try:
-        one, more = at(1), at(count)
     finally:
         setattr(llm, local._THREADS, own)
         own.current = None                                    # its next call applies its own count again
-    assert all(np.array_equal(a, b) for a, b in zip(one, more, strict=True))
+
+
+@pytest.fixture(scope="module")
+def one_thread(judge) -> list[np.ndarray]:
+    """``_at_threads(judge, 1)``, computed once for the counts compared with it."""
+    return _at_threads(judge, 1)
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_logits_are_bit_identical_on_one_compute_thread_or_more(judge, one_thread, count):
+    """The thread chooser may change the count between any two calls: it must not change a grade. Each
+    count is run by a chooser fixed at it, in place of the model's own (restored after)."""
+    more = _at_threads(judge, count)
+    assert all(np.array_equal(a, b) for a, b in zip(one_thread, more, strict=True))

@@ -48,10 +48,12 @@ def _ifeval(tmp_path: Path, n: int) -> Path:
     return d
 
 
-def test_killed_mid_round_and_resumed_buys_nothing_twice(tmp_path):
+def test_killed_mid_round_and_resumed_buys_nothing_twice(tmp_path, cli_main, monkeypatch):
+    """The killed run is a real ``judgeaudit`` process; the rerun is the same command line in this process."""
     data = _ifeval(tmp_path, 20)
     out, db = tmp_path / "out", tmp_path / "calls.sqlite"
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    env = {**os.environ}
     hold = HoldAfter(40, _reply)    # requests after the 40th wait for the kill: it lands mid-run on any machine
     with FakeServer(responder=hold, latency=0.03) as srv:
         args = [sys.executable, "-m", "judgeaudit.cli", "loop", "run", "--task", "ifeval", "--data", str(data),
@@ -68,8 +70,8 @@ def test_killed_mid_round_and_resumed_buys_nothing_twice(tmp_path):
         answered_before = _settled(srv)   # the server finishes answering what was in flight at the kill
         before = stored_ok(db)
         assert 30 <= before < 120, "the kill must land mid-run"
-        rc = subprocess.run(args, env=env, capture_output=True, text=True)
-        assert rc.returncode == 0, rc.stderr
+        again = cli_main(*args[3:])
+        assert again.returncode == 0, again.stderr
         total = stored_ok(db)
         # 2 arms x 2 rounds x 20 items judged (the world block makes the arms' prompts differ) + 2 rounds x
         # 20 revisions (the two arms send byte-identical revision requests, so they share those calls)

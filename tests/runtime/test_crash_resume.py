@@ -32,13 +32,15 @@ def _cli(args, env):
     return [sys.executable, "-m", "judgeaudit.cli", *args]
 
 
-def test_sigkill_mid_run_then_rerun(tmp_path):
+def test_sigkill_mid_run_then_rerun(tmp_path, cli_main, monkeypatch):
+    """The killed run is a real ``judgeaudit`` process; the rerun is the same command line in this process."""
     items = tmp_path / "items.jsonl"
     with items.open("w") as fh:
         for i in range(500):
             fh.write(json.dumps({"item_id": f"i{i}", "text": f"claim {i}", "evidence": "e"}) + "\n")
     db, out = tmp_path / "calls.sqlite", tmp_path / "out"
-    env = {**os.environ, "OPENAI_API_KEY": SECRET}
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    env = {**os.environ}
     # the first 120 requests are answered, later ones held until the kill: the kill lands mid-run on any machine
     hold = HoldAfter(120, lambda p: "Score: 6")
     with FakeServer(responder=hold, latency=0.05) as srv:
@@ -56,9 +58,9 @@ def test_sigkill_mid_run_then_rerun(tmp_path):
         assert 100 <= len(done_before) < 500, "the kill must land mid-run"
         hashes_before = {FakeServer.prompt_hash(p) for p in _prompts_of(srv, done_before)}
 
-        with (tmp_path / "run2.log").open("w") as log2:
-            rc = subprocess.run(_cli(args, env), env=env, stdout=log2, stderr=subprocess.STDOUT).returncode
-        assert rc == 0, (tmp_path / "run2.log").read_text()
+        again = cli_main(*args)
+        (tmp_path / "run2.log").write_text(again.stdout + again.stderr)
+        assert again.returncode == 0, again.stderr
         final = [json.loads(v) for v in _ok_keys(db)]
         assert len(final) == 500 and len({v["request_id"] for v in final}) == 500
         # no call that had succeeded before the kill was requested again

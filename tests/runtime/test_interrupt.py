@@ -47,10 +47,12 @@ def _interrupt_once_stored(proc, db, k: int, sig: int = signal.SIGINT) -> str:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_mid_run_prints_the_resume_line_and_keeps_the_calls(tmp_path, sig):
+def test_a_signal_mid_run_prints_the_resume_line_and_keeps_the_calls(tmp_path, sig, cli_main, monkeypatch):
     """Ctrl-C, and SIGTERM (a scheduler's stop, ``kill``) alike: the calls answered are stored, one line says how
-    many and where, exit 130 or 143 (128 + SIGTERM), and a rerun makes only the missing calls."""
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
+    many and where, exit 130 or 143 (128 + SIGTERM), and a rerun (the same command line, in this process) makes
+    only the missing calls."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    env = {**os.environ}
     with FakeServer(responder=lambda p: "Score: 6", latency=0.05) as srv:
         args, db, out = _judge_args(tmp_path, srv, N, 2)
         proc = interruptible(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -64,17 +66,19 @@ def test_a_signal_mid_run_prints_the_resume_line_and_keeps_the_calls(tmp_path, s
         assert not (out / "verdicts.jsonl").exists()            # nothing half-written
 
         asked_before = len(srv.requests)
-        rc = subprocess.run(args, env=env, capture_output=True, text=True).returncode
-        assert rc == 0
+        again = cli_main(*args[3:])
+        assert again.returncode == 0, again.stderr
         assert len(srv.requests) - asked_before == N - stored   # only the missing calls are made
     assert stored_ok(db) == N
     assert len((out / "verdicts.jsonl").read_text().splitlines()) == N
 
 
-def test_first_ctrl_c_waits_for_the_calls_in_flight_and_stores_them(tmp_path):
-    """Every call the server was asked for is stored after a Ctrl-C: none is bought again by the rerun."""
+def test_first_ctrl_c_waits_for_the_calls_in_flight_and_stores_them(tmp_path, cli_main, monkeypatch):
+    """Every call the server was asked for is stored after a Ctrl-C: none is bought again by the rerun (the same
+    command line, in this process)."""
     n = 120
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    env = {**os.environ}
     with FakeServer(responder=lambda p: "Score: 6", latency=0.4) as srv:
         args, db, _ = _judge_args(tmp_path, srv, n, 8)
         proc = interruptible(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -83,8 +87,9 @@ def test_first_ctrl_c_waits_for_the_calls_in_flight_and_stores_them(tmp_path):
         assert 16 <= stored < n
         assert "sending no new calls; waiting up to" in err, err
         assert len(srv.requests) == stored, "calls the server was asked for but the client did not store"
-        rc = subprocess.run(args, env=env, capture_output=True, text=True).returncode
-        assert rc == 0 and len(srv.requests) == n      # the rerun buys only the calls never sent
+        again = cli_main(*args[3:])
+        assert again.returncode == 0, again.stderr
+        assert len(srv.requests) == n                  # the rerun buys only the calls never sent
 
 
 def test_a_second_ctrl_c_aborts_the_wait(tmp_path):
