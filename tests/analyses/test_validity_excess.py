@@ -25,8 +25,8 @@ def test_no_sensitivity_judge_excess_over_control_is_calibrated_despite_the_chos
     fold, so it is centred on 0 and its interval covers 0 at about the nominal 95%."""
     n = 150
     cover, excess, naive = 0, [], []
+    probes = make_probes(80, slots_of=one_edit_per_arm)   # the design; the statistics read the grades, never the texts
     for i in range(n):
-        probes = make_probes(80, seed=i, slots_of=one_edit_per_arm)
         p = validity_profile(probes, null_judge_grades(probes, seed=70_000 + i), n_boot=200, n_perm=0, seed=i)["null"]
         cover += _in(p["R_excess_ci"], 0.0)
         excess.append(p["R_excess"])

@@ -22,8 +22,8 @@ def test_gap_null_has_its_nominal_size_on_the_one_edit_design():
     fp = planted(0.05, 0.35, 0.35)
     n = 300
     ps = []
+    probes = make_probes(120, slots_of=one_edit_per_arm)   # the design; the null reads the grades, never the texts
     for i in range(n):
-        probes = make_probes(120, seed=i, slots_of=one_edit_per_arm)
         v = simulate_grades(probes, fp, seed=50_000 + i)
         r = validity_profile(probes, v, n_boot=0, n_perm=99, seed=i)
         assert r.gap_null == "construct_arm"
