@@ -100,6 +100,20 @@ def use_tiny_world(monkeypatch) -> None:  # noqa: ANN001 - pytest's MonkeyPatch
     import types
 
     mod = types.ModuleType("judgeaudit.datasets.world")
-    mod.load_world = lambda spec: types.SimpleNamespace(items=tuple(tiny_items()), provenance={"spec": spec})
+    mod.load_world = lambda spec: types.SimpleNamespace(
+        items=tuple(tiny_items()), provenance={"spec": spec, "files": [], "excluded": {}})
     monkeypatch.setitem(sys.modules, "judgeaudit.datasets.world", mod)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+def world_run(analysis: dict, items: list[WorldItem], set_spec: str, judges: list[str]) -> dict:
+    """A world result with every key ``world run`` writes beside the analysis (the report reads it as
+    ``WorldFile``): the run's provenance, split and call counts as a run over ``items`` records them, no matcher
+    and no structural judge."""
+    from judgeaudit.analyses.world.analysis import provenance
+    from judgeaudit.commands.world import split_items
+
+    return {**analysis, "votes": 1, "temperature": 0.3, "matcher_judge": None, "matcher_undecided": None,
+            "matcher_pairs": None, "second_matcher_judge": None, "second_matcher_undecided": None,
+            "provenance": {**provenance(items, set_spec), "judges": judges, "set_provenance": None},
+            "split": split_items(items, "all")[1], "calibration": {}, "calls": {}, "calls_by_arm": {}}

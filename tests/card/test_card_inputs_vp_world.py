@@ -65,7 +65,8 @@ def test_a_world_factorial_records_its_data_files_and_the_card_flags_an_edit(tmp
     data.write_text("".join(json.dumps({"id": it.item_id}) + "\n" for it in tiny_items()))
     mod = types.ModuleType("judgeaudit.datasets.world")
     mod.load_world = lambda spec: types.SimpleNamespace(items=tuple(tiny_items()),
-                                                        provenance={"spec": spec, "files": [str(data)]})
+                                                        provenance={"spec": spec, "files": [str(data)],
+                                                                    "excluded": {}})
     monkeypatch.setitem(sys.modules, "judgeaudit.datasets.world", mod)
     monkeypatch.setattr("judgeaudit.commands.common.make_judge", lambda spec, **kw: ScriptedJudge(oracle_reply, spec))
     run_factorial_cmd("tiny:x", ["reference:oracle"], "question,source", out=tmp_path / "f", votes=1, n_boot=50,

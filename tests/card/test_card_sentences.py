@@ -28,15 +28,22 @@ def _write(folder: Path, data: dict) -> Path:
 def _block(**kw) -> dict:
     b = {"S": 0.93, "S_ci": [0.9, 0.96], "R": 0.31, "R_ci": [0.25, 0.37], "R_scope": 0.40,
          "R_scope_ci": [0.33, 0.47], "R_strength": 0.20, "R_strength_ci": [0.14, 0.27], "gap": 0.20,
-         "gap_ci": [0.10, 0.30], "R_plus": 0.2, "R_plus_ci": [0.15, 0.25], "wrong_way_rate": 0.11,
-         "wrong_way_rate_ci": [0.07, 0.15], "control_flip_rate": 0.07, "control_flip_rate_ci": [0.04, 0.10],
-         "tau": 5.0, "interpretable": True, "single_point": False, "n_construct": 336, "n_control": 240}
+         "gap_ci": [0.10, 0.30], "gap_perm_p": None, "R_plus": 0.2, "R_plus_ci": [0.15, 0.25],
+         "wrong_way_rate": 0.11, "wrong_way_rate_ci": [0.07, 0.15], "control_flip_rate": 0.07,
+         "control_flip_rate_ci": [0.04, 0.10], "R_excess": None, "R_excess_ci": None, "tau": 5.0,
+         "interpretable": True, "single_point": False, "n_construct": 336, "n_control": 240, "notes": []}
     return {**b, **kw}
 
 
+def _validity(judges: dict, direction_source: str | None = "human") -> dict:
+    """A validity result with every key a run writes (the card reads it through ``ValidityFile``)."""
+    return {"s_floor": 0.9, "bar": 0.75, "n_base": 48, "n_probes": 576, "direction_source": direction_source,
+            "level": 0.95, "n_boot": 1000, "n_perm": 1000, "seed": 0, "bootstrap_unit": "base_id",
+            "tau_in_bootstrap": "reselected", "judges": judges, "slots": {}, "axes": {}, "notes": []}
+
+
 def _verdict(tmp_path: Path, block: dict, direction_source: str = "human", vp: dict | None = None) -> list[str]:
-    _write(tmp_path / "v", {"s_floor": 0.9, "bar": 0.75, "n_base": 48, "direction_source": direction_source,
-                            "judges": {J: block}})
+    _write(tmp_path / "v", _validity({J: block}, direction_source))
     if vp is not None:
         _write(tmp_path / "p", vp)
     return build_card(J, collect([tmp_path])).verdict
@@ -201,8 +208,7 @@ def test_cap_weakest_compares_direct_cells_with_intervals_only(tmp_path):
 def test_a_loop_run_of_another_judge_is_not_on_this_judges_card(tmp_path):
     _write(tmp_path / "loop", {"judge": "api:openai/gpt-4o-mini", "judge2": None,
                                "regulators": {"blind": {"net": -0.04, "net_ci": [-0.08, 0.0]}}})
-    _write(tmp_path / "v", {"s_floor": 0.9, "bar": 0.75, "n_base": 48, "direction_source": "human",
-                            "judges": {"local": _block()}})
+    _write(tmp_path / "v", _validity({"local": _block()}))
     card = build_card("local", collect([tmp_path])).to_json()
     assert not card["sections"]["loop"]["measured"]
     assert card["sections"]["validity"]["source"]["judge"] == "local"
@@ -216,7 +222,7 @@ def test_a_loop_run_of_another_judge_is_not_on_this_judges_card(tmp_path):
 
 
 def test_an_unknown_judge_is_refused_with_the_judges_the_folders_hold(tmp_path):
-    _write(tmp_path / "v", {"s_floor": 0.9, "bar": 0.75, "n_base": 48, "judges": {J: _block()}})
+    _write(tmp_path / "v", _validity({J: _block()}, None))
     res = CliRunner().invoke(app, ["card", "--judge", "api:acme/judge-2", "--from", str(tmp_path),
                                    "--out", str(tmp_path / "c")])
     from judgeaudit.errors import InputError
@@ -230,8 +236,7 @@ def test_an_unknown_judge_is_refused_with_the_judges_the_folders_hold(tmp_path):
 
 
 def test_the_extensions_are_marked_in_the_card_and_the_validity_report(tmp_path):
-    _write(tmp_path / "v", {"s_floor": 0.9, "bar": 0.75, "n_base": 48, "direction_source": "human",
-                            "judges": {J: _block()}})
+    _write(tmp_path / "v", _validity({J: _block()}))
     res = CliRunner().invoke(app, ["card", "--judge", J, "--from", str(tmp_path), "--out", str(tmp_path / "c")])
     assert res.exit_code == 0, res.output
     html = (tmp_path / "c" / "card.html").read_text()

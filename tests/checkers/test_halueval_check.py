@@ -150,7 +150,7 @@ def test_an_nli_fallback_with_no_usable_reply_is_not_a_clean_result(tmp_path):
     assert not t.check(t.items[0], "Lyon").passed
     r = {"checker_routes": checker_routes(t, fb)}
     assert r["checker_routes"]["nli_unusable"] == 1
-    assert nli_failed(r) == "the NLI fallback api:silent gave no usable reply in 1 check(s)"
+    assert nli_failed(r["checker_routes"]) == "the NLI fallback api:silent gave no usable reply in 1 check(s)"
 
 
 def test_check_halueval_exits_1_when_the_nli_fallback_never_answers(tmp_path, monkeypatch):

@@ -39,7 +39,8 @@ def test_every_command_that_calls_judges_checks_the_call_options(name, option, v
 
 def test_world_run_applies_retries_and_api_base_to_its_calls(tmp_path, fake_server, monkeypatch):
     mod = types.ModuleType("judgeaudit.datasets.world")
-    mod.load_world = lambda spec: types.SimpleNamespace(items=tuple(tiny_items()), provenance={"spec": spec})
+    mod.load_world = lambda spec: types.SimpleNamespace(
+        items=tuple(tiny_items()), provenance={"spec": spec, "files": [], "excluded": {}})
     monkeypatch.setitem(sys.modules, "judgeaudit.datasets.world", mod)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     srv = fake_server(responder=lambda p: '{"defective": false}')

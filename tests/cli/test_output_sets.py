@@ -23,7 +23,8 @@ from judgeaudit.runinfo import write_result
 def world_cli(monkeypatch):
     """``world run`` on the tiny world items ('tiny:x') with a scripted oracle judge: no model, no network."""
     mod = types.ModuleType("judgeaudit.datasets.world")
-    mod.load_world = lambda spec: types.SimpleNamespace(items=tuple(tiny_items()), provenance={"spec": spec})
+    mod.load_world = lambda spec: types.SimpleNamespace(
+        items=tuple(tiny_items()), provenance={"spec": spec, "files": [], "excluded": {}})
     monkeypatch.setitem(sys.modules, "judgeaudit.datasets.world", mod)
     monkeypatch.setattr("judgeaudit.commands.common.make_judge", lambda spec, **kw: ScriptedJudge(oracle_reply, spec))
 

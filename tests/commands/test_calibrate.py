@@ -344,3 +344,25 @@ def test_the_gate_reads_an_undefined_kappa_as_blind_with_its_reason():
     assert read(card, "calibrate.estimate")[0].n == 10
     assert "no quantity 'kappa'" in read(card, "calibrate.kappa")[0].missing
     assert read(whole({"sections": {}}), "calibrate.tpr")[0].missing == "the card has no such section"
+
+
+def test_the_result_is_read_back_whole_and_a_renamed_key_is_an_error_naming_it(tmp_path):
+    """result.json is written through ``CalibrateFile`` and read back with every key kept; the card reads it
+    through the type, so a key renamed in the file is an error naming the file and the key, not an empty cell."""
+    from judgeaudit.analyses.calibrate.schema import SCHEMA_VERSION, CalibrateFile
+
+    verdicts, labels, *_ = _planted(tmp_path, n_items=400, n_lab=100, seed=2)
+    run = tmp_path / "cal"
+    code, out = _invoke(["calibrate", "--verdicts", f"replay:{verdicts}", "--labels", labels, "--threshold", 5,
+                         "--out", run, "--bootstrap", 200])
+    assert code == 0, out
+    raw = json.loads((run / "result.json").read_text())
+    typed = CalibrateFile.read(run)
+    assert typed.to_json() == raw and raw["schema_version"] == SCHEMA_VERSION
+    assert typed.calibrate.ppi.lam == raw["calibrate"]["ppi"]["lambda"]
+    assert typed.calibrate.rogan_gladen.positives == raw["calibrate"]["rogan_gladen"]["table"]["tp"] + \
+        raw["calibrate"]["rogan_gladen"]["table"]["fn"]
+    raw["calibrate"]["ppi"]["point"] = raw["calibrate"]["ppi"].pop("estimate")
+    (run / "result.json").write_text(json.dumps(raw))
+    code, out = _invoke(["card", "--judge", raw["judge"], "--from", run, "--out", tmp_path / "card"])
+    assert code == 2 and str(run / "result.json") in out and "calibrate.ppi.estimate" in out, out

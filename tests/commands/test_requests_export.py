@@ -57,7 +57,8 @@ def _without_ids(d: dict | list, *ids: str) -> str:
 def tiny_world(monkeypatch):
     """The tiny world items served for the set spec 'tiny:x' (a stand-in adapter module)."""
     mod = types.ModuleType("judgeaudit.datasets.world")
-    mod.load_world = lambda spec: types.SimpleNamespace(items=tuple(tiny_items()), provenance={"spec": spec})
+    mod.load_world = lambda spec: types.SimpleNamespace(
+        items=tuple(tiny_items()), provenance={"spec": spec, "files": [], "excluded": {}})
     monkeypatch.setitem(sys.modules, "judgeaudit.datasets.world", mod)
 
 

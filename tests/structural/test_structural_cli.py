@@ -137,7 +137,7 @@ def test_the_lexical_backend_is_reported_weak_wherever_it_is_reported(tmp_path):
     # the thresholds were chosen with it: the record and the report's table say so
     cal = make_judge("structural:lexical").calibration()
     assert cal["weak_backend"] is True and cal["dev_split"]["weak_backend"] is True
-    table = calibration_table({"calibration": {"structural:lexical": cal}})
+    table = calibration_table({"structural:lexical": cal})
     assert table["chosen on"].iloc[0].endswith("lexical backend (weak)") and bool(table["weak backend"].iloc[0])
 
 

@@ -41,7 +41,8 @@ def test_building_the_judge_loads_the_model_and_fails_in_one_line(unloadable):
 
 def test_a_world_run_fails_before_any_arm(tmp_path, monkeypatch, unloadable):
     mod = types.ModuleType("judgeaudit.datasets.world")
-    mod.load_world = lambda spec: types.SimpleNamespace(items=tuple(tiny_items()), provenance={"spec": spec})
+    mod.load_world = lambda spec: types.SimpleNamespace(
+        items=tuple(tiny_items()), provenance={"spec": spec, "files": [], "excluded": {}})
     monkeypatch.setitem(sys.modules, "judgeaudit.datasets.world", mod)
     out = tmp_path / "w"
     r = CliRunner().invoke(app, ["world", "run", "--set", "tiny:x", "--judge", "structural:local", "--arm", "blind",

@@ -17,7 +17,8 @@ from judgeaudit.errors import InputError
 def fake_world_set(monkeypatch):
     """A stand-in ``judgeaudit.datasets.world`` (test only) serving the tiny items for spec 'tiny:x'."""
     mod = types.ModuleType("judgeaudit.datasets.world")
-    mod.load_world = lambda spec: types.SimpleNamespace(items=tuple(tiny_items()), provenance={"spec": spec}) \
+    mod.load_world = lambda spec: types.SimpleNamespace(items=tuple(tiny_items()),
+                                                        provenance={"spec": spec, "files": [], "excluded": {}}) \
         if spec.startswith("tiny:") else (_ for _ in ()).throw(InputError("unknown", field="--set"))
     monkeypatch.setitem(sys.modules, "judgeaudit.datasets.world", mod)
     return mod

@@ -31,7 +31,8 @@ def nli_responder(prompt: str) -> str:
 def world(monkeypatch, fake_server):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")     # the fake server ignores it
     mod = types.ModuleType("judgeaudit.datasets.world")
-    mod.load_world = lambda spec: types.SimpleNamespace(items=tuple(tiny_items()), provenance={"spec": spec})
+    mod.load_world = lambda spec: types.SimpleNamespace(
+        items=tuple(tiny_items()), provenance={"spec": spec, "files": [], "excluded": {}})
     monkeypatch.setitem(sys.modules, "judgeaudit.datasets.world", mod)
     srv = fake_server(responder=nli_responder)
 

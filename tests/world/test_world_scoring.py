@@ -11,7 +11,7 @@ import json
 
 import numpy as np
 import pytest
-from world_fixtures import ScriptedJudge
+from world_fixtures import ScriptedJudge, world_run
 
 from judgeaudit.records import Span, Unit, WorldItem
 from judgeaudit.world.run import analyse, judge_world
@@ -238,7 +238,7 @@ def test_world_report_opens_with_the_paired_gain_and_writes_dashes_with_a_footno
         return json.dumps({"defects": [{"quote": x, "reason": "wrong"} for x in q]})
 
     an = _run(tmp_path, reply, two_segment_items(), "defects")
-    secs = world_sections({**an.result, "provenance": {"set": "two-segment"}, "votes": 1, "temperature": 0.3})
+    secs = world_sections(world_run(an.result, two_segment_items(), "two-segment", ["j"]))
     assert secs[0].title == "Key finding"
     assert "recall per segment blind 0.500 → informed 1.000, gain +0.500 [" in secs[0].body
     assert "McNemar p = 0.125 on the defective units (b = 4, c = 0); strict matcher" in secs[0].body
@@ -253,8 +253,8 @@ def test_world_report_opens_with_the_paired_gain_and_writes_dashes_with_a_footno
     v = judge_world(items, [ScriptedJudge(lambda r: json.dumps({"defective": r.meta["world_shown"]}), "j")], arms,
                     form="label", votes=1, store_path=tmp_path / "f.sqlite", progress=False)
     fa = analyse(items, v, form="label", arms=arms, n_boot=0, n_perm=9)
-    titles = [s.title for s in world_sections({**fa.result, "factorial": factorial_table(fa, factors, ["j"])})]
+    run = world_run({**fa.result, "factorial": factorial_table(fa, factors, ["j"])}, items, "qa", ["j"])
+    titles = [s.title for s in world_sections(run)]
     assert titles.index("Factorial") < titles.index("Arms")
-    fac = next(s for s in world_sections({**fa.result, "factorial": factorial_table(fa, factors, ["j"])})
-               if s.title == "Factorial")
+    fac = next(s for s in world_sections(run) if s.title == "Factorial")
     assert fac.body.index("plotly") < fac.body.index("<table")

@@ -14,42 +14,47 @@ from collections.abc import Sequence
 from html import escape as esc
 from typing import Any
 
+from judgeaudit.analyses.calibrate.schema import CalibrateFile
 from judgeaudit.card.numbers import ci_ok, with_ci
 from judgeaudit.card.sources import Run, of_kind, one_run
 
 
 def calibrate_section(runs: Sequence[Run], judge: str, src, chosen: Sequence = ()) -> dict[str, Any] | None:  # noqa: ANN001
     """The section, or None when no calibrate run of ``judge`` is among ``runs`` (``src``: the card's
-    source record of a run)."""
-    hits = [r for r in of_kind(runs, "calibrate") if (r.data.get("calibrate") or {}).get("judge") == judge
-            or r.data.get("judge") == judge]
+    source record of a run). Each calibrate run is read as ``CalibrateFile``: a key missing or renamed is an
+    error naming the file and the key."""
+    typed = {r.path: CalibrateFile.of(r.data, path=r.path) for r in of_kind(runs, "calibrate")}
+    hits = [r for r in of_kind(runs, "calibrate") if judge in (typed[r.path].calibrate.judge, typed[r.path].judge)]
     if not hits:
         return None
     r = one_run(hits, f"calibrate runs of {judge}", chosen)   # never the newest silently
-    c = r.data["calibrate"]
-    p, h = c.get("ppi") or {}, c.get("human") or {}
-    a = c.get("agreement") or {}
-    rg = c.get("rogan_gladen") or {}
-    table = rg.get("table") or {}
-    const = (a.get("constant_predictor") or {}).get("raw_agreement")
-    raw_ci = a.get("raw_agreement_ci")
-    margin_ci = [raw_ci[0] - const, raw_ci[1] - const] if ci_ok(raw_ci) and const is not None else None
+    c = typed[r.path].calibrate
+    p, h, a, rg = c.ppi, c.human, c.agreement, c.rogan_gladen
+    agreement = None
+    if a is not None:
+        const, raw_ci = a.constant_predictor.raw_agreement, a.raw_agreement_ci
+        margin_ci = [raw_ci[0] - const, raw_ci[1] - const] if ci_ok(raw_ci) else None
+        agreement = {"cohen_kappa": {"value": a.cohen_kappa, "ci": _ci(a.cohen_kappa_ci)},
+                     "raw_agreement": {"value": a.raw_agreement, "ci": _ci(raw_ci)},
+                     "constant_agreement": {"value": const, "ci": None},
+                     "margin": {"value": a.raw_agreement - const, "ci": margin_ci}}
     return {
-        "measured": True, "source": src(r, judge), "target": c.get("target"), "level": c.get("level"),
-        "n": {"labelled": c.get("n_labelled"), "unlabelled": c.get("n_unlabelled"),
-              "positives": (table.get("tp", 0) + table.get("fn", 0)) if table else None,
-              "negatives": (table.get("tn", 0) + table.get("fp", 0)) if table else None},
-        "estimate": {"value": p.get("estimate"), "ci": p.get("ci"), "interval": p.get("interval")},
-        "human": {"value": h.get("estimate"), "ci": h.get("ci")},
-        "agreement": {"cohen_kappa": {"value": a.get("cohen_kappa"), "ci": a.get("cohen_kappa_ci")},
-                      "raw_agreement": {"value": a.get("raw_agreement"), "ci": raw_ci},
-                      "constant_agreement": {"value": const, "ci": None},
-                      "margin": {"value": None if const is None or a.get("raw_agreement") is None
-                                 else a["raw_agreement"] - const, "ci": margin_ci}} if a else None,
-        "tpr": {"value": rg.get("tpr"), "ci": rg.get("tpr_ci")} if rg else None,
-        "tnr": {"value": rg.get("tnr"), "ci": rg.get("tnr_ci")} if rg else None,
-        "notes": list(c.get("notes") or []),
+        "measured": True, "source": src(r, judge), "target": c.target, "level": c.level,
+        "n": {"labelled": c.n_labelled, "unlabelled": c.n_unlabelled,
+              "positives": rg.positives if rg is not None and rg.table else None,
+              "negatives": rg.negatives if rg is not None and rg.table else None},
+        "estimate": {"value": p.estimate, "ci": _ci(p.ci), "interval": p.interval},
+        "human": {"value": h.estimate, "ci": _ci(h.ci)},
+        "agreement": agreement,
+        "tpr": {"value": rg.tpr, "ci": _ci(rg.tpr_ci)} if rg is not None else None,
+        "tnr": {"value": rg.tnr, "ci": _ci(rg.tnr_ci)} if rg is not None else None,
+        "notes": list(c.notes),
     }
+
+
+def _ci(ci: tuple | None) -> list | None:
+    """An interval as the card writes it (a JSON list, as the run wrote it)."""
+    return None if ci is None else list(ci)
 
 
 def calibrate_verdict(s: dict[str, Any]) -> list[str]:

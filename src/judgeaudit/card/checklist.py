@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from judgeaudit.analyses.validation_power.schema import Null, Row, SetMeta, reader
 from judgeaudit.card.defaults import DEFAULT_COMMANDS
 from judgeaudit.card.sources import Run, of_kind
 
@@ -44,17 +45,11 @@ class Item:
                 "short": self.short or self.evidence}
 
 
-def _rows(vp: Sequence[Run]) -> Iterator[tuple[str, str, dict, dict]]:
-    """(set, mode, mode block, set meta) of every applicable validation-power row, each run read through its type
-    first (``analyses.validation_power.schema``: a key renamed or missing is an error naming it)."""
-    from judgeaudit.analyses.validation_power.schema import reader
-
+def _rows(vp: Sequence[Run]) -> Iterator[tuple[str, str, Row, SetMeta]]:
+    """(set, mode, row, set meta) of every applicable validation-power row, each run read through its type
+    (``analyses.validation_power.schema``: a key renamed or missing is an error naming it)."""
     for r in vp:
-        reader(r.data, path=r.path)
-        for name, sb in r.data.get("sets", {}).items():
-            for mode, mb in sb.items():
-                if isinstance(mb, dict) and mb.get("applicable"):
-                    yield name, mode, mb, sb.get("meta", {})
+        yield from reader(r.data, path=r.path).applicable()
 
 
 NO_VP = "no validation-power run found"
@@ -89,12 +84,12 @@ def checklist(runs: Sequence[Run], judge: str | None = None) -> list[Item]:
     items = []
 
     # 1. label provenance
-    def stated(m: dict) -> bool:
-        return str(m.get("label_origin") or "").strip().lower() not in PLACEHOLDER_ORIGINS
+    def stated(m: SetMeta) -> bool:
+        return str(m.label_origin or "").strip().lower() not in PLACEHOLDER_ORIGINS
 
-    origins = [f"{n}: labels '{m.get('label_origin')}'" for n, m in sets.items() if stated(m)]
-    unstated = [f"no label origin recorded for {n}" if not m.get("label_origin") else
-                f"{n}: label origin '{m['label_origin']}' is the adapter's placeholder, not a provenance"
+    origins = [f"{n}: labels '{m.label_origin}'" for n, m in sets.items() if stated(m)]
+    unstated = [f"no label origin recorded for {n}" if not m.label_origin else
+                f"{n}: label origin '{m.label_origin}' is the adapter's placeholder, not a provenance"
                 for n, m in sets.items() if not stated(m)]
     dirs = [f"probes ({r.path.parent.name}): directions '{r.data.get('direction_source')}'" for r in validity
             if r.data.get("direction_source")]
@@ -110,19 +105,19 @@ def checklist(runs: Sequence[Run], judge: str | None = None) -> list[Item]:
     items.append(Item(1, "label provenance stated", ok, ev, short))
 
     # 2. best impoverished predictor (every set and mode)
-    aimp = [f"{n}/{mode}: a_imp {mb['a_imp']:.3f}{_ci(mb.get('a_imp_ci'))} ({mb.get('a_imp_member')})"
-            for n, mode, mb, _ in rows if mb.get("a_imp") is not None]
-    no_aimp = [f"no a_imp for {n}/{mode}" for n, mode, mb, _ in rows if mb.get("a_imp") is None]
+    aimp = [f"{n}/{mode}: a_imp {mb.a_imp:.3f}{_ci(mb.a_imp_ci)} ({mb.a_imp_member})"
+            for n, mode, mb, _ in rows if mb.a_imp is not None]
+    no_aimp = [f"no a_imp for {n}/{mode}" for n, mode, mb, _ in rows if mb.a_imp is None]
     items.append(Item(2, "best impoverished predictor reported", bool(aimp) and not no_aimp,
                       "; ".join(aimp + no_aimp) or no_vp,
                       f"no a_imp for {_count(len(no_aimp), len(rows), 'label-set row')}" if no_aimp else
                       f"a_imp for {_all(len(rows), 'label-set row')}" if rows else NO_VP))
 
     # 3. human ceiling with interval (every set and mode)
-    hum = [f"{n}/{mode}: a_hum {mb['a_hum']:.3f}{_ci(mb.get('a_hum_ci'))}"
-           + (f", VP {mb['vp']:+.3f}" if mb.get("vp") is not None else "")
-           for n, mode, mb, _ in rows if mb.get("a_hum") is not None and mb.get("a_hum_ci")]
-    no_hum = [f"{n}/{mode}" for n, mode, mb, _ in rows if not (mb.get("a_hum") is not None and mb.get("a_hum_ci"))]
+    hum = [f"{n}/{mode}: a_hum {mb.a_hum:.3f}{_ci(mb.a_hum_ci)}"
+           + (f", VP {mb.vp:+.3f}" if mb.vp is not None else "")
+           for n, mode, mb, _ in rows if mb.a_hum is not None and mb.a_hum_ci]
+    no_hum = [f"{n}/{mode}" for n, mode, mb, _ in rows if not (mb.a_hum is not None and mb.a_hum_ci)]
     items.append(Item(3, "human ceiling with interval", bool(hum) and not no_hum,
                       "; ".join(hum + ([f"no human ceiling in {', '.join(no_hum)} — run: {VP_CMD} "
                                         "--ceiling NAME=VALUE,LO,HI, or a set with annotator labels"]
@@ -131,10 +126,10 @@ def checklist(runs: Sequence[Run], judge: str | None = None) -> list[Item]:
                       f"a_hum with its interval for {_all(len(rows), 'label-set row')}" if rows else NO_VP))
 
     # 4. label-permutation null
-    null = [(n, mode, (mb.get("a_imp_null") or {})) for n, mode, mb, _ in rows]
-    done = [f"{n}/{mode}: {x['n']} permutations, p {x.get('p_value'):.3g}" if x.get("p_value") is not None
-            else f"{n}/{mode}: {x['n']} permutations" for n, mode, x in null if (x.get("n") or 0) > 0]
-    missing = [f"{n}/{mode}" for n, mode, x in null if not (x.get("n") or 0) > 0]
+    null = [(n, mode, mb.a_imp_null or Null()) for n, mode, mb, _ in rows]
+    done = [f"{n}/{mode}: {x.n} permutations, p {x.p_value:.3g}" if x.p_value is not None
+            else f"{n}/{mode}: {x.n} permutations" for n, mode, x in null if (x.n or 0) > 0]
+    missing = [f"{n}/{mode}" for n, mode, x in null if not (x.n or 0) > 0]
     items.append(Item(4, "label-permutation null", bool(done) and not missing,
                       "; ".join(done + [f"no null for {m} (--permutations 0)" for m in missing]) or no_vp,
                       f"no null for {_count(len(missing), len(null), 'label-set row')}" if missing else
@@ -151,7 +146,8 @@ def checklist(runs: Sequence[Run], judge: str | None = None) -> list[Item]:
     # 6. provenance field (every set)
     prov: dict[str, str] = {}
     for n, mode, mb, _ in rows:
-        k = (mb.get("members") or {}).get("provenance_recoverable", {}).get("kappa")
+        member = (mb.members or {}).get("provenance_recoverable")
+        k = member.kappa if member is not None else None
         if k is not None:
             prov.setdefault(n, f"{n}/{mode}: provenance-recoverable κ {k:.3f}")
     no_prov = [n for n in sets if n not in prov]

@@ -19,15 +19,16 @@ from judgeaudit.card.sources import Run, of_kind, one_run
 
 
 def migrate_section(runs: Sequence[Run], judge: str, src, chosen: Sequence = ()) -> dict[str, Any] | None:  # noqa: ANN001
-    """The section, or None when no migrate run names ``judge`` as its old or new judge."""
-    from judgeaudit.analyses.migrate import MigrateResult
+    """The section, or None when no migrate run names ``judge`` as its old or new judge. Each migrate run is read
+    as ``MigrateFile``: a key missing or renamed is an error naming the file and the key."""
+    from judgeaudit.analyses.migrate.result import MigrateFile
 
-    hits = [r for r in of_kind(runs, "migrate")
-            if judge in ((r.data.get("migrate") or {}).get("old_judge"), (r.data.get("migrate") or {}).get("new_judge"))]
+    typed = {r.path: MigrateFile.of(r.data, path=r.path).migrate for r in of_kind(runs, "migrate")}
+    hits = [r for r in of_kind(runs, "migrate") if judge in (typed[r.path].old_judge, typed[r.path].new_judge)]
     if not hits:
         return None
     r = one_run(hits, f"migrate runs naming {judge}", chosen)   # never the newest silently
-    m = MigrateResult.model_validate(r.data["migrate"])
+    m = typed[r.path]
 
     def q(x) -> dict[str, Any]:  # noqa: ANN001 - analyses.migrate.Quantity
         return {"name": x.name, "label": x.label, "value": x.estimate, "ci": x.ci, "margin": x.margin,

@@ -136,19 +136,23 @@ def _world(folder: Path, data: dict[str, Any], judge: str) -> tuple[Units, list[
         dec = pd.read_parquet(f)
     except (OSError, ValueError) as e:
         raise InputError(f"cannot read this run table ({e})", path=f) from None
-    arms = [str(a) for a in data.get("arms") or dict.fromkeys(dec["arm"])]
-    return world_units(dec, judge), arms
+    from judgeaudit.analyses.world.schema import WorldAnalysis
+
+    arms = WorldAnalysis.of(data, path=folder / "result.json").arms   # a key renamed: an error naming it
+    return world_units(dec, judge), [str(a) for a in arms or dict.fromkeys(dec["arm"])]
 
 
 def runs_of(runs: Sequence[Any], judge: str, field_name: str) -> JudgeRuns:
     """``judge``'s validity, CAP and world runs among ``runs`` (``card.sources.collect``), one per kind (per CAP
     set), read from their folders' per-unit tables."""
+    from judgeaudit.analyses.cap.schema import CapFile
+    from judgeaudit.analyses.validity.schema import ValidityFile
     from judgeaudit.card.build import attributed
     from judgeaudit.card.paired import cap_units, validity_frontier_from
     from judgeaudit.card.sources import of_kind, one_run
 
     out = JudgeRuns(judge)
-    hits = [r for r in of_kind(runs, "validity") if judge in (r.data.get("judges") or {})]
+    hits = [r for r in of_kind(runs, "validity") if judge in ValidityFile.of(r.data, path=r.path).judges]
     if hits:
         r = one_run(hits, f"validity runs of {judge}")
         f = validity_frontier_from(r.path.parent, judge)
@@ -157,17 +161,17 @@ def runs_of(runs: Sequence[Any], judge: str, field_name: str) -> JudgeRuns:
         out.validity = f
         out.sources.append(recorded(r.path.parent, r.data, judge, "validity", units=("base item", len(f.ids))))
     by_set: dict[str, list[Any]] = {}
+    cap = {r.path: CapFile.of(r.data, path=r.path) for r in of_kind(runs, "cap")}   # a key renamed: an error
     for r in of_kind(runs, "cap"):
-        from judgeaudit.analyses.cap.schema import CapFile
-
-        for s, sb in CapFile.of(r.data, path=r.path).sets.items():   # a key renamed: an error naming it
+        for s, sb in cap[r.path].sets.items():
             if judge in sb.judges:
                 by_set.setdefault(s, []).append(r)
     for s, h in by_set.items():
         r = one_run(h, f"CAP runs of {judge} on set {s}")
         if (r.path.parent / "units.parquet").is_file():
             out.cap[s] = u = cap_units(pd.read_parquet(r.path.parent / "units.parquet"), judge, s)
-            out.sources.append(recorded(r.path.parent, r.data, judge, "cap", block=r.data["sets"][s]["judges"][judge],
+            block = cap[r.path].judge(s, judge).model_dump(mode="json", exclude_unset=True)
+            out.sources.append(recorded(r.path.parent, r.data, judge, "cap", block=block,
                                         units=(u.unit, len(u.ids))) | {"set": s})
     hits = [r for r in of_kind(runs, "world") if attributed(r, judge)]
     if hits:
@@ -185,6 +189,7 @@ def card_runs(card_path: Path, field_name: str) -> tuple[list[Any], str]:
     id at the same place); otherwise one line says which section's run moved or changed."""
     import json
 
+    from judgeaudit.analyses.cap.schema import CapFile
     from judgeaudit.card.build import section_sources
     from judgeaudit.card.paired import _run_folder
     from judgeaudit.card.sources import Run
@@ -219,9 +224,10 @@ def card_runs(card_path: Path, field_name: str) -> tuple[list[Any], str]:
                                  field=field_name)
             res = folder / "result.json"
             data = json.loads(res.read_text(encoding="utf-8"))
-            if kind == "cap":
-                data = {**data, "sets": {k: v for k, v in (data.get("sets") or {}).items()
-                                         if k in sets_of.get(src["path"], set())}}
+            if kind == "cap":   # read through its type: a key renamed is an error naming it
+                kept = sets_of.get(src["path"], set())
+                data = {**data, "sets": {k: v.model_dump(mode="json", exclude_unset=True)
+                                         for k, v in CapFile.of(data, path=res).sets.items() if k in kept}}
             found[res.resolve()] = Run(res, kind, data)
     runs = list(found.values())
     if not runs:

@@ -24,9 +24,10 @@ console = Console(stderr=True, soft_wrap=True)
 
 def run_calibrate(verdicts: str, labels: Path, target: str, out: Path, *, judge: str | None = None,
                   threshold: float | None = None, level: float = 0.95, n_boot: int = 2000, seed: int = 0,
-                  engine: str = "builtin", scale: str | None = None, strata: Path | None = None) -> dict:
-    """Read, estimate, write; the result dict (as in result.json)."""
+                  engine: str = "builtin", scale: str | None = None, strata: Path | None = None) -> Any:
+    """Read, estimate, write; the result as written (``CalibrateFile``, read back from result.json)."""
     from judgeaudit.analyses.calibrate import TARGETS, calibrate
+    from judgeaudit.analyses.calibrate.schema import SCHEMA_VERSION, CalibrateFile
     from judgeaudit.commands.calibrate_inputs import WIN_NAMES, join, read_labels, read_verdicts, verdict_values
     from judgeaudit.report.calibrate import calibrate_markdown, headline, write_calibrate_html
     from judgeaudit.runinfo import write_result
@@ -81,15 +82,17 @@ def run_calibrate(verdicts: str, labels: Path, target: str, out: Path, *, judge:
     d |= {"judge": v.judge, "verdicts": v.source, "labels": str(labels), "verdict_value": what,
           "threshold": threshold, "seed": seed, "n_boot": n_boot, "unusable_verdicts": unusable,
           "labelled_without_verdict": dropped, "notes": notes}
+    payload = {"schema_version": SCHEMA_VERSION, "calibrate": d, "judge": v.judge}
+    CalibrateFile.of(payload)   # what the readers read is there, under the names they read it by
     out.mkdir(parents=True, exist_ok=True)
-    d = write_result(out / "result.json", {"calibrate": d, "judge": v.judge},
-                     inputs={"verdicts": v.path, "labels": labels})
-    body = d["calibrate"]
-    (out / "report.md").write_text(calibrate_markdown(body), encoding="utf-8")
-    write_calibrate_html(body, out / "report.html")
-    for line in headline(body):
+    write_result(out / "result.json", payload, inputs={"verdicts": v.path, "labels": labels})
+    written = CalibrateFile.read(out / "result.json")
+    run = written.calibrate
+    (out / "report.md").write_text(calibrate_markdown(run), encoding="utf-8")
+    write_calibrate_html(run, out / "report.html")
+    for line in headline(run):
         print(line)
-    return body
+    return written
 
 
 def run_plan(width: float | None, *, verdicts: str | None, labels: Path | None, out: Path | None, target: str,

@@ -257,4 +257,4 @@ def halueval_cmd(
     console.print(f"routes: containment decided {r['routes']['containment']}, nli {r['routes']['nli']}",
                   highlight=False)
     console.print(f"→ {out}/result.json")
-    failed(nli_failed({"checker_routes": r["checker_routes"]}), allow_failures=allow_failures, echo=console)
+    failed(nli_failed(r["checker_routes"]), allow_failures=allow_failures, echo=console)

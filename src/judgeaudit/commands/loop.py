@@ -79,13 +79,12 @@ def checker_routes(t: Any, fallback: Any) -> dict[str, Any]:
     return out
 
 
-def nli_failed(r: dict[str, Any]) -> str | None:
-    """One line when the NLI fallback was asked and every one of its replies was unusable."""
-    routes = r.get("checker_routes", {})
-    asked = sum(v for k, v in routes.get("checks", {}).items() if k.startswith("nli"))
-    if asked and routes.get("nli_unusable", 0) == asked:
-        return f"the NLI fallback {routes['nli']} gave no usable reply in {asked} check(s)"
-    return None
+def nli_failed(routes: Any) -> str | None:
+    """One line when the NLI fallback was asked and every one of its replies was unusable (``routes``: a result's
+    ``checker_routes``, read as ``loop.schema.CheckerRoutes``; None: no routes recorded)."""
+    from judgeaudit.loop.schema import CheckerRoutes
+
+    return None if routes is None else CheckerRoutes.model_validate(routes).nli_failed()
 
 
 def run_loop_command(*, task: str, data: Path, initial: str, responder: str | Any, judge: str | Any | None,
@@ -250,14 +249,16 @@ def _per_judge(calls: Any) -> dict[str, dict[str, Any]]:
     return {k: v.to_dict() for k, v in out.items()}
 
 
-def print_routes(r: dict[str, Any], allow_failures: bool, *, echo: Console = console) -> None:
-    """The checks each HaluEval QA route decided; exit 1 when the NLI fallback failed outright (unless
-    ``--allow-failures``)."""
-    routes = r.get("checker_routes")
-    if routes:
-        echo.print("checker routes: " + ", ".join(f"{k} {v}" for k, v in sorted(routes["checks"].items())),
+def print_routes(routes: Any, allow_failures: bool, *, echo: Console = console) -> None:
+    """The checks each HaluEval QA route decided (``routes``: a result's ``checker_routes``, None for a task
+    without routes); exit 1 when the NLI fallback failed outright (unless ``--allow-failures``)."""
+    from judgeaudit.loop.schema import CheckerRoutes
+
+    if routes is not None:
+        routes = CheckerRoutes.model_validate(routes)
+        echo.print("checker routes: " + ", ".join(f"{k} {v}" for k, v in sorted(routes.checks.items())),
                    highlight=False)
-    failed(nli_failed(r), allow_failures=allow_failures, echo=echo)
+    failed(nli_failed(routes), allow_failures=allow_failures, echo=echo)
 
 
 def _describe(r: Any) -> str:
@@ -279,35 +280,36 @@ def run_command(values: dict[str, Any], *, echo: Console = console) -> dict[str,
     experiment file's keys give; absent ones take their defaults): the run with its outputs and report
     (``run_loop_command``), the HaluEval QA checker's routes and each arm's counts on the terminal, and exit 1
     when the NLI fallback failed outright or a judging arm had no usable report (unless ``allow_failures``).
-    The result dict."""
+    The typed result (``LoopFile``)."""
     from judgeaudit.commands.common import report_calls
     from judgeaudit.loop.engine import NO_USABLE_REPORT
+    from judgeaudit.loop.schema import LoopFile
     from judgeaudit.runtime.failures import active
 
     v = {**OPTIONS.defaults(), **values}
     allow_failures, out = v["allow_failures"], v["out"]
-    r = run_loop_command(**{k: v[k] for k in RUN})
-    print_routes(r, allow_failures, echo=echo)
-    b = r["before"]
-    n_err = sum(r["judge_errors"].values()) + r["responder_errors"]
+    r = LoopFile.of(run_loop_command(**{k: v[k] for k in RUN}))
+    print_routes(r.checker_routes, allow_failures, echo=echo)
+    b = r.before
+    n_err = sum(r.judge_errors.values()) + r.responder_errors
     if n_err:
         echo.print(f"[yellow]{n_err} failed call(s) (judge votes give no report, revisions left unchanged); "
                    "they are kept in the store and retried on the next run[/yellow]")
-    echo.print(f"before: pass rate {b['pass_rate']:.3f} over {b['n_units']} units")
-    for name, x in r["regulators"].items():
-        votes_seen = (f"; report votes {x['judge_votes']}: {x['failed_calls']} failed, {x['parse_failures']} parse "
-                      f"failures, {x['usable_votes']} usable" if "judge_votes" in x else "")
-        if x.get("status") == NO_USABLE_REPORT:
+    echo.print(f"before: pass rate {b.pass_rate:.3f} over {b.n_units} units")
+    for name, x in r.regulators.items():
+        votes_seen = (f"; report votes {x.judge_votes}: {x.failed_calls} failed, {x.parse_failures} parse "
+                      f"failures, {x.usable_votes} usable" if x.judge_votes is not None else "")
+        if x.status == NO_USABLE_REPORT:
             echo.print(f"{name}: {NO_USABLE_REPORT}{votes_seen}", markup=False)
             continue
-        sums = (f" (summed over rounds: fixed {x['fixed_summed']}, broken {x['broken_summed']})"
-                if r["rounds"] > 1 else "")
-        echo.print(f"{name}: fixed {x['fixed']}, broken {x['broken']}, net {x['net']:+.3f} "
-                   f"[{x['net_ci'][0]:+.3f}, {x['net_ci'][1]:+.3f}], acted on {x['acted_on']}{sums}{votes_seen}",
+        sums = (f" (summed over rounds: fixed {x.fixed_summed}, broken {x.broken_summed})"
+                if r.rounds > 1 else "")
+        echo.print(f"{name}: fixed {x.fixed}, broken {x.broken}, net {x.net:+.3f} "
+                   f"[{x.net_ci[0]:+.3f}, {x.net_ci[1]:+.3f}], acted on {x.acted_on}{sums}{votes_seen}",
                    markup=False)
     echo.print(f"→ {out}/result.json, {out}/report.html")
-    if r["no_usable_report"]:
-        line = (f"regulator(s) {', '.join(r['no_usable_report'])} had no usable report (every judge vote failed or "
+    if r.no_usable_report:
+        line = (f"regulator(s) {', '.join(r.no_usable_report)} had no usable report (every judge vote failed or "
                 "did not parse): their rows are no finding")
         if allow_failures:
             echo.print(f"warning: {line}; kept going (--allow-failures)", markup=False)
@@ -348,7 +350,7 @@ def worlds_cmd(
                            concurrency=concurrency, api_base=api_base, nli=nli)
     for w, x in r["worlds"].items():
         console.print(f"{w} ({x['description']}): {x['accuracy']:.3f} ({x['correct']}/{x['n']})")
-    print_routes(r, allow_failures)
+    print_routes(r.get("checker_routes"), allow_failures)
     console.print(f"→ {out}/result.json")
 
 

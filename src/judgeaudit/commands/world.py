@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 
 from judgeaudit.analyses.world.options import DEFAULTS, FACTORIAL, OPTIONS
+from judgeaudit.analyses.world.schema import WorldFile
 from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands.declared import declared
 from judgeaudit.runfolder import output_set
@@ -139,7 +140,7 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     from judgeaudit.world.requests import arm_of
     from judgeaudit.analyses.validity.schema import JudgeIdentity
     from judgeaudit.analyses.world.analysis import analyse, provenance
-    from judgeaudit.analyses.world.schema import SCHEMA_VERSION, WorldFile
+    from judgeaudit.analyses.world.schema import SCHEMA_VERSION
     from judgeaudit.world.run import judge_world
 
     _check(out, set_spec, judge_specs, store, votes=votes, max_items=max_items, concurrency=concurrency,
@@ -204,20 +205,12 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     identities = {j.id: JudgeIdentity(family=j.spec.family, model=j.spec.model, template=j.template_record(form),
                                       scale={"form": form}).model_dump(mode="json") for j in judges}
     result = {"schema_version": SCHEMA_VERSION, **result, "identities": identities}
-    WorldFile.of(result)   # what the readers read is there, under the names they read it by
+    typed = WorldFile.of(result)   # what the readers read is there, under the names they read it by
     with output_set(out, "world") as dest:
-        write_result(dest / "result.json", result, verdicts,
-                     inputs={f"data:{i}": f for i, f in enumerate((set_prov or {}).get("files") or [])})
+        write_result(dest / "result.json", result, verdicts, inputs=typed.provenance.set_files())
         write_parquet(dest / "verdicts.parquet", verdicts)
         write_parquet(dest / "decisions.parquet", an.decisions)   # per answer, for a paired card diff
     return WorldResult(result, verdicts, an.decisions)
-
-
-def set_files(result: dict) -> dict[str, str]:
-    """The data files a world result's set read (``provenance.set_provenance.files``), by input name (as
-    ``run_world_cmd`` records them)."""
-    prov = (result.get("provenance") or {}).get("set_provenance") or {}
-    return {f"data:{i}": f for i, f in enumerate(prov.get("files") or [])}
 
 
 def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *, out: Path,
@@ -230,7 +223,6 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
     from judgeaudit.errors import InputError
     from judgeaudit.runinfo import write_result
     from judgeaudit.analyses.world.factorial import factorial_arms, parse_factors
-    from judgeaudit.analyses.world.schema import WorldFile
 
     fs = parse_factors(factors)
     if ("instrument" in fs) != (len(judge_specs) == 2) or len(judge_specs) not in (1, 2):
@@ -241,11 +233,11 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
         run = run_world_cmd(set_spec, judge_specs, arms, out=out, votes=votes, form=form, max_items=max_items,
                             store=store, concurrency=concurrency, api_base=api_base, n_boot=n_boot, seed=seed,
                             temperature=temperature, items=items, progress=progress, split=split)
-        judges = run.result["provenance"]["judges"]
-        result = {**run.result, "factorial": factorial_table_from(run.result, fs, judges)}
-        result["shapley"] = result["factorial"]["shapley"]
+        ran = WorldFile.of(run.result)
+        table = factorial_table_from(run.result, fs, ran.provenance.judges)
+        result = {**run.result, "factorial": table, "shapley": table["shapley"]}
         WorldFile.of(result)
-        write_result(dest / "result.json", result, run.verdicts, inputs=set_files(run.result))
+        write_result(dest / "result.json", result, run.verdicts, inputs=ran.provenance.set_files())
     return WorldResult(result, run.verdicts, run.decisions)
 
 
@@ -256,14 +248,14 @@ def factorial_table_from(result: dict, factors: list[str], judges: list[str]) ->
     return factorial_table(Analysis(pd.DataFrame(), result), factors, judges)
 
 
-def matcher_failed(result: dict, allow_failures: bool, *, echo: Console = console) -> None:
+def matcher_failed(result: WorldFile, allow_failures: bool, *, echo: Console = console) -> None:
     """A matcher judge that decided none of its pairs (every reply neither yes nor no, or failed) is a
     failed judge: one line, exit 1, unless ``allow_failures`` (the metrics that needed it are None). One
     that left some pairs undecided is named on a warning line (they are counted apart, never as "no")."""
     failed = []
-    for key in ("matcher", "second_matcher"):
-        spec, und = result.get(f"{key}_judge"), result.get(f"{key}_undecided")
-        n = result.get("matcher_pairs")
+    n = result.matcher_pairs
+    for spec, und in ((result.matcher_judge, result.matcher_undecided),
+                      (result.second_matcher_judge, result.second_matcher_undecided)):
         if spec is None or not n or not und:
             continue
         if und < n:
@@ -332,7 +324,7 @@ def run_command(values: dict[str, Any], *, echo: Console = console) -> WorldResu
                           covariates=v["correlate"], permutations=v["permutations"], alternative=v["alternative"],
                           split=v["split"], template=v["template"])
         write_report(r, out, echo=echo)
-    matcher_failed(r.result, v["allow_failures"], echo=echo)
+    matcher_failed(WorldFile.of(r.result), v["allow_failures"], echo=echo)
     return r
 
 

@@ -42,6 +42,49 @@ class Before(BaseModel):
     n_responses: int
 
 
+class LoopRound(BaseModel):
+    """One round of an arm (``regulators.<name>.rounds[i]``): its pass rates at the round's end, its net against
+    the initial outputs, what it fixed and broke against its own start, and the responses acted on."""
+
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
+    round: int
+    pass_rate: float | None
+    loose_pass_rate: float | None
+    net: float | None
+    fixed_this_round: int
+    broken_this_round: int
+    acted_on: int
+
+
+class PrecisionVsNet(BaseModel):
+    """The Spearman ρ of report precision against net across the arms with a precision (one-sided permutation
+    ``p``; ``exact`` when every permutation was enumerated)."""
+
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
+    rho: float | None
+    p: float | None
+    n: int
+    exact: bool | None
+    regulators: list[str]
+
+
+class CheckerRoutes(BaseModel):
+    """How many checks each HaluEval QA route decided (``checks``), and the NLI fallback's spec and unusable
+    replies where one was asked."""
+
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
+    checks: dict[str, int]
+    nli: str | None = None
+    nli_unusable: int | None = None
+
+    def nli_failed(self) -> str | None:
+        """One line when the NLI fallback was asked and every one of its replies was unusable."""
+        asked = sum(v for k, v in self.checks.items() if k.startswith("nli"))
+        if asked and (self.nli_unusable or 0) == asked:
+            return f"the NLI fallback {self.nli} gave no usable reply in {asked} check(s)"
+        return None
+
+
 class ArmNet(BaseModel):
     """What a card reads of an arm: its net with its interval, and ``status`` when it had no usable report."""
 
@@ -68,7 +111,7 @@ class Regulator(ArmNet):
     false_alarm_rate: float | None
     break_rate_flagged: float | None
     break_rate_unflagged: float | None
-    rounds: list[dict[str, Any]]
+    rounds: list[LoopRound]
     judge_votes: int | None = None
     failed_calls: int | None = None
     parse_failures: int | None = None
@@ -147,7 +190,7 @@ class LoopFile(LoopArms):
     before: Before
     regulators: dict[str, Regulator]
     differences: dict[str, Difference]
-    precision_vs_net: dict[str, Any]
+    precision_vs_net: PrecisionVsNet
     n_boot: int
     judge_parse_failures: dict[str, Any]
     judge_errors: dict[str, Any]
@@ -159,7 +202,8 @@ class LoopFile(LoopArms):
     n_rewrites: int
     keyword_table: dict[str, list[str]]
     notes: str
-    checker_routes: dict[str, Any] | None = None
+    checker_routes: CheckerRoutes | None = None
+    """HaluEval QA's routes (the other tasks have none)."""
     excluded: Any = None
     inputs: dict[str, Any] | None = None
     run_id: str | None = None

@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
+
+from judgeaudit.analyses.validity.schema import ResultReader
 
 SCHEMA_VERSION = 1
 Verdict = Literal["EQUIVALENT", "LINKABLE", "NOT_COMPARABLE", "BLIND"]
@@ -115,3 +117,17 @@ class MigrateResult(BaseModel):
             raise ValueError(f"migrate result schema {body.get('schema_version')!r}; this judgeaudit reads "
                              f"{SCHEMA_VERSION}")
         return cls.model_validate(body)
+
+
+class MigrateFile(ResultReader):
+    """A migrate run's ``result.json``: the result (``migrate``) beside the run's stamp and inputs, read with one
+    error line naming the first key that is not as written (``MigrateFile.read``)."""
+
+    WHAT: ClassVar[str] = "migrate"
+
+    model_config = ConfigDict(extra="allow")
+    migrate: MigrateResult
+    inputs: dict[str, Any] | None = None
+    """What the run read, with hashes (``runinfo``)."""
+    run_id: str | None = None
+    created_at: str | None = None

@@ -52,6 +52,20 @@ class Null(BaseModel):
     p_value_bh: float | None = None
 
 
+class Member(BaseModel):
+    """One impoverished predictor's score on a row (``members.<name>``): its κ against the labels."""
+
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
+    kappa: float | None
+
+
+class SetMeta(BaseModel):
+    """A set's ``meta``: how its labels were obtained (``label_origin``; None where the set says nothing)."""
+
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
+    label_origin: str | None = None
+
+
 class Row(BaseModel):
     """What a card reads of one (set, mode): whether the mode applies, and a_imp, its null, a_hum and VP."""
 
@@ -68,6 +82,7 @@ class Row(BaseModel):
     a_hum_ci: Interval = None
     vp: float | None = None
     resolvable: bool | None = None
+    members: dict[str, Member] | None = None
     unit: Unit | None = None
 
     @model_validator(mode="before")
@@ -115,6 +130,15 @@ class VpRows(BaseModel):
                     if k != "meta" and not isinstance(v, dict):
                         raise ValueError(f"set {name!r} mode {k!r} is not a JSON object")
         return data
+
+    def meta(self, set_name: str) -> SetMeta:
+        """The set's ``meta`` (empty where the file records none)."""
+        meta = self.sets[set_name].get("meta")
+        return SetMeta.model_validate(meta if isinstance(meta, dict) else {})
+
+    def applicable(self) -> list[tuple[str, str, Row, SetMeta]]:
+        """Every (set, mode, row, the set's meta) of a mode that applies, in the file's order."""
+        return [(name, mode, row, self.meta(name)) for name, mode, row, _ in self.rows() if row.applicable]
 
     def rows(self) -> list[tuple[str, str, Row, dict[str, Any]]]:
         """Every (set, mode, row, the set's meta), in the file's order."""

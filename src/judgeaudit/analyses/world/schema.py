@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from judgeaudit.analyses.validity.schema import Estimate, JudgeIdentity, ResultReader, Unit
 
@@ -70,6 +70,125 @@ class McNemar(BaseModel):
     log10_p: float | None = None
 
 
+class KindRecall(BaseModel):
+    """Recall of the defective units of one kind (``recall_by_kind.<kind>``), found of ``n``."""
+
+    model_config = ConfigDict(extra="allow")
+    n: int
+    found: int
+    recall: float | None
+    ci: Interval | None = None
+
+
+class Found(BaseModel):
+    """The defective units with no kind the corpus places (``kind_unplaced``): found of ``n``."""
+
+    model_config = ConfigDict(extra="allow")
+    n: int
+    found: int
+
+
+class SpanScores(BaseModel):
+    """Marked segments found and complaints on target through one matcher (``spans.strict``, ``.generous``)."""
+
+    model_config = ConfigDict(extra="allow")
+    segments: int
+    found: int
+    complaints: int
+    on_target: int
+    undecided_segments: int
+    undecided_complaints: int
+    recall: float | None
+    precision: float | None
+
+
+class MatcherAudit(BaseModel):
+    """The permuted control: complaints paired with another answer's segment, and how many the matcher
+    credited (``false_match_rate``)."""
+
+    model_config = ConfigDict(extra="allow")
+    complaints: int
+    false_matches: int
+    undecided: int
+    false_match_rate: float | None
+
+
+class CharOverlap(BaseModel):
+    """RAGTruth's character-level precision, recall and F1 of the located quotes, and the quotes not found."""
+
+    model_config = ConfigDict(extra="allow")
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    unlocated_quotes: int
+
+
+class CharSpecificity(BaseModel):
+    """The share of the error-free answers' characters no located quote covers, with its interval."""
+
+    model_config = ConfigDict(extra="allow")
+    answers: int
+    specificity: float | None
+    ci: Interval | None
+
+
+class Disagreement(BaseModel):
+    """Of the pairs both matchers judged, how many they credited differently."""
+
+    model_config = ConfigDict(extra="allow")
+    pairs: int
+    differ: int
+
+
+class MatcherAgreement(BaseModel):
+    """Two matchers on the same pairs: agreement, Cohen's κ and the share each credited."""
+
+    model_config = ConfigDict(extra="allow")
+    pairs: int
+    agreement: float | None
+    kappa: float | None
+    first_credits: float | None
+    second_credits: float | None
+
+
+class Spans(BaseModel):
+    """Complaints against marked segments (``arms.<arm>.spans``): through the strict matcher (at
+    ``strict_threshold``), its permuted control, character overlap and specificity; with a generous matcher its
+    scores, control and disagreement with the strict one; with a second matcher its agreement with the first."""
+
+    model_config = ConfigDict(extra="allow")
+    strict: SpanScores
+    strict_threshold: float
+    permuted_audit_strict: MatcherAudit
+    char_overlap: CharOverlap
+    char_specificity: CharSpecificity
+    generous: SpanScores | None = None
+    disagreement: Disagreement | None = None
+    permuted_audit_generous: MatcherAudit | None = None
+    second_matcher_agreement: MatcherAgreement | None = None
+
+    @model_validator(mode="after")
+    def _generous_blocks(self) -> Spans:
+        if self.generous is not None:
+            for name in ("disagreement", "permuted_audit_generous"):
+                if getattr(self, name) is None:
+                    raise ValueError(f"spans through a generous matcher have no {name!r}")
+        return self
+
+
+class Matched(BaseModel):
+    """The rates of one unit through one matcher (``matched["<unit>:<matcher>"]``), its undecided units apart."""
+
+    model_config = ConfigDict(extra="allow")
+    n: int
+    undecided: int
+    recall: float | None = None
+    specificity: float | None = None
+    balanced_accuracy: float | None = None
+    false_alarms_per_clean: float | None = None
+    ci: dict[str, Interval | None]
+
+
 class WorldArm(BaseModel):
     """One judge's rates under one arm (``judges.<id>.arms.<arm>``)."""
 
@@ -91,10 +210,10 @@ class WorldArm(BaseModel):
     """Absent when the arm scored no unit."""
     unit: str
     scored: str
-    recall_by_kind: dict[str, dict[str, Any]] | None = None
-    kind_unplaced: dict[str, int] | None = None
-    spans: dict[str, Any] | None = None
-    matched: dict[str, dict[str, Any]] | None = None
+    recall_by_kind: dict[str, KindRecall] | None = None
+    kind_unplaced: Found | None = None
+    spans: Spans | None = None
+    matched: dict[str, Matched] | None = None
 
 
 class WorldJudge(BaseModel):
@@ -122,6 +241,34 @@ class WorldPaired(BaseModel):
     gain: float | None
     ci: Interval | None
     mcnemar: McNemar | None
+
+
+class SpearmanRow(BaseModel):
+    """One rank correlation over answers (``spearman[i]``): a per-answer quantity (``gain`` of ``b`` over ``a``,
+    or ``false_alarms`` in arm ``a``) against a covariate, with its permutation p."""
+
+    model_config = ConfigDict(extra="allow")
+    judge: str
+    quantity: str
+    a: str
+    b: str | None
+    covariate: str
+    answers: int
+    missing_covariate: int
+    rho: float | None
+    p: float | None
+    n_perm: int
+    exact: bool
+    alternative: str
+
+
+class Factorial(BaseModel):
+    """A factorial run's cells and each factor's exact Shapley value per metric (``factorial``)."""
+
+    model_config = ConfigDict(extra="allow")
+    factors: list[str]
+    cells: list[dict[str, Any]]
+    shapley: dict[str, dict[str, float | None]]
 
 
 class PairedEstimate(Estimate):
@@ -152,8 +299,8 @@ class WorldAnalysis(ResultReader):
     seed: int
     judges: dict[str, WorldJudge]
     paired: list[WorldPaired]
-    spearman: list[dict[str, Any]]
-    factorial: dict[str, Any] | None = None
+    spearman: list[SpearmanRow]
+    factorial: Factorial | None = None
     shapley: dict[str, Any] | None = None
     identities: dict[str, JudgeIdentity] | None = None
     """Each judge as the run recorded it (schema 1)."""
@@ -206,6 +353,97 @@ class WorldAnalysis(ResultReader):
         return JudgeIdentity(template=self.judges[judge].template)
 
 
+class Thresholds(BaseModel):
+    """A structural judge's thresholds (``tau_s``, ``tau_c``; ``top_k`` where it ran with one)."""
+
+    model_config = ConfigDict(extra="allow")
+    tau_s: float
+    tau_c: float
+    top_k: int | None = None
+
+
+class DevSplit(BaseModel):
+    """The development split the structural defaults were chosen on (``structural.graph.DEV_SPLIT``)."""
+
+    model_config = ConfigDict(extra="allow")
+    corpus: str
+    share: float
+    seed: int
+    backend: str
+    weak_backend: bool | None = None
+
+
+class DevResult(BaseModel):
+    """How the defaults did on the development split, and along each threshold (``structural.graph.DEV_RESULT``)."""
+
+    model_config = ConfigDict(extra="allow")
+    n_groups: int
+    balanced_accuracy: float | None
+    grid_range: tuple[float, float]
+    along_tau_s: dict[str, float | None]
+    along_tau_c: dict[str, float | None]
+
+
+class StructuralCalibration(BaseModel):
+    """What a run records of a structural judge's thresholds (``calibration.<judge>``,
+    ``structural.calibrate.calibration_record``): the values used, the defaults, whether they are the defaults,
+    whether its backend is weak, and where and how well the defaults were chosen."""
+
+    model_config = ConfigDict(extra="allow")
+    parameters: Thresholds
+    weak_backend: bool
+    defaults: Thresholds
+    at_defaults: bool
+    dev_split: DevSplit
+    dev_result: DevResult
+
+
+class Split(BaseModel):
+    """Which items of the structural judge's development split the run kept (``split``)."""
+
+    model_config = ConfigDict(extra="allow")
+    split: str
+    dev_items_in_run: int
+    dev_items_left_out: int
+
+
+class CallCounts(BaseModel):
+    """One judge's calls in one arm (``calls_by_arm.<judge>.<arm>``)."""
+
+    model_config = ConfigDict(extra="allow")
+    calls: int
+    failed_calls: int
+    parse_failures: int
+    usable: int
+    reasons: list[str]
+
+
+class SetProvenance(BaseModel):
+    """Where a loaded world set came from (``datasets.world.WorldSet.provenance``): the files read and the source
+    records left out, by reason."""
+
+    model_config = ConfigDict(extra="allow")
+    files: list[str]
+    excluded: dict[str, int]
+
+
+class Provenance(BaseModel):
+    """What a world run judged (``provenance``): the set as given, its items and the judges; ``set_provenance``
+    is None where the items were passed in rather than loaded from a set."""
+
+    model_config = ConfigDict(extra="allow")
+    set: str | None
+    items: int
+    answers_defective: int
+    judges: list[str]
+    set_provenance: SetProvenance | None
+
+    def set_files(self) -> dict[str, str]:
+        """The data files the set read, by input name (``data:0``, ``data:1``, … as a run records them)."""
+        files = self.set_provenance.files if self.set_provenance is not None else []
+        return {f"data:{i}": f for i, f in enumerate(files)}
+
+
 class WorldFile(WorldAnalysis):
     """A world run's ``result.json``: the analysis and what the run recorded beside it (``world run``; ``world
     factorial`` adds ``factorial`` and ``shapley``)."""
@@ -218,11 +456,11 @@ class WorldFile(WorldAnalysis):
     matcher_pairs: int | None
     second_matcher_judge: str | None
     second_matcher_undecided: int | None
-    provenance: dict[str, Any]
-    split: dict[str, Any]
-    calibration: dict[str, Any]
+    provenance: Provenance
+    split: Split
+    calibration: dict[str, StructuralCalibration]
     calls: dict[str, dict[str, Any]]
-    calls_by_arm: dict[str, dict[str, dict[str, Any]]]
+    calls_by_arm: dict[str, dict[str, CallCounts]]
     inputs: dict[str, Any] | None = None
     """What the run read, with hashes (``runinfo``)."""
     run_id: str | None = None
