@@ -14,7 +14,7 @@ import typer
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.card.make import card, console, judges_held
 from judgeaudit.commands.card_missing import card_with_missing_runs
-from judgeaudit.commands.common import ApiBaseOpt, RetriesOpt, RpmOpt, TimeoutOpt, call_context
+from judgeaudit.commands.common import ApiBaseOpt, RetriesOpt, RpmOpt, TimeoutOpt, run_context
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="The validity card of one judge, gathered from run folders.")
@@ -55,11 +55,11 @@ def card_cmd(
     from judgeaudit.commands.common import checked_calls
 
     ask = (lambda: typer.confirm("Run them?", default=False, err=True)) if sys.stdin.isatty() else None
-    with checked_calls(allow_failures, echo=console), \
-            call_context(api_base=api_base, timeout=call_timeout, retries=call_retries, rpm=call_rpm):
+    context = run_context(api_base=api_base, timeout=call_timeout, retries=call_retries, rpm=call_rpm)
+    with checked_calls(allow_failures, echo=console):
         # a run the judge failed (--run-missing): its summary, then exit 1
         make = card_with_missing_runs if run_missing else card
-        kw = dict(yes=yes, confirm=ask) if run_missing else {}
+        kw = dict(yes=yes, confirm=ask, context=context) if run_missing else {}
         c = make(judge, list(from_ or []), out, ledger, n_boot=bootstrap, chosen=list(run or []), **kw)
         for line in c["verdict"]:
             print(line)
