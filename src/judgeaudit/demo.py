@@ -402,9 +402,9 @@ def run_demo(out: Path, *, n_boot: int | None = None, full: bool = False, contex
         vp, cap = pool.submit(_validation_power, out), pool.submit(_cap)
         if "reference:similarity" in DEMO_JUDGES:
             pool.submit(_load_embedder)
-        model_steps = {"validity": _validity_step(out, n_boot, slices, context),
-                       "world": _world_step(out, n_boot, slices, context),
-                       "loop": _loop_step(out, n_boot, slices, context)}
+        model_steps = {"validity": _validity_step(out, n_boot, slices, context=context),
+                       "world": _world_step(out, n_boot, slices, context=context),
+                       "loop": _loop_step(out, n_boot, slices, context=context)}
         whole = estimate_whole(list(model_steps.values()), store)
         console.print(whole_line(whole), highlight=False)
 

@@ -196,7 +196,7 @@ def calls_checked(command: Callable[..., object]) -> Callable[..., object]:
         with command_calls(name, kwargs) as context:
             return command(*args, context=context, **kwargs)
 
-    sig = inspect.signature(command)
+    sig = inspect.signature(command, eval_str=True)   # what typer reads: the annotations themselves
     wrapper.__signature__ = sig.replace(  # type: ignore[attr-defined]
         parameters=[p for p in sig.parameters.values() if p.name != "context"])
     return wrapper
