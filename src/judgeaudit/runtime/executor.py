@@ -29,6 +29,7 @@ import asyncio
 import os
 import time
 from pathlib import Path
+
 import pandas as pd
 from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
@@ -38,7 +39,7 @@ from rich.text import Text
 from judgeaudit.errors import InputError
 from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest, Verdict, verdicts_frame
-from judgeaudit.runtime import backends, batch, failures
+from judgeaudit.runtime import batch, failures
 from judgeaudit.runtime.calls import LEASE_POLL, LEASE_SECONDS, RateLimiter, RetryPolicy, RunState
 from judgeaudit.runtime.context import CallDefaults, RunContext
 from judgeaudit.runtime.context import of as context_of
