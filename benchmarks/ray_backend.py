@@ -25,7 +25,7 @@ from async_server import ServerProcess, calls_for  # noqa: E402
 
 from judgeaudit.judges import make_judge  # noqa: E402
 from judgeaudit.records import JudgeRequest  # noqa: E402
-from judgeaudit.runtime import backends  # noqa: E402
+from judgeaudit.runtime.context import RunContext  # noqa: E402
 from judgeaudit.runtime.executor import run  # noqa: E402
 from judgeaudit.runtime.store import CallStore  # noqa: E402
 
@@ -36,10 +36,10 @@ def requests(n: int, tag: str) -> list[JudgeRequest]:
 
 def rate(judge, backend: str, in_flight: int, calls: int, store: CallStore) -> float:  # noqa: ANN001
     reqs = requests(calls, f"{backend}-{in_flight}-")
-    with backends.use(backend):
-        started = time.perf_counter()
-        verdicts = run(judge, reqs, store=store, concurrency=in_flight, progress=False)
-        elapsed = time.perf_counter() - started
+    context = RunContext.of(backend=backend)
+    started = time.perf_counter()
+    verdicts = run(judge, reqs, store=store, concurrency=in_flight, progress=False, context=context)
+    elapsed = time.perf_counter() - started
     failed = sum(v.error is not None or not v.parse_ok for v in verdicts)
     if failed:
         raise SystemExit(f"{failed} of {calls} calls failed on {backend} at {in_flight} in flight")

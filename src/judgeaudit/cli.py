@@ -19,6 +19,7 @@ from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, Bac
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
 from judgeaudit import consent
 from judgeaudit.errors import InputError
+from judgeaudit.runtime.context import RunContext
 from judgeaudit.commands.common import ApiBaseOpt, ConcurrencyOpt, TemplateOpt
 
 # Verb groups that live in their own modules (each exposes a typer app named ``app``), and commands that are one
@@ -178,6 +179,8 @@ def judge_cmd(
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    *,
+    context: RunContext,
 ) -> None:
     """Judge every item of a JSONL file; writes OUT/verdicts.jsonl, OUT/verdicts.parquet and OUT/result.json
     (failed calls and parse failures per judge)."""
@@ -198,7 +201,7 @@ def judge_cmd(
         j = _templated(j, template, form, requests)
     with CallStore(store or out / "calls.sqlite") as cs:
         verdicts = run(j, requests, store=cs, concurrency=concurrency, rpm=rpm,
-                       policy=RetryPolicy(max_retries=retries, timeout=timeout))
+                       policy=RetryPolicy(max_retries=retries, timeout=timeout), context=context)
     df = verdicts_frame(verdicts)
     write_jsonl(out / "verdicts.jsonl", df)
     write_parquet(out / "verdicts.parquet", df)
@@ -313,64 +316,66 @@ def run_experiment(
     try:
         opts = command_options(exp, flags, allow_failures=allow_failures, backend=backend, ray_address=ray_address)
         exp = exp.model_copy(update={"allow_failures": opts["allow_failures"]})   # the flag or the file's key
-        with command_calls(f"{exp.analysis} run", opts):
+        with command_calls(f"{exp.analysis} run", opts) as context:
             if exp.analysis == "vp":   # the audit runs its sets on the backend itself (no judge calls to route)
                 _run_vp_experiment(exp, backend, ray_address)
             else:
-                _EXPERIMENT_RUNNERS[exp.analysis](exp)
+                _EXPERIMENT_RUNNERS[exp.analysis](exp, context)
     except InputError as e:
         raise yaml_error(exp, e, flags) from None
 
 
-def _run_validity_experiment(exp) -> None:  # noqa: ANN001 - experiment.ValidityExperiment
+def _run_validity_experiment(exp, context: RunContext) -> None:  # noqa: ANN001 - experiment.ValidityExperiment
     from judgeaudit.analyses.validity.options import OPTIONS
     from judgeaudit.commands.validity import run_command
     from judgeaudit.experiment import judge_specs
 
     run_command({**{o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, "judges": judge_specs(exp)},
-                echo=console)
+                echo=console, context=context)
 
 
-def _run_world_experiment(exp) -> None:  # noqa: ANN001 - experiment.WorldExperiment
+def _run_world_experiment(exp, context: RunContext) -> None:  # noqa: ANN001 - experiment.WorldExperiment
     from judgeaudit.analyses.world.options import OPTIONS
     from judgeaudit.commands.world import run_command
     from judgeaudit.experiment import judge_specs
 
     run_command({**{o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, "judges": judge_specs(exp)},
-                echo=console)
+                echo=console, context=context)
 
 
-def _run_loop_experiment(exp) -> None:  # noqa: ANN001 - experiment.LoopExperiment
+def _run_loop_experiment(exp, context: RunContext) -> None:  # noqa: ANN001 - experiment.LoopExperiment
     from judgeaudit.commands.loop import run_command
     from judgeaudit.loop.options import OPTIONS
 
-    run_command({o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, echo=console)
+    run_command({o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, echo=console, context=context)
 
 
-def _run_card_experiment(exp) -> None:  # noqa: ANN001 - experiment.CardExperiment
+def _run_card_experiment(exp, context: RunContext) -> None:  # noqa: ANN001 - experiment.CardExperiment
     from judgeaudit.commands.card import run_command
 
     run_command(exp.judge, list(exp.from_), exp.out, exp.ledger, run_missing=exp.run_missing, yes=exp.yes,
-                confirm=None, n_boot=exp.bootstrap, echo=console)
+                confirm=None, n_boot=exp.bootstrap, echo=console, context=context)
 
 
-def _run_migrate_experiment(exp) -> None:  # noqa: ANN001 - experiment.MigrateExperiment
+def _run_migrate_experiment(exp, context: RunContext) -> None:  # noqa: ANN001 - experiment.MigrateExperiment
     from judgeaudit.commands.migrate import run_command
 
     run_command(exp.old, exp.new, exp.items, exp.out, form=exp.form, labels=exp.labels, threshold=exp.threshold,
                 margins=[f"{k}={v}" for k, v in exp.margins.items()], regrade=exp.regrade,
                 link_method=exp.link_method, from_=list(exp.from_) or None, old_card=exp.old_card,
                 new_card=exp.new_card, audit_margin=exp.audit_margin, n_boot=exp.bootstrap, seed=exp.seed,
-                store=exp.store, concurrency=exp.concurrency, api_base=exp.api_base, echo=console)
+                store=exp.store, concurrency=exp.concurrency, api_base=exp.api_base, echo=console, context=context)
 
 
-def _run_cap_experiment(exp) -> None:  # noqa: ANN001 - experiment.CapExperiment
+
+
+def _run_cap_experiment(exp, context: RunContext) -> None:  # noqa: ANN001 - experiment.CapExperiment
     from judgeaudit.analyses.cap.options import OPTIONS
     from judgeaudit.commands.cap import run_command
     from judgeaudit.experiment import judge_specs
 
     run_command({**{o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, "judges": judge_specs(exp) or None},
-                echo=console)
+                echo=console, context=context)
 
 
 def _run_vp_experiment(exp, backend: str | None, ray_address: str | None) -> None:  # noqa: ANN001 - VpExperiment
@@ -396,6 +401,8 @@ def demo_cmd(
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    *,
+    context: RunContext,
 ) -> None:
     """The main job: the bundled probes through the embedded local judge and the reference judges,
     plus validation-power and CAP sections on the bundled public-set slices, in one report."""
@@ -405,7 +412,7 @@ def demo_cmd(
     check_options(bootstrap=bootstrap)
     output_dir(out, writes=("report.html",))
 
-    run_demo(out, n_boot=bootstrap, full=full)
+    run_demo(out, n_boot=bootstrap, full=full, context=context)
 
 
 TERMINATED_EXIT = 143

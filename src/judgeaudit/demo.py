@@ -41,6 +41,7 @@ from rich.console import Console
 from judgeaudit.analyses.validity.options import DEFAULTS as VALIDITY_DEFAULTS
 from judgeaudit.commands.default_runs import DEFAULT_RUNS
 from judgeaudit.report.html import Section, write_page
+from judgeaudit.runtime.context import RunContext
 
 EMBEDDED = "local"
 WORLD_JUDGES = [EMBEDDED, "structural:lexical", "reference:oracle", "reference:flag-all", "reference:flag-none"]
@@ -129,7 +130,7 @@ class Step:
     run: Callable[[], list[Section]]
 
 
-def _validity_step(out: Path, n_boot: int, slices: Slices) -> Step:
+def _validity_step(out: Path, n_boot: int, slices: Slices, context: RunContext | None = None) -> Step:
     from judgeaudit.commands.validity import print_summary, run_validity, sections
     from judgeaudit.judges import make_judge
     from judgeaudit.probes.design import validity_requests
@@ -144,10 +145,11 @@ def _validity_step(out: Path, n_boot: int, slices: Slices) -> Step:
 
     def run() -> list[Section]:
         if full:
-            r = DEFAULT_RUNS["validity"].run(DEMO_JUDGES, out / "validity", out / "calls.sqlite", n_boot)
+            r = DEFAULT_RUNS["validity"].run(DEMO_JUDGES, out / "validity", out / "calls.sqlite", n_boot,
+                                             context=context)
         else:
             r = run_validity(str(path), DEMO_JUDGES, out=out / "validity", store=out / "calls.sqlite",
-                             n_boot=n_boot, n_regrade=slices.regrade)
+                             n_boot=n_boot, n_regrade=slices.regrade, context=context)
         print_summary(r.result)
         return sections(r)
 
@@ -160,7 +162,7 @@ def _embedded(spec: str) -> bool:
     return spec == EMBEDDED or spec.endswith(":" + EMBEDDED)
 
 
-def _world_step(out: Path, n_boot: int, slices: Slices) -> Step:
+def _world_step(out: Path, n_boot: int, slices: Slices, context: RunContext | None = None) -> Step:
     from judgeaudit.commands.default_runs import WORLD_ARMS, WORLD_SPLIT, world_requests, world_set
     from judgeaudit.commands.common import build_judges
     from judgeaudit.commands.world import run_world_cmd, sampled_specs
@@ -170,7 +172,8 @@ def _world_step(out: Path, n_boot: int, slices: Slices) -> Step:
 
     def run() -> list[Section]:
         run = run_world_cmd(spec, WORLD_JUDGES, list(WORLD_ARMS), out=out / "world", store=out / "calls.sqlite",
-                            votes=1, n_boot=n_boot, split=WORLD_SPLIT, temperature=WORLD_TEMPERATURE)
+                            votes=1, n_boot=n_boot, split=WORLD_SPLIT, temperature=WORLD_TEMPERATURE,
+                            context=context)
         return world_sections(run.result, run.decisions, run.verdicts)
 
     # the world command's judge: its label votes sampled at the command's temperature (so its call keys)
@@ -178,7 +181,7 @@ def _world_step(out: Path, n_boot: int, slices: Slices) -> Step:
     return Step("world", [judge], lambda: world_requests(spec), run)
 
 
-def _loop_step(out: Path, n_boot: int, slices: Slices) -> Step:
+def _loop_step(out: Path, n_boot: int, slices: Slices, context: RunContext | None = None) -> Step:
     from judgeaudit.commands.default_runs import DATA, LOOP_REGULATORS, loop_requests
     from judgeaudit.commands.loop import run_loop_command
     from judgeaudit.judges import make_judge
@@ -188,12 +191,13 @@ def _loop_step(out: Path, n_boot: int, slices: Slices) -> Step:
 
     def run() -> list[Section]:
         if slices.loop_items is None:
-            return loop_sections(DEFAULT_RUNS["loop"].run([EMBEDDED], out / "loop", out / "calls.sqlite", n_boot),
-                                 folder=out / "loop")
+            return loop_sections(DEFAULT_RUNS["loop"].run([EMBEDDED], out / "loop", out / "calls.sqlite", n_boot,
+                                                          context=context), folder=out / "loop")
         return loop_sections(run_loop_command(task="ifeval", data=DATA / "ifeval", initial="shipped",
                                               responder=local, judge=local, regulators=list(LOOP_REGULATORS),
                                               out=out / "loop", store=out / "calls.sqlite", rounds=1, votes=1,
-                                              bootstrap=n_boot, max_items=slices.loop_items), folder=out / "loop")
+                                              bootstrap=n_boot, max_items=slices.loop_items, context=context),
+                             folder=out / "loop")
 
     return Step("loop", [local], lambda: loop_requests(slices.loop_items), run)
 
@@ -383,9 +387,10 @@ def steps_section(rows: list[dict[str, Any]]) -> Section:
                                 dash_note="— : no estimate (a judge with no known rate) or no call made."))
 
 
-def run_demo(out: Path, *, n_boot: int | None = None, full: bool = False) -> Path:
+def run_demo(out: Path, *, n_boot: int | None = None, full: bool = False, context: RunContext | None = None) -> Path:
     """Run the demo analyses and write OUT/report.html (and OUT/steps.json); returns the report's path.
-    ``n_boot`` None: the slices' bootstrap count (500 cut, 2000 with ``full``)."""
+    ``n_boot`` None: the slices' bootstrap count (500 cut, 2000 with ``full``); ``context``: the command's
+    ``RunContext`` the judge calls are made in (None: the defaults)."""
     out.mkdir(parents=True, exist_ok=True)
     slices = FULL if full else SLICES
     n_boot = slices.bootstrap if n_boot is None else n_boot
@@ -397,8 +402,9 @@ def run_demo(out: Path, *, n_boot: int | None = None, full: bool = False) -> Pat
         vp, cap = pool.submit(_validation_power, out), pool.submit(_cap)
         if "reference:similarity" in DEMO_JUDGES:
             pool.submit(_load_embedder)
-        model_steps = {"validity": _validity_step(out, n_boot, slices),
-                       "world": _world_step(out, n_boot, slices), "loop": _loop_step(out, n_boot, slices)}
+        model_steps = {"validity": _validity_step(out, n_boot, slices, context=context),
+                       "world": _world_step(out, n_boot, slices, context=context),
+                       "loop": _loop_step(out, n_boot, slices, context=context)}
         whole = estimate_whole(list(model_steps.values()), store)
         console.print(whole_line(whole), highlight=False)
 

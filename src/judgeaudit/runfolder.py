@@ -14,6 +14,11 @@
   folder); a kill after it is rolled forward by the next command on that folder (``recover``), so the
   folder ends as the new run's complete output. Nested ``output_set`` blocks on one folder share the
   outermost one's staging folder (a command's whole output is one set).
+
+Why a ``ContextVar`` (``_ACTIVE``, the open sets by folder): it is no configuration but the state of the
+``output_set`` blocks open around the code running now, which a nested block (a report written inside a run's
+set) must find to share the outer staging folder. It follows the blocks' dynamic nesting, per thread and per
+task, as a ``with`` block does.
 """
 
 from __future__ import annotations

@@ -12,6 +12,10 @@ a folder is expected, or the reverse); a command may replace its own earlier out
 wrote is recorded when it ends (``record_outputs``): a folder in its manifest (``runfolder``), a file in
 ``.judgeaudit-outputs.json`` beside it (its name, who wrote it and its SHA-256: a file changed since is
 no longer the command's).
+
+Why a ``ContextVar`` (``_CLAIMED``, the outputs claimed so far): it is no configuration but what the running
+command's guards have claimed, collected from wherever a writer calls ``output_file``/``output_dir`` and
+recorded once when the command ends (``record_outputs``); a command in another thread or task keeps its own.
 """
 
 from __future__ import annotations

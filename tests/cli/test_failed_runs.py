@@ -209,7 +209,7 @@ def test_demo_with_a_judge_that_produces_nothing(tmp_path, fake_server, monkeypa
     monkeypatch.setattr(demo, "DEMO_JUDGES", [{"spec": JUDGE, "api_base": srv.base_url}, "reference:constant"])
     # the world and loop steps need a generating judge: the refused one above is the case here
     for step in ("world", "loop"):
-        monkeypatch.setattr(demo, f"_{step}_step", lambda out, n_boot, slices, step=step:
+        monkeypatch.setattr(demo, f"_{step}_step", lambda out, n_boot, slices, context=None, step=step:
                             demo.Step(step, [], list, lambda: []))
     r = CliRunner().invoke(app, ["demo", "--out", str(tmp_path), "--bootstrap", "20"])
     assert r.exit_code == 1, r.output

@@ -16,7 +16,7 @@ import pyjudge_callables as cb
 from judgeaudit.errors import InputError
 from judgeaudit.judges import make_judge
 from judgeaudit.records import JudgeRequest, verdicts_frame
-from judgeaudit.runtime import backends
+from judgeaudit.runtime.context import RunContext
 from judgeaudit.runtime.executor import RetryPolicy, run
 from judgeaudit.runtime.store import CallStore
 
@@ -152,10 +152,11 @@ def test_ray_workers_rebuild_the_callable_from_its_spec(ray_local, fn, tmp_path)
     judge = make_judge(f"python:pyjudge_callables:{fn}?version=3")
     by_asyncio = run(judge, reqs, progress=False, policy=FAST)
     cb.CALLS.clear()
-    with CallStore(tmp_path / "ray.sqlite") as store, backends.use("ray"):
-        by_ray = run(judge, reqs, store=store, progress=False, policy=FAST)
+    on_ray = RunContext.of(backend="ray")
+    with CallStore(tmp_path / "ray.sqlite") as store:
+        by_ray = run(judge, reqs, store=store, progress=False, policy=FAST, context=on_ray)
         assert cb.CALLS == []                                     # the calls ran in the workers, not here
-        again = run(judge, reqs, store=store, progress=False, policy=FAST)
+        again = run(judge, reqs, store=store, progress=False, policy=FAST, context=on_ray)
     drop = ["latency_s", "timestamp"]
     assert verdicts_frame(by_ray).drop(columns=drop).equals(verdicts_frame(by_asyncio).drop(columns=drop))
     assert [v.score for v in again] == [float(cb.expected_grade(t)) for t in TEXTS]

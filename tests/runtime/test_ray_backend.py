@@ -25,6 +25,7 @@ from judgeaudit.errors import InputError
 from judgeaudit.judges import make_judge
 from judgeaudit.records import JudgeRequest, verdicts_frame
 from judgeaudit.runtime import backends
+from judgeaudit.runtime.context import RunContext
 from judgeaudit.runtime.executor import RetryPolicy, run
 from judgeaudit.runtime.store import CallStore
 
@@ -72,10 +73,10 @@ def test_ray_gives_the_asyncio_backends_verdict_rows(ray_cluster, fake_server, t
     reqs = _requests(30)
     with CallStore(tmp_path / "asyncio.sqlite") as a, CallStore(tmp_path / "ray.sqlite") as r:
         by_asyncio = run(judge, reqs, store=a, concurrency=4, policy=FAST, progress=False)
-        with backends.use("ray"):
-            by_ray = run(judge, reqs, store=r, concurrency=4, policy=FAST, progress=False)
-            assert sum(srv.answered.values()) == 60          # each backend bought every call once
-            again = run(judge, reqs, store=r, concurrency=4, policy=FAST, progress=False)
+        on_ray = RunContext.of(backend="ray")
+        by_ray = run(judge, reqs, store=r, concurrency=4, policy=FAST, progress=False, context=on_ray)
+        assert sum(srv.answered.values()) == 60              # each backend bought every call once
+        again = run(judge, reqs, store=r, concurrency=4, policy=FAST, progress=False, context=on_ray)
         assert sum(srv.answered.values()) == 60              # a stored call is never bought again
         stored_a, stored_r = (s.frame().drop(columns=RUN_DEPENDENT) for s in (a, r))
     rows_a, rows_r = (verdicts_frame(v).drop(columns=RUN_DEPENDENT) for v in (by_asyncio, by_ray))
@@ -101,16 +102,16 @@ def test_workers_rebuild_each_judge_from_its_spec(ray_cluster, fake_server, tmp_
     judge = make_judge("api:openai/fake-judge", api_base=srv.base_url)
     judge.lock = threading.Lock()                        # like a socket or a loaded model: does not pickle
     reqs = _requests(4)
-    with backends.use("ray"):
-        verdicts = run(judge, reqs, policy=FAST, progress=False)
-        assert [v.score for v in verdicts] == [float(_digit(judge.render(q))) for q in reqs]
-        judge.recipe = None                              # built otherwise: sent as it is, and it does not pickle
-        with pytest.raises(InputError, match="cannot be sent to Ray workers"):
-            run(judge, _requests(1), policy=FAST, progress=False)
-        other = make_judge("api:openai/fake-judge", api_base=srv.base_url)
-        other.recipe = ("api:openai/another-model", {"api_base": srv.base_url, "id": "api:openai/fake-judge"})
-        with pytest.raises(InputError, match="rebuilt on a Ray worker is another instrument"):
-            run(other, _requests(1), policy=FAST, progress=False)
+    on_ray = RunContext.of(backend="ray")
+    verdicts = run(judge, reqs, policy=FAST, progress=False, context=on_ray)
+    assert [v.score for v in verdicts] == [float(_digit(judge.render(q))) for q in reqs]
+    judge.recipe = None                                  # built otherwise: sent as it is, and it does not pickle
+    with pytest.raises(InputError, match="cannot be sent to Ray workers"):
+        run(judge, _requests(1), policy=FAST, progress=False, context=on_ray)
+    other = make_judge("api:openai/fake-judge", api_base=srv.base_url)
+    other.recipe = ("api:openai/another-model", {"api_base": srv.base_url, "id": "api:openai/fake-judge"})
+    with pytest.raises(InputError, match="rebuilt on a Ray worker is another instrument"):
+        run(other, _requests(1), policy=FAST, progress=False, context=on_ray)
     assert sum(srv.answered.values()) == 4
 
 
@@ -127,9 +128,10 @@ def test_a_ray_run_and_another_run_sharing_a_store_buy_each_call_once(ray_cluste
 
     def one_run(backend: str):
         judge = make_judge("api:openai/fake-judge", api_base=srv.base_url)
-        with CallStore(db) as cs, backends.use(backend):
+        context = RunContext.of(backend=backend)
+        with CallStore(db) as cs:
             together.wait(timeout=60)
-            return run(judge, reqs, store=cs, concurrency=4, policy=FAST, progress=False)
+            return run(judge, reqs, store=cs, concurrency=4, policy=FAST, progress=False, context=context)
 
     with ThreadPoolExecutor(2) as pool:
         by_ray, by_other = pool.map(one_run, ["ray", other])
@@ -207,8 +209,8 @@ def test_missing_ray_is_an_input_error(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "ray", None)      # import ray fails as when it is not installed
     with pytest.raises(InputError, match=r"needs Ray, which is not installed.*judgeaudit\[ray\]"):
         backends.make("ray")
-    with backends.use("asyncio"):                       # the default backend does not need it
-        assert backends.current().name == "asyncio"
+    assert RunContext.of(backend="asyncio").backend.name == "asyncio"   # the default backend does not need it
+    assert RunContext().backend.name == "asyncio"
 
 
 def _closed_port() -> int:

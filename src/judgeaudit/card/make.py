@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from judgeaudit.errors import InputError
 from judgeaudit.registry import Registry
+
+if TYPE_CHECKING:
+    from judgeaudit.runtime.context import RunContext
 
 PLUGIN_GROUP = "judgeaudit.card_missing"
 console = Console(stderr=True, soft_wrap=True)
@@ -56,7 +59,7 @@ def _known(judge: str, runs: list, from_dirs: list[Path]) -> None:
 
 def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"), ledger: Path | None = None, *,
          run_missing: bool = False, yes: bool = False, confirm: Callable[[], bool] | None = None,
-         n_boot: int = 2000, chosen: Sequence[Path] = ()) -> dict:
+         n_boot: int = 2000, chosen: Sequence[Path] = (), context: RunContext | None = None) -> dict:
     """Build and write OUT/card.json, OUT/card.html, OUT/card.md and OUT/checklist.md; the card (its
     paths, written relative to OUT, read back as paths on this machine: ``card.share``).
 
@@ -64,10 +67,11 @@ def card(judge: str, from_dirs: list[Path] | tuple = (), out: Path = Path("card"
     earlier ``run_missing``) measured are estimated (printed on stderr before any call), then run under
     OUT/runs when ``yes`` or when ``confirm()`` (asked once) says so; neither: ``InputError``, nothing
     is run (``MAKERS['default_runs']``). ``chosen`` (``--run``): the run a section reads where the folders
-    hold several (else ``InputError`` listing them)."""
+    hold several (else ``InputError`` listing them). ``context``: the ``runtime.context.RunContext`` the missing
+    runs are made in (a command's ``--api-base`` and call options; None: the defaults)."""
     if run_missing:
         return MAKERS.get("default_runs")(judge, from_dirs, out, ledger, yes=yes, confirm=confirm, n_boot=n_boot,
-                                          chosen=chosen)
+                                          chosen=chosen, **({} if context is None else {"context": context}))
     from judgeaudit.card.sources import collect
 
     out, from_dirs = Path(out), [Path(d) for d in from_dirs]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -16,6 +16,9 @@ from judgeaudit.commands.declared import annotation
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
 
+if TYPE_CHECKING:
+    from judgeaudit.interop.batch import BatchWriter
+
 app = typer.Typer(help="Provider batch files (OpenAI Batch API, Anthropic Message Batches).", no_args_is_help=True)
 console = Console(stderr=True, soft_wrap=True)
 
@@ -24,17 +27,18 @@ BatchOutOpt = annotation(options.BATCH_OUT)
 
 
 @contextmanager
-def batching(provider: str | None, out: Path | None) -> Iterator[None]:
-    """Around a command: with ``provider``, the calls of api judges not in the store go to the provider's batch
-    file instead of being made; the command stops at the first run that deferred calls (a run whose requests
-    depend on earlier answers, such as a loop's next round, comes in a later batch)."""
+def batching(provider: str | None, out: Path | None) -> Iterator[BatchWriter | None]:
+    """Around a command: with ``provider``, it yields the batch sink of the command's ``RunContext``: the calls of
+    api judges not in the store go to the provider's batch file instead of being made; the command stops at the
+    first run that deferred calls (a run whose requests depend on earlier answers, such as a loop's next round,
+    comes in a later batch). Without, it yields None (calls are made)."""
     from judgeaudit.interop.batch import BatchWriter
-    from judgeaudit.runtime.batch import Deferred, deferring
+    from judgeaudit.runtime.batch import Deferred
 
     if provider is None:
         if out is not None:
             raise InputError("--batch-out needs --batch openai|anthropic", field="--batch-out")
-        yield
+        yield None
         return
     from judgeaudit.interop.batch import BATCH_FILE
     from judgeaudit.validate import output_file
@@ -43,8 +47,7 @@ def batching(provider: str | None, out: Path | None) -> Iterator[None]:
     writer = BatchWriter(provider, output_file(out or Path(f"batch-{provider}{suffix}"), field="--batch-out",
                                                by=BATCH_FILE))
     try:
-        with deferring(writer):
-            yield
+        yield writer
     except Deferred:
         files = writer.write()
         stores = ", ".join(writer.stores)

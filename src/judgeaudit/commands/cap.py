@@ -21,6 +21,7 @@ from judgeaudit.datasets._common import CoverageCell, judge_family, table_family
 from judgeaudit.errors import InputError
 from judgeaudit.commands.common import ALLOW_SAME_FAMILY, CAP_PAPER, STORE_HELP, ApiBaseOpt
 from judgeaudit.commands.declared import declared
+from judgeaudit.runtime.context import RunContext
 from judgeaudit.analyses.cap.options import DEFAULTS, OPTIONS, WRITES
 
 app = typer.Typer(help=f"Conditional accuracy profiles of pairwise judges ({CAP_PAPER})",
@@ -86,11 +87,13 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
             failures: str = DEFAULTS["failures"],
             api_base: str | None = None, augment: list[str] | None = None,
             generator_spec: str | None = None, c8_sample: int | None = None,
-            extra: Callable[[CapResult], list] | None = None, template: str | None = None) -> CapResult:
+            extra: Callable[[CapResult], list] | None = None, template: str | None = None,
+            context: RunContext | None = None) -> CapResult:
     """Load the sets, collect judges (published outputs and/or live judges run in both orders
     through the call store; ``template``: the judge template every live api/local judge renders), optionally run the C8 evaluator, estimate the profile, and with
     ``out`` write ``out/result.json`` and ``out/report.html`` (with the sections ``extra(result)``
-    returns, e.g. the register of predicted values, appended)."""
+    returns, e.g. the register of predicted values, appended); every call made in ``context`` (the command's
+    ``RunContext``; None: the defaults)."""
     from judgeaudit.analyses.cap_design import (
         evaluator_agreement,
         failure_counts,
@@ -126,7 +129,8 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
             if admissible:
                 (gen,) = build_judges([generator_spec], api_base=api_base)
                 store_path.parent.mkdir(parents=True, exist_ok=True)
-                df = augment_pairs(df, generator=gen, admissible=True, kinds=tuple(augment), store_path=store_path)
+                df = augment_pairs(df, generator=gen, admissible=True, kinds=tuple(augment), store_path=store_path,
+                                   context=context)
             else:  # inadmissible: the style/length cells stay unavailable (§3.2)
                 console.print(f"{adapter}: augmentation not admissible; C5/C6 stay as declared")
         frames.append(df)
@@ -150,7 +154,8 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
 
         judges = build_judges(list(judge_specs), api_base=api_base, template=template)
         store_path.parent.mkdir(parents=True, exist_ok=True)
-        verdicts = judge_all(judges, pairwise_requests(pairs), store_path=store_path, concurrency=concurrency)
+        verdicts = judge_all(judges, pairwise_requests(pairs), store_path=store_path, concurrency=concurrency,
+                             context=context)
         live_failures = failure_counts(verdicts) if len(verdicts) else None
         called.append(verdicts)
         templates = {j.id: j.template_record("pairwise") for j in judges}
@@ -175,7 +180,7 @@ def run_cap(set_specs: list[str], *, judge_specs: list[str] | None = None, publi
         reqs = rationale_requests(pairs, tables, evaluator_family=ev_family, allow_same_family=allow_same_family,
                                   sample=c8_sample, seed=seed)
         store_path.parent.mkdir(parents=True, exist_ok=True)
-        ver = judge_all([ev], reqs, store_path=store_path, concurrency=concurrency)
+        ver = judge_all([ev], reqs, store_path=store_path, concurrency=concurrency, context=context)
         called.append(ver)
         labels = rationale_labels(ver)
         evaluator = {"id": ev.id, "family": ev_family, "allow_same_family": bool(allow_same_family),
@@ -287,12 +292,12 @@ def write_outputs(result: CapResult, out: Path, *, live_failures: pd.DataFrame |
 @app.command("run")
 @calls_checked
 @declared(OPTIONS, backend=(BackendOpt, DEFAULT_BACKEND), ray_address=(RayAddressOpt, None))
-def run_cmd(**options: Any) -> None:
+def run_cmd(*, context: RunContext, **options: Any) -> None:
     """Profile judges on pairwise benchmarks: DIR/result.json and DIR/report.html."""
-    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()})
+    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()}, context=context)
 
 
-def run_command(values: dict[str, Any], *, echo: Console = console) -> CapResult:
+def run_command(values: dict[str, Any], *, echo: Console = console, context: RunContext | None = None) -> CapResult:
     """A CAP run from its options by their declared names (``analyses.cap.options``; what the command's flags or
     an experiment file's keys give; absent ones take their defaults): the checks before anything is read or
     called, the run, the register with ``ledger``, the tables on the terminal, and exit 3 with
@@ -321,7 +326,8 @@ def run_command(values: dict[str, Any], *, echo: Console = console) -> CapResult
                          n_boot=v["bootstrap"], seed=v["seed"], store=v["store"], out=out,
                          concurrency=v["concurrency"], failures=v["failures"], api_base=v["api_base"],
                          augment=v["augment"], generator_spec=v["generator"], c8_sample=v["c8_sample"],
-                         extra=register_section if led is not None else None, template=v["template"])
+                         extra=register_section if led is not None else None, template=v["template"],
+                         context=context)
     from judgeaudit.report.cap import benchmark_score_table, profile_table
 
     for s in dict.fromkeys(result.cells["set"]):
@@ -365,6 +371,8 @@ def build_cmd(
     ray_address: RayAddressOpt = None,
     call_timeout: TimeoutOpt = None,
     call_rpm: RpmOpt = None,
+    *,
+    context: RunContext,
 ) -> None:
     """Build a controlled CAP testbed (judgerEva-style) from a QA source with your own generator."""
     from judgeaudit.commands.common import build_judges
@@ -384,7 +392,8 @@ def build_cmd(
     items = build_testbed(src.rename(columns={question_field: "question", answer_field: "answer"}),
                           generator=gen, gate=gat, error_types=tuple(error_types or ERROR_TYPES),
                           threshold=threshold, max_retries=retries, allow_same_family=allow_same_family,
-                          store_path=store or out.with_suffix(".calls.sqlite"), qc_retries=qc_retries)
+                          store_path=store or out.with_suffix(".calls.sqlite"), qc_retries=qc_retries,
+                          context=context)
     write_jsonl(out, items)
     plain = [r["meta"] for r in items if r["variant"] == "original"]
     rejected = sum(len(x) for m in plain for x in m["qc"].values())

@@ -16,7 +16,7 @@ from rich.console import Console
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.card.make import card, console, judges_held
 from judgeaudit.commands.card_missing import card_with_missing_runs
-from judgeaudit.commands.common import ApiBaseOpt, RetriesOpt, RpmOpt, TimeoutOpt, call_context
+from judgeaudit.commands.common import ApiBaseOpt, RetriesOpt, RpmOpt, TimeoutOpt, run_context
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="The validity card of one judge, gathered from run folders.")
@@ -57,16 +57,17 @@ def card_cmd(
     from judgeaudit.commands.common import checked_calls
 
     ask = (lambda: typer.confirm("Run them?", default=False, err=True)) if sys.stdin.isatty() else None
-    with checked_calls(allow_failures, echo=console), \
-            call_context(api_base=api_base, timeout=call_timeout, retries=call_retries, rpm=call_rpm):
+    context = run_context(api_base=api_base, timeout=call_timeout, retries=call_retries, rpm=call_rpm)
+    with checked_calls(allow_failures, echo=console):
         # a run the judge failed (--run-missing): its summary, then exit 1
         run_command(judge, from_, out, ledger, run_missing=run_missing, yes=yes, confirm=ask, n_boot=bootstrap,
-                    chosen=run)
+                    chosen=run, context=context)
 
 
 def run_command(judge: str, from_: Sequence[Path] | None, out: Path, ledger: Path | None = None, *,
                 run_missing: bool = False, yes: bool = False, confirm: Callable[[], bool] | None = None,
-                n_boot: int = 2000, chosen: Sequence[Path] | None = None, echo: Console = console) -> dict:
+                n_boot: int = 2000, chosen: Sequence[Path] | None = None, echo: Console = console,
+                context: RunContext | None = None) -> dict:
     """A card from its options (what the command's flags or an experiment file's keys give): the run folders
     ``from_`` required unless ``run_missing``; the card built and written (``card``; with ``run_missing``,
     ``card_with_missing_runs``: the default runs no folder measured, estimated and confirmed first), its verdict
@@ -74,7 +75,7 @@ def run_command(judge: str, from_: Sequence[Path] | None, out: Path, ledger: Pat
     if not from_ and not run_missing:
         raise InputError("--from is required (or --run-missing)", field="--from")
     make = card_with_missing_runs if run_missing else card
-    kw = dict(yes=yes, confirm=confirm) if run_missing else {}
+    kw = dict(yes=yes, confirm=confirm, context=context) if run_missing else {}
     c = make(judge, list(from_ or []), out, ledger, n_boot=n_boot, chosen=list(chosen or []), **kw)
     for line in c["verdict"]:
         print(line)

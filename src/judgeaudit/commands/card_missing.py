@@ -19,6 +19,7 @@ from pathlib import Path
 
 from judgeaudit.card.make import MAKERS, check_output, console, unmeasured, write_card
 from judgeaudit.commands.default_runs import DEFAULT_RUNS, WORLD_REFERENCES, DefaultRun
+from judgeaudit.runtime.context import RunContext
 from judgeaudit.runtime.estimate import Estimate, duration
 
 
@@ -46,13 +47,14 @@ def runs_dir(out: Path) -> Path:
     return Path(out) / "runs"
 
 
-def plan(judge_spec: str, absent: Sequence[str], out: Path) -> list[Planned]:
-    """The default runs of the ``absent`` sections, each with its estimate for ``judge_spec``."""
+def plan(judge_spec: str, absent: Sequence[str], out: Path, *, api_base: str | None = None) -> list[Planned]:
+    """The default runs of the ``absent`` sections, each with its estimate for ``judge_spec`` (built with
+    ``api_base``)."""
     from judgeaudit.commands.common import build_judges
     from judgeaudit.runtime.estimate import estimate
     from judgeaudit.runtime.store import CallStore
 
-    (judge,) = build_judges([judge_spec])
+    (judge,) = build_judges([judge_spec], api_base=api_base)
     store = runs_dir(out) / "calls.sqlite"
     planned = []
     for section in absent:
@@ -89,8 +91,10 @@ def total_line(planned: Sequence[Planned]) -> str:
     return f"total: {n} run{'s' * (n != 1)}, {calls} judge calls to make, time {time_text}, cost {cost_text}"
 
 
-def run_planned(judge_spec: str, planned: Sequence[Planned], out: Path, *, n_boot: int = 2000) -> list[Path]:
-    """Run every planned run that is not skipped; the folders written."""
+def run_planned(judge_spec: str, planned: Sequence[Planned], out: Path, *, n_boot: int = 2000,
+                context: RunContext | None = None) -> list[Path]:
+    """Run every planned run that is not skipped (in ``context``, the command's ``RunContext``); the folders
+    written."""
     store = runs_dir(out) / "calls.sqlite"
     done = []
     for p in planned:
@@ -99,7 +103,7 @@ def run_planned(judge_spec: str, planned: Sequence[Planned], out: Path, *, n_boo
         judges = [judge_spec] if p.run.form is not None else []
         if p.run.section == "world":
             judges += [r for r in WORLD_REFERENCES if r != judge_spec]
-        p.run.run(judges, p.folder, store, n_boot)
+        p.run.run(judges, p.folder, store, n_boot, context=context)
         done.append(p.folder)
     return done
 
@@ -107,10 +111,11 @@ def run_planned(judge_spec: str, planned: Sequence[Planned], out: Path, *, n_boo
 def card_with_missing_runs(judge: str, from_dirs: Sequence[Path] = (), out: Path = Path("card"),
                            ledger: Path | None = None, *, yes: bool = False,
                            confirm: Callable[[], bool] | None = None, n_boot: int = 2000,
-                           chosen: Sequence[Path] = ()) -> dict:
+                           chosen: Sequence[Path] = (), context: RunContext | None = None) -> dict:
     """``judgeaudit.card(..., run_missing=True)``: the default runs of the sections no folder in ``from_dirs``
     (nor OUT/runs, from an earlier call) measured, estimated on stderr before any call, run under OUT/runs
-    when ``yes`` or ``confirm()`` says so (neither: ``InputError``, nothing run), then the card."""
+    when ``yes`` or ``confirm()`` says so (neither: ``InputError``, nothing run), then the card. The judge is built
+    and the runs made in ``context`` (the command's ``RunContext``; None: the defaults)."""
     from judgeaudit.card.sources import collect
     from judgeaudit.errors import InputError
 
@@ -119,7 +124,8 @@ def card_with_missing_runs(judge: str, from_dirs: Sequence[Path] = (), out: Path
     if runs_dir(out).is_dir() and runs_dir(out) not in from_dirs:
         from_dirs.append(runs_dir(out))   # runs an earlier --run-missing made here
     runs = collect(from_dirs)
-    planned = plan(judge, unmeasured(judge, runs, from_dirs, chosen), out)
+    planned = plan(judge, unmeasured(judge, runs, from_dirs, chosen), out,
+                   api_base=None if context is None else context.api_base)
     console.print(f"card --run-missing for {judge}: the runs the card lacks", highlight=False)
     for p in planned:
         console.print(f"  {p.line(judge)}", highlight=False, markup=False)
@@ -128,7 +134,7 @@ def card_with_missing_runs(judge: str, from_dirs: Sequence[Path] = (), out: Path
         if not yes and (confirm is None or not confirm()):
             raise InputError("--run-missing runs the judge: confirm at the prompt, or pass --yes "
                              "(yes=True) to run without asking; nothing was run", field="--yes")
-        from_dirs += run_planned(judge, planned, out, n_boot=n_boot)
+        from_dirs += run_planned(judge, planned, out, n_boot=n_boot, context=context)
         runs = collect(from_dirs)
     notes = {p.run.section: f"not measured — {p.skip}" for p in planned if p.skip}
     return write_card(judge, runs, from_dirs, out, ledger, notes=notes, chosen=chosen)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,7 +18,8 @@ from judgeaudit.commands.batch import batching
 from judgeaudit.errors import InputError
 from judgeaudit.judges import Judge, make_judge
 from judgeaudit.runtime import backends
-from judgeaudit.runtime.executor import call_defaults
+from judgeaudit.runtime.context import RunContext
+from judgeaudit.runtime.batch import BatchSink
 from judgeaudit.runtime.failures import CallSummary, Recorder, recording
 
 from judgeaudit import options as declared_options
@@ -34,7 +36,8 @@ RetriesOpt = annotation(declared_options.RETRIES)
 RpmOpt = annotation(declared_options.RPM)
 ApiBaseOpt = annotation(declared_options.API_BASE)
 """The call options every command that calls judges declares, as parameters ``call_timeout``, ``call_retries``,
-``call_rpm`` and ``api_base`` (``calls_checked`` applies them; ``call_context`` for a command without it)."""
+``call_rpm`` and ``api_base`` (``calls_checked`` builds its ``RunContext`` of them; ``run_context`` for a command
+without it)."""
 
 ConcurrencyOpt = annotation(declared_options.CONCURRENCY)
 SEED_HELP = declared_options.SEED.help
@@ -78,9 +81,6 @@ def build_judges(specs: list[str | dict], *, api_base: str | None = None,
     """
     from judgeaudit.judges.replay import replay_judges
 
-    from judgeaudit.judges.base import current_api_base
-
-    api_base = api_base or current_api_base()   # a command's --api-base reaches judges built below it
     if template is not None:   # a bad template fails before any judge is built
         from judgeaudit.judges.templates import get_template
 
@@ -161,51 +161,59 @@ def checked_calls(allow_failures: bool, *, echo: Console | None = None) -> Itera
     report_calls(rec.summary(), allow_failures=allow_failures, echo=echo, parts=rec)
 
 
-@contextmanager
-def call_context(*, api_base: str | None = None, timeout: float | None = None, retries: int | None = None,
-                 rpm: float | None = None) -> Iterator[None]:
-    """The call options of a command (``ApiBaseOpt``, ``TimeoutOpt``, ``RetriesOpt``, ``RpmOpt``), checked
-    against ``validate.OPTION_RULES`` before anything runs, for every judge built and call made inside."""
+def run_context(*, api_base: str | None = None, timeout: float | None = None, retries: int | None = None,
+                rpm: float | None = None, backend: str | None = None, address: str | None = None,
+                sink: BatchSink | None = None) -> RunContext:
+    """The ``RunContext`` of a command's call options (``ApiBaseOpt``, ``TimeoutOpt``, ``RetriesOpt``, ``RpmOpt``,
+    ``BackendOpt``, ``RayAddressOpt``), checked against ``validate.OPTION_RULES`` before anything runs; the
+    command passes it to every judge it builds and every run it makes."""
     from judgeaudit.validate import check_options
 
-    from judgeaudit.judges.base import api_base_for_calls
-
     check_options(timeout=timeout, retries=retries, rpm=rpm)
-    with api_base_for_calls(api_base), call_defaults(timeout=timeout, retries=retries, rpm=rpm):
-        yield
+    return RunContext.of(timeout=timeout, retries=retries, rpm=rpm, api_base=api_base, backend=backend,
+                         address=address, sink=sink)
 
 
 def calls_checked(command: Callable[..., object]) -> Callable[..., object]:
     """Decorate a typer command that calls judges and has an ``allow_failures`` option: its calls are
     summarised when it ends and it exits 1 when a judge produced no usable verdict (``checked_calls``).
-    With ``backend``/``ray_address`` options (``BackendOpt``, ``RayAddressOpt``) its calls run there; its
-    ``call_timeout``/``call_retries``/``call_rpm`` options (``TimeoutOpt``, …) are checked before anything
-    runs and apply to every call it makes, and its ``api_base`` to every judge it builds. Its ``batch``/``batch_out``
-    options (``BatchOpt``, ``BatchOutOpt``) write the missing calls to a provider's batch file instead, and its
+    The command takes a keyword ``context``: the ``RunContext`` of its ``backend``/``ray_address`` options
+    (``BackendOpt``, ``RayAddressOpt``), its ``call_timeout``/``call_retries``/``call_rpm`` options
+    (``TimeoutOpt``, …; checked before anything runs), its ``api_base`` and its ``batch``/``batch_out`` options
+    (``BatchOpt``, ``BatchOutOpt``: the missing calls go to a provider's batch file instead), which it passes to
+    every judge it builds and every run it makes (``context`` is not a command-line option). Its
     ``mlflow``/``mlflow_experiment`` options (``tracking.MlflowOpt``) log the outputs to MLflow when it ends."""
 
     name = f"{command.__module__.rsplit('.', 1)[-1]} {command.__name__.removesuffix('_cmd')}"
 
     @functools.wraps(command)
     def wrapper(*args: object, **kwargs: object) -> object:
-        with command_calls(name, kwargs):
-            return command(*args, **kwargs)
+        with command_calls(name, kwargs) as context:
+            return command(*args, context=context, **kwargs)
 
+    sig = inspect.signature(command, eval_str=True)   # what typer reads: the annotations themselves
+    wrapper.__signature__ = sig.replace(  # type: ignore[attr-defined]
+        parameters=[p for p in sig.parameters.values() if p.name != "context"])
     return wrapper
 
 
 @contextmanager
-def command_calls(name: str, options: Mapping[str, Any]) -> Iterator[None]:
+def command_calls(name: str, options: Mapping[str, Any]) -> Iterator[RunContext]:
     """What ``calls_checked`` puts around the command ``name`` (``validity run``), given its options by their
     parameter names (``allow_failures``, ``backend``, ``ray_address``, ``api_base``, ``call_timeout``,
     ``call_retries``, ``call_rpm``, ``batch``, ``batch_out``, ``mlflow``, ``mlflow_experiment``, ``out``; absent
-    ones are off): ``judgeaudit run`` puts it around an experiment file's run. When the block ends without an
-    error, ``--mlflow`` logs the outputs in ``out`` (nothing is logged when ``--batch`` deferred the calls)."""
+    ones are off): ``judgeaudit run`` puts it around an experiment file's run. It yields the command's
+    ``RunContext``, built once here. When the block ends without an error, ``--mlflow`` logs the outputs in
+    ``out`` (nothing is logged when ``--batch`` deferred the calls)."""
+    from judgeaudit.validate import check_options
+
     tracking.check(options)
-    with call_context(api_base=options.get("api_base"), timeout=options.get("call_timeout"),
-                      retries=options.get("call_retries"), rpm=options.get("call_rpm")), \
-            batching(options.get("batch"), options.get("batch_out")), \
-            backends.use(options.get("backend"), options.get("ray_address")), \
-            checked_calls(bool(options.get("allow_failures"))):
-        yield
-        tracking.log(name, options)   # --mlflow: the outputs just written
+    api_base, timeout = options.get("api_base"), options.get("call_timeout")
+    retries, rpm = options.get("call_retries"), options.get("call_rpm")
+    check_options(timeout=timeout, retries=retries, rpm=rpm)
+    with batching(options.get("batch"), options.get("batch_out")) as sink:
+        context = RunContext.of(api_base=api_base, timeout=timeout, retries=retries, rpm=rpm,
+                                backend=options.get("backend"), address=options.get("ray_address"), sink=sink)
+        with checked_calls(bool(options.get("allow_failures"))):
+            yield context
+            tracking.log(name, options)   # --mlflow: the outputs just written

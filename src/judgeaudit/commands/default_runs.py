@@ -24,6 +24,7 @@ from judgeaudit.card.defaults import (CAP_SETS, DATA, DEFAULT_COMMANDS, LOOP_REG
                                      world_set)
 from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest
+from judgeaudit.runtime.context import RunContext
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,8 @@ class DefaultRun:
     command: str
     requests: Callable[[Judge], list[JudgeRequest]]
     run: Callable[..., Any]
-    """``run(judge_specs, out, store, n_boot)``; returns the command's result object."""
+    """``run(judge_specs, out, store, n_boot, context=None)``; returns the command's result object. ``context``: the
+    command's ``RunContext`` (its ``api_base`` for the judges built, its call options for the calls made)."""
 
 
 # --- validity: the bundled probe set ------------------------------------------------------------------------
@@ -46,17 +48,22 @@ def _validity_requests(_: Judge) -> list[JudgeRequest]:
     return validity_requests()   # the declared defaults: the bundled probes, the default regrade count
 
 
-def _validity(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
+def _api_base(context: RunContext | None) -> str | None:
+    return None if context is None else context.api_base
+
+
+def _validity(judges: list[str], out: Path, store: Path, n_boot: int, context: RunContext | None = None) -> Any:
     from judgeaudit.analyses.validity.options import DEFAULTS
     from judgeaudit.commands.validity import run_validity
 
-    return run_validity(DEFAULTS["probes"], judges, out=out, store=store, n_boot=n_boot)
+    return run_validity(DEFAULTS["probes"], judges, out=out, store=store, n_boot=n_boot, api_base=_api_base(context),
+                        context=context)
 
 
 # --- validation power: the public-set slices (no judge calls) -------------------------------------------------
 
 
-def _vp(_: list[str], out: Path, store: Path, n_boot: int) -> Any:
+def _vp(_: list[str], out: Path, store: Path, n_boot: int, context: RunContext | None = None) -> Any:
     from judgeaudit.analyses.validation_power.options import DEFAULTS
     from judgeaudit.commands.vp import run_audit
     from judgeaudit.datasets.demo import vp_demo_sets
@@ -77,12 +84,13 @@ def _cap_requests(_: Judge) -> list[JudgeRequest]:
     return pairwise_requests(pd.concat([load_cap_set(s)[0] for s in CAP_SETS], ignore_index=True))
 
 
-def _cap(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
+def _cap(judges: list[str], out: Path, store: Path, n_boot: int, context: RunContext | None = None) -> Any:
     from judgeaudit.analyses.cap.options import DEFAULTS
     from judgeaudit.commands.cap import run_cap
 
     return run_cap(list(CAP_SETS), judge_specs=judges, n_boot=min(n_boot, DEFAULTS["bootstrap"]), store=store,
-                   out=out, seed=DEFAULTS["seed"], failures=DEFAULTS["failures"])
+                   out=out, seed=DEFAULTS["seed"], failures=DEFAULTS["failures"], api_base=_api_base(context),
+                   context=context)
 
 
 # --- world: a HaluEval QA slice, blind / informed / placebo ---------------------------------------------------
@@ -104,7 +112,7 @@ def world_requests(spec: str = WORLD_SET) -> list[JudgeRequest]:
                           form=WORLD_RUN["form"], votes=WORLD_RUN["votes"])
 
 
-def _world(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
+def _world(judges: list[str], out: Path, store: Path, n_boot: int, context: RunContext | None = None) -> Any:
     from judgeaudit.commands.world import run_world_cmd
 
     w = WORLD_RUN
@@ -112,7 +120,7 @@ def _world(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
                          max_items=w["max_items"], n_boot=n_boot, seed=w["seed"], temperature=w["temperature"],
                          strict_threshold=w["strict_threshold"], top_k=w["top_k"], covariates=w["correlate"],
                          permutations=w["permutations"], alternative=w["alternative"], split=w["split"],
-                         progress=False)
+                         progress=False, api_base=_api_base(context), context=context)
 
 
 # --- loop: an IFEval slice, the judge as judge and responder --------------------------------------------------
@@ -142,12 +150,12 @@ def loop_requests(max_items: int | None = None) -> list[JudgeRequest]:
             for i, (name, it, what) in enumerate(asks)]
 
 
-def _loop(judges: list[str], out: Path, store: Path, n_boot: int) -> Any:
+def _loop(judges: list[str], out: Path, store: Path, n_boot: int, context: RunContext | None = None) -> Any:
     from judgeaudit.commands.loop import run_loop_command
     from judgeaudit.loop.options import DEFAULT_RUN
 
     return run_loop_command(**DEFAULT_RUN, responder=judges[0], judge=judges[0], out=out, store=store,
-                            bootstrap=n_boot)
+                            bootstrap=n_boot, api_base=_api_base(context), context=context)
 
 
 _HOW: dict[str, tuple[str, str | None, Callable[[Judge], list[JudgeRequest]], Callable[..., Any]]] = {

@@ -29,6 +29,7 @@ from judgeaudit.commands.common import (
     failed,
 )
 from judgeaudit.commands.declared import declared
+from judgeaudit.runtime.context import RunContext
 from judgeaudit.errors import InputError
 from judgeaudit.loop.options import NLI_HELP, OPTIONS, RUN, VOTE_TEMPERATURE
 from judgeaudit.commands.common import ApiBaseOpt, BootstrapOpt, ConcurrencyOpt, SeedOpt
@@ -92,7 +93,8 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
                      max_items: int | None = None, judge2: str | Any | None = None, rewriter: str | Any | None = None,
                      store: Path | None = None, concurrency: int | None = None, api_base: str | None = None,
                      bootstrap: int = 2000, seed: int = 0, temperature: float = VOTE_TEMPERATURE,
-                     progress: bool = True, nli: str | None = None, template: str | None = None) -> dict[str, Any]:
+                     progress: bool = True, nli: str | None = None, template: str | None = None,
+                     context: RunContext | None = None) -> dict[str, Any]:
     """Run the loop and write its outputs; the result dict. Specs may be ready Judge objects.
     ``template`` (a ``generate`` template over the request's ``prompt``) is the prompt frame the feedback
     judges (``judge``, ``judge2``) are asked in.
@@ -101,7 +103,8 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     as api/local specs sample their votes at ``temperature`` (the paper's 0.3, §3.4); the responder
     keeps its backend's default. ``result['judge_calls']`` counts each judging arm's report votes
     (failed calls, replies that did not parse, usable); ``result['calls']`` the same per judge id,
-    which the validity card reads. ``nli`` is HaluEval QA's entailment fallback spec."""
+    which the validity card reads. ``nli`` is HaluEval QA's entailment fallback spec. Every call is made in
+    ``context`` (the command's ``RunContext``; None: the defaults)."""
     from judgeaudit.commands.world import sampled_specs
     from judgeaudit.io import write_jsonl, write_parquet
     from judgeaudit.judges import make_judge
@@ -160,9 +163,10 @@ def run_loop_command(*, task: str, data: Path, initial: str, responder: str | An
     with recording() as rec, CallStore(store or Path(out) / "calls.sqlite") as cs:
         init = initial_outputs(t, initial if isinstance(initial, str) and (initial.startswith(("shipped", "replay:")))
                                else (make_responder(initial, api_base=api_base) if isinstance(initial, str)
-                                     else initial), store=cs, concurrency=concurrency, progress=progress)
+                                     else initial), store=cs, concurrency=concurrency, progress=progress,
+                               context=context)
         lr = run_loop(t, init, regs, responder=resp, judge=j, judge2=j2, rewriter=build(rewriter), rounds=rounds,
-                      votes=votes, store=cs, concurrency=concurrency, progress=progress)
+                      votes=votes, store=cs, concurrency=concurrency, progress=progress, context=context)
         _mark_unparsed(rec, lr.unparsed_calls)
     stats = summarise(lr.units, lr.complaints, list(lr.regulators), rounds, n_boot=bootstrap, seed=seed,
                       scalar=[r.name for r in regs if r.channel == "score"])
@@ -269,13 +273,13 @@ def _describe(r: Any) -> str:
 @app.command("run")
 @calls_checked
 @declared(OPTIONS, backend=(BackendOpt, DEFAULT_BACKEND), ray_address=(RayAddressOpt, None))
-def run_cmd(**options: Any) -> None:
+def run_cmd(*, context: RunContext, **options: Any) -> None:
     """Run the loop → OUT/result.json and OUT/report.html; exits 1 when a judging arm had no usable
     report (``--allow-failures``: exit 0)."""
-    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()})
+    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()}, context=context)
 
 
-def run_command(values: dict[str, Any], *, echo: Console = console) -> dict[str, Any]:
+def run_command(values: dict[str, Any], *, echo: Console = console, context: RunContext | None = None) -> Any:
     """A loop run from its options by their declared names (``loop.options``; what the command's flags or an
     experiment file's keys give; absent ones take their defaults): the run with its outputs and report
     (``run_loop_command``), the HaluEval QA checker's routes and each arm's counts on the terminal, and exit 1
@@ -288,7 +292,7 @@ def run_command(values: dict[str, Any], *, echo: Console = console) -> dict[str,
 
     v = {**OPTIONS.defaults(), **values}
     allow_failures, out = v["allow_failures"], v["out"]
-    r = LoopFile.of(run_loop_command(**{k: v[k] for k in RUN}))
+    r = LoopFile.of(run_loop_command(**{k: v[k] for k in RUN}, context=context))
     print_routes(r.checker_routes, allow_failures, echo=echo)
     b = r.before
     n_err = sum(r.judge_errors.values()) + r.responder_errors
@@ -344,10 +348,12 @@ def worlds_cmd(
     batch_out: BatchOutOpt = None,
     mlflow: MlflowOpt = None,
     mlflow_experiment: MlflowExperimentOpt = None,
+    *,
+    context: RunContext,
 ) -> None:
     """An agent answers HaluEval QA under the seven worlds W0–W6 → OUT/result.json, OUT/answers.jsonl."""
     r = run_worlds_command(set_=set_, agent=agent, out=out, max_items=max_items, store=store,
-                           concurrency=concurrency, api_base=api_base, nli=nli)
+                           concurrency=concurrency, api_base=api_base, nli=nli, context=context)
     for w, x in r["worlds"].items():
         console.print(f"{w} ({x['description']}): {x['accuracy']:.3f} ({x['correct']}/{x['n']})")
     print_routes(r.get("checker_routes"), allow_failures)
@@ -376,7 +382,8 @@ def _halueval_qa_spec(set_: str) -> tuple[str, str | None]:
 
 def run_worlds_command(*, set_: str, agent: str | Any, out: Path, max_items: int | None = None,
                        store: Path | None = None, concurrency: int | None = None, api_base: str | None = None,
-                       progress: bool = True, nli: str | None = None) -> dict[str, Any]:
+                       progress: bool = True, nli: str | None = None,
+                       context: RunContext | None = None) -> dict[str, Any]:
     from judgeaudit.io import write_jsonl
     from judgeaudit.runinfo import write_result
     from judgeaudit.loop.responders import make_responder
@@ -396,7 +403,7 @@ def run_worlds_command(*, set_: str, agent: str | Any, out: Path, max_items: int
                          field="--max-items")
     a = make_responder(agent, api_base=api_base) if isinstance(agent, str) else agent
     with CallStore(store or Path(out) / "calls.sqlite") as cs:
-        rows = run_worlds(t, a, store=cs, concurrency=concurrency, progress=progress)
+        rows = run_worlds(t, a, store=cs, concurrency=concurrency, progress=progress, context=context)
     result = {"task": "halueval_qa", "data": t.source, "agent": a.id, "n_items": len(t.items),
               "checker": checker, "worlds": summarise_worlds(rows), "checker_routes": checker_routes(t, fallback),
               "excluded": t.excluded}

@@ -18,6 +18,7 @@ from rich.console import Console
 from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, ApiBaseOpt, BackendOpt, RayAddressOpt,
                                         RetriesOpt, RpmOpt, TimeoutOpt, calls_checked)
 from judgeaudit.commands.outputs import in_option, out_option
+from judgeaudit.runtime.context import RunContext
 from judgeaudit.errors import InputError
 
 app = typer.Typer(help="Judge migration: can the new judge replace the one being retired? EQUIVALENT, LINKABLE "
@@ -155,8 +156,10 @@ def run_migrate(old: str, new: str, items: Path, out: Path, *, form: str = "grad
                 link_method: str = "equipercentile", from_: list[Path] | None = None,
                 old_card: Path | None = None, new_card: Path | None = None, audit_margin: float | None = None,
                 n_boot: int = 2000, seed: int = 0, store: Path | None = None, concurrency: int | None = None,
-                api_base: str | None = None):  # noqa: ANN201 - analyses.migrate.MigrateResult
-    """Grade the anchors with both judges (and ``regrade`` anchors again with the old one), decide, write."""
+                api_base: str | None = None,
+                context: RunContext | None = None):  # noqa: ANN201 - analyses.migrate.MigrateResult
+    """Grade the anchors with both judges (and ``regrade`` anchors again with the old one; the calls made in
+    ``context``, the command's ``RunContext``), decide, write."""
     from judgeaudit.analyses.migrate import AUDIT_MARGIN, migrate
     from judgeaudit.commands.calibrate_inputs import read_labels
     from judgeaudit.io import write_json, write_parquet
@@ -198,8 +201,8 @@ def run_migrate(old: str, new: str, items: Path, out: Path, *, form: str = "grad
     audits, audit_notes, audit_sources = _audits(from_, old_card, new_card, j_old.id, j_new.id,
                                                  margin=audit_margin or AUDIT_MARGIN, n_boot=n_boot, seed=seed)
     old_v = judge_all([j_old], requests + regrade_requests(requests, regrade), store_path=store_path,
-                      concurrency=concurrency)
-    new_v = judge_all([j_new], requests, store_path=store_path, concurrency=concurrency) \
+                      concurrency=concurrency, context=context)
+    new_v = judge_all([j_new], requests, store_path=store_path, concurrency=concurrency, context=context) \
         if j_new.id != j_old.id else old_v[old_v["epoch"] == 0]
     table = anchor_table(requests, old_v, new_v, form, fields, y)
     result, link = migrate(table, form=form, old_judge=j_old.id, new_judge=j_new.id,
@@ -277,6 +280,8 @@ def migrate_cmd(
     allow_failures: Annotated[bool, typer.Option("--allow-failures", help=ALLOW_FAILURES_HELP)] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
     ray_address: RayAddressOpt = None,
+    *,
+    context: RunContext,
 ) -> None:
     """Can --new replace --old on these anchors? Paired equivalence tests (TOST) within margins, a monotone link
     tested on held-out anchors, and one verdict: EQUIVALENT, LINKABLE, NOT_COMPARABLE or BLIND."""
@@ -288,7 +293,7 @@ def migrate_cmd(
     run_command(old, new, items, out, form=form, labels=labels, threshold=threshold, margins=margin,
                 regrade=regrade, link_method=link_method, from_=from_, old_card=old_card, new_card=new_card,
                 audit_margin=audit_margin, n_boot=bootstrap, seed=seed, store=store, concurrency=concurrency,
-                api_base=api_base)
+                api_base=api_base, context=context)
 
 
 def run_command(old: str, new: str, items: Path, out: Path, *, margins: list[str] | None = None,

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from judgeaudit.commands.outputs import out_option
+from judgeaudit.runtime.context import RunContext
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands.common import ALLOW_SAME_FAMILY, ALLOW_SAME_FAMILY_OLD, CONSTRUCT_VALIDITY, ApiBaseOpt, ConcurrencyOpt, RetriesOpt, RpmOpt, TimeoutOpt
 
@@ -81,6 +82,8 @@ def build_cmd(
     call_timeout: TimeoutOpt = None,
     call_retries: RetriesOpt = None,
     call_rpm: RpmOpt = None,
+    *,
+    context: RunContext,
 ) -> None:
     """Generate one edit per (base item, slot), gate it, verify it; write accepted probes and the logs."""
     from judgeaudit.io import write_json, write_jsonl
@@ -98,7 +101,7 @@ def build_cmd(
     with CallStore(store or out / "calls.sqlite") as st:
         res = build_probes(base_items, _split(slots), gen, ver, audited_families=_split(audited_family) or [],
                            allow_shared_family=allow_same_family or allow_shared_family, length_tolerance=length_tolerance, store=st,
-                           concurrency=concurrency, progress=progress)
+                           concurrency=concurrency, progress=progress, context=context)
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "probes.jsonl", [p.model_dump(mode="json") for p in res.probes])
     write_jsonl(out / "rejections.jsonl", res.rejections)

@@ -14,6 +14,7 @@ from judgeaudit.analyses.validity.options import DEFAULTS, OPTIONS, WRITES
 from judgeaudit.commands import register
 from judgeaudit.commands.common import CONSTRUCT_VALIDITY, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands.declared import declared
+from judgeaudit.runtime.context import RunContext
 
 VALIDITY_HELP = (f"Construct validity of a judge ({CONSTRUCT_VALIDITY} §2, §5.1–5.2): a valid judge keeps its "
                  "verdict under an edit that preserves the construct (invariance S) and changes it under a minimal "
@@ -36,9 +37,10 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
                  s_floor: float = DEFAULTS["s_floor"], bar: float = DEFAULTS["bar"],
                  n_boot: int = DEFAULTS["bootstrap"], n_regrade: int = DEFAULTS["regrade"],
                  concurrency: int | None = None, api_base: str | None = None, seed: int = DEFAULTS["seed"],
-                 template: str | None = None) -> ValidityRun:
+                 template: str | None = None, context: RunContext | None = None) -> ValidityRun:
     """Grade every original and edited text with every judge (``template``: the judge template every
-    api/local judge renders), then compute the profile on each judge's own scale."""
+    api/local judge renders; the calls made in ``context``, the command's ``RunContext``), then compute the
+    profile on each judge's own scale."""
     from judgeaudit.analyses.grade_scale import orient, scale_record
     from judgeaudit.analyses.validity import validity_profile
     from judgeaudit.analyses.validity.schema import SCHEMA_VERSION, JudgeIdentity, ValidityFile
@@ -61,7 +63,8 @@ def run_validity(probes_path: str, judge_specs: list[str | dict], *, out: Path, 
     probes = probes_frame(read_probes(path))
     requests = validity_requests(probes, n_regrade)
     judges = build_judges(judge_specs, api_base=api_base, template=template)
-    verdicts = judge_all(judges, requests, store_path=store or out / "calls.sqlite", concurrency=concurrency)
+    verdicts = judge_all(judges, requests, store_path=store or out / "calls.sqlite", concurrency=concurrency,
+                         context=context)
     scales = {j.id: j.scale for j in judges if j.scale is not None}
     oriented = orient(verdicts, scales)
     result = validity_profile(probes, oriented, s_floor=s_floor, bar=bar, n_boot=n_boot, seed=seed)
@@ -137,14 +140,15 @@ def print_summary(result) -> None:
 @app.command("run")
 @calls_checked
 @declared(OPTIONS, backend=(BackendOpt, DEFAULT_BACKEND), ray_address=(RayAddressOpt, None))
-def run_cmd(**options: Any) -> None:
+def run_cmd(*, context: RunContext, **options: Any) -> None:
     """The (S, R) validity profile of each judge on the probes: invariance S (verdict kept under construct-preserving
     edits) and sensitivity R (verdict changed under minimal construct-changing edits). Writes OUT/result.json,
     OUT/verdicts.parquet and OUT/report.html (and OUT/register.json with --ledger)."""
-    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()})
+    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()}, context=context)
 
 
-def run_command(values: dict[str, Any], *, echo: Console = console) -> ValidityRun:
+def run_command(values: dict[str, Any], *, echo: Console = console,
+                context: RunContext | None = None) -> ValidityRun:
     """A validity run from its options by their declared names (``analyses.validity.options``; what the
     command's flags or an experiment file's keys give; absent ones take their defaults): the run, the register
     with ``ledger``, the report, and exit 3 with ``strict_register`` when a headline number was not registered."""
@@ -156,7 +160,7 @@ def run_command(values: dict[str, Any], *, echo: Console = console) -> ValidityR
     with output_set(out, "validity"):   # one set: a kill leaves the earlier run or this one, never a mix
         r = run_validity(v["probes"], v["judges"], out=out, store=v["store"], s_floor=v["s_floor"], bar=v["bar"],
                          n_boot=v["bootstrap"], n_regrade=v["regrade"], concurrency=v["concurrency"],
-                         api_base=v["api_base"], seed=v["seed"], template=v["template"])
+                         api_base=v["api_base"], seed=v["seed"], template=v["template"], context=context)
         entries, extra = (register.mark(led, v["ledger"], "validity", r.result.to_dict(), out) if led is not None
                           else (None, None))
         write_report(r, out, echo=echo, extra=[extra] if extra else None)

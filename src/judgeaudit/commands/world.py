@@ -23,6 +23,7 @@ from judgeaudit.analyses.world.schema import WorldFile
 from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands.declared import declared
 from judgeaudit.runfolder import output_set
+from judgeaudit.runtime.context import RunContext
 
 app = typer.Typer(help="What a judge must be shown: blind vs informed arms, world variants, factorial.",
                   no_args_is_help=True)
@@ -103,16 +104,16 @@ def split_items(items: list, split: str) -> tuple[list, dict]:
 
 
 def judge_pairs(judge, items: list, complaints: list[tuple[str, dict]], *, store_path,
-                concurrency: int | None = None, progress: bool = True):
-    """Ask ``judge`` about every (complaint, segment) pair of ``complaints`` (through the call store) and
-    return the generous matcher reading its replies (``analyses.world.matching``)."""
+                concurrency: int | None = None, progress: bool = True, context: RunContext | None = None):
+    """Ask ``judge`` about every (complaint, segment) pair of ``complaints`` (through the call store, in
+    ``context``) and return the generous matcher reading its replies (``analyses.world.matching``)."""
     from judgeaudit.analyses.world.matching import JudgeMatcher, pair_requests, read_yes_no
     from judgeaudit.runtime.executor import judge_all
 
     reqs = pair_requests(items, complaints)
     if not reqs:
         return JudgeMatcher()
-    v = judge_all([judge], reqs, store_path=store_path, concurrency=concurrency, progress=progress)
+    v = judge_all([judge], reqs, store_path=store_path, concurrency=concurrency, progress=progress, context=context)
     return JudgeMatcher({r.request_id: (read_yes_no(r.raw) if r.error is None else None)
                          for r in v.itertuples(index=False)})
 
@@ -127,10 +128,11 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
                   matcher_judge: str | None = None, second_matcher_judge: str | None = None,
                   covariates: Sequence[str] = DEFAULTS["correlate"],
                   permutations: int = DEFAULTS["permutations"], alternative: str = DEFAULTS["alternative"],
-                  split: str = DEFAULTS["split"], template: str | None = None) -> WorldResult:
+                  split: str = DEFAULTS["split"], template: str | None = None,
+                  context: RunContext | None = None) -> WorldResult:
     """Run the arms and write the outputs (``items`` given: used instead of loading ``set_spec``;
     ``split``: see :func:`split_items`; ``template``: a world-family judge template every api/local
-    judge renders)."""
+    judge renders; ``context``: the command's ``RunContext``, the calls' options)."""
     from judgeaudit.commands.common import build_judges
     from judgeaudit.errors import InputError
     from judgeaudit.io import write_parquet
@@ -174,7 +176,8 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
     covariate_table(items, covariates)   # an unknown or non-numeric covariate fails before any call
     judges = build_judges(sampled_specs(judge_specs, temperature), api_base=api_base, template=template)
     verdicts = judge_world(items, judges, arms, form=form, votes=votes, store_path=store or out / "calls.sqlite",
-                           seed=seed, encoder=encoder, top_k=top_k, concurrency=concurrency, progress=progress)
+                           seed=seed, encoder=encoder, top_k=top_k, concurrency=concurrency, progress=progress,
+                           context=context)
     arms_by_request = {rid: arm_of(rid) for rid in map(str, verdicts["request_id"])}
     by_arm = summarise(verdicts, part=arms_by_request, part_name="arm")
     record_parts(by_arm)   # the command fails when a judge produced no usable verdict in one arm
@@ -185,7 +188,7 @@ def run_world_cmd(set_spec: str, judge_specs: Sequence[str], arms: Sequence[str]
         queries = matcher_queries(items, verdicts, seed=seed)
         generous, second = (judge_pairs(build_judges([spec], api_base=api_base)[0], items, queries,
                                         store_path=store or out / "calls.sqlite", concurrency=concurrency,
-                                        progress=progress) if spec else None
+                                        progress=progress, context=context) if spec else None
                             for spec in (matcher_judge, second_matcher_judge))
     an = analyse(items, verdicts, form=form, arms=arms, n_boot=n_boot, seed=seed, strict_threshold=strict_threshold,
                  generous=generous, second=second, covariates=covariates, n_perm=permutations, alternative=alternative)
@@ -219,7 +222,8 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
                       concurrency: int | None = None, api_base: str | None = None,
                       n_boot: int = DEFAULTS["bootstrap"], seed: int = DEFAULTS["seed"],
                       temperature: float = DEFAULTS["temperature"], items: list | None = None,
-                      progress: bool = True, split: str = DEFAULTS["split"]) -> WorldResult:
+                      progress: bool = True, split: str = DEFAULTS["split"],
+                      context: RunContext | None = None) -> WorldResult:
     from judgeaudit.errors import InputError
     from judgeaudit.runinfo import write_result
     from judgeaudit.analyses.world.factorial import factorial_arms, parse_factors
@@ -232,7 +236,7 @@ def run_factorial_cmd(set_spec: str, judge_specs: Sequence[str], factors: str, *
     with output_set(out, "world") as dest:
         run = run_world_cmd(set_spec, judge_specs, arms, out=out, votes=votes, form=form, max_items=max_items,
                             store=store, concurrency=concurrency, api_base=api_base, n_boot=n_boot, seed=seed,
-                            temperature=temperature, items=items, progress=progress, split=split)
+                            temperature=temperature, items=items, progress=progress, split=split, context=context)
         ran = WorldFile.of(run.result)
         table = factorial_table_from(run.result, fs, ran.provenance.judges)
         result = {**run.result, "factorial": table, "shapley": table["shapley"]}
@@ -304,12 +308,12 @@ def write_report(run: WorldResult, out: Path, *, echo: Console = console) -> Non
 @app.command("run")
 @calls_checked
 @declared(OPTIONS, backend=(BackendOpt, DEFAULT_BACKEND), ray_address=(RayAddressOpt, None))
-def run_cmd(**options: Any) -> None:
+def run_cmd(*, context: RunContext, **options: Any) -> None:
     """Writes OUT/result.json, OUT/verdicts.parquet and OUT/report.html (as one set)."""
-    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()})
+    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()}, context=context)
 
 
-def run_command(values: dict[str, Any], *, echo: Console = console) -> WorldResult:
+def run_command(values: dict[str, Any], *, echo: Console = console, context: RunContext | None = None) -> WorldResult:
     """A world run from its options by their declared names (``analyses.world.options``; what the command's
     flags or an experiment file's keys give; absent ones take their defaults): the run, the report, and exit 1
     when a matcher judge decided none of its pairs (unless ``allow_failures``)."""
@@ -322,7 +326,7 @@ def run_command(values: dict[str, Any], *, echo: Console = console) -> WorldResu
                           temperature=v["temperature"], strict_threshold=v["strict_threshold"], top_k=v["top_k"],
                           matcher_judge=v["matcher_judge"], second_matcher_judge=v["second_matcher_judge"],
                           covariates=v["correlate"], permutations=v["permutations"], alternative=v["alternative"],
-                          split=v["split"], template=v["template"])
+                          split=v["split"], template=v["template"], context=context)
         write_report(r, out, echo=echo)
     matcher_failed(WorldFile.of(r.result), v["allow_failures"], echo=echo)
     return r
@@ -331,7 +335,7 @@ def run_command(values: dict[str, Any], *, echo: Console = console) -> WorldResu
 @app.command("factorial")
 @calls_checked
 @declared(FACTORIAL, backend=(BackendOpt, DEFAULT_BACKEND), ray_address=(RayAddressOpt, None))
-def factorial_cmd(**options: Any) -> None:
+def factorial_cmd(*, context: RunContext, **options: Any) -> None:
     """Writes OUT/result.json (cells and Shapley values), OUT/verdicts.parquet and OUT/report.html (as one set)."""
     v = {**FACTORIAL.defaults(), **{o.name: options[o.keyword] for o in FACTORIAL.on_command()}}
     out = v["out"]
@@ -339,5 +343,5 @@ def factorial_cmd(**options: Any) -> None:
         r = run_factorial_cmd(v["set"], v["judges"], v["factors"], out=out, votes=v["votes"], form=v["form"],
                               max_items=v["max_items"], store=v["store"], concurrency=v["concurrency"],
                               api_base=v["api_base"], n_boot=v["bootstrap"], seed=v["seed"],
-                              temperature=v["temperature"], split=v["split"])
+                              temperature=v["temperature"], split=v["split"], context=context)
         write_report(r, out)

@@ -195,7 +195,8 @@ def write_batch(judges: Judge | list[Judge], requests: list[JudgeRequest], store
     every call is stored). Then ``ingest`` the provider's results into the same store, and
     ``runtime.executor.run(judge, requests, store=store)`` is served from it with the keys and verdicts of online
     calls."""
-    from judgeaudit.runtime.batch import Deferred, deferring
+    from judgeaudit.runtime.batch import Deferred
+    from judgeaudit.runtime.context import RunContext
     from judgeaudit.runtime.executor import run
     from judgeaudit.runtime.store import CallStore
 
@@ -209,12 +210,12 @@ def write_batch(judges: Judge | list[Judge], requests: list[JudgeRequest], store
         with CallStore(store) as cs:
             return write_batch(judges, requests, cs, provider=provider, out=out)
     deferred = False
-    with deferring(writer):
-        for j in judges:
-            try:
-                run(j, [r for r in requests if j.can_answer(r)], store=store, progress=False)
-            except Deferred:
-                deferred = True
+    context = RunContext(sink=writer)
+    for j in judges:
+        try:
+            run(j, [r for r in requests if j.can_answer(r)], store=store, progress=False, context=context)
+        except Deferred:
+            deferred = True
     return writer.write() if deferred else []
 
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -262,36 +260,12 @@ def registered() -> dict[str, str]:
     return {k: v.help for k, v in BACKENDS.items().items()}
 
 
-_API_BASE: ContextVar[str | None] = ContextVar("judgeaudit_api_base", default=None)
-
-
-@contextmanager
-def api_base_for_calls(api_base: str | None) -> Iterator[None]:
-    """Inside the block, every judge ``make_judge`` builds without an ``api_base`` of its own gets
-    ``api_base`` (a command's ``--api-base``): a command's every step and every model it builds — judges,
-    responders, rewriters, an NLI fallback — call the server the user named, never a provider's default
-    endpoint (``OPENAI_BASE_URL``…). None leaves the enclosing value."""
-    if api_base is None:
-        yield
-        return
-    token = _API_BASE.set(api_base)
-    try:
-        yield
-    finally:
-        _API_BASE.reset(token)
-
-
-def current_api_base() -> str | None:
-    """The ``api_base`` of the enclosing ``api_base_for_calls`` (None: none)."""
-    return _API_BASE.get()
-
-
 def make_judge(spec: str, **options: Any) -> Judge:
     """Build a judge from a spec string such as ``api:openai/gpt-4o-mini``, ``local``,
     ``replay:verdicts.jsonl``, ``reference:constant``, ``vote:3:local``.
 
-    Options (``api_base``, ``family``, ``id``, sampling params, ...) are passed to the backend; without an
-    ``api_base``, the one of the enclosing ``api_base_for_calls`` (a command's ``--api-base``).
+    Options (``api_base``, ``family``, ``id``, sampling params, ...) are passed to the backend (a command passes
+    its ``--api-base``, ``runtime.context.RunContext.api_base``, to every model it builds).
     Raises ``InputError`` for an unknown backend.
     """
     backend, _, argument = spec.partition(":")
@@ -302,8 +276,6 @@ def make_judge(spec: str, **options: Any) -> Judge:
     entry = BACKENDS.get(backend)
     factory = entry.factory
     options = {k: v for k, v in options.items() if v is not None}
-    if "api_base" not in options and _API_BASE.get() is not None:
-        options["api_base"] = _API_BASE.get()
     options.setdefault("id", spec)
     recipe = dict(options)
     if entry.composite:

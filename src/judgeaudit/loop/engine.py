@@ -21,6 +21,7 @@ from judgeaudit.loop import prompts as P
 from judgeaudit.loop import regulators as R
 from judgeaudit.loop.tasks import LoopItem, Task
 from judgeaudit.records import JudgeRequest
+from judgeaudit.runtime.context import RunContext
 from judgeaudit.runtime.failures import MAX_REASONS, JudgeCalls, failure_reason
 
 UNIT_COLUMNS = ("regulator", "round", "item_id", "unit", "pass_initial", "pass_start", "pass_end",
@@ -109,12 +110,13 @@ class _Checker:
 
 
 def _execute(judge: Judge, requests: list[JudgeRequest], store: Any, concurrency: int | None, progress: bool,
-             what: str) -> list[Any]:
+             what: str, context: RunContext | None = None) -> list[Any]:
     from judgeaudit.runtime.executor import run
 
     if not requests:
         return []
-    return run(judge, requests, store=store, concurrency=concurrency, progress=progress, description=what)
+    return run(judge, requests, store=store, concurrency=concurrency, progress=progress, description=what,
+               context=context)
 
 
 def _world(reg: R.Regulator, task: str, item: LoopItem, rewrites: dict[str, str]) -> str | None:
@@ -191,8 +193,9 @@ def rewrite_requests(task: Task, rewriter: Judge, run: Any) -> dict[str, str]:
 
 
 def initial_outputs(task: Task, spec: str | Judge, *, store: Any = None, concurrency: int | None = None,
-                    progress: bool = False) -> dict[str, str]:
-    """Round-0 outputs: ``shipped``, ``replay:PATH`` or a generating responder answering each item."""
+                    progress: bool = False, context: RunContext | None = None) -> dict[str, str]:
+    """Round-0 outputs: ``shipped``, ``replay:PATH`` or a generating responder answering each item (built with
+    the ``api_base`` of ``context``, the command's ``RunContext``, its calls made in it)."""
     from judgeaudit.loop.responders import make_responder, read_outputs
 
     if isinstance(spec, str) and spec.split(":", 1)[0] == "shipped":
@@ -203,11 +206,12 @@ def initial_outputs(task: Task, spec: str | Judge, *, store: Any = None, concurr
         return {it.item_id: it.shipped for it in task.items}
     if isinstance(spec, str) and spec.startswith("replay:"):
         return read_outputs(spec.removeprefix("replay:"), list(task.items))
-    resp = make_responder(spec)
+    resp = make_responder(spec, **({} if context is None or context.api_base is None
+                                   else {"api_base": context.api_base}))
     reqs = [JudgeRequest(form="generate", request_id=f"initial|{it.item_id}",
                          prompt=P.initial_prompt(task.name, it.request, it.world), meta={"output": ""})
             for it in task.items]
-    vs = _execute(resp, reqs, store, concurrency, progress, "initial outputs")
+    vs = _execute(resp, reqs, store, concurrency, progress, "initial outputs", context)
     bad = [v for v in vs if v.error is not None]
     if bad:
         raise InputError(f"{len(bad)} initial output call(s) failed (first: {bad[0].error}); rerun to retry "
@@ -218,8 +222,9 @@ def initial_outputs(task: Task, spec: str | Judge, *, store: Any = None, concurr
 def run_loop(task: Task, initial: dict[str, str], regulators: Sequence[R.Regulator], *, responder: Judge,
              judge: Judge | None = None, judge2: Judge | None = None, rewriter: Judge | None = None,
              rounds: int = 1, votes: int = 3, store: Any = None, concurrency: int | None = None,
-             progress: bool = False) -> LoopRun:
-    """Run every regulator for ``rounds`` rounds from the same initial outputs.
+             progress: bool = False, context: RunContext | None = None) -> LoopRun:
+    """Run every regulator for ``rounds`` rounds from the same initial outputs (every call made in ``context``, the
+    command's ``RunContext``; None: the defaults).
 
     Args:
         task: the items and their checker.
@@ -238,7 +243,7 @@ def run_loop(task: Task, initial: dict[str, str], regulators: Sequence[R.Regulat
             raise InputError(f"regulator {reg.name!r} needs a {'second ' if reg.judge == 'second' else ''}judge",
                              field="--judge2" if reg.judge == "second" else "--judge")
     check = _Checker(task)
-    run = lambda j, reqs, what: _execute(j, reqs, store, concurrency, progress, what)  # noqa: E731
+    run = lambda j, reqs, what: _execute(j, reqs, store, concurrency, progress, what, context)  # noqa: E731
     rewrites: dict[str, str] = {}
     if any(r.world == "hidden" and r.calls_judge for r in regulators):
         rewrites = rewrite_requests(task, rewriter or judge, run)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -23,6 +23,9 @@ from judgeaudit.judges.base import Judge
 from judgeaudit.loop.regulators import _SENT, _seeded_half
 from judgeaudit.loop.tasks import LoopItem, Task
 from judgeaudit.records import JudgeRequest
+
+if TYPE_CHECKING:
+    from judgeaudit.runtime.context import RunContext
 
 WORLDS = ("W0", "W1", "W2", "W3", "W4", "W5", "W6")
 DESCRIPTIONS = {
@@ -69,8 +72,10 @@ def agent_prompt(question: str, knowledge: str | None) -> str:
 
 
 def run_worlds(task: Task, agent: Judge, *, worlds: Sequence[str] = WORLDS, store: Any = None,
-               concurrency: int | None = None, progress: bool = False) -> pd.DataFrame:
-    """One row per (world, item): the agent's answer and whether the QA checker passes it."""
+               concurrency: int | None = None, progress: bool = False,
+               context: RunContext | None = None) -> pd.DataFrame:
+    """One row per (world, item): the agent's answer and whether the QA checker passes it (the calls made in
+    ``context``, the command's ``RunContext``)."""
     from judgeaudit.loop.engine import _execute
 
     items = task.items
@@ -81,7 +86,7 @@ def run_worlds(task: Task, agent: Judge, *, worlds: Sequence[str] = WORLDS, stor
                                      prompt=agent_prompt(it.question or it.request, world_text(w, i, items)),
                                      meta={"output": ""}))
             keys.append((w, it))
-    vs = _execute(agent, reqs, store, concurrency, progress, "agent under seven worlds")
+    vs = _execute(agent, reqs, store, concurrency, progress, "agent under seven worlds", context)
     rows = []
     for (w, it), v in zip(keys, vs, strict=True):
         ans = v.raw or ""

@@ -17,7 +17,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -32,6 +32,9 @@ from judgeaudit.probes.templates import (DEFAULT_CRITERION, TEMPLATE_VERSION, Ve
                                          parse_generator_output, parse_verifier_output,
                                          render_generator_prompt, render_verifier_prompt)
 from judgeaudit.records import JudgeRequest, Probe, Verdict
+
+if TYPE_CHECKING:
+    from judgeaudit.runtime.context import RunContext
 
 
 class BaseItem(BaseModel):
@@ -127,14 +130,14 @@ def check_families(generator_family: str | None, verifier_family: str | None,
 
 
 def _execute(judge: Judge, requests: list[JudgeRequest], store: Any, concurrency: int | None,
-             progress: bool, description: str) -> list[Verdict]:
-    """Run requests through the project executor (call store, retries, concurrency)."""
+             progress: bool, description: str, context: RunContext | None = None) -> list[Verdict]:
+    """Run requests through the project executor (call store, retries, concurrency), in ``context``."""
     if not requests:
         return []
     from judgeaudit.runtime.executor import run
 
     return run(judge, requests, store=store, concurrency=concurrency, progress=progress,
-               description=description)
+               description=description, context=context)
 
 
 @dataclass(frozen=True)
@@ -252,8 +255,9 @@ def build_probes(bases: Sequence[BaseItem], slots: Iterable[str] | None, generat
                  audited_families: Sequence[str], allow_shared_family: bool = False,
                  length_tolerance: float = gates.DEFAULT_LENGTH_TOLERANCE, store: Any = None,
                  concurrency: int | None = None, criterion: str = DEFAULT_CRITERION,
-                 progress: bool = False) -> BuildResult:
-    """Run Protocol 1 steps 1–2 over every (base item, slot) (construct-validity.txt §4.2, App. B).
+                 progress: bool = False, context: RunContext | None = None) -> BuildResult:
+    """Run Protocol 1 steps 1–2 over every (base item, slot) (construct-validity.txt §4.2, App. B), every call
+    made in ``context`` (the command's ``RunContext``; None: the defaults).
 
     Args:
         bases: the licensed base claims with their evidence.
@@ -284,7 +288,7 @@ def build_probes(bases: Sequence[BaseItem], slots: Iterable[str] | None, generat
                              prompt=render_generator_prompt(b.claim, b.evidence, slot, length_tolerance),
                              meta={"base_id": bid, "slot": slot, "stage": "generate"})
                 for b, bid, slot in cells]
-    gen_out = _execute(generator, gen_reqs, store, concurrency, progress, "generating edits")
+    gen_out = _execute(generator, gen_reqs, store, concurrency, progress, "generating edits", context)
 
     attempts: list[dict[str, Any]] = []
     to_verify: list[int] = []
@@ -324,7 +328,7 @@ def build_probes(bases: Sequence[BaseItem], slots: Iterable[str] | None, generat
                                                            cells[i][0].evidence),
                              meta={"base_id": cells[i][1], "slot": cells[i][2], "stage": "verify"})
                 for i in to_verify]
-    ver_out = _execute(verifier, ver_reqs, store, concurrency, progress, "verifying edits")
+    ver_out = _execute(verifier, ver_reqs, store, concurrency, progress, "verifying edits", context)
 
     probes: list[Probe] = []
     for i, v in zip(to_verify, ver_out, strict=True):

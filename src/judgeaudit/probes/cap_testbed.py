@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 
@@ -31,6 +31,9 @@ from judgeaudit.families import judge_family, shared, unknown_family_message, ve
 from judgeaudit.judges.base import Judge
 from judgeaudit.probes.variant_qc import variant_problem
 from judgeaudit.records import JudgeRequest
+
+if TYPE_CHECKING:
+    from judgeaudit.runtime.context import RunContext
 
 ERROR_TYPES = ("factual_fabrication", "logical_reversal", "scope_overclaim", "scope_omission")
 CONDITION_OF_ERROR = dict(zip(ERROR_TYPES, ("C1", "C2", "C3", "C4"), strict=True))
@@ -120,8 +123,9 @@ Text:
 Longer version:"""
 
 
-def _run(judge: Judge, requests: list[JudgeRequest], store_path: Path | None) -> dict[str, str | None]:
-    """request_id -> completion text (None for a failed call)."""
+def _run(judge: Judge, requests: list[JudgeRequest], store_path: Path | None,
+         context: RunContext | None = None) -> dict[str, str | None]:
+    """request_id -> completion text (None for a failed call); the calls made in ``context``."""
     from judgeaudit.runtime.executor import run
 
     if not requests:
@@ -130,9 +134,9 @@ def _run(judge: Judge, requests: list[JudgeRequest], store_path: Path | None) ->
         from judgeaudit.runtime.store import CallStore
 
         with CallStore(store_path) as store:
-            verdicts = run(judge, requests, store=store, progress=False)
+            verdicts = run(judge, requests, store=store, progress=False, context=context)
     else:
-        verdicts = run(judge, requests, progress=False)
+        verdicts = run(judge, requests, progress=False, context=context)
     return {v.request_id: (v.raw if v.error is None else None) for v in verdicts}
 
 
@@ -155,7 +159,8 @@ class _Variant(NamedTuple):
 
 
 def _checked_variants(generator: Judge, jobs: dict[str, _Variant], store: Path | None,
-                      max_retries: int) -> tuple[dict[str, str], dict[str, list[str]]]:
+                      max_retries: int,
+                      context: RunContext | None = None) -> tuple[dict[str, str], dict[str, list[str]]]:
     """Generates every job, checks it (length band and label preservation), and regenerates the
     rejected ones (a new epoch per attempt), at most ``max_retries`` times. Returns the accepted
     texts and, per job, the reason of every rejected attempt."""
@@ -167,7 +172,7 @@ def _checked_variants(generator: Judge, jobs: dict[str, _Variant], store: Path |
             break
         rid = {k: k if attempt == 0 else f"{k}|{attempt}" for k in pending}
         got = _run(generator, [JudgeRequest(request_id=rid[k], form="generate", epoch=attempt,
-                                            prompt=jobs[k].prompt) for k in pending], store)
+                                            prompt=jobs[k].prompt) for k in pending], store, context)
         nxt = []
         for k in pending:
             job, text = jobs[k], _clean(got.get(rid[k]))
@@ -193,7 +198,8 @@ def parse_subtlety(text: str | None) -> int | None:
 def build_testbed(source: pd.DataFrame, *, generator: Judge, gate: Judge,
                   error_types: tuple[str, ...] = ERROR_TYPES, threshold: int = 4, max_retries: int = 3,
                   pad_factor: float = 2.0, allow_same_family: bool = False,
-                  store_path: str | Path | None = None, qc_retries: int = 3) -> list[dict[str, Any]]:
+                  store_path: str | Path | None = None, qc_retries: int = 3,
+                  context: RunContext | None = None) -> list[dict[str, Any]]:
     """Build a controlled pairwise testbed from a QA source (columns ``question``, ``answer``,
     optional ``id``, ``domain``).
 
@@ -232,7 +238,7 @@ def build_testbed(source: pd.DataFrame, *, generator: Judge, gate: Judge,
 
     exp = _run(generator, [JudgeRequest(request_id=f"{i}|expand", form="generate",
                                         prompt=EXPAND.format(question=q, answer=a))
-                           for i, q, a in zip(ids, src["question"], src["answer"])], store)
+                           for i, q, a in zip(ids, src["question"], src["answer"])], store, context)
     items = {}
     for k, (i, q) in enumerate(zip(ids, src["question"])):
         a = _clean(exp.get(f"{i}|expand"))
@@ -248,7 +254,7 @@ def build_testbed(source: pd.DataFrame, *, generator: Judge, gate: Judge,
                              prompt=FLAWED.format(question=items[i]["question"], answer=items[i]["answer"],
                                                   instruction=FLAW[items[i]["type"]]))
                 for i in pending]
-        flawed = _run(generator, reqs, store)
+        flawed = _run(generator, reqs, store, context)
         gate_reqs, cand = [], {}
         for i in pending:
             items[i]["attempts"] += 1
@@ -260,7 +266,7 @@ def build_testbed(source: pd.DataFrame, *, generator: Judge, gate: Judge,
                                           prompt=SUBTLETY.format(error_type=items[i]["type"].replace("_", " "),
                                                                  question=items[i]["question"],
                                                                  answer=items[i]["answer"], flawed=b)))
-        scores = _run(gate, gate_reqs, store)
+        scores = _run(gate, gate_reqs, store, context)
         nxt = []
         for i in pending:
             if i in cand:
@@ -278,7 +284,7 @@ def build_testbed(source: pd.DataFrame, *, generator: Judge, gate: Judge,
                                          anchor=it["source_answer"])
         jobs[f"{i}|polish|b"] = _Variant(POLISH.format(text=it["best"]), it["best"], "polished")
         jobs[f"{i}|pad"] = _Variant(PAD.format(factor=pad_factor, text=it["best"]), it["best"], "padded", pad_factor)
-    got, rejected = _checked_variants(generator, jobs, store, qc_retries)
+    got, rejected = _checked_variants(generator, jobs, store, qc_retries, context)
     rows: list[dict[str, Any]] = []
     for i in ready:
         it = items[i]
@@ -324,7 +330,8 @@ def load_pairs(path: str | Path) -> pd.DataFrame:
 
 def augment_pairs(pairs: pd.DataFrame, *, generator: Judge, admissible: bool,
                   kinds: tuple[str, ...] = ("style", "length"), pad_factor: float = 1.5,
-                  store_path: str | Path | None = None, qc_retries: int = 3) -> pd.DataFrame:
+                  store_path: str | Path | None = None, qc_retries: int = 3,
+                  context: RunContext | None = None) -> pd.DataFrame:
     """Controlled augmentation of an existing benchmark (§3.3, Appendix B.2–B.3): ``style``
     rewrites both responses in a polished style (variant ``polished``); ``length`` pads only the
     rejected response to ~``pad_factor``x (variant ``padded``). Rows are marked ``augmented`` with
@@ -361,7 +368,7 @@ def augment_pairs(pairs: pd.DataFrame, *, generator: Judge, admissible: bool,
             text = getattr(r, f"response_{side[r.pair_id]}")
             jobs[f"{r.pair_id}|pad"] = _Variant(PAD.format(factor=pad_factor, text=text), text, "padded", pad_factor)
             owner[f"{r.pair_id}|pad"] = (r.pair_id, "padded")
-    got, rejected = _checked_variants(generator, jobs, store, qc_retries)
+    got, rejected = _checked_variants(generator, jobs, store, qc_retries, context)
     log = [{"pair_id": owner[k][0], "variant": owner[k][1], "reason": x, "dropped": k not in got}
            for k, xs in rejected.items() for x in xs]
     rows = []

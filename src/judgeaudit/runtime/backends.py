@@ -6,10 +6,11 @@
 (``runtime.executor.arun``) stays the one writer of the call store: it reads what is stored, hands the
 missing calls to the backend and stores each answer the moment it arrives.
 
-A backend's ``open(judge, limit=, rpm=, policy=)`` returns ``Calls``: ``await calls(key, request)`` is
-one call with retries and its lease in the store (``runtime.calls``), at most ``limit`` at once;
-``calls.close()`` releases what the run held. ``use(name, address)`` selects the backend for the calls
-made inside it (commands do it from their ``--backend`` option, see ``commands.common.calls_checked``).
+A backend's ``open(judge, limit=, rpm=, policy=, state=)`` returns ``Calls``: ``await calls(key, request)`` is
+one call with retries and its lease in the store (``runtime.calls``, ``state`` the run's ``RunState``), at most
+``limit`` at once; ``calls.close()`` releases what the run held. ``make(name, address)`` builds a backend; a
+command builds its own once, from its ``--backend`` option, into its ``runtime.context.RunContext``, which the
+executor reads it from.
 
 The registry (``BACKENDS``, a ``judgeaudit.registry.Registry``): a backend module calls ``register(name,
 factory)`` when it is imported. judgeaudit's own (``ray``) is declared by the top package
@@ -20,15 +21,13 @@ backend depends on this module and on ``runtime.calls`` only: the imports point 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from judgeaudit.errors import InputError
 from judgeaudit.registry import Registry
-from judgeaudit.runtime.calls import RateLimiter, RetryPolicy, call_with_retries, provider_semaphore
+from judgeaudit.runtime.calls import RateLimiter, RetryPolicy, RunState, call_with_retries, provider_semaphore
 
 if TYPE_CHECKING:
     from judgeaudit.judges.base import Judge
@@ -46,7 +45,8 @@ class Backend(Protocol):
     #: ``map(fn, jobs, kwargs) -> [fn(*job, **kwargs) for job in jobs]`` run by the backend (None: not offered)
     map: Callable[[Callable[..., Any], Sequence[tuple[Any, ...]], dict[str, Any]], list[Any]] | None
 
-    def open(self, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy) -> Calls: ...
+    def open(self, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy,
+             state: RunState | None = None) -> Calls: ...
 
 
 @dataclass(frozen=True)
@@ -80,13 +80,14 @@ def names() -> list[str]:
 class AsyncioCalls:
     """Calls in this process's event loop, bounded by the per-provider semaphore."""
 
-    def __init__(self, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy):
-        self.judge, self.policy = judge, policy
+    def __init__(self, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy,
+                 state: RunState | None = None):
+        self.judge, self.policy, self.state = judge, policy, state
         self.sem = provider_semaphore(judge.provider, limit)
         self.limiter = RateLimiter(rpm)
 
     def __call__(self, key: str, request: JudgeRequest) -> Awaitable[Verdict]:
-        return call_with_retries(self.judge, request, key, self.policy, self.limiter, self.sem)
+        return call_with_retries(self.judge, request, key, self.policy, self.limiter, self.sem, self.state)
 
     def close(self) -> None:
         pass
@@ -97,14 +98,12 @@ class AsyncioBackend:
     map = None
     """No map of its own: parallel work (``vp audit``'s sets) stays in local processes."""
 
-    def open(self, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy) -> Calls:
-        return AsyncioCalls(judge, limit=limit, rpm=rpm, policy=policy)
+    def open(self, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy,
+             state: RunState | None = None) -> Calls:
+        return AsyncioCalls(judge, limit=limit, rpm=rpm, policy=policy, state=state)
 
 
 register("asyncio", lambda address: AsyncioBackend())
-
-_ACTIVE: ContextVar[Backend | None] = ContextVar("judgeaudit_executor_backend", default=None)
-
 
 def make(name: str | None = None, address: str | None = None) -> Backend:
     """The backend called ``name`` (default ``asyncio``); ``address`` is for backends that run elsewhere
@@ -117,18 +116,3 @@ def make(name: str | None = None, address: str | None = None) -> Backend:
         remote = [n for n in names() if BACKENDS.get(n).remote]
         raise InputError(f"--ray-address needs --backend {' or '.join(remote) or 'ray'}", field="ray-address")
     return entry.factory(address)
-
-
-def current() -> Backend:
-    """The backend selected by the innermost ``use`` (the default outside one)."""
-    return _ACTIVE.get() or make()
-
-
-@contextmanager
-def use(name: str | None = None, address: str | None = None) -> Iterator[Backend]:
-    """Run the judge calls made inside the block on backend ``name``."""
-    token = _ACTIVE.set(make(name, address))
-    try:
-        yield _ACTIVE.get()
-    finally:
-        _ACTIVE.reset(token)

@@ -1,8 +1,9 @@
 """Deferring calls to a provider's batch file instead of making them.
 
-Inside ``deferring(sink)`` the executor makes no call for a judge the sink takes (``BatchSink.takes``): it
-hands the calls not yet in the store to the sink and raises ``Deferred``. The sink (the provider formats
-live in ``judgeaudit.interop.batch``, which fills this hook) writes them to the provider's request file and
+In a run whose context has a sink (``runtime.context.RunContext.sink``) the executor makes no call for a judge
+the sink takes (``BatchSink.takes``): it hands the calls not yet in the store to the sink and raises
+``Deferred``. The sink (the provider formats live in ``judgeaudit.interop.batch``, which fills this hook)
+writes them to the provider's request file and
 records each call's request in the store (``CallStore.defer``), so that the provider's results file can
 later be read into the store (``judgeaudit batch ingest``) and the same command rerun from the store.
 Judges the sink does not take (reference, replay, local models) run as usual.
@@ -10,9 +11,6 @@ Judges the sink does not take (reference, replay, local models) run as usual.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Protocol
 
 from judgeaudit.judges.base import Judge
@@ -36,21 +34,3 @@ class BatchSink(Protocol):
 
     def defer(self, judge: Judge, calls: dict[str, JudgeRequest], store: object) -> None:
         """Take ``key -> request`` for the calls of ``judge`` that are not in ``store``."""
-
-
-_SINK: ContextVar[BatchSink | None] = ContextVar("judgeaudit_batch_sink", default=None)
-
-
-def current() -> BatchSink | None:
-    """The sink of the enclosing ``deferring`` block (None: calls are made)."""
-    return _SINK.get()
-
-
-@contextmanager
-def deferring(sink: BatchSink | None) -> Iterator[BatchSink | None]:
-    """Inside, the calls a sink takes are deferred to it (``sink=None``: calls are made as usual)."""
-    token = _SINK.set(sink)
-    try:
-        yield sink
-    finally:
-        _SINK.reset(token)

@@ -4,8 +4,9 @@ per-provider concurrency bound, the call's lease in the store, and the run state
 ``call_with_retries`` is what a backend runs for each call (in this process, or in a Ray actor);
 ``claim`` takes the call's lease in the store first (``CallStore.claim``), inside the run's concurrency
 bound, so a concurrent run sharing the store waits for that answer instead of buying it again. The
-executor (``runtime.executor``) sets ``RUN`` for the calls of one run; where it is unset (a Ray worker,
-which never holds the store) a call takes no lease: the driver took it before sending the call.
+executor (``runtime.executor``) hands its ``RunState`` to the backend that makes the calls of one run; without
+one (a Ray worker, which never holds the store) a call takes no lease: the driver took it before sending the
+call.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -44,10 +44,6 @@ class RunState:
     retries: int = 0
     waiting: int = 0
     reused: set[str] = field(default_factory=set)
-
-
-RUN: ContextVar[RunState | None] = ContextVar("judgeaudit_run_state", default=None)
-"""The state of the run whose calls are being made (None outside ``executor.arun``)."""
 
 
 @dataclass(frozen=True)
@@ -122,8 +118,8 @@ async def claim(state: RunState | None, key: str, sem: asyncio.Semaphore) -> Ver
 
 
 async def call_with_retries(judge: Judge, request: JudgeRequest, key: str, policy: RetryPolicy,
-                             limiter: RateLimiter, sem: asyncio.Semaphore) -> Verdict:
-    state = RUN.get()
+                             limiter: RateLimiter, sem: asyncio.Semaphore, state: RunState | None = None) -> Verdict:
+    """One call with retries, its lease taken through ``state`` (the run's, None: no lease)."""
     last_error = "unknown error"
     for attempt in range(policy.max_retries + 1):
         retry_after: float | None = None

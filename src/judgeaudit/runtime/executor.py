@@ -15,7 +15,8 @@
 * on the first Ctrl-C, no new call is sent and the calls in flight get ``INTERRUPT_GRACE`` seconds to be
   answered and stored (a second Ctrl-C aborts); then one line saying how many of the run's calls are
   stored and where, before the interrupt propagates (the CLI exits 130);
-* ``call_defaults`` carries a command's ``--timeout``/``--retries``/``--rpm`` to every run made inside it;
+* a run's ``context`` (``runtime.context.RunContext``, built once by the command) carries the command's
+  ``--timeout``/``--retries``/``--rpm``, its backend and its batch sink to every run it makes;
 * hands every run's verdicts to ``runtime.failures`` (the per-judge failure summary of a command);
 * calls run on the selected backend (``runtime.backends``: this process, or Ray actors), the answers
   coming back here to be stored: the store has one writer whatever the backend. One call's retries,
@@ -28,10 +29,6 @@ import asyncio
 import os
 import time
 from pathlib import Path
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass
 
 import pandas as pd
 from rich.console import Console
@@ -42,14 +39,15 @@ from rich.text import Text
 from judgeaudit.errors import InputError
 from judgeaudit.judges.base import Judge
 from judgeaudit.records import JudgeRequest, Verdict, verdicts_frame
-from judgeaudit.runtime import backends, batch, failures
-from judgeaudit.runtime.calls import LEASE_POLL, LEASE_SECONDS, RUN, RateLimiter, RetryPolicy, RunState
+from judgeaudit.runtime import batch, failures
+from judgeaudit.runtime.calls import LEASE_POLL, LEASE_SECONDS, RateLimiter, RetryPolicy, RunState
+from judgeaudit.runtime.context import CallDefaults, RunContext
+from judgeaudit.runtime.context import of as context_of
 from judgeaudit.runtime.estimate import Remaining, duration, estimate, request_kind
 from judgeaudit.runtime.store import CallStore
 from judgeaudit.runtime.owner import run_owner
 
-__all__ = ["LEASE_POLL", "LEASE_SECONDS", "CallDefaults", "RateLimiter", "RetryPolicy", "arun", "call_defaults",
-           "run"]
+__all__ = ["LEASE_POLL", "LEASE_SECONDS", "CallDefaults", "RateLimiter", "RetryPolicy", "RunContext", "arun", "run"]
 
 PROGRESS_EVERY = 30.0
 """Seconds between progress lines when stderr is not a terminal (``JUDGEAUDIT_PROGRESS_EVERY`` overrides)."""
@@ -57,36 +55,6 @@ PROGRESS_EVERY = 30.0
 INTERRUPT_GRACE = 15.0
 """Seconds the first Ctrl-C waits for the calls in flight to be answered and stored (no new call is sent
 meanwhile; a second Ctrl-C aborts at once). ``JUDGEAUDIT_INTERRUPT_GRACE`` overrides."""
-
-
-@dataclass(frozen=True)
-class CallDefaults:
-    """The call options a command was given (``--timeout``, ``--retries``, ``--rpm``), for the runs made inside
-    ``call_defaults`` that were not given their own policy or rate."""
-
-    timeout: float | None = None
-    retries: int | None = None
-    rpm: float | None = None
-
-    def policy(self) -> RetryPolicy:
-        base = RetryPolicy()
-        return RetryPolicy(max_retries=base.max_retries if self.retries is None else self.retries,
-                           base_delay=base.base_delay, max_delay=base.max_delay,
-                           timeout=base.timeout if self.timeout is None else self.timeout)
-
-
-_DEFAULTS: ContextVar[CallDefaults] = ContextVar("judgeaudit_call_defaults", default=CallDefaults())
-
-
-@contextmanager
-def call_defaults(*, timeout: float | None = None, retries: int | None = None,
-                  rpm: float | None = None) -> Iterator[CallDefaults]:
-    """Run the judge calls made inside with these options (None: the defaults)."""
-    token = _DEFAULTS.set(CallDefaults(timeout=timeout, retries=retries, rpm=rpm))
-    try:
-        yield _DEFAULTS.get()
-    finally:
-        _DEFAULTS.reset(token)
 
 
 class _CostColumn(ProgressColumn):
@@ -165,16 +133,19 @@ def _interrupted_line(judge: Judge, keys: list[str], store: CallStore | None) ->
 async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore | None = None,
                concurrency: int | None = None, rpm: float | None = None,
                policy: RetryPolicy | None = None, progress: bool = True,
-               description: str | None = None, progress_every: float | None = None) -> list[Verdict]:
+               description: str | None = None, progress_every: float | None = None,
+               context: RunContext | None = None) -> list[Verdict]:
     """Judge ``requests`` (in order) through ``store``; returns one verdict per request.
 
     Completed calls found in the store are returned without a call; failed ones are retried.
     With ``progress``, an estimate line comes first and, off a terminal, a progress line at most
-    every ``progress_every`` seconds (on a completed call; 0: after every call).
+    every ``progress_every`` seconds (on a completed call; 0: after every call). ``context`` (a command's
+    ``RunContext``; None: the defaults) gives the policy and rate when ``policy``/``rpm`` are not given, the
+    backend the calls run on, and the batch sink the calls go to instead.
     """
-    defaults = _DEFAULTS.get()
-    policy = policy or defaults.policy()
-    rpm = defaults.rpm if rpm is None else rpm
+    context = context_of(context)
+    policy = policy or context.calls.policy()
+    rpm = context.calls.rpm if rpm is None else rpm
     keys = [judge.key(r) for r in requests]
     cached = store.completed(keys) if (store is not None and judge.cacheable) else {}
     results: dict[str, Verdict] = dict(cached)
@@ -183,7 +154,7 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
         if k not in results:
             todo.setdefault(k, r)
 
-    if todo and (sink := batch.current()) is not None and judge.cacheable and sink.takes(judge):
+    if todo and (sink := context.sink) is not None and judge.cacheable and sink.takes(judge):
         if store is None:
             raise InputError("--batch needs a call store: the provider's answers are read into it", field="--batch")
         sink.defer(judge, todo, store)   # no call is made: the calls go to the provider's batch file
@@ -244,8 +215,7 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
             if progress and not live and every > 0 and now - counts["last"] >= every:
                 print_progress(now)
 
-    call = backends.current().open(judge, limit=limit, rpm=rpm, policy=policy) if todo else None
-    token = RUN.set(state)
+    call = context.backend.open(judge, limit=limit, rpm=rpm, policy=policy, state=state) if todo else None
     with bar:
         task = bar.add_task(name, total=len(todo))
         tasks = [asyncio.create_task(one(k, r)) for k, r in todo.items()]
@@ -277,7 +247,6 @@ async def arun(judge: Judge, requests: list[JudgeRequest], *, store: CallStore |
                 reported_interrupts.append(line)
             raise
         finally:
-            RUN.reset(token)
             if tick is not None:
                 tick.cancel()
             if state.store is not None:
@@ -309,16 +278,16 @@ def run(judge: Judge, requests: list[JudgeRequest], **kwargs) -> list[Verdict]:
 
 def judge_all(judges: list[Judge], requests: list[JudgeRequest], *, store_path: Path,
               concurrency: int | None = None, policy: RetryPolicy | None = None,
-              progress: bool = True) -> pd.DataFrame:
-    """Run every judge on every request it can answer (``Judge.can_answer``) through one call store;
-    the verdict table of all of them."""
+              progress: bool = True, context: RunContext | None = None) -> pd.DataFrame:
+    """Run every judge on every request it can answer (``Judge.can_answer``) through one call store (in
+    ``context``, see ``arun``); the verdict table of all of them."""
     frames = []
     deferred: list[batch.Deferred] = []   # with --batch, every judge's missing calls go to the one batch file
     with CallStore(store_path) as store:
         for j in judges:
             try:
                 verdicts = run(j, [r for r in requests if j.can_answer(r)], store=store, concurrency=concurrency,
-                               policy=policy, progress=progress)
+                               policy=policy, progress=progress, context=context)
             except batch.Deferred as d:
                 deferred.append(d)
                 continue

@@ -14,6 +14,10 @@ A judge can also fail in one part of a run only (the informed arm of a world run
 failed, beside a blind arm that succeeded): ``summarise(verdicts, part=…, part_name="arm")`` counts
 per (judge, part), and ``record_parts`` hands such a summary to the open recording, so the command's
 check names the judge and the part that produced no usable verdict.
+
+Why a ``ContextVar`` (``_ACTIVE``, the innermost open recording): it is no configuration but an accumulator of
+the verdicts returned while a ``recording()`` block is open; blocks nest (each sees its own calls and hands
+them to the enclosing one when it closes), which is a dynamic scope by design.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from judgeaudit.errors import InputError
 from judgeaudit.runtime import backends, raywatch
-from judgeaudit.runtime.calls import RUN, RateLimiter, RetryPolicy, call_with_retries, claim
+from judgeaudit.runtime.calls import RateLimiter, RetryPolicy, RunState, call_with_retries, claim
 
 if TYPE_CHECKING:
     from judgeaudit.judges.base import Judge, JudgeSpec
@@ -163,8 +163,9 @@ def pool(ray: Any, size: int) -> list[Any]:
 class RayCalls:
     """The calls of one judge run, spread over the pool's actors; at most ``limit`` in flight."""
 
-    def __init__(self, ray: Any, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy):
-        self.ray, self.token = ray, uuid.uuid4().hex
+    def __init__(self, ray: Any, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy,
+                 state: RunState | None = None):
+        self.ray, self.token, self.state = ray, uuid.uuid4().hex, state
         self.actors = pool(ray, limit)
         n = len(self.actors)
         share, rate = math.ceil(limit / n), (rpm / n if rpm else None)
@@ -189,7 +190,7 @@ class RayCalls:
         """One call: its lease in the store is taken here, on the driver, inside the run's window (the
         stored verdict instead, when another run answered it meanwhile), then the call goes to the actor
         with the fewest in flight."""
-        state = RUN.get()
+        state = self.state
         if (stored := await claim(state, key, self.window)) is not None:
             return stored
         i = min(range(len(self.actors)), key=self.in_flight.__getitem__)
@@ -225,8 +226,9 @@ class RayBackend:
         if self.address:
             check_reachable(self.address)
 
-    def open(self, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy) -> RayCalls:
-        return RayCalls(connect(self.address), judge, limit=limit, rpm=rpm, policy=policy)
+    def open(self, judge: Judge, *, limit: int, rpm: float | None, policy: RetryPolicy,
+             state: RunState | None = None) -> RayCalls:
+        return RayCalls(connect(self.address), judge, limit=limit, rpm=rpm, policy=policy, state=state)
 
     def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], kwargs: dict[str, Any]) -> list[Any]:
         """``[fn(*job, **kwargs) for job in jobs]``, one Ray task per job (a CPU each), in job order.

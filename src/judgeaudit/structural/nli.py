@@ -244,9 +244,7 @@ class ApiNLI(NLIBackend):
     def __init__(self, model: str, *, api_base: str | None = None, batch_size: int = 8, **params: Any):
         self.spec = f"api:{model}"
         self.model = model
-        from judgeaudit.judges.base import current_api_base
-
-        self.api_base = api_base or current_api_base()   # a command's --api-base
+        self.api_base = api_base   # a command passes its --api-base
         self.batch_size = batch_size
         self.params = params
 

@@ -9,6 +9,7 @@ factorial's ``factorial_table``), named here too for the callers that run and an
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -33,6 +34,9 @@ from judgeaudit.records import WorldItem
 from judgeaudit.world.arms import ArmContext
 from judgeaudit.world.requests import build_requests, taxonomy_of
 
+if TYPE_CHECKING:
+    from judgeaudit.runtime.context import RunContext
+
 
 def context_for(items: list[WorldItem], seed: int, encoder=None, top_k: int = 5) -> ArmContext:
     return ArmContext(pool=tuple(items), seed=seed, encoder=encoder, top_k=top_k, taxonomy=taxonomy_of(items))
@@ -40,9 +44,11 @@ def context_for(items: list[WorldItem], seed: int, encoder=None, top_k: int = 5)
 
 def judge_world(items: list[WorldItem], judges: list, arms: Sequence[str], *, form: str, votes: int,
                 store_path, seed: int = 0, encoder=None, top_k: int = 5, concurrency: int | None = None,
-                progress: bool = True) -> pd.DataFrame:
-    """The verdict table of every judge on every (item, arm, vote)."""
+                progress: bool = True, context: RunContext | None = None) -> pd.DataFrame:
+    """The verdict table of every judge on every (item, arm, vote), its calls made in ``context`` (a command's
+    ``RunContext``; None: the defaults)."""
     from judgeaudit.runtime.executor import judge_all
 
     requests = build_requests(items, list(arms), context_for(items, seed, encoder, top_k), form=form, votes=votes)
-    return judge_all(judges, requests, store_path=store_path, concurrency=concurrency, progress=progress)
+    return judge_all(judges, requests, store_path=store_path, concurrency=concurrency, progress=progress,
+                     context=context)

@@ -19,6 +19,10 @@ of lists and dicts) with:
 
 A template that goes over a budget, or that reaches for what the sandbox refuses, raises
 ``TemplateRefused`` (a ``jinja2.sandbox.SecurityError``).
+
+Why a ``ContextVar`` (``_BUDGET``, the budget of the render in progress): it is no configuration but per-render
+mutable state that Jinja2 calls back into (the sandbox's ``call``, ``getattr`` and filter hooks, with no argument
+of ours), for the one render running in this thread or task.
 """
 
 from __future__ import annotations
