@@ -248,7 +248,9 @@ def test_builder_with_the_local_judge_as_generator(tmp_path):
     src = pd.DataFrame({"question": ["What is the boiling point of water at sea level in Celsius?",
                                      "How many legs does a spider have?"],
                         "answer": ["100 degrees Celsius", "Eight"]})
-    rows = tb.build_testbed(src, generator=gen, gate=gate, threshold=4, max_retries=1,
+    # greedy decoding writes the same text at every epoch, so a variant the length QC rejects would be rejected
+    # again on every retry: no QC retries (the retries are tested with the scripted generators above)
+    rows = tb.build_testbed(src, generator=gen, gate=gate, threshold=4, max_retries=1, qc_retries=0,
                             store_path=tmp_path / "calls.sqlite")
     df = pd.DataFrame(rows)
     plain = df[df["variant"] == "original"]
@@ -260,6 +262,6 @@ def test_builder_with_the_local_judge_as_generator(tmp_path):
     assert (df["label"] == "A").all() and (df["condition_a"] == "local:expanded").all()
     assert all(len(t) >= 10 for t in df["response_a"]) and all(len(t) >= 10 for t in df["response_b"])
     assert (plain["response_a"] != plain["response_b"]).all()
-    again = pd.DataFrame(tb.build_testbed(src, generator=gen, gate=gate, threshold=4, max_retries=1,
+    again = pd.DataFrame(tb.build_testbed(src, generator=gen, gate=gate, threshold=4, max_retries=1, qc_retries=0,
                                           store_path=tmp_path / "calls.sqlite"))
     assert again["response_b"].tolist() == df["response_b"].tolist()
