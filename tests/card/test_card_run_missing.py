@@ -40,12 +40,20 @@ def test_without_yes_off_a_terminal_it_prints_the_estimate_and_runs_nothing(tmp_
     assert not (tmp_path / "c" / "runs").exists() and not (tmp_path / "c" / "card.json").exists()
 
 
-def test_run_missing_with_reference_judges_fills_every_section_the_judge_can_answer(tmp_path):
-    out = tmp_path / "c"
+@pytest.fixture(scope="module")
+def reference_card(tmp_path_factory) -> tuple[Path, str]:
+    """OUT and the output of ``card --run-missing --yes`` for reference:length (its runs are read by later
+    tests too: the validation-power run needs no judge)."""
+    out = tmp_path_factory.mktemp("reference") / "c"
     res = CliRunner().invoke(app, ["card", "--judge", "reference:length", "--run-missing", "--yes", "--bootstrap", "200",
                                    "--out", str(out)])
     assert res.exit_code == 0, res.output
-    lines = res.output.splitlines()
+    return out, res.output
+
+
+def test_run_missing_with_reference_judges_fills_every_section_the_judge_can_answer(reference_card):
+    out, output = reference_card
+    lines = output.splitlines()
     first_call = next(i for i, line in enumerate(lines) if line.startswith("reference:length: 672 requests"))
     assert lines.index("  total: 3 runs, 852 judge calls to make, time ~0 s, cost $0.0000") < first_call
     card = _card(out)
@@ -66,15 +74,16 @@ def test_run_missing_with_reference_judges_fills_every_section_the_judge_can_ans
     assert _card(out)["from"] == ["runs"]      # relative to the card's folder
 
 
-def test_run_missing_runs_the_world_for_a_world_instrument(tmp_path):
+def test_run_missing_runs_the_world_for_a_world_instrument(tmp_path, reference_card):
     import judgeaudit
 
     out = tmp_path / "c"
-    vp = tmp_path / "vp"
-    vp.mkdir()   # a vp run given: only the missing sections run (the oracle has only world forms)
-    (vp / "result.json").write_text(json.dumps({"sets": {}, "transfer": {}, "run_id": "x", "created_at": "2026"}))
+    vp = reference_card[0] / "runs" / "validation_power"
+    # a vp run given: only the missing sections run (the oracle has only world forms)
     card = judgeaudit.card("reference:oracle", [vp], out, run_missing=True, yes=True, n_boot=100)
     s = card["sections"]
+    assert sorted(p.name for p in (out / "runs").iterdir() if p.is_dir()) == ["world"]
+    assert s["vp"]["measured"]
     assert s["world"]["measured"] and s["world"]["source"]["path"] == str(out / "runs" / "world" / "result.json")
     # the oracle's informed arm is exact: recall = specificity = 1 on the 32 answers (16 hallucinated)
     assert s["world"]["numbers"]["arms.informed.recall"] == 1.0
