@@ -40,9 +40,10 @@ _B = _browser_helpers()
 ARGS, CHROMIUM, _require_browser = _B.ARGS, _B.CHROMIUM, _B._require_browser
 
 
-@pytest.fixture()
-def card_page(tmp_path):
+@pytest.fixture(scope="module")
+def card_page(tmp_path_factory):
     _require_browser()
+    tmp_path = tmp_path_factory.mktemp("card")
     root = _all_present(tmp_path / "runs")
     out = tmp_path / "card"
     res = CliRunner().invoke(app, ["card", "--judge", J, "--from", str(root), "--out", str(out),
@@ -51,27 +52,34 @@ def card_page(tmp_path):
     return out
 
 
-def test_card_page_reads_at_desktop_and_phone_widths(card_page):
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for the module; each test opens its own pages."""
     from playwright.sync_api import sync_playwright
 
+    _require_browser()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+def test_card_page_reads_at_desktop_and_phone_widths(card_page, browser):
     html = card_page / "card.html"
     assert html.stat().st_size < 1_000_000
     card = json.loads((card_page / "card.json").read_text())
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        for name, width in (("desktop", 1280), ("phone", 390)):
-            page = b.new_page(viewport={"width": width, "height": 900})
-            page.goto(html.as_uri())
-            first = page.locator("main > section").first
-            assert first.get_attribute("class") == "verdict"
-            assert card["verdict"][0] in first.inner_text()
-            assert page.locator("svg").count() >= 6     # plane, axes, CAP, a_imp, world × 1, loop
-            _layout_ok(page, width)
-            ids = page.eval_on_selector_all("section.card", "els => els.map(e => e.id)")
-            assert ids == ["validity", "cap", "vp", "world", "loop", "checklist", "ledger", "provenance"]
-            page.screenshot(path=str(card_page / f"card-{name}.png"), full_page=True)
-            page.close()
-        b.close()
+    for name, width in (("desktop", 1280), ("phone", 390)):
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(html.as_uri())
+        first = page.locator("main > section").first
+        assert first.get_attribute("class") == "verdict"
+        assert card["verdict"][0] in first.inner_text()
+        assert page.locator("svg").count() >= 6     # plane, axes, CAP, a_imp, world × 1, loop
+        _layout_ok(page, width)
+        ids = page.eval_on_selector_all("section.card", "els => els.map(e => e.id)")
+        assert ids == ["validity", "cap", "vp", "world", "loop", "checklist", "ledger", "provenance"]
+        page.screenshot(path=str(card_page / f"card-{name}.png"), full_page=True)
+        page.close()
     assert (card_page / "card-desktop.png").stat().st_size > 10_000
     assert (card_page / "card-phone.png").stat().st_size > 10_000
 
@@ -113,35 +121,29 @@ def _corner_card(tmp_path: Path) -> Path:
     return tmp_path / "corner"
 
 
-def test_the_plane_is_readable_and_its_labels_clear_the_point(card_page, tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_the_plane_is_readable_and_its_labels_clear_the_point(card_page, browser, tmp_path):
     pages = [card_page / "card.html", _corner_card(tmp_path) / "card.html"]
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        for html in pages:
-            for name, width in WIDTHS:
-                page = b.new_page(viewport={"width": width, "height": 900})
-                page.goto(html.as_uri())
-                _layout_ok(page, width)
-                plane = _boxes(page, "svg.plane")
-                assert len(plane) == 1
-                # large enough to read: 360 px wide on a desktop, the screen's width less its margins on a phone
-                assert plane[0]["x1"] - plane[0]["x0"] >= min(360, width - 48), (html, width, plane)
-                labels = _boxes(page, "svg.plane text")
-                points = _boxes(page, "svg.plane circle.point")
-                assert len(points) == 1 and len(labels) >= 11
-                for lab in labels:
-                    assert not _overlap(lab, points[0]), (html.parent.name, width, lab["t"])
-                for i, la in enumerate(labels):
-                    for lb in labels[i + 1:]:
-                        assert not _overlap(la, lb), (html.parent.name, width, la["t"], lb["t"])
-                page.close()
-        b.close()
+    for html in pages:
+        for name, width in WIDTHS:
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            page.goto(html.as_uri())
+            _layout_ok(page, width)
+            plane = _boxes(page, "svg.plane")
+            assert len(plane) == 1
+            # large enough to read: 360 px wide on a desktop, the screen's width less its margins on a phone
+            assert plane[0]["x1"] - plane[0]["x0"] >= min(360, width - 48), (html, width, plane)
+            labels = _boxes(page, "svg.plane text")
+            points = _boxes(page, "svg.plane circle.point")
+            assert len(points) == 1 and len(labels) >= 11
+            for lab in labels:
+                assert not _overlap(lab, points[0]), (html.parent.name, width, lab["t"])
+            for i, la in enumerate(labels):
+                for lb in labels[i + 1:]:
+                    assert not _overlap(la, lb), (html.parent.name, width, la["t"], lb["t"])
+            page.close()
 
 
-def test_card_diff_page_reads_at_desktop_and_phone_widths(tmp_path):
-    from playwright.sync_api import sync_playwright
+def test_card_diff_page_reads_at_desktop_and_phone_widths(browser, tmp_path):
     from test_card_diff_page import two_cards
 
     _require_browser()
@@ -150,40 +152,36 @@ def test_card_diff_page_reads_at_desktop_and_phone_widths(tmp_path):
     res = CliRunner().invoke(app, ["card", "diff", str(ca), str(cb), "--html", str(html)])
     assert res.exit_code == 0, res.output
     assert html.stat().st_size < 1_000_000
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        for name, width in WIDTHS:
-            page = b.new_page(viewport={"width": width, "height": 900})
-            page.goto(html.as_uri())
-            _layout_ok(page, width)
-            sides = _boxes(page, "section.side")
-            assert len(sides) == 2
-            if width >= 1000:       # side by side on a desktop, one above the other on a phone
-                assert abs(sides[0]["y0"] - sides[1]["y0"]) < 1 and sides[0]["x1"] <= sides[1]["x0"]
-            else:
-                assert sides[0]["y1"] <= sides[1]["y0"]
-            rows = page.locator("#differences tbody tr")
-            assert rows.count() > 10
-            flagged = page.locator("#differences tbody tr.changed")
-            assert flagged.count() == 1 and "validity.R" in flagged.inner_text()
-            # each row's cells stay inside the row (nothing cut off on the phone's stacked rows)
-            cells = page.evaluate("""() => [...document.querySelectorAll('#differences tbody tr')].flatMap(tr => {
-                const r = tr.getBoundingClientRect();
-                return [...tr.children].filter(td => { const c = td.getBoundingClientRect();
-                    return c.right > r.right + 0.5 || c.left < r.left - 0.5; }).map(td => td.textContent); })""")
-            assert cells == []
-            page.screenshot(path=str(tmp_path / f"diff-{name}.png"), full_page=True)
-            page.close()
-        b.close()
+    for name, width in WIDTHS:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(html.as_uri())
+        _layout_ok(page, width)
+        sides = _boxes(page, "section.side")
+        assert len(sides) == 2
+        if width >= 1000:       # side by side on a desktop, one above the other on a phone
+            assert abs(sides[0]["y0"] - sides[1]["y0"]) < 1 and sides[0]["x1"] <= sides[1]["x0"]
+        else:
+            assert sides[0]["y1"] <= sides[1]["y0"]
+        rows = page.locator("#differences tbody tr")
+        assert rows.count() > 10
+        flagged = page.locator("#differences tbody tr.changed")
+        assert flagged.count() == 1 and "validity.R" in flagged.inner_text()
+        # each row's cells stay inside the row (nothing cut off on the phone's stacked rows)
+        cells = page.evaluate("""() => [...document.querySelectorAll('#differences tbody tr')].flatMap(tr => {
+            const r = tr.getBoundingClientRect();
+            return [...tr.children].filter(td => { const c = td.getBoundingClientRect();
+                return c.right > r.right + 0.5 || c.left < r.left - 0.5; }).map(td => td.textContent); })""")
+        assert cells == []
+        page.screenshot(path=str(tmp_path / f"diff-{name}.png"), full_page=True)
+        page.close()
     assert (tmp_path / "diff-desktop.png").stat().st_size > 10_000
 
 
-def test_a_compare_page_with_long_unbroken_quantity_names_fits_both_widths(tmp_path):
+def test_a_compare_page_with_long_unbroken_quantity_names_fits_both_widths(browser, tmp_path):
     """Label sets named without a space (a data set's path and slice) make quantity names longer than a
     phone's width and, in a table, than a desktop's: the names wrap inside their cell."""
     import json
 
-    from playwright.sync_api import sync_playwright
     from test_card_diff_page import two_cards
 
     _require_browser()
@@ -197,11 +195,8 @@ def test_a_compare_page_with_long_unbroken_quantity_names_fits_both_widths(tmp_p
     res = CliRunner().invoke(app, ["card", "diff", str(ca), str(cb), "--html", str(html)])
     assert res.exit_code == 0, res.output
     assert "slice_of_the_public_copy_" in html.read_text()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        for _, width in WIDTHS:
-            page = b.new_page(viewport={"width": width, "height": 900})
-            page.goto(html.as_uri())
-            _layout_ok(page, width)
-            page.close()
-        b.close()
+    for _, width in WIDTHS:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(html.as_uri())
+        _layout_ok(page, width)
+        page.close()

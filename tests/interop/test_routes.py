@@ -231,32 +231,49 @@ def _strip(d: dict | list, spec: str) -> str:
     return json.dumps(d, sort_keys=True, default=str).replace(spec, "JUDGE")
 
 
-@pytest.mark.parametrize("route", ["jsonl", "inspect", "promptfoo"])
-@pytest.mark.parametrize("kind", ["mt-bench-single", "prometheus-absolute", "pass_fail"])
-def test_validity_round_trip_through_every_export_format(tmp_path, monkeypatch, fake_server, kind, route):
-    """The validity profile of an exported-then-replayed judge equals the direct run's, for a template with a
-    system prompt on a 1–10 higher-is-better scale, one with a regex parser (1–5) and a pass/fail one."""
+_VALIDITY_DIRECT: dict = {}
+
+
+def _validity_direct(kind: str, root: Path):
+    """The direct validity run of the scripted judge for the template ``kind`` (its requests heard with their
+    roles) and the template's exported requests, made once per template and shared by the routes."""
+    from fakeserver import FakeServer
     from judgeaudit.commands.validity import run_validity
     from judgeaudit.interop.export import request_of
 
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    template = _template(kind, tmp_path)
-    probes = small_probes(tmp_path)
-    srv = fake_server()
-    srv._reply_text = lambda body, prompt: scripted_reply(body["messages"])   # the judge hears the roles
-    spec = f"api:openai/judge-model?template={template}"
-    direct = run_validity(str(probes), [spec], api_base=srv.base_url, out=tmp_path / "direct", n_boot=200,
-                          n_regrade=0)
-    assert all([m["role"] for m in b["messages"]] == ["system", "user"] for b in srv.requests)
+    if kind not in _VALIDITY_DIRECT:
+        template = _template(kind, root)
+        probes = small_probes(root)
+        srv = FakeServer().start()
+        try:
+            srv._reply_text = lambda body, prompt: scripted_reply(body["messages"])   # the judge hears the roles
+            spec = f"api:openai/judge-model?template={template}"
+            direct = run_validity(str(probes), [spec], api_base=srv.base_url, out=root / "direct", n_boot=200,
+                                  n_regrade=0)
+            assert all([m["role"] for m in b["messages"]] == ["system", "user"] for b in srv.requests)
+        finally:
+            srv.stop()
+        out = root / "export"
+        res = CliRunner().invoke(app, ["requests", "export", "--analysis", "validity", "--probes", str(probes),
+                                       "--regrade", "0", "--template", template, "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        rows = [json.loads(x) for x in (out / "requests.jsonl").read_text().splitlines()]
+        t = get_template(template)
+        assert all(r["messages"] == t.messages(request_of(r)) for r in rows)
+        assert all(r["template"]["name"] == t.name and r["template"]["scale"] == t.scale.to_dict() for r in rows)
+        _VALIDITY_DIRECT[kind] = (template, probes, spec, direct, out, rows, t)
+    return _VALIDITY_DIRECT[kind]
 
-    out = tmp_path / "export"
-    res = CliRunner().invoke(app, ["requests", "export", "--analysis", "validity", "--probes", str(probes),
-                                   "--regrade", "0", "--template", template, "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    rows = [json.loads(x) for x in (out / "requests.jsonl").read_text().splitlines()]
-    t = get_template(template)
-    assert all(r["messages"] == t.messages(request_of(r)) for r in rows)
-    assert all(r["template"]["name"] == t.name and r["template"]["scale"] == t.scale.to_dict() for r in rows)
+
+@pytest.mark.parametrize("route", ["jsonl", "inspect", "promptfoo"])
+@pytest.mark.parametrize("kind", ["mt-bench-single", "prometheus-absolute", "pass_fail"])
+def test_validity_round_trip_through_every_export_format(tmp_path_factory, tmp_path, monkeypatch, kind, route):
+    """The validity profile of an exported-then-replayed judge equals the direct run's, for a template with a
+    system prompt on a 1–10 higher-is-better scale, one with a regex parser (1–5) and a pass/fail one."""
+    from judgeaudit.commands.validity import run_validity
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    template, probes, spec, direct, out, rows, t = _validity_direct(kind, tmp_path_factory.mktemp(f"validity-{kind}"))
     replay = _answered(route, out, rows, template, tmp_path, monkeypatch, t)
     back = run_validity(str(probes), [replay], out=tmp_path / "back", n_boot=200, n_regrade=0)
     a = direct.result.to_dict()["judges"][spec]
@@ -288,27 +305,45 @@ def _answered(route: str, out: Path, rows: list[dict], template: str, tmp_path: 
     return replay
 
 
+_CAP_DIRECT: dict = {}
+
+
+def _cap_direct(template: str, root: Path):
+    """The direct CAP run of the scripted pairwise judge for ``template`` and the template's exported requests,
+    made once per template and shared by the routes."""
+    import judgeaudit
+    from fakeserver import FakeServer
+    from judgeaudit.commands.cap import run_cap
+
+    if template not in _CAP_DIRECT:
+        cap_set = f"llmbar:{Path(judgeaudit.__file__).parent / 'data' / 'llmbar'}"
+        srv = FakeServer().start()
+        try:
+            srv._reply_text = lambda body, prompt: scripted_reply(body["messages"])
+            spec = f"api:openai/judge-model?template={template}"
+            direct = run_cap([cap_set], judge_specs=[spec], api_base=srv.base_url, n_boot=100, seed=0,
+                             out=root / "direct")
+        finally:
+            srv.stop()
+        out = root / "export"
+        res = CliRunner().invoke(app, ["requests", "export", "--analysis", "cap", "--set", cap_set, "--template",
+                                       template, "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        rows = [json.loads(x) for x in (out / "requests.jsonl").read_text().splitlines()]
+        assert all([m["role"] for m in r["messages"]] == ["system", "user"] for r in rows)
+        _CAP_DIRECT[template] = (cap_set, spec, direct, out, rows)
+    return _CAP_DIRECT[template]
+
+
 @pytest.mark.parametrize("route", ["jsonl", "inspect", "promptfoo"])
 @pytest.mark.parametrize("template", ["mt-bench-pair", "llmbar-vanilla"])
-def test_cap_round_trip_through_every_export_format(tmp_path, monkeypatch, fake_server, template, route):
+def test_cap_round_trip_through_every_export_format(tmp_path_factory, tmp_path, monkeypatch, template, route):
     """The CAP profile of an exported-then-replayed pairwise judge equals the direct run's, for a template with a
     system prompt and a bracket verdict and one with a regex parser."""
-    import judgeaudit
     from judgeaudit.commands.cap import run_cap
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    cap_set = f"llmbar:{Path(judgeaudit.__file__).parent / 'data' / 'llmbar'}"
-    srv = fake_server()
-    srv._reply_text = lambda body, prompt: scripted_reply(body["messages"])
-    spec = f"api:openai/judge-model?template={template}"
-    direct = run_cap([cap_set], judge_specs=[spec], api_base=srv.base_url, n_boot=100, seed=0,
-                     out=tmp_path / "direct")
-    out = tmp_path / "export"
-    res = CliRunner().invoke(app, ["requests", "export", "--analysis", "cap", "--set", cap_set, "--template",
-                                   template, "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    rows = [json.loads(x) for x in (out / "requests.jsonl").read_text().splitlines()]
-    assert all([m["role"] for m in r["messages"]] == ["system", "user"] for r in rows)
+    cap_set, spec, direct, out, rows = _cap_direct(template, tmp_path_factory.mktemp(f"cap-{template}"))
     replay = _answered(route, out, rows, template, tmp_path, monkeypatch, get_template(template))
     back = run_cap([cap_set], judge_specs=[replay], n_boot=100, seed=0, out=tmp_path / "back")
     a = direct.to_dict()["sets"]["llmbar"]["judges"][spec]

@@ -68,8 +68,9 @@ def server(tmp_path):
     th.join(timeout=10)
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def browser():
+    """One Chromium for the module; each test opens its own pages."""
     _require_browser()
     from playwright.sync_api import sync_playwright
 

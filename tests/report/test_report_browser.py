@@ -190,6 +190,22 @@ def _open(browser, path: Path, width: int):
     return page
 
 
+@pytest.fixture(scope="module")
+def shown(browser, reports):
+    """Each report page opened once at each width and shared by the tests that only read it (a test that
+    filters a table or edits the page opens its own)."""
+    pages: dict = {}
+
+    def get(name: str, width: int):
+        if (name, width) not in pages:
+            pages[name, width] = _open(browser, reports[name], width)
+        return pages[name, width]
+
+    yield get
+    for page in pages.values():
+        page.close()
+
+
 LOOK = """() => {
   const cells = [...document.querySelectorAll('td')].map(e => e.innerText.trim());
   const outside = document.body.cloneNode(true);
@@ -213,9 +229,9 @@ PAGES = ["world", "factorial", "cap", "cap-two-axes", "vp", "validity", "loop"]
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_every_page_reads_at_desktop_and_phone_widths(reports, browser, name):
+def test_every_page_reads_at_desktop_and_phone_widths(reports, shown, name):
     for label, width in WIDTHS.items():
-        page = _open(browser, reports[name], width)
+        page = shown(name, width)
         seen = _look(page)
         assert seen["pageWidth"] <= width, f"{name} at {width}px is {seen['pageWidth']}px wide"
         # Python's and JavaScript's words for a missing value ("none" in lower case is a word a table uses:
@@ -229,20 +245,16 @@ def test_every_page_reads_at_desktop_and_phone_widths(reports, browser, name):
         if seen["figures"]:
             assert seen["plots"] >= seen["figures"], f"{name}: {seen['figures']} figures, {seen['plots']} drawn"
         page.screenshot(path=str(reports[name].parent / f"{name}-{label}.png"), full_page=True)
-        page.close()
     assert (reports[name].parent / f"{name}-phone.png").stat().st_size > 10_000
 
 
-def _first_section(browser, path: Path) -> tuple[str, str]:
-    page = _open(browser, path, WIDTHS["desktop"])
+def _first_section(page) -> tuple[str, str]:
     first = page.locator("section:not(#summary)").first
-    title, text = first.locator("h2").inner_text(), first.inner_text()
-    page.close()
-    return title, text
+    return first.locator("h2").inner_text(), first.inner_text()
 
 
-def test_world_page_opens_with_the_paired_gain_its_interval_and_test(reports, browser):
-    title, text = _first_section(browser, reports["world"])
+def test_world_page_opens_with_the_paired_gain_its_interval_and_test(reports, shown):
+    title, text = _first_section(shown("world", WIDTHS["desktop"]))
     result = json.loads((reports["world"].parent / "result.json").read_text())
     gain = next(p for p in result["paired"] if p["metric"] == "balanced_accuracy" and p["b"] == "informed")
     assert title.splitlines()[-1] == "Key finding" and title.startswith("world · tiny:x"), title
@@ -251,14 +263,13 @@ def test_world_page_opens_with_the_paired_gain_its_interval_and_test(reports, br
     assert "McNemar p = " in text, text
 
 
-def test_factorial_page_shows_its_finding_and_shapley_chart_before_the_tables(reports, browser):
-    page = _open(browser, reports["factorial"], WIDTHS["desktop"])
+def test_factorial_page_shows_its_finding_and_shapley_chart_before_the_tables(shown):
+    page = shown("factorial", WIDTHS["desktop"])
     title = page.locator("section:not(#summary) h2").first.inner_text()
     rows_before_chart = page.evaluate("""() => {
         const chart = document.querySelector('.js-plotly-plot');
         return [...document.querySelectorAll('tr')].filter(
             r => r.compareDocumentPosition(chart) & Node.DOCUMENT_POSITION_FOLLOWING).length; }""")
-    page.close()
     assert title.splitlines()[-1] == "Key finding"
     assert rows_before_chart <= 12, f"{rows_before_chart} table rows before the Shapley chart"
 
@@ -269,37 +280,28 @@ def _boxes_overlap(a: dict, b: dict) -> bool:
 
 
 @pytest.mark.parametrize("width", WIDTHS.values())
-def test_vp_legend_does_not_cover_the_x_axis_labels(reports, browser, width):
-    page = _open(browser, reports["vp"], width)
-    plot = page.locator(".js-plotly-plot").first
+def test_vp_legend_does_not_cover_the_x_axis_labels(shown, width):
+    plot = shown("vp", width).locator(".js-plotly-plot").first
     legend = plot.locator(".legend").first.bounding_box()
     ticks = [t.bounding_box() for t in plot.locator(".xtick text").all()]
-    page.close()
     assert legend is not None and len(ticks) >= 3
     hidden = [t for t in ticks if _boxes_overlap(legend, t)]
     assert hidden == [], f"the legend {legend} covers x labels {hidden}"
 
 
-def test_cap_profile_below_three_axes_is_drawn_as_bars_and_above_as_a_radar(reports, browser):
-    page = _open(browser, reports["cap-two-axes"], WIDTHS["desktop"])
+def test_cap_profile_below_three_axes_is_drawn_as_bars_and_above_as_a_radar(shown):
+    page = shown("cap-two-axes", WIDTHS["desktop"])
     bars, polar = page.locator(".barlayer .point").count(), page.locator(".polarlayer .trace").count()
-    page.close()
     assert bars == 2 * 2 and polar == 0           # two judges × two conditions, no collapsed radar
-    page = _open(browser, reports["cap"], WIDTHS["desktop"])
-    assert page.locator(".polarlayer .trace").count() >= 1
-    page.close()
+    assert shown("cap", WIDTHS["desktop"]).locator(".polarlayer .trace").count() >= 1
 
 
-def test_page_size_with_plotly_inline_and_from_the_cdn(reports, browser):
+def test_page_size_with_plotly_inline_and_from_the_cdn(reports, shown):
     inline, cdn = reports["vp"].stat().st_size, reports["vp-cdn"].stat().st_size
     assert inline > 3_000_000 and cdn < 100_000, (inline, cdn)
     # offline (as here) the inline page draws its figures; the cdn page still shows every table
-    page = _open(browser, reports["vp-cdn"], WIDTHS["desktop"])
-    cdn_cells = _look(page)["cells"]
-    page.close()
-    page = _open(browser, reports["vp"], WIDTHS["desktop"])
-    seen = _look(page)
-    page.close()
+    cdn_cells = _look(shown("vp-cdn", WIDTHS["desktop"]))["cells"]
+    seen = _look(shown("vp", WIDTHS["desktop"]))
     assert seen["plots"] >= seen["figures"] >= 1 and cdn_cells == seen["cells"]
 
 
@@ -345,22 +347,19 @@ def test_layout_checker_finds_each_problem_on_a_broken_page(browser, tmp_path):
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_every_page_has_no_layout_problem_at_desktop_and_phone_widths(reports, browser, name):
+def test_every_page_has_no_layout_problem_at_desktop_and_phone_widths(shown, name):
     """No overflow, no cut table, no clipped plot label, no legend over a title and no crushed plot area,
     at 1280 and at 390 px (``tests/pagelayout.py``)."""
     from pagelayout import layout_problems
 
     problems = []
     for label, width in WIDTHS.items():
-        page = _open(browser, reports[name], width)
-        problems += [f"{label}: {p}" for p in layout_problems(page)]
-        page.close()
+        problems += [f"{label}: {p}" for p in layout_problems(shown(name, width))]
     assert problems == [], "\n".join(problems)
 
 
-def test_a_page_opens_on_its_summary_then_its_contents_and_every_section_names_its_analysis(reports, browser):
-    page = _open(browser, reports["validity"], WIDTHS["desktop"])
-    seen = page.evaluate("""() => ({
+def test_a_page_opens_on_its_summary_then_its_contents_and_every_section_names_its_analysis(reports, shown):
+    seen = shown("validity", WIDTHS["desktop"]).evaluate("""() => ({
         first: document.querySelector('section').id,
         tocAfter: !!(document.querySelector('#summary').compareDocumentPosition(document.querySelector('nav.toc'))
                      & Node.DOCUMENT_POSITION_FOLLOWING),
@@ -369,7 +368,6 @@ def test_a_page_opens_on_its_summary_then_its_contents_and_every_section_names_i
         of: [...document.querySelectorAll('section h2')].filter(h => h.closest('section').id !== 'summary')
               .map(h => (h.querySelector('.of') || {}).innerText || ''),
         summary: [...document.querySelectorAll('#summary tbody tr')].map(r => [...r.cells].map(c => c.innerText))})""")
-    page.close()
     result = json.loads((reports["validity"].parent / "result.json").read_text())
     assert seen["first"] == "summary" and seen["tocAfter"]
     assert seen["links"] == ["#" + i for i in seen["ids"]]
