@@ -32,7 +32,7 @@ from judgeaudit.commands.declared import declared
 from judgeaudit.runtime.context import RunContext
 from judgeaudit.errors import InputError
 from judgeaudit.loop.options import NLI_HELP, OPTIONS, RUN, VOTE_TEMPERATURE
-from judgeaudit.commands.common import ApiBaseOpt, BootstrapOpt, ConcurrencyOpt, SeedOpt
+from judgeaudit.commands.common import ApiBaseOpt, ConcurrencyOpt
 
 app = typer.Typer(help="Close the loop: what acting on a judge's reports does, scored by a checker.",
                   no_args_is_help=True)
