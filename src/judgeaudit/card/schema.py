@@ -24,6 +24,7 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Discriminator, Fie
                       Tag, ValidationError)
 
 from judgeaudit.analyses.cap.schema import CellSummary
+from judgeaudit.analyses.validity.schema import Block
 from judgeaudit.errors import InputError
 
 SCHEMA_VERSION = 1
@@ -69,11 +70,8 @@ Count = Annotated[int | None, BeforeValidator(_count)]
 """How many units an interval resampled (or a section counted), as the run recorded it."""
 
 
-class _Block(BaseModel):
-    model_config = ConfigDict(extra="allow")
 
-
-class Source(_Block):
+class Source(Block):
     """The run a section read (``build._src``): its ``result.json``, run id and time; the judge's model family as
     the run recorded it and where it was read; the files the run read (``inputs``) and which of them changed
     since (``inputs_changed``)."""
@@ -88,14 +86,14 @@ class Source(_Block):
     inputs_changed: list[str] | None = None
 
 
-class Value(_Block):
+class Value(Block):
     """A quantity's value and its interval."""
 
     value: Num
     ci: Interval
 
 
-class Unmeasured(_Block):
+class Unmeasured(Block):
     """A section no run measured (``not_measured``: the line saying what to run, or why it was not run), or one
     whose run the judge gave no usable verdict in (``failed``)."""
 
@@ -104,17 +102,17 @@ class Unmeasured(_Block):
     not_measured: str
 
 
-class Measured(_Block):
+class Measured(Block):
     measured: Literal[True]
 
 
-class ValidityN(_Block):
+class ValidityN(Block):
     base_items: Count
     construct_edits: Count
     control_edits: Count
 
 
-class Bootstrap(_Block):
+class Bootstrap(Block):
     """What the validity intervals resampled: the run's ``bootstrap_unit``, ``n`` of them."""
 
     unit: str | None
@@ -143,7 +141,7 @@ class ValiditySection(Measured):
     scale: dict[str, Any] | None
 
 
-class CapSet(_Block):
+class CapSet(Block):
     """One label set of the CAP profile: its run, the overall cell and one cell per condition."""
 
     source: Source
@@ -155,7 +153,7 @@ class CapSection(Measured):
     sets: dict[str, CapSet]
 
 
-class VpRow(_Block):
+class VpRow(Block):
     """One label set (and mode) of the ruler (``build.vp_section``)."""
 
     set: str
@@ -190,7 +188,7 @@ class VpSection(Measured):
     rows: list[VpRow]
 
 
-class Rate(_Block):
+class Rate(Block):
     """A world arm's recall or specificity with its interval and the units it resampled."""
 
     value: Num
@@ -199,7 +197,7 @@ class Rate(_Block):
     unit: str | None
 
 
-class PairedGain(_Block):
+class PairedGain(Block):
     """One arm's rate minus another's on the units both scored (b − a), with its paired interval."""
 
     a: str
@@ -225,7 +223,7 @@ class WorldSection(Measured):
     paired: list[PairedGain]
 
 
-class Regulator(_Block):
+class Regulator(Block):
     """A loop arm's net effect (fixed − broken) with its interval; ``status`` when it took no action."""
 
     net: Num
@@ -249,7 +247,7 @@ class LoopSection(Measured):
         return next(((k, v) for k, v in self.numbers.items() if k.split(".")[-1] == "n_units"), (None, None))
 
 
-class ChecklistItem(_Block):
+class ChecklistItem(Block):
     """One §6.1 item: met or not, with its evidence (``short``: the line the card shows)."""
 
     number: int
@@ -263,7 +261,7 @@ class ChecklistSection(Measured):
     items: list[ChecklistItem]
 
 
-class LedgerUnit(_Block):
+class LedgerUnit(Block):
     """One registered prediction scored: its unit and bar, the verdict and direction, the observed value."""
 
     unit: str
@@ -286,7 +284,7 @@ class LedgerSection(Measured):
     units: list[LedgerUnit]
 
 
-class CalibrateN(_Block):
+class CalibrateN(Block):
     labelled: Count
     unlabelled: Count = None
     positives: Count = None
@@ -309,7 +307,7 @@ class CalibrateSection(Measured):
     notes: list[str]
 
 
-class MigrateQuantity(_Block):
+class MigrateQuantity(Block):
     name: str
     label: str
     value: Num
@@ -322,7 +320,7 @@ class MigrateQuantity(_Block):
     anchors_needed: Any
 
 
-class MigrateN(_Block):
+class MigrateN(Block):
     anchors: Count
     units: Count
     unit: str | None
@@ -360,7 +358,7 @@ def _section(measured: type[BaseModel]) -> Any:
                                    custom_error_message="a section is a JSON object with 'measured' true or false")]
 
 
-class Sections(_Block):
+class Sections(Block):
     """The card's sections, in the order it shows them (calibrate and migrate only when such a run was given)."""
 
     validity: _section(ValiditySection)
@@ -374,7 +372,7 @@ class Sections(_Block):
     migrate: _section(MigrateSection) | None = None
 
 
-class Lead(_Block):
+class Lead(Block):
     """What the card opens on (``build.lead``): per judge section its sentences, the label sets' sentences and the
     status lines."""
 
@@ -391,7 +389,7 @@ class Lead(_Block):
 _TAGS = {_MEASURED, _UNMEASURED}
 
 
-class CardFile(_Block):
+class CardFile(Block):
     """A validity card: written as ``card.json`` (``to_json``, ``write``), read with one error line naming the file
     and the first key that is not as a card writes it (``of``, ``read``)."""
 

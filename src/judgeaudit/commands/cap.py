@@ -315,18 +315,13 @@ def run_command(values: dict[str, Any], *, echo: Console = console, context: Run
         raise InputError("--augment takes style or length", field="augment")
     entries: list = []
 
-    def register_section(result: CapResult) -> list:
-        e, section = register.mark(led, ledger, "cap", result.to_dict(), out)
-        entries.extend(e)
-        return [section]
-
     with output_set(out, "cap"):   # the result, the report and the register as one set
         result = run_cap(v["sets"], judge_specs=v["judges"], published=v["published"], evaluator_spec=v["evaluator"],
                          allow_same_family=v["allow_same_family"], human=v["human"], stress=v["stress"],
                          n_boot=v["bootstrap"], seed=v["seed"], store=v["store"], out=out,
                          concurrency=v["concurrency"], failures=v["failures"], api_base=v["api_base"],
                          augment=v["augment"], generator_spec=v["generator"], c8_sample=v["c8_sample"],
-                         extra=register_section if led is not None else None, template=v["template"],
+                         extra=register.sections(led, ledger, "cap", out, entries), template=v["template"],
                          context=context)
     from judgeaudit.report.cap import benchmark_score_table, profile_table
 

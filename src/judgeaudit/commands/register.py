@@ -51,6 +51,20 @@ def mark(led, ledger: Path, kind: str, result: dict[str, Any], out: Path) -> tup
     return entries, register_section(entries, str(ledger))
 
 
+def sections(led, ledger: Path | None, kind: str, out: Path, entries: list):  # noqa: ANN001, ANN201
+    """The report sections of a run with ``--ledger`` (None without one): a callable an analysis's ``extra``
+    takes, which marks its result (``mark``) and adds the register entries to ``entries``."""
+    if led is None:
+        return None
+
+    def register_section(result: Any) -> list:
+        e, section = mark(led, ledger, kind, result.to_dict(), out)
+        entries.extend(e)
+        return [section]
+
+    return register_section
+
+
 def enforce(entries: list, strict: bool) -> None:
     missing = [e.path for e in entries if not e.registered]
     if missing:

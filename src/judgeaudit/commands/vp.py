@@ -180,16 +180,11 @@ def run_command(values: dict[str, Any], *, backend: str | None = None, ray_addre
     led = register.load(ledger, strict_register)
     entries: list = []
 
-    def register_section(result: ValidationPowerResult) -> list:
-        e, section = register.mark(led, ledger, "vp", result.to_dict(), out)
-        entries.extend(e)
-        return [section]
-
     with output_set(out, "vp"):   # the result, the report and the register as one set
         result = run_audit(list(sets), mode=v["mode"], out=out, permutations=v["permutations"], seed=v["seed"],
                            ceilings=list(v["ceilings"] or []), transfer=not v["no_transfer"], jobs=v["jobs"],
                            backend=backend, ray_address=ray_address,
-                           extra=register_section if led is not None else None)
+                           extra=register.sections(led, ledger, "vp", out, entries))
     print_table(result)
     console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
     if led is not None:

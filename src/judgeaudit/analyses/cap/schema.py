@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
-from judgeaudit.analyses.validity.schema import Estimate, JudgeIdentity, ResultReader, Unit
+from judgeaudit.analyses.validity.schema import Block, Estimate, JudgeIdentity, ResultReader, Unit
 from judgeaudit.errors import InputError
 
 SCHEMA_VERSION = 1
@@ -36,21 +36,19 @@ RESAMPLED = "base_id"
 Interval = tuple[float | None, float | None] | None
 
 
-class Metric(BaseModel):
+class Metric(Block):
     """A cell's other metric (``strict``, ``consistency``, ``acc_AB``, …): value, interval, items used (a run
     writes them; None where a result does not say)."""
 
-    model_config = ConfigDict(extra="allow")
     value: float | None
     ci: Interval
     n: int | None = None
 
 
-class CellSummary(BaseModel):
+class CellSummary(Block):
     """What a card keeps of a cell (``sections.cap.sets.<set>.conditions.<c>`` and ``.overall``): its value,
     interval and items used, the coverage status for a condition, strict and consistency for C5–C7."""
 
-    model_config = ConfigDict(extra="allow")
     value: float | None
     ci: Interval
     n: int | None
@@ -59,11 +57,10 @@ class CellSummary(BaseModel):
     consistency: Metric | dict[str, Any] | None = None
 
 
-class Cell(BaseModel):
+class Cell(Block):
     """One cell of a judge on a set (a condition, or ``overall``): the value by the condition's operator, with
     its interval, items used, coverage status and operator, and the cell's other metrics."""
 
-    model_config = ConfigDict(extra="allow")
     value: float | None
     ci: Interval
     n: int
@@ -110,17 +107,15 @@ class ConditionCell(Cell):
     coverage: str
 
 
-class BenchmarkScore(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class BenchmarkScore(Block):
     value: float | None
     rule: str
     n: int
 
 
-class CapJudge(BaseModel):
+class CapJudge(Block):
     """One judge's block on a set (``sets.<set>.judges.<id>``)."""
 
-    model_config = ConfigDict(extra="allow")
     family: str | None = None
     conditions: dict[str, ConditionCell]
     overall: Cell
@@ -129,16 +124,14 @@ class CapJudge(BaseModel):
     identity: JudgeIdentity | None = None
 
 
-class Coverage(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class Coverage(Block):
     status: str
     operator: str
 
 
-class CapSet(BaseModel):
+class CapSet(Block):
     """One benchmark's block (``sets.<set>``)."""
 
-    model_config = ConfigDict(extra="allow")
     judges: dict[str, CapJudge]
     coverage: dict[str, Coverage] = Field(default_factory=dict)
     exclusions: list[dict[str, Any]] = Field(default_factory=list)
@@ -147,8 +140,7 @@ class CapSet(BaseModel):
     """The base items the set's intervals resample (None: a file written before it was recorded)."""
 
 
-class Settings(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class Settings(Block):
     n_boot: int
     seed: int | None
     failures: str

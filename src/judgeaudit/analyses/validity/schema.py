@@ -29,6 +29,12 @@ ESTIMATES = ("S", "R", "R_scope", "R_strength", "gap", "control_flip_rate", "R_e
 """The quantities of a judge block that carry an interval (``<name>_ci``)."""
 
 
+class Block(BaseModel):
+    """A block of a result file: its typed fields, and every other key the run wrote kept as written."""
+
+    model_config = ConfigDict(extra="allow")
+
+
 class Unit(BaseModel):
     """What an interval resampled: ``resampled`` (the unit, ``base_id``), ``n`` of them (None: a result written
     before the count was recorded), ``resamples`` draws, at confidence ``level``."""
@@ -61,20 +67,16 @@ class JudgeIdentity(BaseModel):
     scale: dict[str, Any] | None = None
 
 
-class Directional(BaseModel):
+class Directional(Block):
     """R⁺ and the wrong-way rate on one axis (or over the construct arm)."""
-
-    model_config = ConfigDict(extra="allow")
     R_plus: float | None = None
     R_plus_ci: tuple[float | None, float | None] | None = None
     wrong_way_rate: float | None = None
     wrong_way_rate_ci: tuple[float | None, float | None] | None = None
 
 
-class ValidityJudge(BaseModel):
+class ValidityJudge(Block):
     """One judge's block (``judges.<id>``): its profile at the matched-invariance operating point."""
-
-    model_config = ConfigDict(extra="allow")
     S: float | None
     R: float | None
     R_scope: float | None

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
-from judgeaudit.analyses.validity.schema import Estimate, JudgeIdentity, ResultReader, Unit
+from judgeaudit.analyses.validity.schema import Block, Estimate, JudgeIdentity, ResultReader, Unit
 
 SCHEMA_VERSION = 1
 """The version this code writes."""
@@ -48,18 +48,16 @@ class WorldUnit(Unit):
     n_answers: int | None
 
 
-class Bootstrap(BaseModel):
+class Bootstrap(Block):
     """The unit a block's intervals resampled and, per rate (or for the one rate of a paired row), how many."""
 
-    model_config = ConfigDict(extra="allow")
     unit: str
     n: dict[str, int] | int | None
 
 
-class McNemar(BaseModel):
+class McNemar(Block):
     """The exact McNemar test on a paired row's stratum (``b``, ``c``: the discordant units, ``b_is``/``c_is``)."""
 
-    model_config = ConfigDict(extra="allow")
     b: int
     c: int
     p: float | None
@@ -70,28 +68,25 @@ class McNemar(BaseModel):
     log10_p: float | None = None
 
 
-class KindRecall(BaseModel):
+class KindRecall(Block):
     """Recall of the defective units of one kind (``recall_by_kind.<kind>``), found of ``n``."""
 
-    model_config = ConfigDict(extra="allow")
     n: int
     found: int
     recall: float | None
     ci: Interval | None = None
 
 
-class Found(BaseModel):
+class Found(Block):
     """The defective units with no kind the corpus places (``kind_unplaced``): found of ``n``."""
 
-    model_config = ConfigDict(extra="allow")
     n: int
     found: int
 
 
-class SpanScores(BaseModel):
+class SpanScores(Block):
     """Marked segments found and complaints on target through one matcher (``spans.strict``, ``.generous``)."""
 
-    model_config = ConfigDict(extra="allow")
     segments: int
     found: int
     complaints: int
@@ -102,48 +97,43 @@ class SpanScores(BaseModel):
     precision: float | None
 
 
-class MatcherAudit(BaseModel):
+class MatcherAudit(Block):
     """The permuted control: complaints paired with another answer's segment, and how many the matcher
     credited (``false_match_rate``)."""
 
-    model_config = ConfigDict(extra="allow")
     complaints: int
     false_matches: int
     undecided: int
     false_match_rate: float | None
 
 
-class CharOverlap(BaseModel):
+class CharOverlap(Block):
     """RAGTruth's character-level precision, recall and F1 of the located quotes, and the quotes not found."""
 
-    model_config = ConfigDict(extra="allow")
     precision: float | None
     recall: float | None
     f1: float | None
     unlocated_quotes: int
 
 
-class CharSpecificity(BaseModel):
+class CharSpecificity(Block):
     """The share of the error-free answers' characters no located quote covers, with its interval."""
 
-    model_config = ConfigDict(extra="allow")
     answers: int
     specificity: float | None
     ci: Interval | None
 
 
-class Disagreement(BaseModel):
+class Disagreement(Block):
     """Of the pairs both matchers judged, how many they credited differently."""
 
-    model_config = ConfigDict(extra="allow")
     pairs: int
     differ: int
 
 
-class MatcherAgreement(BaseModel):
+class MatcherAgreement(Block):
     """Two matchers on the same pairs: agreement, Cohen's κ and the share each credited."""
 
-    model_config = ConfigDict(extra="allow")
     pairs: int
     agreement: float | None
     kappa: float | None
@@ -151,12 +141,11 @@ class MatcherAgreement(BaseModel):
     second_credits: float | None
 
 
-class Spans(BaseModel):
+class Spans(Block):
     """Complaints against marked segments (``arms.<arm>.spans``): through the strict matcher (at
     ``strict_threshold``), its permuted control, character overlap and specificity; with a generous matcher its
     scores, control and disagreement with the strict one; with a second matcher its agreement with the first."""
 
-    model_config = ConfigDict(extra="allow")
     strict: SpanScores
     strict_threshold: float
     permuted_audit_strict: MatcherAudit
@@ -176,10 +165,9 @@ class Spans(BaseModel):
         return self
 
 
-class Matched(BaseModel):
+class Matched(Block):
     """The rates of one unit through one matcher (``matched["<unit>:<matcher>"]``), its undecided units apart."""
 
-    model_config = ConfigDict(extra="allow")
     n: int
     undecided: int
     recall: float | None = None
@@ -189,10 +177,9 @@ class Matched(BaseModel):
     ci: dict[str, Interval | None]
 
 
-class WorldArm(BaseModel):
+class WorldArm(Block):
     """One judge's rates under one arm (``judges.<id>.arms.<arm>``)."""
 
-    model_config = ConfigDict(extra="allow")
     n: int
     n_defective: int
     n_clean: int
@@ -216,18 +203,16 @@ class WorldArm(BaseModel):
     matched: dict[str, Matched] | None = None
 
 
-class WorldJudge(BaseModel):
+class WorldJudge(Block):
     """One judge's block (``judges.<id>``)."""
 
-    model_config = ConfigDict(extra="allow")
     arms: dict[str, WorldArm]
     template: dict[str, Any] | None = None
 
 
-class WorldPaired(BaseModel):
+class WorldPaired(Block):
     """The gain ``b − a`` of one metric on the units both arms scored (``paired[i]``)."""
 
-    model_config = ConfigDict(extra="allow")
     judge: str
     a: str
     b: str
@@ -243,11 +228,10 @@ class WorldPaired(BaseModel):
     mcnemar: McNemar | None
 
 
-class SpearmanRow(BaseModel):
+class SpearmanRow(Block):
     """One rank correlation over answers (``spearman[i]``): a per-answer quantity (``gain`` of ``b`` over ``a``,
     or ``false_alarms`` in arm ``a``) against a covariate, with its permutation p."""
 
-    model_config = ConfigDict(extra="allow")
     judge: str
     quantity: str
     a: str
@@ -262,10 +246,9 @@ class SpearmanRow(BaseModel):
     alternative: str
 
 
-class Factorial(BaseModel):
+class Factorial(Block):
     """A factorial run's cells and each factor's exact Shapley value per metric (``factorial``)."""
 
-    model_config = ConfigDict(extra="allow")
     factors: list[str]
     cells: list[dict[str, Any]]
     shapley: dict[str, dict[str, float | None]]
@@ -353,19 +336,17 @@ class WorldAnalysis(ResultReader):
         return JudgeIdentity(template=self.judges[judge].template)
 
 
-class Thresholds(BaseModel):
+class Thresholds(Block):
     """A structural judge's thresholds (``tau_s``, ``tau_c``; ``top_k`` where it ran with one)."""
 
-    model_config = ConfigDict(extra="allow")
     tau_s: float
     tau_c: float
     top_k: int | None = None
 
 
-class DevSplit(BaseModel):
+class DevSplit(Block):
     """The development split the structural defaults were chosen on (``structural.graph.DEV_SPLIT``)."""
 
-    model_config = ConfigDict(extra="allow")
     corpus: str
     share: float
     seed: int
@@ -373,10 +354,9 @@ class DevSplit(BaseModel):
     weak_backend: bool | None = None
 
 
-class DevResult(BaseModel):
+class DevResult(Block):
     """How the defaults did on the development split, and along each threshold (``structural.graph.DEV_RESULT``)."""
 
-    model_config = ConfigDict(extra="allow")
     n_groups: int
     balanced_accuracy: float | None
     grid_range: tuple[float, float]
@@ -384,12 +364,11 @@ class DevResult(BaseModel):
     along_tau_c: dict[str, float | None]
 
 
-class StructuralCalibration(BaseModel):
+class StructuralCalibration(Block):
     """What a run records of a structural judge's thresholds (``calibration.<judge>``,
     ``structural.calibrate.calibration_record``): the values used, the defaults, whether they are the defaults,
     whether its backend is weak, and where and how well the defaults were chosen."""
 
-    model_config = ConfigDict(extra="allow")
     parameters: Thresholds
     weak_backend: bool
     defaults: Thresholds
@@ -398,19 +377,17 @@ class StructuralCalibration(BaseModel):
     dev_result: DevResult
 
 
-class Split(BaseModel):
+class Split(Block):
     """Which items of the structural judge's development split the run kept (``split``)."""
 
-    model_config = ConfigDict(extra="allow")
     split: str
     dev_items_in_run: int
     dev_items_left_out: int
 
 
-class CallCounts(BaseModel):
+class CallCounts(Block):
     """One judge's calls in one arm (``calls_by_arm.<judge>.<arm>``)."""
 
-    model_config = ConfigDict(extra="allow")
     calls: int
     failed_calls: int
     parse_failures: int
@@ -418,20 +395,18 @@ class CallCounts(BaseModel):
     reasons: list[str]
 
 
-class SetProvenance(BaseModel):
+class SetProvenance(Block):
     """Where a loaded world set came from (``datasets.world.WorldSet.provenance``): the files read and the source
     records left out, by reason."""
 
-    model_config = ConfigDict(extra="allow")
     files: list[str]
     excluded: dict[str, int]
 
 
-class Provenance(BaseModel):
+class Provenance(Block):
     """What a world run judged (``provenance``): the set as given, its items and the judges; ``set_provenance``
     is None where the items were passed in rather than loaded from a set."""
 
-    model_config = ConfigDict(extra="allow")
     set: str | None
     items: int
     answers_defective: int
