@@ -60,3 +60,13 @@ def cli_main(capsys, monkeypatch):
         return subprocess.CompletedProcess(argv, code, out.out, out.err)
 
     return run
+
+
+@pytest.fixture
+def cli_run(cli_main):
+    """``judgeaudit ARGS`` in this process (``cli_main``): (exit code, stdout and stderr)."""
+    def run(*args):
+        p = cli_main(*args)
+        return p.returncode, p.stdout + p.stderr
+
+    return run

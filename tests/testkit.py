@@ -9,6 +9,7 @@ import os
 import signal
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -91,3 +92,11 @@ def small_probes(tmp_path: Path, n_bases: int = 6) -> Path:
     path = tmp_path / "probes.jsonl"
     path.write_text("\n".join(keep) + "\n")
     return path
+
+
+def entry_point(*args: object, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """``python -m judgeaudit.cli ARGS`` as a real process (the file's one test of the entry point): (exit code,
+    stdout and stderr)."""
+    p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", *map(str, args)], capture_output=True, text=True,
+                       env=env)
+    return p.returncode, p.stdout + p.stderr

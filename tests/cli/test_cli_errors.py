@@ -3,25 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-
-def _subprocess(*args):
-    """The real entry point (one test keeps it); the others run the command line in this process."""
-    p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", *args], capture_output=True, text=True)
-    return p.returncode, p.stdout + p.stderr
-
-
-@pytest.fixture
-def _run(cli_main):
-    def run(*args):
-        p = cli_main(*args)
-        return p.returncode, p.stdout + p.stderr
-
-    return run
+from testkit import entry_point
 
 
 @pytest.mark.parametrize("content,expected", [
@@ -31,33 +16,33 @@ def _run(cli_main):
     ('{"item_id": "a", "text": "x"}\n{"item_id": "a", "text": "y"}\n', "bad.jsonl:2: field 'item_id': duplicate"),
     ("", "bad.jsonl: file holds no items"),
 ])
-def test_bad_items_file(tmp_path, content, expected, _run):
+def test_bad_items_file(tmp_path, content, expected, cli_run):
     f = tmp_path / "bad.jsonl"
     f.write_text(content)
-    rc, out = _run("judge", "--judge", "reference:constant", "--input", str(f), "--out", str(tmp_path / "o"))
+    rc, out = cli_run("judge", "--judge", "reference:constant", "--input", str(f), "--out", str(tmp_path / "o"))
     assert rc == 2 and expected in out and "Traceback" not in out
 
 
-def test_unknown_judge_and_missing_file(tmp_path, _run):
+def test_unknown_judge_and_missing_file(tmp_path, cli_run):
     f = tmp_path / "ok.jsonl"
     f.write_text(json.dumps({"item_id": "a", "text": "x"}) + "\n")
-    rc, out = _subprocess("judge", "--judge", "nosuch:thing", "--input", str(f), "--out", str(tmp_path / "o"))
+    rc, out = entry_point("judge", "--judge", "nosuch:thing", "--input", str(f), "--out", str(tmp_path / "o"))
     assert rc == 2 and "unknown judge spec 'nosuch:thing'" in out and "Traceback" not in out
-    rc, out = _run("judge", "--judge", "local", "--input", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path))
+    rc, out = cli_run("judge", "--judge", "local", "--input", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path))
     assert rc == 2 and "missing.jsonl: cannot read file" in out
 
 
-def test_judge_command_writes_both_tables(tmp_path, _run):
+def test_judge_command_writes_both_tables(tmp_path, cli_run):
     import pandas as pd
 
     f = tmp_path / "items.jsonl"
     f.write_text("".join(json.dumps({"item_id": f"i{i}", "text": "x" * ((i + 1) * 50)}) + "\n" for i in range(4)))
-    rc, out = _run("judge", "--judge", "reference:length", "--input", str(f), "--out", str(tmp_path / "o"))
+    rc, out = cli_run("judge", "--judge", "reference:length", "--input", str(f), "--out", str(tmp_path / "o"))
     assert rc == 0, out
     df = pd.read_parquet(tmp_path / "o" / "verdicts.parquet")
     assert df["score"].tolist() == pytest.approx([1 + 8 * min(1, (i + 1) * 50 / 400) for i in range(4)])
     assert len((tmp_path / "o" / "verdicts.jsonl").read_text().splitlines()) == 4
-    rc, out = _run("judges", "list")
+    rc, out = cli_run("judges", "list")
     assert rc == 0 and "local" in out and "replay" in out
 
 

@@ -1,10 +1,10 @@
 import json
 import os
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
+
+from testkit import entry_point
 
 
 def _env(**extra):
@@ -17,20 +17,14 @@ def _env(**extra):
 
 def _subprocess(*args):
     """The real entry point (one test keeps it); the others run the command line in this process."""
-    p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", *args], capture_output=True, text=True, env=_env())
-    return p.returncode, p.stdout + p.stderr
+    return entry_point(*args, env=_env())
 
 
 @pytest.fixture
-def _run(cli_main, monkeypatch):
+def _run(cli_run, monkeypatch):
     """``judgeaudit ARGS`` in this process: (exit code, output)."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-
-    def run(*args):
-        p = cli_main(*args)
-        return p.returncode, p.stdout + p.stderr
-
-    return run
+    return cli_run
 
 
 def _judge(run, tmp_path, api_base, out, *extra):

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -12,21 +10,7 @@ import pytest
 from judgeaudit.probes.io import bundled_probes_path, read_probes
 from judgeaudit.probes.taxonomy import SLOT_BY_NAME
 from judgeaudit.records import probes_frame
-
-
-def _subprocess(*args):
-    """The real entry point (one test keeps it); the others run the command line in this process."""
-    p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", *args], capture_output=True, text=True)
-    return p.returncode, p.stdout + p.stderr
-
-
-@pytest.fixture
-def _run(cli_main):
-    def run(*args):
-        p = cli_main(*args)
-        return p.returncode, p.stdout + p.stderr
-
-    return run
+from testkit import entry_point
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +31,9 @@ def planted_replay(tmp_path_factory):
     return path
 
 
-def test_validity_run_on_a_replay_file(tmp_path, planted_replay, _run):
+def test_validity_run_on_a_replay_file(tmp_path, planted_replay, cli_run):
     out = tmp_path / "out"
-    rc, log = _run("validity", "run", "--probes", "bundled", "--judge", f"replay:{planted_replay}",
+    rc, log = cli_run("validity", "run", "--probes", "bundled", "--judge", f"replay:{planted_replay}",
                    "--judge", "reference:constant", "--bootstrap", "300", "--out", str(out))
     assert rc == 0, log
     res = json.loads((out / "result.json").read_text())
@@ -72,12 +56,12 @@ def test_validity_run_on_a_replay_file(tmp_path, planted_replay, _run):
     assert len(pd.read_parquet(out / "verdicts.parquet")) == 3 * (48 + 576) + 48
 
 
-def test_validity_run_on_the_local_judge(tmp_path, _run):
+def test_validity_run_on_the_local_judge(tmp_path, cli_run):
     probes = [json.loads(line) for line in bundled_probes_path().read_text().splitlines()][:24]   # two bases
     pf = tmp_path / "probes.jsonl"
     pf.write_text("".join(json.dumps(p) + "\n" for p in probes))
     out = tmp_path / "out"
-    rc, log = _run("validity", "run", "--probes", str(pf), "--judge", "local", "--bootstrap", "200",
+    rc, log = cli_run("validity", "run", "--probes", str(pf), "--judge", "local", "--bootstrap", "200",
                    "--regrade", "4", "--out", str(out))
     assert rc == 0, log
     j = json.loads((out / "result.json").read_text())["judges"]["local"]
@@ -86,26 +70,26 @@ def test_validity_run_on_the_local_judge(tmp_path, _run):
     v = pd.read_parquet(out / "verdicts.parquet")
     assert len(v) == 2 + 24 + 4 and v["parse_ok"].all()
     # a rerun is served by the call store: no new calls
-    rc, log = _run("validity", "run", "--probes", str(pf), "--judge", "local", "--bootstrap", "200",
+    rc, log = cli_run("validity", "run", "--probes", str(pf), "--judge", "local", "--bootstrap", "200",
                    "--regrade", "4", "--out", str(out))
     assert rc == 0 and json.loads((out / "result.json").read_text())["judges"]["local"] == j
 
 
-def test_yaml_experiment_runs_and_bad_files_name_the_line(tmp_path, planted_replay, _run):
+def test_yaml_experiment_runs_and_bad_files_name_the_line(tmp_path, planted_replay, cli_run):
     exp = tmp_path / "exp.yaml"
     exp.write_text(f"analysis: validity\nout: out\njudges:\n  - spec: replay:{planted_replay}?judge=perfect\n"
                    f"    family: planted\nbootstrap: 100\n")
-    rc, log = _run("run", str(exp))
+    rc, log = cli_run("run", str(exp))
     assert rc == 0, log
     assert json.loads((tmp_path / "out" / "result.json").read_text())["judges"]["perfect"]["R"] == 1.0
     exp.write_text("analysis: validity\nout: out\njudges:\n  - local\ns_floor: 1.5\n")
-    rc, log = _run("run", str(exp))
+    rc, log = cli_run("run", str(exp))
     assert rc == 2 and "exp.yaml:5: field 's_floor'" in log and "Traceback" not in log
     exp.write_text("analysis: validity\nout: out\n")
-    rc, log = _run("run", str(exp))
+    rc, log = cli_run("run", str(exp))
     assert rc == 2 and "field 'judges': required field is missing" in log
     exp.write_text("analysis: validity\njudges: [local\n")
-    rc, log = _subprocess("run", str(exp))
+    rc, log = entry_point("run", str(exp))
     assert rc == 2 and "exp.yaml:" in log and "malformed YAML" in log
 
 
