@@ -110,6 +110,16 @@ def test_checklist_each_item_fails_on_its_own_defect(tmp_path):
     assert items[6].evidence.startswith("no generative-condition field in prefs")
 
 
+def all_present_card(tmp: Path) -> Path:
+    """The card folder of ``_all_present``'s runs (every section measured) with its ledger, built under ``tmp``."""
+    root = _all_present(tmp / "runs")
+    out = tmp / "card"
+    res = CliRunner().invoke(app, ["card", "--judge", J, "--from", str(root), "--out", str(out),
+                                   "--ledger", str(root / "ledger.yaml")])
+    assert res.exit_code == 0, res.output
+    return out
+
+
 def _card(tmp_path, root, *extra):
     out = tmp_path / "card"
     res = CliRunner().invoke(app, ["card", "--judge", J, "--from", str(root), "--out", str(out), *extra])

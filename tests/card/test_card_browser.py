@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_card import J, _all_present
+from test_card import J, all_present_card
 from typer.testing import CliRunner
 
 from judgeaudit.cli import app
@@ -43,13 +43,7 @@ ARGS, CHROMIUM, _require_browser = _B.ARGS, _B.CHROMIUM, _B._require_browser
 @pytest.fixture(scope="module")
 def card_page(tmp_path_factory):
     _require_browser()
-    tmp_path = tmp_path_factory.mktemp("card")
-    root = _all_present(tmp_path / "runs")
-    out = tmp_path / "card"
-    res = CliRunner().invoke(app, ["card", "--judge", J, "--from", str(root), "--out", str(out),
-                                   "--ledger", str(root / "ledger.yaml")])
-    assert res.exit_code == 0, res.output
-    return out
+    return all_present_card(tmp_path_factory.mktemp("card"))
 
 
 @pytest.fixture(scope="module")

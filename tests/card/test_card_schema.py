@@ -11,11 +11,9 @@ import warnings
 from pathlib import Path
 
 import pytest
-from test_card import J, _all_present
-from typer.testing import CliRunner
+from test_card import all_present_card
 
 from judgeaudit.card.schema import SCHEMA_VERSION, CardFile
-from judgeaudit.cli import app
 from judgeaudit.errors import InputError
 
 KEYS_V0 = Path(__file__).with_name("card_keys_v0.txt")
@@ -33,13 +31,7 @@ def key_paths(x, at: str = "") -> set[str]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
     """The card folder of the fixture runs with every section measured (and a ledger)."""
-    tmp = tmp_path_factory.mktemp("card_schema")
-    root = _all_present(tmp / "runs")
-    out = tmp / "card"
-    res = CliRunner().invoke(app, ["card", "--judge", J, "--from", str(root), "--out", str(out),
-                                   "--ledger", str(root / "ledger.yaml")])
-    assert res.exit_code == 0, res.output
-    return out
+    return all_present_card(tmp_path_factory.mktemp("card_schema"))
 
 
 def test_a_card_keeps_every_key_a_card_wrote_before_it_was_typed(built):
