@@ -45,9 +45,10 @@ def test_killing_the_driver_ends_its_local_ray_instance(tmp_path):
                     time.sleep(0.1)
                 assert proc.poll() is None and stored_ok(db) >= 3, (tmp_path / "run.log").read_text()
                 ray_procs = raywatch.ray_descendants(proc.pid)
-                names = {pid: raywatch._cmdline(pid)[:80] for pid in ray_procs}
+                # whole command lines: a checkout at a long path puts a binary's name past any cut-off
+                names = {pid: raywatch.cmdline(pid) for pid in ray_procs}
                 # the instance's own processes: its GCS server, raylet, agents and the actors' workers
-                assert any("raylet" in c for c in names.values()), names
+                assert any("/raylet" in c for c in names.values()), names
                 assert any(c.startswith("ray::") for c in names.values()), names
             finally:
                 proc.send_signal(signal.SIGKILL)

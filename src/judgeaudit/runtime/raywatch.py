@@ -44,7 +44,8 @@ def start_time(pid: int) -> int | None:
     return None if st is None else st[2]
 
 
-def _cmdline(pid: int) -> str:
+def cmdline(pid: int) -> str:
+    """The command line of ``pid``, its arguments joined by spaces ('': no such process)."""
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
@@ -77,7 +78,7 @@ def ray_descendants(root: int) -> dict[int, int]:
     while todo:
         pid = todo.pop()
         todo += children.get(pid, [])
-        if pid in starts and is_ray_process(_cmdline(pid)):
+        if pid in starts and is_ray_process(cmdline(pid)):
             out[pid] = starts[pid]
     return out
 
