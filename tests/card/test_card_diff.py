@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from cardshape import whole
 from typer.testing import CliRunner
 
@@ -62,3 +63,37 @@ def test_each_quantity_appears_once_in_a_diff():
                                    "R_plus": {"value": 0.1, "ci": [0.05, 0.15]}}}
     names = [c.quantity for c in diff_cards(a, b)]
     assert sorted(names) == ["validity.R", "validity.R_scope", "validity.scope.R_plus"]
+
+
+def _vp_card(judge: str, run_id: str | None, a_imp: float = 0.40, ci: tuple[float, float] = (0.30, 0.50)) -> dict:
+    row = {"set": "s", "mode": "pair", "n": 200, "a_imp": a_imp, "a_imp_ci": list(ci),
+           "source": {"path": "/runs/vp/result.json", "run_id": run_id, "created_at": None}}
+    return whole({"judge": judge, "sections": {"vp": {"measured": True, "rows": [row]}}})
+
+
+def test_two_judges_cards_reading_one_vp_run_carry_one_measurement_not_two():
+    """The label-set audit does not depend on the judge: two judges' cards built from one VP run read the same
+    a_imp, and their difference is exactly 0 with no width, not an unpaired interval of ±0.14 around it."""
+    (c,) = diff_cards(_vp_card("j1", "vp-run-1"), _vp_card("j2", "vp-run-1"))
+    assert c.quantity == "vp.s.pair.a_imp"
+    assert (c.diff, c.ci, c.flagged) == (0.0, (0.0, 0.0), False)
+    assert c.how == "the same run (vp-run-1): one measurement, read by both cards"
+
+
+def test_vp_rows_of_two_runs_or_of_runs_without_an_id_are_compared_unpaired():
+    # half-width 1.96·√((0.10/1.96)² + (0.10/1.96)²) = 0.1414
+    for ra, rb in (("vp-run-1", "vp-run-2"), (None, None), ("", "")):
+        (c,) = diff_cards(_vp_card("j1", ra), _vp_card("j2", rb, a_imp=0.45, ci=(0.35, 0.55)))
+        assert c.how == "unpaired (stored intervals)", (ra, rb)
+        assert c.diff == pytest.approx(0.05) and c.ci == pytest.approx((0.05 - 0.14142, 0.05 + 0.14142), abs=1e-4)
+
+
+def test_a_diff_says_how_many_rows_were_read_from_the_same_run(tmp_path):
+    a, b = _vp_card("j1", "vp-run-1"), _vp_card("j2", "vp-run-1")
+    (tmp_path / "a.json").write_text(json.dumps(a))
+    (tmp_path / "b.json").write_text(json.dumps(b))
+    res = CliRunner().invoke(app, ["card", "diff", str(tmp_path / "a.json"), str(tmp_path / "b.json")])
+    assert res.exit_code == 0, res.output
+    assert "| vp.s.pair.a_imp | 0.400 | 0.400 | +0.000 | [+0.000, +0.000] |  | the same run (vp-run-1)" in res.output
+    assert ("0 of 1 compared quantities changed (interval of the difference excludes zero); 0 paired over shared "
+            "units, 0 unpaired, 1 read from the same run by both cards; 0 not comparable.") in res.output

@@ -14,6 +14,10 @@ flagged when that interval excludes zero. Each row says how its interval was mad
   correlated this is conservative. Each card's validity interval is its run's own (τ re-selected in
   every resample at its own matched point), the same reading as the paired comparison.
 
+A VP row (a label set's audit) that both cards read from the one same run (same run id) is one measurement,
+not two: its difference is exactly zero with an interval of no width, and the row says so. A run without its id
+never counts as the same run.
+
 Two runs that share some units but fewer than ``MIN_SHARED`` (judgeaudit's own minimum) are "not
 comparable": a bootstrap over a handful of units has an interval of no width, not a measured change.
 The runs the cards read must still be the runs they read (same run id, unchanged input files; see
@@ -24,6 +28,7 @@ whose run's input file (probe file, data set file) changed or went since the run
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
@@ -180,11 +185,50 @@ def diff_cards(a: CardFile | dict[str, Any], b: CardFile | dict[str, Any], level
         if kind in blocked and blocked[kind].startswith("not comparable"):
             out.append(Change(k, va, vb, None, None, blocked[kind]))
             continue
+        if (run := _same_run(a, b, k)) is not None:
+            out.append(Change(k, va, vb, vb - va, (vb - va, vb - va), f"{SAME_RUN} ({run}): one measurement, "
+                              "read by both cards"))
+            continue
         half = z * math.hypot((ca[1] - ca[0]) / (2 * z), (cb[1] - cb[0]) / (2 * z))
         d = vb - va
         how = "unpaired (stored intervals)" + (f"; {blocked[kind]}" if kind in blocked else "")
         out.append(Change(k, va, vb, d, (d - half, d + half), how))
     return sorted(out, key=lambda c: c.quantity)
+
+
+SAME_RUN = "the same run"
+"""How a row read from one run by both cards begins: the label-set audit does not depend on the judge, so two
+judges' cards built from one VP run carry one measurement, not two, and their difference has no interval to draw."""
+
+
+def _vp_source(card: CardFile, q: str) -> Any:
+    """The run card ``card``'s VP row of quantity ``vp.<set>.<mode>.a_imp`` read, else None."""
+    sec = card.measured("vp")
+    if sec is None or not q.startswith("vp."):
+        return None
+    set_mode = q[len("vp."):].rpartition(".")[0]
+    return next((r.source for r in sec.rows if f"{r.set}.{r.mode}" == set_mode), None)
+
+
+def _same_run(a: CardFile, b: CardFile, q: str) -> str | None:
+    """The run id when both cards read quantity ``q`` from one and the same run (a VP row: the label-set audit
+    is the same for every judge), else None. A run without its id never counts as the same run."""
+    sa, sb = _vp_source(a, q), _vp_source(b, q)
+    if sa is None or sb is None or not sa.run_id or sa.run_id != sb.run_id:
+        return None
+    return sa.run_id
+
+
+def tally(changes: Sequence[Change]) -> str:
+    """The one-sentence summary under a diff's table: how many compared quantities changed, and how each
+    interval was made."""
+    ok = [c for c in changes if c.comparable]
+    paired = sum(c.how.startswith("paired") for c in ok)
+    same = sum(c.how.startswith(SAME_RUN) for c in ok)
+    return (f"{sum(c.flagged for c in ok)} of {len(ok)} compared quantities changed (interval of the difference "
+            f"excludes zero); {paired} paired over shared units, {len(ok) - paired - same} unpaired"
+            + (f", {same} read from the same run by both cards" if same else "")
+            + f"; {len(changes) - len(ok)} not comparable.")
 
 
 def _validity_names() -> tuple[str, ...]:
@@ -211,9 +255,5 @@ def diff_md(a: CardFile | dict[str, Any], b: CardFile | dict[str, Any], changes:
         ci = "—" if c.ci is None else f"[{c.ci[0]:+.3f}, {c.ci[1]:+.3f}]"
         flag = "**changed**" if c.flagged else ("not comparable" if not c.comparable else "")
         lines.append(f"| {c.quantity} | {_f(c.a)} | {_f(c.b)} | {_f(c.diff, True)} | {ci} | {flag} | {c.how} |")
-    ok = [c for c in changes if c.comparable]
-    paired = sum(c.how.startswith("paired") for c in ok)
-    lines += ["", f"{sum(c.flagged for c in ok)} of {len(ok)} compared quantities changed (interval of the "
-              f"difference excludes zero); {paired} paired over shared units, {len(ok) - paired} unpaired; "
-              f"{len(changes) - len(ok)} not comparable."]
+    lines += ["", tally(changes)]
     return "\n".join(lines) + "\n"

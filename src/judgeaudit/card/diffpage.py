@@ -15,7 +15,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from judgeaudit.card import svg
-from judgeaudit.card.diff import Change, quantities
+from judgeaudit.card.diff import Change, quantities, tally
 from judgeaudit.card.numbers import with_ci
 from judgeaudit.card.schema import CardFile, Lead
 
@@ -70,15 +70,12 @@ def diff_html(a: CardFile | dict[str, Any], b: CardFile | dict[str, Any], change
                      "d": num(c.diff, c.ci, sign=True), "ci": interval(c.ci, sign=True), "flag": label, "cls": cls,
                      "how": c.how + (f" (τ A {c.taus[0]:g}, B {c.taus[1]:g})" if c.taus else "")})
     ok = [c for c in changes if c.comparable]
-    paired = sum(c.how.startswith("paired") for c in ok)
     chart = ""
     if ok:
         lim = max(0.05, max(abs(x) for c in ok for x in (*c.ci, c.diff)) * 1.1)
         chart = svg.rows([svg.Row(c.quantity, c.diff, c.ci) for c in ok], -lim, lim,
                          title="B − A with the interval of the difference")
-    summary = (f"{sum(c.flagged for c in ok)} of {len(ok)} compared quantities changed (interval of the difference "
-               f"excludes zero); {paired} paired over shared units, {len(ok) - paired} unpaired; "
-               f"{len(changes) - len(ok)} not comparable.")
+    summary = tally(changes)
     return _ENV.get_template("diff.html").render(
         sides=[_side(a, "A"), _side(b, "B")], rows=rows, summary=summary, chart=chart, version=__version__,
         labels={**LEAD_LABELS, "verdict": "Verdict"})
