@@ -13,9 +13,10 @@
   factors and multiplies a repeated row once (``rowspace.row_space``), so this row measures more
   groups of the same responses, not as many distinct responses;
 * vp-distinct: the same copies, copy c's responses spelled with its own substitution of the letters (copy 0 is
-  the set itself), so the copies share no words: every copy's responses are new rows with new n-grams, as a
-  set of 100 times the responses has (387 distinct responses per copy of 400; the n-gram member's design
-  reaches its 20,000-column cap between ×3 and ×10). This row measures growth in distinct responses.
+  the set itself), so the copies share no words but those without letters: every copy's responses are new
+  rows with new n-grams, as in a set of as many distinct responses (3,707 of 4,000 at ×10, 36,812 of 40,000 at
+  ×100; the n-gram member's design reaches its 20,000-column cap between ×10 and ×30, where its folds are
+  fit on the sparse design, ``fitcost.cheapest_form``). This row measures growth in distinct responses.
 
 Each cell is timed once after a warm-up at ×1 (imports, first-call costs): wall seconds, and the CPU
 seconds of the process (all its threads; on a busy machine the steadier of the two). The ratio columns
