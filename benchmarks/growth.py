@@ -11,13 +11,18 @@
 * vp: the validation-power audit of the bundled demo set in item mode, its groups copied ×1 / ×10 / ×100
   (30 label permutations). A copy repeats every response under a new group, and the n-gram member
   factors and multiplies a repeated row once (``rowspace.row_space``), so this row measures more
-  groups of the same responses, not as many distinct responses.
+  groups of the same responses, not as many distinct responses;
+* vp-distinct: the same copies, copy c's responses spelled with its own substitution of the letters (copy 0 is
+  the set itself), so the copies share no words but those without letters: every copy's responses are new
+  rows with new n-grams, as in a set of as many distinct responses (3,707 of 4,000 at ×10, 36,812 of 40,000 at
+  ×100; the n-gram member's design reaches its 20,000-column cap between ×10 and ×30, where its folds are
+  fit on the sparse design, ``fitcost.cheapest_form``). This row measures growth in distinct responses.
 
 Each cell is timed once after a warm-up at ×1 (imports, first-call costs): wall seconds, and the CPU
 seconds of the process (all its threads; on a busy machine the steadier of the two). The ratio columns
 are each time over the time at the previous size (×10 data: linear growth is about ×10). Run:
 
-    python benchmarks/growth.py [--only validity,cap,world,vp] [--scales 1,10,100]
+    python benchmarks/growth.py [--only validity,cap,world,vp,vp-distinct] [--scales 1,10,100]
 """
 
 from __future__ import annotations
@@ -51,7 +56,9 @@ def validity_case(scale: int) -> tuple[str, Callable[[], object]]:
 # ----------------------------------------------------------------------------- cap
 
 
-def _copies(frame: pd.DataFrame, k: int, cols: tuple[str, ...]) -> pd.DataFrame:
+def _copies(frame: pd.DataFrame, k: int, cols: tuple[str, ...], respelled: tuple[str, ...] = ()) -> pd.DataFrame:
+    """``k`` copies of ``frame``, copy c's ``cols`` suffixed ``~c`` and, from copy 1 on, its ``respelled``
+    texts' letters put through a permutation of the alphabet drawn for that copy (``_respell``)."""
     if k == 1:
         return frame
     parts = []
@@ -60,8 +67,22 @@ def _copies(frame: pd.DataFrame, k: int, cols: tuple[str, ...]) -> pd.DataFrame:
         for col in cols:
             if col in part:
                 part[col] = part[col].astype(str) + f"~{c}"
+        if c:
+            table = _respell(c)
+            for col in respelled:
+                if col in part:
+                    part[col] = part[col].astype(str).str.translate(table)
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
+
+
+def _respell(seed: int) -> dict[int, str]:
+    """A translation table of a random permutation of the 26 letters (the same for upper case)."""
+    import string
+
+    low = string.ascii_lowercase
+    perm = "".join(np.random.default_rng(seed).permutation(list(low)))
+    return str.maketrans(low + low.upper(), perm + perm.upper())
 
 
 def cap_sets() -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
@@ -131,19 +152,26 @@ def world_case(scale: int) -> tuple[str, Callable[[], object]]:
 # ----------------------------------------------------------------------------- validation power
 
 
-def vp_case(scale: int) -> tuple[str, Callable[[], object]]:
+def vp_case(scale: int, distinct: bool = False) -> tuple[str, Callable[[], object]]:
     from judgeaudit.analyses import validation_power as vp
     from judgeaudit.datasets.demo import vp_demo_sets
     from judgeaudit.datasets.registry import load_set
 
     name = "halueval"
     df = load_set(next(s for s in vp_demo_sets() if s.startswith(name)))
-    df = _copies(df, scale, tuple(c for c in ("group", "item_id", "id", "pair_id") if c in df))
-    return (f"{len(df):,} rows of {name}",
+    df = _copies(df, scale, tuple(c for c in ("group", "item_id", "id", "pair_id") if c in df),
+                 ("response_a", "response_b") if distinct else ())
+    responses = len(set(df["response_a"]) | set(df["response_b"]))
+    return (f"{len(df):,} rows of {name}, {responses:,} distinct responses",
             lambda: vp.audit_validation_power({name: df}, modes=("item",), n_permutations=30, seed=0))
 
 
-CASES = {"validity": validity_case, "cap": cap_case, "world": world_case, "vp": vp_case}
+def vp_distinct_case(scale: int) -> tuple[str, Callable[[], object]]:
+    return vp_case(scale, distinct=True)
+
+
+CASES = {"validity": validity_case, "cap": cap_case, "world": world_case, "vp": vp_case,
+         "vp-distinct": vp_distinct_case}
 
 
 def main() -> None:
@@ -152,7 +180,7 @@ def main() -> None:
     ap.add_argument("--scales", default="1,10,100")
     args = ap.parse_args()
     scales = [int(s) for s in args.scales.split(",")]
-    print(f"{'analysis':9} {'data':>6}  {'size':45} {'wall s':>9} {'ratio':>7} {'CPU s':>9} {'ratio':>7}")
+    print(f"{'analysis':11} {'data':>6}  {'size':50} {'wall s':>9} {'ratio':>7} {'CPU s':>9} {'ratio':>7}")
     for name in args.only.split(","):
         make = CASES[name]
         make(1)[1]()                                   # warm-up: imports, first-call costs
@@ -163,7 +191,7 @@ def main() -> None:
             run()
             now = (time.perf_counter() - t0, time.process_time() - c0)
             ratios = [f"×{a / b:.1f}" if prev else "" for a, b in zip(now, prev or now, strict=True)]
-            print(f"{name:9} ×{k:<5} {label:45} {now[0]:9.2f} {ratios[0]:>7} {now[1]:9.2f} {ratios[1]:>7}", flush=True)
+            print(f"{name:11} ×{k:<5} {label:50} {now[0]:9.2f} {ratios[0]:>7} {now[1]:9.2f} {ratios[1]:>7}", flush=True)
             prev = now
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import sparse
 
+from judgeaudit.analyses.validation_power.fitcost import cheapest_form
 from judgeaudit.analyses.validation_power.logistic import MAX_ITER, fit_logistic_many
 from judgeaudit.analyses.validation_power.rowspace import RowSpace, distinct_rows, row_space
 
@@ -150,10 +151,11 @@ def _scaled(a: np.ndarray, b: np.ndarray | None, mu: np.ndarray, sd: np.ndarray)
 ROUTES: tuple[str, ...] = ("fast", "reference")
 """Two computations of the same fitted members: ``reference`` analyses every text with
 scikit-learn's ``char_wb`` analyser and fits scikit-learn's estimator on the sparse n-gram design;
-``fast`` composes the n-gram counts from each distinct word's n-grams, fits on the design's row
-space when n-grams outnumber distinct rows (``rowspace.row_space``: a pivoted Cholesky factorisation of the
-Gram matrix, formed from dense blocks of the frequent n-grams and a sparse product of the rest)
-with the gradient stopping test taken in the n-gram columns, and runs the fits of one fold
+``fast`` composes the n-gram counts from each distinct word's n-grams, fits on the cheapest form of
+the design (``fitcost.cheapest_form``): its row space when n-grams outnumber distinct rows
+(``rowspace.row_space``: a pivoted Cholesky factorisation of the Gram matrix, formed from dense
+blocks of the frequent n-grams and a sparse product of the rest) with the gradient stopping test
+taken in the n-gram columns, or the sparse design itself when its distinct rows are many, and runs the fits of one fold
 (observed labels and every permutation) in lockstep on shared matrix products
 (``logistic.fit_logistic_many``). Both run the same solver's iterates with the same stopping rule
 (tests/analyses/test_vp_fast_route.py asserts equal out-of-fold predictions on every shared set)."""
@@ -334,23 +336,26 @@ class _Designs:
             self._raw[member] = (a, b)
         return self._raw[member]
 
-    def fold(self, member: str, k: int, train: np.ndarray, test: np.ndarray) -> tuple[Any, Any]:
+    def fold(self, member: str, k: int, train: np.ndarray, test: np.ndarray, *, n_fits: int = 1) -> tuple[Any, Any]:
+        """Fold ``k``'s (training, test) design of ``member``, built for ``n_fits`` lockstep fits
+        (the n-gram design's form is chosen for them, ``rowspace_reduce``) the first time."""
         key = (member, k)
         if key not in self._cache:
-            self._cache[key] = self._build(member, k, train, test)
+            self._cache[key] = self._build(member, k, train, test, n_fits)
         return self._cache[key]
 
     def basis(self, member: str, k: int) -> RowSpace | None:
         """The row-space basis of fold ``k``'s design of ``member`` (after ``fold``), if any."""
         return self._bases.get((member, k))
 
-    def _build(self, member: str, k: int, train: np.ndarray, test: np.ndarray) -> tuple[Any, Any]:
+    def _build(self, member: str, k: int, train: np.ndarray, test: np.ndarray, n_fits: int) -> tuple[Any, Any]:
         paired = self.prep.texts_b is not None
         if member == "surface_ngram":
             va, vb = self.ngram_responses(k, train)
             x = (va - vb).tocsr() if paired else va
-            # same fitted model on ≤ n_train columns (L-BFGS cost grows with the column count)
-            x_tr, x_te, self._bases[(member, k)] = rowspace_reduce(x[train], x[test], route=self.route)
+            # the same fitted model on the design's cheapest form (row space, dense or sparse)
+            x_tr, x_te, self._bases[(member, k)] = rowspace_reduce(x[train], x[test], route=self.route,
+                                                                   n_fits=n_fits)
             return x_tr, x_te
         a, b = self.raw(member)
         mu, sd = _moments(a[train], b[train] if paired else None)
@@ -372,15 +377,25 @@ class _Designs:
         return self._ngram_resp[k]
 
 
-def rowspace_reduce(x_train: Any, x_test: Any, *, route: str = "fast") -> tuple[Any, Any, RowSpace | None]:
-    """``(x_train @ Qᵀ, x_test @ Qᵀ, basis)`` for the ``row_space`` basis ``Q`` when features
-    outnumber distinct rows (fast route; a repeated response is one row of the basis); otherwise
-    the two matrices (dense on the fast route) and no basis. The reference route keeps the sparse
-    n-gram design: scikit-learn's estimator on the family's own columns."""
+def rowspace_reduce(x_train: Any, x_test: Any, *, route: str = "fast",
+                    n_fits: int = 1) -> tuple[Any, Any, RowSpace | None]:
+    """The fast route's form of a fold's design for ``n_fits`` lockstep fits: ``(x_train @ Qᵀ,
+    x_test @ Qᵀ, basis)`` for the ``row_space`` basis ``Q`` (a repeated response is one row of the
+    basis), the two matrices dense, or the two sparse matrices as they are (CSR), with no basis.
+    A sparse design takes the form ``fitcost.cheapest_form`` names for it (the row space only when
+    features outnumber distinct rows); a dense one its row space when features outnumber distinct
+    rows, else itself. The reference route keeps the sparse n-gram design: scikit-learn's
+    estimator on the family's own columns."""
     if route == "reference":
         return x_train, x_test, None
     distinct = distinct_rows(x_train)
-    if x_train.shape[1] <= len(distinct[0]):
+    if sparse.issparse(x_train):
+        form = cheapest_form(x_train, distinct[0], x_test=x_test, n_fits=n_fits)
+    else:
+        form = "row_space" if x_train.shape[1] > len(distinct[0]) else "dense"
+    if form == "sparse":
+        return sparse.csr_matrix(x_train), sparse.csr_matrix(x_test), None
+    if form == "dense":
         return (x_train.toarray() if sparse.issparse(x_train) else np.asarray(x_train),
                 x_test.toarray() if sparse.issparse(x_test) else np.asarray(x_test), None)
     basis = row_space(x_train, distinct=distinct)
@@ -414,7 +429,7 @@ def oof_predictions_many(designs: _Designs, member: str, ys: Sequence[np.ndarray
     # in its training rows, and the fits see the codes (the same classes in the same order)
     coded = [(labels, codes.ravel()) for labels, codes in (np.unique(y, return_inverse=True) for y in ys)]
     for k, (train, test) in enumerate(designs.plan.splits()):
-        x_tr, x_te = designs.fold(member, k, train, test)
+        x_tr, x_te = designs.fold(member, k, train, test, n_fits=len(ys))
         fitted = []
         for i, (y, (labels, codes)) in enumerate(zip(ys, coded, strict=True)):
             classes = labels[np.flatnonzero(np.bincount(codes[train], minlength=len(labels)))]

@@ -8,7 +8,7 @@ adds ``‖W‖² / (2 C Σw)`` (intercepts unpenalised) and runs ``scipy.optimiz
 from zero. ``fit_logistic_many`` runs scipy's own L-BFGS-B for each label vector — its
 reverse-communication routine ``setulb``, driven as ``_minimize_lbfgsb`` drives it — in lockstep:
 the binary fits that ask for a function value in the same round get it from one ``x @ W`` and one
-``xᵀ @ G``. With a ``RowSpace`` the design is the row-space one and the gradient stopping test is
+``xᵀ @ G`` (``x`` dense, or sparse CSR as it is: never densified). With a ``RowSpace`` the design is the row-space one and the gradient stopping test is
 taken in the original columns (``RowSpace.exceeds``), so each fit runs the iterates of the fit
 on the original design."""
 
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from judgeaudit.analyses.validation_power.rowspace import RowSpace
 
@@ -84,11 +85,11 @@ def _problems(codes: Sequence[np.ndarray], n_classes: int) -> list[tuple[np.ndar
 
 class _Binary:
     """The binary objectives of label vectors sharing one design, evaluated together.
-    Coefficients ``[w…, b]``; a lone fit on a dense design takes the matrix–vector products
-    scikit-learn takes. On a ``RowSpace`` the rows are taken in pivot order (``times``,
+    Coefficients ``[w…, b]``; a lone fit on a dense or sparse design takes the matrix–vector
+    products scikit-learn takes. On a ``RowSpace`` the rows are taken in pivot order (``times``,
     ``times_t``); a row's order only changes the order of the loss's sums."""
 
-    def __init__(self, design: np.ndarray | RowSpace, codes: Sequence[np.ndarray]):
+    def __init__(self, design: Any, codes: Sequence[np.ndarray]):
         from sklearn._loss.loss import HalfBinomialLoss
 
         self.design = design
@@ -141,7 +142,7 @@ class _Multinomial:
     by scikit-learn's ``LinearModelLoss`` (coefficients ``(n_classes, p + 1)`` ravelled in
     Fortran order, as ``_logistic_regression_path`` passes them)."""
 
-    def __init__(self, design: np.ndarray | RowSpace, codes: Sequence[np.ndarray], n_classes: int):
+    def __init__(self, design: Any, codes: Sequence[np.ndarray], n_classes: int):
         from sklearn._loss.loss import HalfMultinomialLoss
         from sklearn.linear_model._linear_loss import LinearModelLoss
 
@@ -256,13 +257,16 @@ def _gradient_test(objective: Any, basis: RowSpace) -> Callable[[list[np.ndarray
     return test
 
 
-def fit_logistic_many(x: np.ndarray | RowSpace, ys: Sequence[np.ndarray]) -> list[LogisticFit]:
+def fit_logistic_many(x: Any, ys: Sequence[np.ndarray]) -> list[LogisticFit]:
     """``LogisticRegression(max_iter=2000, class_weight="balanced").fit(x, y)`` for each ``y`` in
-    ``ys`` (each with at least two classes) on one dense design, the fits with the same number of
-    classes in lockstep. On a ``RowSpace`` the fit is the one on the row-space design, stopped as
-    the fit on the original design is (``on_columns`` maps the model back to its columns). On a
-    dense design a lone fit's coefficients are bit-identical to the estimator's."""
-    if not isinstance(x, RowSpace):
+    ``ys`` (each with at least two classes) on one design — dense, sparse (fit as CSR, never
+    densified) or a ``RowSpace`` — the fits with the same number of classes in lockstep. On a
+    ``RowSpace`` the fit is the one on the row-space design, stopped as the fit on the original
+    design is (``on_columns`` maps the model back to its columns). On a dense design a lone fit's
+    coefficients are bit-identical to the estimator's."""
+    if sparse.issparse(x):
+        x = sparse.csr_matrix(x, dtype=np.float64)
+    elif not isinstance(x, RowSpace):
         x = np.ascontiguousarray(x, dtype=np.float64)
     fits: list[LogisticFit | None] = [None] * len(ys)
     groups: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {}
@@ -280,6 +284,6 @@ def fit_logistic_many(x: np.ndarray | RowSpace, ys: Sequence[np.ndarray]) -> lis
     return fits  # type: ignore[return-value]
 
 
-def fit_logistic(x: np.ndarray | RowSpace, y: np.ndarray) -> LogisticFit:
+def fit_logistic(x: Any, y: np.ndarray) -> LogisticFit:
     """``fit_logistic_many`` for one label vector."""
     return fit_logistic_many(x, [y])[0]

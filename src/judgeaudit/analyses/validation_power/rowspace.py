@@ -34,6 +34,26 @@ times the largest squared row norm is taken as lying in that span (the pivoted f
 stops there)."""
 
 
+def _column_work(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of two CSC operands: the sparse product's multiply-adds ``n_a(j)·n_b(j)``
+    weighted ``_SPARSE_PRODUCT_COST``, and a dense block's ``n_a·n_b``."""
+    nnz_a, nnz_b = np.diff(a.indptr).astype(float), np.diff(b.indptr).astype(float)
+    return _SPARSE_PRODUCT_COST * nnz_a * nnz_b, np.full(len(nnz_a), float(a.shape[0]) * b.shape[0])
+
+
+def _dense_columns(a: Any, b: Any) -> np.ndarray:
+    """The columns ``cross`` multiplies in dense blocks (CSC operands)."""
+    sparse_work, dense_work = _column_work(a, b)
+    return sparse_work > dense_work
+
+
+def cross_work(a: Any, b: Any) -> float:
+    """The work of ``cross(a, b)`` of two sparse operands in dense multiply-adds: each column's in
+    the product ``cross`` puts it in (a sparse one weighted ``_SPARSE_PRODUCT_COST``)."""
+    sparse_work, dense_work = _column_work(sparse.csc_matrix(a), sparse.csc_matrix(b))
+    return float(np.minimum(sparse_work, dense_work).sum())
+
+
 def cross(a: Any, b: Any) -> np.ndarray:
     """``a @ b.T`` as a dense array. Of sparse operands, each column goes to the cheaper of two
     products — a column with ``n_a(j)`` and ``n_b(j)`` non-zeros costs ``n_a(j)·n_b(j)`` sparse
@@ -46,8 +66,7 @@ def cross(a: Any, b: Any) -> np.ndarray:
     same = a is b
     a = a.tocsc()
     b = a if same else b.tocsc()
-    nnz_a, nnz_b = np.diff(a.indptr).astype(float), np.diff(b.indptr).astype(float)
-    dense = _SPARSE_PRODUCT_COST * nnz_a * nnz_b > float(a.shape[0]) * b.shape[0]
+    dense = _dense_columns(a, b)
     cols_d, cols_s = np.flatnonzero(dense), np.flatnonzero(~dense)
     if len(cols_s):
         a_s = a[:, cols_s]

@@ -29,6 +29,7 @@ from judgeaudit.analyses.validation_power.family import (
     make_ngram_vectorizer,
     named_ngram_counts,
 )
+from judgeaudit.analyses.validation_power.fitcost import cheapest_form
 from judgeaudit.analyses.validation_power.logistic import fit_logistic
 from judgeaudit.analyses.validation_power.rowspace import distinct_rows, row_space
 from judgeaudit.analyses.validation_power.modes import Prepared
@@ -125,16 +126,19 @@ class CountsTfidf:
 
 def _fit_member(x: Any, y: np.ndarray, route: str) -> Any:
     """The frozen classifier fit on a source's design: scikit-learn's estimator on the design as
-    it is (reference route); on the fast route ``fit_logistic``, on the row space of an n-gram
-    design with more columns than distinct rows and mapped back to its columns, so a target is
-    scored by one sparse product with the n-gram coefficients."""
+    it is (reference route); on the fast route ``fit_logistic`` on the cheapest form of an n-gram
+    design (``fitcost.cheapest_form``; a model fit on its row space is mapped back to its columns),
+    so a target is scored by one sparse product with the n-gram coefficients."""
     if route == "reference":
         return make_classifier().fit(x, y)
-    distinct = distinct_rows(x) if sparse.issparse(x) else None
-    if distinct is not None and x.shape[1] > len(distinct[0]):
+    if not sparse.issparse(x):
+        return fit_logistic(x, y)
+    distinct = distinct_rows(x)
+    form = cheapest_form(x, distinct[0], n_fits=1)
+    if form == "row_space":
         basis = row_space(x, distinct=distinct)
         return fit_logistic(basis, y).on_columns(basis)
-    return fit_logistic(x.toarray() if sparse.issparse(x) else x, y)
+    return fit_logistic(x if form == "sparse" else x.toarray(), y)
 
 
 def _fit_on_source(source: Prepared, shared: tuple[str, ...],
