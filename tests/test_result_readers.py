@@ -33,11 +33,6 @@ TYPED = ("judgeaudit.analyses", "judgeaudit.loop.schema")
 RAW: frozenset[str] = frozenset({
     "judgeaudit.card.build",      # the card's validity and family readers (typed with the card itself)
     "judgeaudit.card.checklist",  # a validity run's direction source and edit counts, as card.build reads them
-    "judgeaudit.card.paired",     # the run_id of the run a card section read (every kind of result has one)
-    "judgeaudit.card.sources",    # each collected run's run_id and created_at (every kind of result)
-    "judgeaudit.ledger.score",    # a clause's metric path names any key of any result; the run's stamp
-    "judgeaudit.runfolder",       # the run_id a staged set records, for its manifest
-    "judgeaudit.runinfo",         # the stamp and inputs record it writes into every result
 })
 
 #: Modules whose ``result``-named objects are not judgeaudit results, with the reason.

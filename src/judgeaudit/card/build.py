@@ -72,11 +72,11 @@ def _src(r: Run, judge: str | None = None) -> dict[str, Any]:
     if judge is not None:
         fam, where = recorded_family(r, judge)
         out |= {"judge": judge, "family": fam, "family_from": where}
-    if isinstance(r.data.get("inputs"), dict):
+    if r.stamp.inputs is not None:
         from judgeaudit.runinfo import changed_inputs
 
-        out["inputs"] = r.data["inputs"]
-        out["inputs_changed"] = changed_inputs(r.data)   # flagged on the card: the run read other files
+        out["inputs"] = r.stamp.inputs.model_dump(mode="json", exclude_unset=True)
+        out["inputs_changed"] = changed_inputs(r.stamp)   # flagged on the card: the run read other files
     return out
 
 

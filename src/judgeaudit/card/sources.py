@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from judgeaudit.errors import InputError
 from judgeaudit.runfolder import result_files
-from judgeaudit.runinfo import result_kind
+from judgeaudit.runinfo import RunStamp, result_kind
 
 
 @dataclass(frozen=True)
@@ -20,13 +21,18 @@ class Run:
     kind: str | None
     data: dict[str, Any]
 
+    @cached_property
+    def stamp(self) -> RunStamp:
+        """What the result records of its run (a key of it not as written: an error naming the file and field)."""
+        return RunStamp.of(self.data, path=self.path)
+
     @property
     def run_id(self) -> str | None:
-        return self.data.get("run_id")
+        return self.stamp.run_id
 
     @property
     def created_at(self) -> str | None:
-        return self.data.get("created_at")
+        return self.stamp.created_at
 
 
 def collect(dirs: Iterable[str | Path]) -> list[Run]:
