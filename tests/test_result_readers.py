@@ -6,7 +6,7 @@ Every module is read with ``ast``. A module reads a result raw when it
 
 * reads a collected run's object by key (``run.data["judges"]``, ``r.data.get("sets")``: ``card.sources.Run``,
   ``ledger.score``'s runs);
-* reads ``runinfo.read_result``'s dict by key;
+* reads ``runinfo.read_result``'s dict (or the dict ``runinfo.read_stamped`` returns beside the stamp) by key;
 * parses JSON in a function that names ``result.json`` and reads what it parsed by key; or
 * takes a result (a parameter named ``result``, ``res`` or ``run_result`` annotated ``dict``) and reads it by
   key.
@@ -14,6 +14,11 @@ Every module is read with ``ast``. A module reads a result raw when it
 ``RAW`` lists those modules today (``NOT_RESULTS``: modules whose ``result`` is another tool's, not a
 judgeaudit result). The list may only shrink: the test fails when a module not listed reads a
 result raw, and when a listed one no longer does (the change that types it deletes its entry).
+
+A clause of the prediction ledger (``ledger.score``) names its metric by a path the user writes (``judges.x.S``,
+``/sets/...``): it reads any key of any result, by that path, not by a literal key of judgeaudit's (a typed result's
+``model_dump()`` walked by the same path would be the same read), and an absent path is its verdict *not run*. It
+reads the run's stamp through ``runinfo.RunStamp``.
 
 Run as a script (``python tests/test_result_readers.py [SRC]``) it prints every raw read, by module and line.
 """
@@ -30,10 +35,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 TYPED = ("judgeaudit.analyses", "judgeaudit.loop.schema")
 
 #: Modules that read a result by literal key today (see the module docstring). May only shrink.
-RAW: frozenset[str] = frozenset({
-    "judgeaudit.card.build",      # the card's validity and family readers (typed with the card itself)
-    "judgeaudit.card.checklist",  # a validity run's direction source and edit counts, as card.build reads them
-})
+RAW: frozenset[str] = frozenset()
 
 #: Modules whose ``result``-named objects are not judgeaudit results, with the reason.
 NOT_RESULTS: dict[str, str] = {
@@ -84,6 +86,9 @@ def raw_reads(path: Path) -> list[tuple[int, str]]:
             loaded |= {a.arg for a in args if a.arg in _RESULT_PARAMS and _is_dict(a.annotation)}
             json_here = _names_result_json(fn)
             for n in ast.walk(fn):
+                if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)
+                        and _is_call(n.value, "read_stamped") and isinstance(n.targets[0].elts[-1], ast.Name)):
+                    loaded.add(n.targets[0].elts[-1].id)   # (stamp, result)
                 if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
                     v = n.value
                     if _is_call(v, "read_result") or (json_here and _is_call(v, "loads", "load")):
@@ -143,9 +148,10 @@ def test_the_scanner_finds_each_kind_of_raw_read(tmp_path):
         "def c(folder):\n    d = json.loads((folder / 'result.json').read_text())\n    return d.get('arms')\n"
         "def d(result: dict):\n    return result['provenance']\n"
         "def e(card: dict, result):\n    return card['sections'], result['x']\n"   # neither: a card, untyped
-        "def f(folder):\n    return json.loads((folder / 'card.json').read_text())['sections']\n",
+        "def f(folder):\n    return json.loads((folder / 'card.json').read_text())['sections']\n"
+        "def g(p):\n    stamp, d = read_stamped(p)\n    return stamp.run_id, d['judges']\n",
         encoding="utf-8")
-    assert [line for line, _ in raw_reads(f)] == [3, 6, 9, 11]
+    assert [line for line, _ in raw_reads(f)] == [3, 6, 9, 11, 18]
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from judgeaudit.analyses.validity.schema import Estimate
 from judgeaudit.analyses.world.schema import WorldAnalysis
 from judgeaudit.card.checklist import checklist
 from judgeaudit.card.schema import SCHEMA_VERSION, SECTIONS, CardFile
@@ -43,9 +44,9 @@ def recorded_family(r: Run, judge: str) -> tuple[str | None, str]:
     when the run records none. The spec string is never re-read: the backend resolved the family
     when it ran (a ``family=`` option, a replay file's column, the embedded model), and the card
     shows what it resolved."""
-    block = (r.data.get("judges") or {}).get(judge)
-    if isinstance(block, dict) and block.get("family"):
-        return str(block["family"]), "result.json"
+    block = r.judged.block(judge)
+    if block is not None and block.family:
+        return block.family, "result.json"
     import pandas as pd
     import pyarrow.parquet as pq
 
@@ -98,8 +99,7 @@ def section_sources(sec: dict[str, Any]) -> list[dict[str, Any]]:
 def attributed(r: Run, judge: str) -> bool:
     """Run ``r`` was made by ``judge``: it is a key of the run's ``judges`` block, or the run's
     ``judge`` (a loop's audited judge). A run naming no judge is nobody's."""
-    d = r.data
-    return judge in (d.get("judges") or {}) or d.get("judge") == judge
+    return r.judged.block(judge) is not None or r.judged.judge == judge
 
 
 def _absent(kind: str, judge: str) -> dict[str, Any]:
@@ -109,43 +109,44 @@ def _absent(kind: str, judge: str) -> dict[str, Any]:
 def _unusable(r: Run, judge: str) -> dict[str, Any] | None:
     """The section's "not measured" entry when ``judge`` was asked in run ``r`` and gave no usable
     verdict (the run's ``calls`` summary), else None."""
-    c = (r.data.get("calls") or {}).get(judge) or {}
-    if not c.get("calls") or c.get("usable"):
+    c = r.judged.calls_of(judge)
+    if c is None or not c.calls or c.usable:
         return None
-    why = f"; first: {c['reasons'][0]}" if c.get("reasons") else ""
+    why = f"; first: {c.reasons[0]}" if c.reasons else ""
     return {"measured": False, "failed": True,
             "not_measured": f"run, but {judge} gave no usable verdict in {r.path.parent} "
-                            f"({c['calls']} calls: {c.get('failed_calls') or 0} failed, "
-                            f"{c.get('parse_failures') or 0} did not parse{why})"}
+                            f"({c.calls} calls: {c.failed_calls or 0} failed, "
+                            f"{c.parse_failures or 0} did not parse{why})"}
 
 
-def _val(block: dict[str, Any], key: str) -> dict[str, Any]:
-    return {"value": block.get(key), "ci": block.get(f"{key}_ci")}
+def _val(e: Estimate) -> dict[str, Any]:
+    return {"value": e.value, "ci": None if e.ci is None else list(e.ci)}
 
 
 def validity_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Path] = ()) -> dict[str, Any]:
-    hits = [r for r in of_kind(runs, "validity") if judge in r.data.get("judges", {})]
+    hits = [r for r in of_kind(runs, "validity") if judge in r.validity.judges]   # read through its type
     if not hits:
         return _absent("validity", judge)
     r = one_run(hits, f"validity runs of {judge}", chosen)
     if (bad := _unusable(r, judge)) is not None:
         return bad
-    b = r.data["judges"][judge]
-    d = b.get("directional") or {}
+    v = r.validity
+    b = v.judges[judge]
     return {
-        "measured": True, "source": _src(r, judge), "s_floor": r.data.get("s_floor"),
-        "direction_source": r.data.get("direction_source"),
-        "n": {"base_items": r.data.get("n_base"), "construct_edits": b.get("n_construct"),
-              "control_edits": b.get("n_control")},
-        "bootstrap": {"unit": r.data.get("bootstrap_unit"), "n": r.data.get("n_base")},
-        "interpretable": b.get("interpretable"), "single_point": b.get("single_point"), "tau": b.get("tau"),
-        "tau_in_bootstrap": r.data.get("tau_in_bootstrap"),
-        "metrics": {k: _val(b, k) for k in VALIDITY_KEYS},
-        "gap_perm_p": b.get("gap_perm_p"),
-        "per_axis": {ax: {"R": _val(b, f"R_{ax}"), "R_plus": _val(d.get(ax) or {}, "R_plus"),
-                          "wrong_way_rate": _val(d.get(ax) or {}, "wrong_way_rate")} for ax in ("scope", "strength")},
-        "notes": list(b.get("notes") or []),
-        "template": b.get("template"), "scale": b.get("scale"),
+        "measured": True, "source": _src(r, judge), "s_floor": v.s_floor,
+        "direction_source": v.direction_source,
+        "n": {"base_items": v.n_base, "construct_edits": b.n_construct, "control_edits": b.n_control},
+        "bootstrap": {"unit": v.bootstrap_unit, "n": v.n_base},
+        "interpretable": b.interpretable, "single_point": b.single_point, "tau": b.tau,
+        "tau_in_bootstrap": v.tau_in_bootstrap,
+        "metrics": {k: _val(v.estimate(judge, k)) for k in VALIDITY_KEYS},
+        "gap_perm_p": b.gap_perm_p,
+        "per_axis": {ax: {"R": _val(v.estimate(judge, f"R_{ax}")),
+                          "R_plus": _val(v.directional(judge, ax, "R_plus")),
+                          "wrong_way_rate": _val(v.directional(judge, ax, "wrong_way_rate"))}
+                     for ax in ("scope", "strength")},
+        "notes": list(b.notes),
+        "template": b.template, "scale": b.scale,
     }
 
 
@@ -256,7 +257,8 @@ def generic_section(runs: Sequence[Run], judge: str, kind: str, chosen: Sequence
     bad = _unusable(r, judge)
     if bad is not None and kind != "loop":
         return bad
-    block = (r.data.get("judges") or {}).get(judge, r.data)
+    own = r.judged.block(judge)   # the judge's block, else the whole result
+    block = r.data if own is None else own.model_dump(mode="json", exclude_unset=True)
     nums = [(p, v) for p, v in _numbers({k: v for k, v in block.items() if k not in ("run_id", "created_at")})]
     out = {"measured": True, "source": _src(r, judge), "numbers": dict(nums[:60])}
     if kind == "loop":
