@@ -4,12 +4,12 @@ renamed in the writer reaches a card or a report as an empty value, not as an er
 
 Every module is read with ``ast``. A module reads a result raw when it
 
-* reads a collected run's object by key (``run.data["judges"]``, ``r.data.get("sets")``: ``card.sources.Run``,
-  ``ledger.score``'s runs);
+* reads a collected run's object by key (``run.data["judges"]``, ``r.data.get("sets")``, ``d = r.data; d["sets"]``:
+  ``card.sources.Run``, ``ledger.score``'s runs);
 * reads ``runinfo.read_result``'s dict (or the dict ``runinfo.read_stamped`` returns beside the stamp) by key;
 * parses JSON in a function that names ``result.json`` and reads what it parsed by key; or
-* takes a result (a parameter named ``result``, ``res`` or ``run_result`` annotated ``dict``) and reads it by
-  key.
+* takes a result (a parameter named ``result``, ``res``, ``run_result``, ``r`` or ``data`` annotated ``dict``) and
+  reads it by key.
 
 ``RAW`` lists those modules today (``NOT_RESULTS``: modules whose ``result`` is another tool's, not a
 judgeaudit result). The list may only shrink: the test fails when a module not listed reads a
@@ -42,7 +42,7 @@ NOT_RESULTS: dict[str, str] = {
     "judgeaudit.interop.promptfoo": "its rows are a promptfoo eval's results (promptfoo's own JSON)",
 }
 
-_RESULT_PARAMS = ("result", "res", "run_result", "r")
+_RESULT_PARAMS = ("result", "res", "run_result", "r", "data")
 
 
 def _keyed(node: ast.AST) -> ast.AST | None:
@@ -91,7 +91,8 @@ def raw_reads(path: Path) -> list[tuple[int, str]]:
                     loaded.add(n.targets[0].elts[-1].id)   # (stamp, result)
                 if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
                     v = n.value
-                    if _is_call(v, "read_result") or (json_here and _is_call(v, "loads", "load")):
+                    if (_is_call(v, "read_result") or (json_here and _is_call(v, "loads", "load"))
+                            or (isinstance(v, ast.Attribute) and v.attr == "data")):   # ``d = run.data``
                         loaded.add(n.targets[0].id)
         body = ast.walk(fn) if fn is not tree else (n for s in tree.body if not isinstance(
             s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in ast.walk(s))
@@ -149,9 +150,10 @@ def test_the_scanner_finds_each_kind_of_raw_read(tmp_path):
         "def d(result: dict):\n    return result['provenance']\n"
         "def e(card: dict, result):\n    return card['sections'], result['x']\n"   # neither: a card, untyped
         "def f(folder):\n    return json.loads((folder / 'card.json').read_text())['sections']\n"
-        "def g(p):\n    stamp, d = read_stamped(p)\n    return stamp.run_id, d['judges']\n",
+        "def g(p):\n    stamp, d = read_stamped(p)\n    return stamp.run_id, d['judges']\n"
+        "def h(run):\n    d = run.data\n    return d.get('judge')\n",
         encoding="utf-8")
-    assert [line for line, _ in raw_reads(f)] == [3, 6, 9, 11, 18]
+    assert [line for line, _ in raw_reads(f)] == [3, 6, 9, 11, 18, 21]
 
 
 if __name__ == "__main__":

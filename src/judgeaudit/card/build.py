@@ -528,8 +528,9 @@ def lead(card: dict[str, Any]) -> dict[str, Any]:
     judge = [[k, _findings(card, k)] for k in JUDGE_FINDINGS]
     if (s.get("calibrate") or {}).get("measured"):
         from judgeaudit.card.calibrate import calibrate_verdict
+        from judgeaudit.card.schema import CalibrateSection
 
-        judge.append(["calibrate", calibrate_verdict(s["calibrate"])])
+        judge.append(["calibrate", calibrate_verdict(CalibrateSection.model_validate(s["calibrate"]))])
     if (s.get("migrate") or {}).get("measured"):
         from judgeaudit.card.migrate import migrate_verdict
         from judgeaudit.card.schema import MigrateSection

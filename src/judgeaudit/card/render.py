@@ -153,7 +153,7 @@ def _ledger(s: LedgerSection, judge: str) -> str:
 def _calibrate(s: Any, judge: str) -> str:
     from judgeaudit.card.calibrate import render_calibrate
 
-    return render_calibrate(s.model_dump(mode="json", exclude_unset=True), judge)   # card.calibrate reads its dict
+    return render_calibrate(s, judge)
 
 
 def _migrate(s: Any, judge: str) -> str:
