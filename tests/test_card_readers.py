@@ -31,8 +31,6 @@ TYPED = ("judgeaudit.card.schema",)
 
 #: Modules that read a card by literal key today, with the reason. May only shrink.
 CARD_RAW: dict[str, str] = {
-    "judgeaudit.card.build": "builds the card's dict and reads it back for its lead and verdict sentences, which are "
-                             "part of what CardFile validates (the sections are typed when the card is)",
     "judgeaudit.card.share": "rewrites the paths of any JSON value (a card before it is typed, a checklist's text); "
                              "the one card key it reads is the not-measured line it rewrites",
 }

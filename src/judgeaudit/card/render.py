@@ -192,7 +192,7 @@ def _provenance(card: CardFile) -> str:
 
 def _lead(card: CardFile) -> Lead:
     """What the card opens on: as it recorded it, or (a card made before it recorded its lead) as ``lead`` says."""
-    return card.lead or Lead.model_validate(lead(card.to_json()))
+    return card.lead or Lead.model_validate(lead(card))
 
 
 def card_html(card: CardFile | dict[str, Any]) -> str:
