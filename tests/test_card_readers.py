@@ -170,7 +170,8 @@ def test_the_scanner_finds_each_kind_of_raw_card_read(tmp_path):
         "def d(card: dict):\n    s = card.get('sections') or {}\n    sec = s['vp']\n    return sec.get('rows')\n"
         "def e(sb: dict):\n    return sb['conditions']\n"                              # a section, in the card package
         "def f(result: dict, card):\n    return result['judges'], card.sections.vp\n"  # neither: a result, a typed card
-        "def g(card: dict, kind):\n    sec = card.get('x').get(kind)\n    for n, sb in (sec.get('sets') or {}).items():\n"
+        "def g(card: dict, kind):\n    sec = card.get('x').get(kind)\n"
+        "    for n, sb in (sec.get('sets') or {}).items():\n"
         "        yield sb['source']\n",
         encoding="utf-8")
     assert sorted({line for line, _ in raw_reads(f)}) == [3, 6, 8, 11, 12, 13, 19, 20, 21]

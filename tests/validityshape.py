@@ -22,7 +22,8 @@ def judge_block(S: float | None, S_ci: list[float] | None, R: float | None, R_ci
     flip_ci = None if S_ci is None else [round(1 - S_ci[1], 6), round(1 - S_ci[0], 6)]
     half = None if R_ci is None else round((R_ci[1] - R_ci[0]) / 2, 6)
     block = {"S": S, "S_ci": S_ci, "R": R, "R_ci": R_ci, "R_scope": R, "R_scope_ci": R_ci, "R_strength": R,
-             "R_strength_ci": R_ci, "gap": None if R is None else 0.0, "gap_ci": None if half is None else [-half, half],
+             "R_strength_ci": R_ci, "gap": None if R is None else 0.0,
+             "gap_ci": None if half is None else [-half, half],
              "gap_perm_p": None, "control_flip_rate": flip, "control_flip_rate_ci": flip_ci, "R_excess": None,
              "R_excess_ci": None, "R_plus": None, "R_plus_ci": None, "wrong_way_rate": None, "wrong_way_rate_ci": None,
              "tau": tau, "interpretable": interpretable, "single_point": False, "n_construct": n_construct,

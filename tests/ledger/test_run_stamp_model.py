@@ -38,8 +38,8 @@ def test_the_answer_record_is_read_typed():
     from judgeaudit.records import Verdict
 
     now = datetime.now(UTC).isoformat()
-    v = [Verdict(call_key="k1", request_id="a", judge_id="j", raw="5", score=5.0, parse_ok=True, timestamp=now),
-         Verdict(call_key="k2", request_id="b", judge_id="j", raw="5", score=5.0, parse_ok=True, provider="replay", timestamp=now)]
+    one = dict(judge_id="j", raw="5", score=5.0, parse_ok=True, timestamp=now)
+    v = [Verdict(call_key="k1", request_id="a", **one), Verdict(call_key="k2", request_id="b", provider="replay", **one)]
     from judgeaudit.runinfo import answer_record
 
     s = RunStamp.of({"run_id": "r", "created_at": now, "answers": answer_record(v)})
@@ -50,7 +50,8 @@ def test_a_stamp_key_not_as_written_is_one_error_naming_the_file_and_field(tmp_p
     d, _ = _result(tmp_path)
     bad = tmp_path / "bad.json"
     for broken, field in (({**d, "run_id": 7}, "run_id"),
-                          ({**d, "inputs": {**d["inputs"], "files": {"probes": {"sha": "x"}}}}, "inputs.files.probes.path"),
+                          ({**d, "inputs": {**d["inputs"], "files": {"probes": {"sha": "x"}}}},
+                           "inputs.files.probes.path"),
                           ({**d, "answers": {"calls": "many"}}, "answers.calls")):
         bad.write_text(json.dumps(broken))
         with pytest.raises(InputError) as e:
