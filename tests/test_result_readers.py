@@ -4,16 +4,21 @@ renamed in the writer reaches a card or a report as an empty value, not as an er
 
 Every module is read with ``ast``. A module reads a result raw when it
 
-* reads a collected run's object by key (``run.data["judges"]``, ``r.data.get("sets")``: ``card.sources.Run``,
-  ``ledger.score``'s runs);
-* reads ``runinfo.read_result``'s dict by key;
+* reads a collected run's object by key (``run.data["judges"]``, ``r.data.get("sets")``, ``d = r.data; d["sets"]``:
+  ``card.sources.Run``, ``ledger.score``'s runs);
+* reads ``runinfo.read_result``'s dict (or the dict ``runinfo.read_stamped`` returns beside the stamp) by key;
 * parses JSON in a function that names ``result.json`` and reads what it parsed by key; or
-* takes a result (a parameter named ``result``, ``res`` or ``run_result`` annotated ``dict``) and reads it by
-  key.
+* takes a result (a parameter named ``result``, ``res``, ``run_result``, ``r`` or ``data`` annotated ``dict``) and
+  reads it by key.
 
 ``RAW`` lists those modules today (``NOT_RESULTS``: modules whose ``result`` is another tool's, not a
 judgeaudit result). The list may only shrink: the test fails when a module not listed reads a
 result raw, and when a listed one no longer does (the change that types it deletes its entry).
+
+A clause of the prediction ledger (``ledger.score``) names its metric by a path the user writes (``judges.x.S``,
+``/sets/...``): it reads any key of any result, by that path, not by a literal key of judgeaudit's (a typed result's
+``model_dump()`` walked by the same path would be the same read), and an absent path is its verdict *not run*. It
+reads the run's stamp through ``runinfo.RunStamp``.
 
 Run as a script (``python tests/test_result_readers.py [SRC]``) it prints every raw read, by module and line.
 """
@@ -30,22 +35,14 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 TYPED = ("judgeaudit.analyses", "judgeaudit.loop.schema")
 
 #: Modules that read a result by literal key today (see the module docstring). May only shrink.
-RAW: frozenset[str] = frozenset({
-    "judgeaudit.card.build",      # the card's validity and family readers (typed with the card itself)
-    "judgeaudit.card.checklist",  # a validity run's direction source and edit counts, as card.build reads them
-    "judgeaudit.card.paired",     # the run_id of the run a card section read (every kind of result has one)
-    "judgeaudit.card.sources",    # each collected run's run_id and created_at (every kind of result)
-    "judgeaudit.ledger.score",    # a clause's metric path names any key of any result; the run's stamp
-    "judgeaudit.runfolder",       # the run_id a staged set records, for its manifest
-    "judgeaudit.runinfo",         # the stamp and inputs record it writes into every result
-})
+RAW: frozenset[str] = frozenset()
 
 #: Modules whose ``result``-named objects are not judgeaudit results, with the reason.
 NOT_RESULTS: dict[str, str] = {
     "judgeaudit.interop.promptfoo": "its rows are a promptfoo eval's results (promptfoo's own JSON)",
 }
 
-_RESULT_PARAMS = ("result", "res", "run_result", "r")
+_RESULT_PARAMS = ("result", "res", "run_result", "r", "data")
 
 
 def _keyed(node: ast.AST) -> ast.AST | None:
@@ -89,9 +86,13 @@ def raw_reads(path: Path) -> list[tuple[int, str]]:
             loaded |= {a.arg for a in args if a.arg in _RESULT_PARAMS and _is_dict(a.annotation)}
             json_here = _names_result_json(fn)
             for n in ast.walk(fn):
+                if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)
+                        and _is_call(n.value, "read_stamped") and isinstance(n.targets[0].elts[-1], ast.Name)):
+                    loaded.add(n.targets[0].elts[-1].id)   # (stamp, result)
                 if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
                     v = n.value
-                    if _is_call(v, "read_result") or (json_here and _is_call(v, "loads", "load")):
+                    if (_is_call(v, "read_result") or (json_here and _is_call(v, "loads", "load"))
+                            or (isinstance(v, ast.Attribute) and v.attr == "data")):   # ``d = run.data``
                         loaded.add(n.targets[0].id)
         body = ast.walk(fn) if fn is not tree else (n for s in tree.body if not isinstance(
             s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in ast.walk(s))
@@ -148,9 +149,11 @@ def test_the_scanner_finds_each_kind_of_raw_read(tmp_path):
         "def c(folder):\n    d = json.loads((folder / 'result.json').read_text())\n    return d.get('arms')\n"
         "def d(result: dict):\n    return result['provenance']\n"
         "def e(card: dict, result):\n    return card['sections'], result['x']\n"   # neither: a card, untyped
-        "def f(folder):\n    return json.loads((folder / 'card.json').read_text())['sections']\n",
+        "def f(folder):\n    return json.loads((folder / 'card.json').read_text())['sections']\n"
+        "def g(p):\n    stamp, d = read_stamped(p)\n    return stamp.run_id, d['judges']\n"
+        "def h(run):\n    d = run.data\n    return d.get('judge')\n",
         encoding="utf-8")
-    assert [line for line, _ in raw_reads(f)] == [3, 6, 9, 11]
+    assert [line for line, _ in raw_reads(f)] == [3, 6, 9, 11, 18, 21]
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from judgeaudit.errors import InputError
-from judgeaudit.runinfo import file_sha256, result_kind, utc_now
+from judgeaudit.runinfo import RunStamp, file_sha256, result_kind, utc_now
 
 MANIFEST = "judgeaudit-run.json"
 STAGING = ".judgeaudit-staging"
@@ -159,8 +159,8 @@ def _commit(out: Path, stage: Path, kind: str) -> None:
     kept = {n: h for n, h in old.get("files", {}).items() if n not in files and (out / n).is_file()}
     man = {"kind": kind, "created_at": utc_now(), "files": {**kept, **{n: file_sha256(stage / n) for n in files}}}
     try:
-        man["run_id"] = json.loads((stage / "result.json").read_text(encoding="utf-8")).get("run_id")
-    except (OSError, ValueError, AttributeError):
+        man["run_id"] = RunStamp.read(stage / "result.json").run_id
+    except InputError:   # no result (a report written after its result) or none this judgeaudit reads
         man["run_id"] = old.get("run_id")
     _fsync_dir(stage)
     _write_atomic(stage / MANIFEST, json.dumps(man, indent=2))   # the commit point

@@ -12,6 +12,10 @@ a rerun answered from the store after a commit cannot pass for a run made after 
 Each ``result.json`` also records its inputs (``inputs``): the judgeaudit version, the elicitation
 template version, and per input file (the probe file, the data set files) its absolute path and SHA-256,
 so that a reader of the run (the card, ``card diff``) can refuse a file that changed after the run.
+
+``RunStamp`` reads these back from any result (``run_id``, ``created_at``, ``inputs``, ``answers``; every other
+key is the analysis's own, read through its schema): a reader of the stamp reads it there, not by key, so a key
+renamed here is one error naming the file and field.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 RUN_KEYS = ("run_id", "created_at")
 
@@ -93,20 +99,22 @@ def input_record(files: Mapping[str, str | Path | None] | None = None) -> dict[s
     return rec
 
 
-def changed_inputs(result: dict[str, Any], only: Sequence[str] | None = None) -> list[str]:
-    """One line per recorded input file that is gone or whose SHA-256 differs from the run's."""
+def changed_inputs(stamped: RunStamp | Mapping[str, Any], only: Sequence[str] | None = None) -> list[str]:
+    """One line per recorded input file of a result (its ``RunStamp``, or the result's object) that is gone or
+    whose SHA-256 differs from the run's."""
+    s = stamped if isinstance(stamped, RunStamp) else RunStamp.of(stamped)
     out = []
-    for name, f in ((result.get("inputs") or {}).get("files") or {}).items():
+    for name, f in (s.inputs.files if s.inputs is not None else {}).items():
         if only is not None and name not in only:
             continue
-        p = Path(f["path"])
-        if isinstance(f["sha256"], dict):
+        p = Path(f.path)
+        if isinstance(f.sha256, dict):
             now = tree_sha256(p) if p.is_dir() else None
         else:
             now = file_sha256(p) if p.is_file() else None
         if now is None:
             out.append(f"its {name} input {p} is gone")
-        elif now != f["sha256"]:
+        elif now != f.sha256:
             out.append(f"its {name} input {p} changed after the run (SHA-256 differs from the one recorded)")
     return out
 
@@ -150,28 +158,116 @@ def result_kind(d: dict[str, Any]) -> str | None:
     return None
 
 
-def read_result(path: str | Path) -> dict[str, Any]:
-    """A ``result.json`` that records its run (``run_id``, ``created_at`` in ISO 8601): ``InputError``
-    naming the file and field otherwise."""
+class _Record(BaseModel):
+    """A record of the stamp: its typed fields, every other key kept as written."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class InputFile(_Record):
+    """One input file (or folder) of a run: its absolute path and SHA-256 (a folder: every file's, by relative
+    path)."""
+
+    path: str
+    sha256: str | dict[str, str]
+
+
+class Inputs(_Record):
+    """A result's ``inputs`` (``input_record``)."""
+
+    judgeaudit: str | None = None
+    template_version: str | None = None
+    files: dict[str, InputFile] = {}
+
+
+class Answers(_Record):
+    """A result's ``answers`` (``answer_record``): when its verdicts were answered. Every field may be absent (a
+    result whose own ``answers`` is another record — a HaluEval check's per-answer counts — records no answer
+    times, and is read as one)."""
+
+    calls: int | None = None
+    replayed: int | None = None
+    untimed: int | None = None
+    earliest: str | None = None
+    latest: str | None = None
+
+
+class RunStamp(BaseModel):
+    """What every ``result.json`` records of its run, whatever the analysis: ``run_id``, ``created_at``, the
+    ``inputs`` it read and when its verdicts were answered (``answers``); None where the result records none."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    run_id: str | None = None
+    created_at: str | None = None
+    inputs: Inputs | None = None
+    answers: Answers | None = None
+
+    @classmethod
+    def of(cls, data: Any, *, path: str | Path | None = None) -> Self:
+        """The stamp of a result's object (``path`` names it in an error)."""
+        from judgeaudit.errors import InputError
+
+        if not isinstance(data, Mapping):
+            raise InputError("a result.json is an object", path=path, line=1)
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            first = e.errors()[0]
+            raise InputError(f"not a run stamp this judgeaudit reads: {first['msg']}", path=path,
+                             field=".".join(map(str, first["loc"]))) from None
+
+    @classmethod
+    def read(cls, path: str | Path) -> Self:
+        """The stamp of a ``result.json`` (a file or its run folder)."""
+        return cls.of(_load(path), path=path)
+
+    def recorded(self, path: str | Path | None = None) -> Self:
+        """This stamp, if it records its run (``run_id``; ``created_at`` in zoned ISO 8601): ``InputError``
+        naming the file and field otherwise."""
+        from judgeaudit.errors import InputError
+
+        for k in RUN_KEYS:
+            if not getattr(self, k):
+                raise InputError(f"this result does not record its run ({k!r} missing); rerun the analysis with "
+                                 "this version of judgeaudit", path=path, field=k)
+        self.when(path)
+        return self
+
+    def when(self, path: str | Path | None = None) -> datetime:
+        """``created_at`` as a zoned time (``InputError`` naming the file and field when it is not one)."""
+        from judgeaudit.errors import InputError
+
+        try:
+            t = datetime.fromisoformat(str(self.created_at))
+        except ValueError:
+            raise InputError(f"created_at {self.created_at!r} is not ISO 8601", path=path,
+                             field="created_at") from None
+        if t.tzinfo is None:
+            raise InputError("created_at has no time zone (it is written in UTC)", path=path, field="created_at")
+        return t
+
+
+def _load(path: str | Path) -> Any:
     import json
 
     from judgeaudit.errors import InputError
 
     p = Path(path)
+    p = p / "result.json" if p.is_dir() else p
     try:
-        d = json.loads(p.read_text(encoding="utf-8"))
+        return json.loads(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise InputError(f"cannot read this result ({e})", path=p) from None
-    if not isinstance(d, dict):
-        raise InputError("a result.json is an object", path=p, line=1)
-    for k in RUN_KEYS:
-        if not isinstance(d.get(k), str) or not d[k]:
-            raise InputError(f"this result does not record its run ({k!r} missing); rerun the analysis with "
-                             "this version of judgeaudit", path=p, field=k)
-    try:
-        t = datetime.fromisoformat(d["created_at"])
-    except ValueError:
-        raise InputError(f"created_at {d['created_at']!r} is not ISO 8601", path=p, field="created_at") from None
-    if t.tzinfo is None:
-        raise InputError("created_at has no time zone (it is written in UTC)", path=p, field="created_at")
-    return d
+
+
+def read_stamped(path: str | Path) -> tuple[RunStamp, dict[str, Any]]:
+    """A ``result.json`` that records its run (``RunStamp.recorded``): its stamp and its object; ``InputError``
+    naming the file and field otherwise."""
+    d = _load(path)
+    return RunStamp.of(d, path=path).recorded(path), d
+
+
+def read_result(path: str | Path) -> dict[str, Any]:
+    """A ``result.json`` that records its run (``run_id``, ``created_at`` in ISO 8601): ``InputError``
+    naming the file and field otherwise."""
+    return read_stamped(path)[1]

@@ -168,22 +168,22 @@ def test_the_card_reads_the_typed_result(tmp_path):
 
 
 def test_the_card_verdict_and_the_gate_refuse_a_renamed_cell_key():
-    from judgeaudit.card.build import _cap_verdict
+    from judgeaudit.card.build import lead
     from judgeaudit.gate.quantities import read
 
     sb = {"overall": {"value": 0.7, "ci": [0.6, 0.8], "n": 100},
           "conditions": {"C1": {"value": 0.9, "ci": [0.85, 0.95], "n": 50, "coverage": "direct"},
                          "C2": {"value": 0.5, "ci": [0.4, 0.6], "n": 50, "coverage": "direct"}}}
-    assert _cap_verdict("s", sb).startswith("On s its CAP profile is weakest on C2 (")
     card = whole({"sections": {"cap": {"measured": True, "sets": {"s": sb}}}})
+    assert dict(lead(card)["judge"])["cap"][0].startswith("On s its CAP profile is weakest on C2 (")
     r = read(card, "cap.s.C2")[0]
     assert (r.value, r.ci, r.n) == (0.5, (0.4, 0.6), 50)
     bad = copy.deepcopy(sb)
     bad["conditions"]["C2"]["coverage_status"] = bad["conditions"]["C2"].pop("coverage")
     bad["conditions"]["C1"]["val"] = bad["conditions"]["C1"].pop("value")
-    with pytest.raises(InputError) as e:
-        _cap_verdict("s", bad)
-    assert e.value.field == "sections.cap.sets.s.conditions.C1.value"
+    with pytest.raises(InputError) as e:   # the card's sentences read it typed: the renamed key is named
+        lead(whole({"sections": {"cap": {"measured": True, "sets": {"s": bad}}}}))
+    assert e.value.field == "sections.cap.sets.s.conditions.C1.value" and "malformed card" in str(e.value)
     card["sections"]["cap"]["sets"]["s"] = bad
     with pytest.raises(InputError) as e:
         read(card, "cap.s.C1")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from validityshape import judge_block, validity_result
 
 from judgeaudit.card.build import build_card
 from judgeaudit.card.render import card_html
@@ -37,10 +38,9 @@ SPECS = [
 
 def _run(folder: Path, judge_id: str, family: str | None, n: int = 69) -> None:
     folder.mkdir(parents=True)
-    block = {"S": 0.97, "S_ci": [0.93, 0.99], "R": 0.5, "R_ci": [0.4, 0.6], "tau": 5.0, "interpretable": True}
-    (folder / "result.json").write_text(json.dumps({"s_floor": 0.9, "bar": 0.75, "n_base": 5, "run_id": "r1",
-                                                    "created_at": "2026-09-02T00:00:00+00:00",
-                                                    "judges": {judge_id: block}}))
+    block = judge_block(0.97, [0.93, 0.99], 0.5, [0.4, 0.6], n_construct=35, n_control=25)
+    (folder / "result.json").write_text(json.dumps({**validity_result({judge_id: block}, n_base=5), "run_id": "r1",
+                                                    "created_at": "2026-09-02T00:00:00+00:00"}))
     pd.DataFrame({"judge_id": [judge_id] * n, "request_id": [f"q{i}" for i in range(n)], "score": 3.0,
                   "family": [family] * n}).to_parquet(folder / "verdicts.parquet")
 

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from typer.testing import CliRunner
+from validityshape import judge_block, validity_result
 
 from judgeaudit.card.build import build_card
 from judgeaudit.card.sources import collect
@@ -19,12 +20,10 @@ J = "api:acme/judge-1"
 
 def _validity(folder: Path, s_floor: float, S: float, S_ci: list[float], made: str) -> None:
     folder.mkdir(parents=True)
-    block = {"S": S, "S_ci": S_ci, "R": 0.6, "R_ci": [0.45, 0.75], "control_flip_rate": 1 - S,
-             "control_flip_rate_ci": [1 - S_ci[1], 1 - S_ci[0]], "tau": 5.0, "interpretable": True,
-             "n_construct": 336, "n_control": 240}
-    (folder / "result.json").write_text(json.dumps({"s_floor": s_floor, "bar": 0.75, "n_base": 48,
-                                                    "direction_source": "human", "run_id": f"run-{s_floor}",
-                                                    "created_at": made, "judges": {J: block}}))
+    block = judge_block(S, S_ci, 0.6, [0.45, 0.75])
+    (folder / "result.json").write_text(json.dumps({**validity_result({J: block}, s_floor=s_floor,
+                                                                      direction_source="human"),
+                                                    "run_id": f"run-{s_floor}", "created_at": made}))
 
 
 def _two_runs(root: Path) -> tuple[Path, Path]:

@@ -131,15 +131,14 @@ def test_run_missing_whose_judge_gives_no_usable_verdict_says_so_and_exits_non_z
     """Only the CAP run is missing; every one of its 180 replies is unparseable: the card's CAP section
     says the judge gave no usable verdict, the failure summary is printed and the command exits 1
     (the card is still written)."""
-    from test_card_sentences import _block, _write
+    from test_card_sentences import _block, _validity, _write
 
     judge = "api:openai/gpt-4o-mini"
     srv = fake_server(responder=lambda prompt: "I would rather not say.")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_API_BASE", srv.base_url)
     have = tmp_path / "have"
-    _write(have / "v", {"s_floor": 0.9, "bar": 0.75, "n_base": 48, "direction_source": "human",
-                        "judges": {judge: _block()}})
+    _write(have / "v", _validity({judge: _block()}, "human"))
     _write(have / "p", {"config": {}, "transfer": [], "sets": {"s": {"meta": {"label_origin": "human vote"}, "item": {
         "applicable": True, "n": 10, "a_imp": 0.1, "a_imp_ci": [0.0, 0.2], "a_imp_null": {"n": 10}}}}})
     blind = {"n": 2, "n_defective": 1, "n_clean": 1, "no_verdict": 0, "answers": 2, "ties": 0, "parse_failures": 0,

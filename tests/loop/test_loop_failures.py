@@ -153,6 +153,19 @@ def test_loop_worlds_reads_the_world_set_spec_grammar(tmp_path, data_dir):
     b = run_worlds_command(set_=spec, agent=Constant("Arthur's Magazine"), out=tmp_path / "b", max_items=6,
                            progress=False)
     assert a["worlds"] == b["worlds"] and a["n_items"] == 6
+    # the result read back through its type keeps every key; a key renamed in a world is an error naming it
+    from judgeaudit.loop.schema import LoopWorldsFile
+
+    raw = json.loads((tmp_path / "a" / "result.json").read_text())
+    run = LoopWorldsFile.read(tmp_path / "a")
+    assert run.to_json() == raw and run.run_id == raw["run_id"]
+    assert {w: (x.correct, x.n) for w, x in run.worlds.items()} == {w: (x["correct"], x["n"])
+                                                                   for w, x in a["worlds"].items()}
+    w0 = next(iter(raw["worlds"]))
+    renamed = {k: v for k, v in raw["worlds"][w0].items() if k != "accuracy"} | {"acc": 0.0}
+    with pytest.raises(InputError, match="not a loop worlds result") as e:
+        LoopWorldsFile.of({**raw, "worlds": {**raw["worlds"], w0: renamed}}, path="r.json")
+    assert e.value.field == f"worlds.{w0}.accuracy"
     with pytest.raises(InputError, match="not part='dialogue'"):
         run_worlds_command(set_=f"{spec}?part=dialogue", agent=Constant("x"), out=tmp_path / "c")
     with pytest.raises(InputError, match="unsupported option"):

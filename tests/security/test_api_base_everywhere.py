@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
+from validityshape import validity_result
 
 import judgeaudit
 from judgeaudit.cli import app
@@ -23,7 +24,8 @@ BLOCK = {"S": 0.93, "S_ci": [0.9, 0.96], "R": 0.31, "R_ci": [0.25, 0.37], "R_sco
          "R_scope_ci": [0.33, 0.47], "R_strength": 0.20, "R_strength_ci": [0.14, 0.27], "gap": 0.20,
          "gap_ci": [0.10, 0.30], "R_plus": 0.2, "R_plus_ci": [0.15, 0.25], "wrong_way_rate": 0.11,
          "wrong_way_rate_ci": [0.07, 0.15], "control_flip_rate": 0.07, "control_flip_rate_ci": [0.04, 0.10],
-         "tau": 5.0, "interpretable": True, "single_point": False, "n_construct": 336, "n_control": 240}
+         "gap_perm_p": 0.002, "R_excess": 0.24, "R_excess_ci": [0.17, 0.31], "tau": 5.0, "interpretable": True,
+         "single_point": False, "n_construct": 336, "n_control": 240, "notes": []}
 """A validity result's block for the judge (the card reads it; nothing is recomputed)."""
 
 
@@ -84,8 +86,7 @@ def test_the_loop_step_of_card_run_missing_goes_to_its_api_base(two_servers, tmp
     go to ``--api-base``."""
     named, decoy = two_servers
     have = tmp_path / "have"
-    _write(have / "v", {"s_floor": 0.9, "bar": 0.75, "n_base": 48, "direction_source": "human",
-                        "judges": {JUDGE: BLOCK}})
+    _write(have / "v", validity_result({JUDGE: BLOCK}, direction_source="human"))
     _write(have / "p", {"config": {}, "transfer": [], "sets": {"s": {"meta": {"label_origin": "human vote"}, "item": {
         "applicable": True, "n": 10, "a_imp": 0.1, "a_imp_ci": [0.0, 0.2], "a_imp_null": {"n": 10}}}}})
     blind = {"n": 2, "n_defective": 1, "n_clean": 1, "no_verdict": 0, "answers": 2, "ties": 0, "parse_failures": 0,

@@ -16,9 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from judgeaudit.analyses.validity.schema import Estimate
 from judgeaudit.analyses.world.schema import WorldAnalysis
 from judgeaudit.card.checklist import checklist
-from judgeaudit.card.schema import SCHEMA_VERSION, SECTIONS, CardFile
+from judgeaudit.card.schema import (SCHEMA_VERSION, SECTIONS, CapSet, CardFile, Lead, LoopSection, Unmeasured,
+                                    ValiditySection, Value, VpRow, WorldSection)
 from judgeaudit.card.numbers import above, below, ci_ok, excludes_zero, p_value, with_ci
 from judgeaudit.card.sources import Run, of_kind, one_run
 from judgeaudit.card.defaults import DEFAULT_COMMANDS
@@ -43,9 +45,9 @@ def recorded_family(r: Run, judge: str) -> tuple[str | None, str]:
     when the run records none. The spec string is never re-read: the backend resolved the family
     when it ran (a ``family=`` option, a replay file's column, the embedded model), and the card
     shows what it resolved."""
-    block = (r.data.get("judges") or {}).get(judge)
-    if isinstance(block, dict) and block.get("family"):
-        return str(block["family"]), "result.json"
+    block = r.judged.block(judge)
+    if block is not None and block.family:
+        return block.family, "result.json"
     import pandas as pd
     import pyarrow.parquet as pq
 
@@ -72,11 +74,11 @@ def _src(r: Run, judge: str | None = None) -> dict[str, Any]:
     if judge is not None:
         fam, where = recorded_family(r, judge)
         out |= {"judge": judge, "family": fam, "family_from": where}
-    if isinstance(r.data.get("inputs"), dict):
+    if r.stamp.inputs is not None:
         from judgeaudit.runinfo import changed_inputs
 
-        out["inputs"] = r.data["inputs"]
-        out["inputs_changed"] = changed_inputs(r.data)   # flagged on the card: the run read other files
+        out["inputs"] = r.stamp.inputs.model_dump(mode="json", exclude_unset=True)
+        out["inputs_changed"] = changed_inputs(r.stamp)   # flagged on the card: the run read other files
     return out
 
 
@@ -85,67 +87,62 @@ def card_families(card: dict[str, Any] | CardFile) -> list[str]:
     return CardFile.of(card).families()
 
 
-def section_sources(sec: dict[str, Any]) -> list[dict[str, Any]]:
-    """The sources (``_src``) of a measured card section: its own, each CAP set's, each vp row's."""
-    if not sec.get("measured"):
-        return []
-    srcs = [sec.get("source")] + [sb.get("source") for sb in (sec.get("sets") or {}).values()
-                                  if isinstance(sb, dict)] + [r.get("source") for r in sec.get("rows") or []
-                                                              if isinstance(r, dict)]
-    return list({x["path"]: x for x in srcs if isinstance(x, dict) and x.get("path")}.values())
-
-
 def attributed(r: Run, judge: str) -> bool:
     """Run ``r`` was made by ``judge``: it is a key of the run's ``judges`` block, or the run's
     ``judge`` (a loop's audited judge). A run naming no judge is nobody's."""
-    d = r.data
-    return judge in (d.get("judges") or {}) or d.get("judge") == judge
+    return r.judged.block(judge) is not None or r.judged.judge == judge
 
 
 def _absent(kind: str, judge: str) -> dict[str, Any]:
     return {"measured": False, "not_measured": f"not measured — run: {COMMANDS[kind].format(judge=judge)}"}
 
 
+def _unusable_line(r: Run, judge: str) -> str | None:
+    """The line saying ``judge`` was asked in run ``r`` and gave no usable verdict (the run's ``calls`` summary),
+    else None."""
+    c = r.judged.calls_of(judge)
+    if c is None or not c.calls or c.usable:
+        return None
+    why = f"; first: {c.reasons[0]}" if c.reasons else ""
+    return (f"run, but {judge} gave no usable verdict in {r.path.parent} ({c.calls} calls: {c.failed_calls or 0} "
+            f"failed, {c.parse_failures or 0} did not parse{why})")
+
+
 def _unusable(r: Run, judge: str) -> dict[str, Any] | None:
     """The section's "not measured" entry when ``judge`` was asked in run ``r`` and gave no usable
-    verdict (the run's ``calls`` summary), else None."""
-    c = (r.data.get("calls") or {}).get(judge) or {}
-    if not c.get("calls") or c.get("usable"):
-        return None
-    why = f"; first: {c['reasons'][0]}" if c.get("reasons") else ""
-    return {"measured": False, "failed": True,
-            "not_measured": f"run, but {judge} gave no usable verdict in {r.path.parent} "
-                            f"({c['calls']} calls: {c.get('failed_calls') or 0} failed, "
-                            f"{c.get('parse_failures') or 0} did not parse{why})"}
+    verdict (``_unusable_line``), else None."""
+    line = _unusable_line(r, judge)
+    return None if line is None else {"measured": False, "failed": True, "not_measured": line}
 
 
-def _val(block: dict[str, Any], key: str) -> dict[str, Any]:
-    return {"value": block.get(key), "ci": block.get(f"{key}_ci")}
+def _val(e: Estimate) -> dict[str, Any]:
+    return {"value": e.value, "ci": None if e.ci is None else list(e.ci)}
 
 
 def validity_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Path] = ()) -> dict[str, Any]:
-    hits = [r for r in of_kind(runs, "validity") if judge in r.data.get("judges", {})]
+    hits = [r for r in of_kind(runs, "validity") if judge in r.validity.judges]   # read through its type
     if not hits:
         return _absent("validity", judge)
     r = one_run(hits, f"validity runs of {judge}", chosen)
     if (bad := _unusable(r, judge)) is not None:
         return bad
-    b = r.data["judges"][judge]
-    d = b.get("directional") or {}
+    v = r.validity
+    b = v.judges[judge]
     return {
-        "measured": True, "source": _src(r, judge), "s_floor": r.data.get("s_floor"),
-        "direction_source": r.data.get("direction_source"),
-        "n": {"base_items": r.data.get("n_base"), "construct_edits": b.get("n_construct"),
-              "control_edits": b.get("n_control")},
-        "bootstrap": {"unit": r.data.get("bootstrap_unit"), "n": r.data.get("n_base")},
-        "interpretable": b.get("interpretable"), "single_point": b.get("single_point"), "tau": b.get("tau"),
-        "tau_in_bootstrap": r.data.get("tau_in_bootstrap"),
-        "metrics": {k: _val(b, k) for k in VALIDITY_KEYS},
-        "gap_perm_p": b.get("gap_perm_p"),
-        "per_axis": {ax: {"R": _val(b, f"R_{ax}"), "R_plus": _val(d.get(ax) or {}, "R_plus"),
-                          "wrong_way_rate": _val(d.get(ax) or {}, "wrong_way_rate")} for ax in ("scope", "strength")},
-        "notes": list(b.get("notes") or []),
-        "template": b.get("template"), "scale": b.get("scale"),
+        "measured": True, "source": _src(r, judge), "s_floor": v.s_floor,
+        "direction_source": v.direction_source,
+        "n": {"base_items": v.n_base, "construct_edits": b.n_construct, "control_edits": b.n_control},
+        "bootstrap": {"unit": v.bootstrap_unit, "n": v.n_base},
+        "interpretable": b.interpretable, "single_point": b.single_point, "tau": b.tau,
+        "tau_in_bootstrap": v.tau_in_bootstrap,
+        "metrics": {k: _val(v.estimate(judge, k)) for k in VALIDITY_KEYS},
+        "gap_perm_p": b.gap_perm_p,
+        "per_axis": {ax: {"R": _val(v.estimate(judge, f"R_{ax}")),
+                          "R_plus": _val(v.directional(judge, ax, "R_plus")),
+                          "wrong_way_rate": _val(v.directional(judge, ax, "wrong_way_rate"))}
+                     for ax in ("scope", "strength")},
+        "notes": list(b.notes),
+        "template": b.template, "scale": b.scale,
     }
 
 
@@ -253,10 +250,11 @@ def generic_section(runs: Sequence[Run], judge: str, kind: str, chosen: Sequence
     if not hits:
         return _absent(kind, judge)
     r = one_run(hits, f"{kind} runs of {judge}", chosen)
-    bad = _unusable(r, judge)
-    if bad is not None and kind != "loop":
-        return bad
-    block = (r.data.get("judges") or {}).get(judge, r.data)
+    unusable = _unusable_line(r, judge)
+    if unusable is not None and kind != "loop":
+        return _unusable(r, judge)
+    own = r.judged.block(judge)   # the judge's block, else the whole result
+    block = r.data if own is None else own.model_dump(mode="json", exclude_unset=True)
     nums = [(p, v) for p, v in _numbers({k: v for k, v in block.items() if k not in ("run_id", "created_at")})]
     out = {"measured": True, "source": _src(r, judge), "numbers": dict(nums[:60])}
     if kind == "loop":
@@ -274,8 +272,8 @@ def generic_section(runs: Sequence[Run], judge: str, kind: str, chosen: Sequence
             out["unit"] = unit.model_dump()
         if lp.identities is not None and judge in lp.identities:
             out["identity"] = lp.identities[judge].model_dump(mode="json")
-        if bad is not None:
-            out["judge_unusable"] = bad["not_measured"]
+        if unusable is not None:
+            out["judge_unusable"] = unusable
     if kind == "world":
         out |= _world_rates(WorldAnalysis.of(r.data, path=r.path), judge)   # a key renamed or missing: an error naming it
     return out
@@ -334,75 +332,79 @@ EXTENSION = "judgeaudit's own extension, not a paper quantity"
 EXTENSIONS = "judgeaudit's own extensions, not paper quantities"
 
 
-def _validity_verdict(v: dict[str, Any], j: str) -> list[str]:
-    m, out = v["metrics"], []
-    S, R = m["S"], m["R"]
-    if S["value"] is None:
+def _validity_verdict(v: ValiditySection, j: str) -> list[str]:
+    out = []
+
+    def m(name: str) -> Value:
+        return v.metrics.get(name) or Value(value=None, ci=None)
+
+    S, R = m("S"), m("R")
+    if S.value is None:
         return [f"{j} has no invariance measured (S undefined: no usable control edits), so its R is not read "
                 "(Corollary 1)."]
-    if v.get("single_point"):
+    if v.single_point:
         out.append(f"{j} gives a single grade: a constant instrument at the corner (S, R) = (1, 0) of Proposition 2, "
                    "which does not read its input.")
         return out
-    if not v["interpretable"]:
+    if not v.interpretable:
         out.append(f"{j} is uninterpretable on construct sensitivity: no operating point that moves its verdict "
-                   f"reaches invariance S ≥ {v['s_floor']} (best S = {with_ci(S['value'], S['ci'])}), so its R is "
+                   f"reaches invariance S ≥ {v.s_floor} (best S = {with_ci(S.value, S.ci)}), so its R is "
                    "not read as sensitivity.")
         return out
-    if R["value"] is None:
-        return [f"At matched invariance (S = {with_ci(S['value'], S['ci'])} ≥ {v['s_floor']}), {j} has no R "
+    if R.value is None:
+        return [f"At matched invariance (S = {with_ci(S.value, S.ci)} ≥ {v.s_floor}), {j} has no R "
                 "(no usable construct edits)."]
-    out.append(f"At matched invariance (S = {with_ci(S['value'], S['ci'])} ≥ {v['s_floor']}), {j} moves on "
-               f"R = {with_ci(R['value'], R['ci'])} of construct-changing edits.")
-    gap, sc, st = m["gap"], m["R_scope"], m["R_strength"]
-    p = v.get("gap_perm_p")
-    if gap["value"] is not None and excludes_zero(gap["ci"]) and p is not None and p >= ALPHA:
-        out.append(f"The scope − strength gap ({with_ci(gap['value'], gap['ci'], sign=True)}) is not established: "
+    out.append(f"At matched invariance (S = {with_ci(S.value, S.ci)} ≥ {v.s_floor}), {j} moves on "
+               f"R = {with_ci(R.value, R.ci)} of construct-changing edits.")
+    gap, sc, st = m("gap"), m("R_scope"), m("R_strength")
+    p = v.gap_perm_p
+    if gap.value is not None and excludes_zero(gap.ci) and p is not None and p >= ALPHA:
+        out.append(f"The scope − strength gap ({with_ci(gap.value, gap.ci, sign=True)}) is not established: "
                    f"its interval excludes zero but its axis-label permutation p = {p_value(p)}.")
-    elif sc["value"] is not None and st["value"] is not None and excludes_zero(gap["ci"]):
+    elif sc.value is not None and st.value is not None and excludes_zero(gap.ci):
         both = (f"the gap's interval excludes zero and its axis-label permutation p = {p_value(p)}" if p is not None
                 else "the gap's interval excludes zero; no permutation null was run")
-        low, high, name = (st, sc, "strength") if gap["value"] > 0 else (sc, st, "scope")
+        low, high, name = (st, sc, "strength") if gap.value > 0 else (sc, st, "scope")
         other = "scope" if name == "strength" else "strength"
-        if below(low["ci"], LOW_R):
-            out.append(f"It is insensitive on {name} at matched invariance (R_{name} {with_ci(low['value'], low['ci'])}"
-                       f", below {LOW_R} with its interval, vs R_{other} {with_ci(high['value'], high['ci'])}; "
+        if below(low.ci, LOW_R):
+            out.append(f"It is insensitive on {name} at matched invariance (R_{name} {with_ci(low.value, low.ci)}"
+                       f", below {LOW_R} with its interval, vs R_{other} {with_ci(high.value, high.ci)}; "
                        f"{both}).")
         else:
-            out.append(f"It moves less on {name} than on {other} (R_{name} {with_ci(low['value'], low['ci'])} vs "
-                       f"{with_ci(high['value'], high['ci'])}; {both}).")
-    rp, ww = m["R_plus"], m["wrong_way_rate"]
-    if above(ww["ci"], rp["ci"]):
-        out.append(f"Most of its construct flips go the wrong way (wrong-way rate {with_ci(ww['value'], ww['ci'])}, "
-                   f"its interval above R⁺'s {with_ci(rp['value'], rp['ci'])}; both are {EXTENSIONS}).")
-    if v.get("direction_source") != "human":
+            out.append(f"It moves less on {name} than on {other} (R_{name} {with_ci(low.value, low.ci)} vs "
+                       f"{with_ci(high.value, high.ci)}; {both}).")
+    rp, ww = m("R_plus"), m("wrong_way_rate")
+    if above(ww.ci, rp.ci):
+        out.append(f"Most of its construct flips go the wrong way (wrong-way rate {with_ci(ww.value, ww.ci)}, "
+                   f"its interval above R⁺'s {with_ci(rp.value, rp.ci)}; both are {EXTENSIONS}).")
+    if v.direction_source != "human":
         out.append("Its construct directions are author-intended and not human-verified: every construct edit is "
                    "assumed to change the correct verdict.")
     return out
 
 
-def _vp_recovery(row: dict[str, Any]) -> str | None:
+def _vp_recovery(row: VpRow) -> str | None:
     """The sentence on how much of a label set surface form recovers (§5.4). Recovery is claimed only
     when a_imp is above its label-permutation null — its Benjamini–Hochberg-adjusted p across the run's
     rows at most ``ALPHA``, the p the validation-power report prints — *and* its bootstrap interval lies
     above 0; where the two disagree the sentence says so and claims nothing; neither: no sentence."""
-    if row["a_imp"] is None:
+    if row.a_imp is None:
         return None
-    a = with_ci(row["a_imp"], row["a_imp_ci"])
-    what = "length alone" if row["a_imp_member"] == "length_only" else "surface form alone"
-    member = "" if row["a_imp_member"] == "length_only" else f"{row['a_imp_member']}: "
-    ci = row["a_imp_ci"] if ci_ok(row["a_imp_ci"]) else None
-    p_bh = row.get("null_p_bh")
+    a = with_ci(row.a_imp, row.a_imp_ci)
+    what = "length alone" if row.a_imp_member == "length_only" else "surface form alone"
+    member = "" if row.a_imp_member == "length_only" else f"{row.a_imp_member}: "
+    ci = row.a_imp_ci if ci_ok(row.a_imp_ci) else None
+    p_bh = row.null_p_bh
     # a permutation p counted with the observed statistic among the permutations is valid at p ≤ α
     null, interval_above = p_bh is not None and float(p_bh) <= ALPHA, ci is not None and float(ci[0]) > 0
     p = f"Benjamini–Hochberg-adjusted p = {p_value(p_bh)}"
     if null and interval_above:
         if float(ci[0]) > SURFACE_RECOVERABLE:
-            return (f"Its validation set {row['set']} ({row['mode']}) is recoverable from {what} "
+            return (f"Its validation set {row.set} ({row.mode}) is recoverable from {what} "
                     f"({member}a_imp {a}, above {SURFACE_RECOVERABLE} with its interval and above its "
                     f"permutation null, {p}).")
-        return (f"{what[0].upper()}{what[1:]} reproduces part of its validation set {row['set']} "
-                f"({row['mode']}) ({member}a_imp {a}, above its permutation null ({p}) and its interval above 0; "
+        return (f"{what[0].upper()}{what[1:]} reproduces part of its validation set {row.set} "
+                f"({row.mode}) ({member}a_imp {a}, above its permutation null ({p}) and its interval above 0; "
                 f"§5.4 reads a_imp up to {SURFACE_RECOVERABLE} as headroom).")
     if null == interval_above or ci is None:
         return None
@@ -410,17 +412,14 @@ def _vp_recovery(row: dict[str, Any]) -> str | None:
            else ("its 95% interval excludes 0 but it is not above its permutation null at the rows' false "
                  f"discovery rate ({p})" if p_bh is not None else
                  "its 95% interval excludes 0 but no permutation null was run"))
-    return (f"Recovery of {row['set']} ({row['mode']}) from {what} is not established: {member}a_imp {a} {why}, "
+    return (f"Recovery of {row.set} ({row.mode}) from {what} is not established: {member}a_imp {a} {why}, "
             "and §5.4 reads a_imp against both.")
 
 
-def _cap_verdict(name: str, sb: dict[str, Any]) -> str | None:
+def _cap_verdict(name: str, sb: CapSet) -> str | None:
     """The weakest direct-coverage cell, named only when its interval lies wholly below another direct
     cell's (cells of other coverage statuses are not compared)."""
-    from judgeaudit.analyses.cap.schema import cell_summary
-
-    read = {c: cell_summary(e, where=f"sections.cap.sets.{name}.conditions.{c}") for c, e in sb["conditions"].items()}
-    cells = {c: e for c, e in read.items() if e.coverage == "direct" and e.value is not None and ci_ok(e.ci)}
+    cells = {c: e for c, e in sb.conditions.items() if e.coverage == "direct" and e.value is not None and ci_ok(e.ci)}
     if len(cells) < 2:
         return None
     c = min(cells, key=lambda k: cells[k].value)
@@ -433,41 +432,40 @@ def _cap_verdict(name: str, sb: dict[str, Any]) -> str | None:
             f"{', '.join(sorted(above_it))} with intervals; direct-coverage cells compared).")
 
 
-def _world_verdict(w: dict[str, Any]) -> list[str]:
+def _world_verdict(w: WorldSection) -> list[str]:
     """One sentence per paired arm difference of recall and specificity (b − a on the units both arms
     scored): a direction is claimed only when its interval excludes zero *and* the exact McNemar test
     on its stratum's paired table gives p < ``ALPHA``; where they disagree the sentence says so."""
     out = []
-    for p in w.get("paired") or []:
-        g, ci, mp = p.get("gain"), p.get("ci"), p.get("mcnemar_p")
+    for p in w.paired:
+        g, ci, mp = p.gain, p.ci, p.mcnemar_p
         if g is None or not ci_ok(ci):
             continue
-        d = (f"{p['b']} − {p['a']} {p['metric']} {with_ci(g, ci, sign=True)} on {p.get('n_pairs', p.get('n'))} paired "
-             f"{p.get('pair_unit', p.get('unit')) or 'unit'}s")
+        d = f"{p.b} − {p.a} {p.metric} {with_ci(g, ci, sign=True)} on {p.n_pairs} paired {p.pair_unit or 'unit'}s"
         mc = "no McNemar test" if mp is None else f"exact McNemar p = {p_value(mp)}"
         sig = mp is not None and float(mp) < ALPHA
         if excludes_zero(ci) and sig:
-            out.append(f"In the world run its {p['metric']} is {'higher' if g > 0 else 'lower'} when {p['b']} than "
-                       f"when {p['a']} ({d}; {mc}).")
+            out.append(f"In the world run its {p.metric} is {'higher' if g > 0 else 'lower'} when {p.b} than "
+                       f"when {p.a} ({d}; {mc}).")
         elif excludes_zero(ci) or sig:
             why = "its interval excludes zero" if excludes_zero(ci) else "its interval includes zero"
-            out.append(f"In the world run the {p['b']} − {p['a']} difference in {p['metric']} is not established "
+            out.append(f"In the world run the {p.b} − {p.a} difference in {p.metric} is not established "
                        f"({d}; {why} and the {mc}).")
         else:
-            out.append(f"In the world run its {p['metric']} is not distinguishably different between {p['b']} and "
-                       f"{p['a']} ({d}; {mc}).")
+            out.append(f"In the world run its {p.metric} is not distinguishably different between {p.b} and "
+                       f"{p.a} ({d}; {mc}).")
     return out
 
 
-def _loop_verdict(lp: dict[str, Any], j: str) -> list[str]:
+def _loop_verdict(lp: LoopSection, j: str) -> list[str]:  # noqa: ARG001
     """Per loop arm, the net (fixed − broken over units) when its interval says which way it goes;
     otherwise that it is not distinguishable from zero; an arm without a usable report, said so."""
     out = []
-    if lp.get("judge_unusable"):
-        out.append(f"In the loop run, {lp['judge_unusable'][len('run, but '):]}; the arms it reports to are not "
+    if lp.judge_unusable:
+        out.append(f"In the loop run, {lp.judge_unusable[len('run, but '):]}; the arms it reports to are not "
                    "read.")
-    for name, g in (lp.get("regulators") or {}).items():
-        net, ci = g.get("net"), g.get("ci")
+    for name, g in lp.regulators.items():
+        net, ci = g.net, g.ci
         if net is None or not ci_ok(ci):
             continue
         n = f"net {with_ci(net, ci, sign=True)} of checked units, fixed − broken"
@@ -484,17 +482,15 @@ JUDGE_FINDINGS = ("validity", "cap", "world", "loop")
 """The sections whose sentences are about the judge itself, in the order the card leads with them."""
 
 
-def _findings(card: dict[str, Any], k: str) -> list[str]:
+def _findings(card: CardFile, k: str) -> list[str]:
     """The sentences of section ``k`` about the judge (each true of its numbers with their intervals); a
     section measured where no rule fires says where its numbers are; one not measured, or run with no
     usable verdict, says so."""
-    s, j = card["sections"], card["judge"]
-    sec = s[k]
-    if not sec.get("measured", True):
-        return ([sec["not_measured"][0].upper() + sec["not_measured"][1:] + "."] if sec.get("failed")
-                else ["Not measured."])
+    sec, j = getattr(card.sections, k), card.judge
+    if isinstance(sec, Unmeasured):
+        return [sec.not_measured[0].upper() + sec.not_measured[1:] + "."] if sec.failed else ["Not measured."]
     out = {"validity": lambda: _validity_verdict(sec, j),
-           "cap": lambda: [x for name, sb in sec["sets"].items() if (x := _cap_verdict(name, sb))],
+           "cap": lambda: [x for name, sb in sec.sets.items() if (x := _cap_verdict(name, sb))],
            "world": lambda: _world_verdict(sec), "loop": lambda: _loop_verdict(sec, j)}[k]()
     if out:
         return out
@@ -504,46 +500,47 @@ def _findings(card: dict[str, Any], k: str) -> list[str]:
     return ["Measured; no sentence of the card's rules applies to its numbers (they are in its section below)."]
 
 
-def _label_sets(card: dict[str, Any]) -> list[str]:
+def _label_sets(card: CardFile) -> list[str]:
     """The sentences on the label sets the judge is validated against (the ruler, §5.4): about the data,
     not the judge."""
-    vp, out = card["sections"]["vp"], []
-    for row in vp.get("rows", []) if vp["measured"] else []:
+    vp, out = card.measured("vp"), []
+    for row in vp.rows if vp is not None else []:
         if (line := _vp_recovery(row)) is not None:
             out.append(line)
-        if row["vp"] is not None and row["resolvable"] is False:
-            out.append(f"The ruler {row['set']} ({row['mode']}) cannot resolve a judge from its impoverished "
-                       f"baseline (VP {row['vp']:+.3f}).")
+        if row.vp is not None and row.resolvable is False:
+            out.append(f"The ruler {row.set} ({row.mode}) cannot resolve a judge from its impoverished "
+                       f"baseline (VP {row.vp:+.3f}).")
     return out
 
 
-def lead(card: dict[str, Any]) -> dict[str, Any]:
+def lead(card: CardFile | dict[str, Any]) -> dict[str, Any]:
     """What the card opens on: ``judge`` — per section of ``JUDGE_FINDINGS`` (then calibrate and migrate
     when present) its sentences about the judge; ``label_sets`` — the sentences on the label sets it is
     validated against; ``status`` — changed inputs, a retirement, the checklist's count and what was not
-    measured."""
-    s, j = card["sections"], card["judge"]
+    measured. A card's dict is read as ``CardFile`` (a key not as a card writes it: an error naming it)."""
+    card = CardFile.of(card)
+    j = card.judge
     judge = [[k, _findings(card, k)] for k in JUDGE_FINDINGS]
-    if (s.get("calibrate") or {}).get("measured"):
+    if (cal := card.measured("calibrate")) is not None:
         from judgeaudit.card.calibrate import calibrate_verdict
 
-        judge.append(["calibrate", calibrate_verdict(s["calibrate"])])
-    if (s.get("migrate") or {}).get("measured"):
+        judge.append(["calibrate", calibrate_verdict(cal)])
+    if (mig := card.measured("migrate")) is not None:
         from judgeaudit.card.migrate import migrate_verdict
-        from judgeaudit.card.schema import MigrateSection
 
-        judge.append(["migrate", migrate_verdict(MigrateSection.model_validate(s["migrate"]))])
+        judge.append(["migrate", migrate_verdict(mig)])
     status = []
     for k in SECTIONS:
-        for why in dict.fromkeys(w for src in section_sources(s[k]) for w in src.get("inputs_changed") or []):
+        for why in dict.fromkeys(w for src in card.sources(k) for w in src.inputs_changed or []):
             status.append(f"The {k} run's input changed after it ran ({why}): its numbers are of the files it read "
                           "then.")
-    if card.get("retirement"):
-        status.append(card["retirement"][0].upper() + card["retirement"][1:] + ".")
-    ok = sum(i["ok"] for i in s["checklist"]["items"])
+    if card.retirement:
+        status.append(card.retirement[0].upper() + card.retirement[1:] + ".")
+    ok = sum(i.ok for i in card.sections.checklist.items)
     status.append(f"§6.1 checklist: {ok} of 6 items met.")
-    failed = [k for k in SECTIONS if not s[k].get("measured", True) and s[k].get("failed")]
-    absent = [k for k in SECTIONS if not s[k].get("measured", True) and not s[k].get("failed")]
+    unmeasured = [(k, getattr(card.sections, k)) for k in SECTIONS]
+    failed = [k for k, sec in unmeasured if isinstance(sec, Unmeasured) and sec.failed]
+    absent = [k for k, sec in unmeasured if isinstance(sec, Unmeasured) and not sec.failed]
     if failed:
         status.append(f"Run, but {j} gave no usable verdict: " + ", ".join(failed) + ".")
     if absent:
@@ -551,13 +548,13 @@ def lead(card: dict[str, Any]) -> dict[str, Any]:
     return {"judge": judge, "label_sets": _label_sets(card), "status": status}
 
 
-def verdict(card: dict[str, Any], parts: dict[str, Any] | None = None) -> list[str]:
+def verdict(card: CardFile | dict[str, Any], parts: Lead | dict[str, Any] | None = None) -> list[str]:
     """The verdict paragraph, one sentence per rule that applies, each true of its numbers with their
     intervals: the judge's findings (of the sections measured), the label sets', then the status (``lead``)."""
-    parts = parts or lead(card)
-    s = card["sections"]
-    return ([x for k, xs in parts["judge"] if s[k].get("measured", True) for x in xs] + parts["label_sets"]
-            + parts["status"])
+    card = CardFile.of(card)
+    parts = Lead.model_validate(parts if parts is not None else lead(card))
+    return ([x for k, xs in parts.findings() or [] if card.measured(k) is not None for x in xs] + parts.label_sets
+            + parts.status)
 
 
 def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Path] = (),
@@ -579,9 +576,6 @@ def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Pat
         "checklist": {"measured": True, "items": [i.to_dict() for i in items]},
         "ledger": ledger_section(ledger, from_dirs, judge),
     }
-    for k, text in (notes or {}).items():
-        if not sections[k].get("measured", True):
-            sections[k]["not_measured"] = text
     from judgeaudit.card.calibrate import calibrate_section
 
     if (cal := calibrate_section(runs, judge, _src, chosen)) is not None:   # shown only when a calibrate run was given
@@ -596,6 +590,9 @@ def build_card(judge: str, runs: Sequence[Run], *, from_dirs: Sequence[str | Pat
         card["retirement"] = line
     if chosen:
         card["chosen"] = [str(Path(c).resolve()) for c in chosen]
-    card["lead"] = lead(card)
-    card["verdict"] = verdict(card, card["lead"])
-    return CardFile.of(card)
+    draft = CardFile.of({**card, "verdict": []})   # its sentences read the sections typed
+    if notes := {k: text for k, text in (notes or {}).items() if isinstance(getattr(draft.sections, k), Unmeasured)}:
+        sections |= {k: {**sections[k], "not_measured": text} for k, text in notes.items()}
+        draft = CardFile.of({**card, "verdict": []})
+    parts = lead(draft)
+    return CardFile.of({**card, "lead": parts, "verdict": verdict(draft, parts)})

@@ -16,6 +16,7 @@ from typing import Any
 
 from judgeaudit.analyses.calibrate.schema import CalibrateFile
 from judgeaudit.card.numbers import ci_ok, with_ci
+from judgeaudit.card.schema import CalibrateSection, Value
 from judgeaudit.card.sources import Run, of_kind, one_run
 
 
@@ -57,31 +58,34 @@ def _ci(ci: tuple | None) -> list | None:
     return None if ci is None else list(ci)
 
 
-def calibrate_verdict(s: dict[str, Any]) -> list[str]:
+def calibrate_verdict(s: CalibrateSection) -> list[str]:
     """Sentences read from the section's intervals only."""
-    e = s["estimate"]
+    e = s.estimate
     out = []
-    if ci_ok(e.get("ci")):
-        out.append(f"Calibrated {s['target']}: {with_ci(e['value'], e['ci'])} (PPI++ from {s['n']['labelled']} "
+    if ci_ok(e.ci):
+        out.append(f"Calibrated {s.target}: {with_ci(e.value, e.ci)} (PPI++ from {s.n.labelled} "
                    "human labels; the labels must be a uniformly random subset of the judged items).")
-    a = s.get("agreement")
-    if a and ci_ok(a["raw_agreement"]["ci"]) and a["constant_agreement"]["value"] is not None:
-        beats = a["raw_agreement"]["ci"][0] > a["constant_agreement"]["value"]
-        out.append(f"Its raw agreement with the humans {with_ci(a['raw_agreement']['value'], a['raw_agreement']['ci'])}"
+    a = s.agreement
+    raw, const, kappa = ((a.get("raw_agreement"), a.get("constant_agreement"), a.get("cohen_kappa")) if a
+                         else (None, None, None))
+    if raw is not None and const is not None and ci_ok(raw.ci) and const.value is not None:
+        beats = raw.ci[0] > const.value
+        k = with_ci(kappa.value, kappa.ci) if kappa is not None else with_ci(None, None)
+        out.append(f"Its raw agreement with the humans {with_ci(raw.value, raw.ci)}"
                    f" is {'above' if beats else 'not distinguishably above'} the constant predictor's "
-                   f"{a['constant_agreement']['value']:.3f} (κ = {with_ci(a['cohen_kappa']['value'], a['cohen_kappa']['ci'])}).")
+                   f"{const.value:.3f} (κ = {k}).")
     return out
 
 
-def render_calibrate(s: dict[str, Any], judge: str) -> str:  # noqa: ARG001
-    rows = [("calibrated estimate (PPI++)", s["estimate"]), ("human labels only", s["human"])]
-    if s.get("agreement"):
-        rows += [("Cohen's κ", s["agreement"]["cohen_kappa"]), ("raw agreement", s["agreement"]["raw_agreement"]),
-                 ("constant predictor's agreement", s["agreement"]["constant_agreement"])]
-    rows += [(k, s[k]) for k in ("tpr", "tnr") if s.get(k)]
-    body = "".join(f"<tr><td>{esc(name)}</td><td>{esc(with_ci(v.get('value'), v.get('ci')))}</td></tr>"
+def render_calibrate(s: CalibrateSection, judge: str) -> str:  # noqa: ARG001
+    rows: list[tuple[str, Value | None]] = [("calibrated estimate (PPI++)", s.estimate), ("human labels only", s.human)]
+    if s.agreement:
+        rows += [("Cohen's κ", s.agreement.get("cohen_kappa")), ("raw agreement", s.agreement.get("raw_agreement")),
+                 ("constant predictor's agreement", s.agreement.get("constant_agreement"))]
+    rows += [(k, v) for k, v in (("tpr", s.tpr), ("tnr", s.tnr)) if v]
+    body = "".join(f"<tr><td>{esc(name)}</td><td>{esc(with_ci(v.value if v else None, v.ci if v else None))}</td></tr>"
                    for name, v in rows)
-    notes = "".join(f"<p class='note'>{esc(n)}</p>" for n in s.get("notes") or [])
-    return (f"<p>target {esc(str(s['target']))}; {s['n']['labelled']} labelled, {s['n']['unlabelled']} unlabelled "
+    notes = "".join(f"<p class='note'>{esc(n)}</p>" for n in s.notes or [])
+    return (f"<p>target {esc(str(s.target))}; {s.n.labelled} labelled, {s.n.unlabelled} unlabelled "
             f"items</p><table><tr><th>quantity</th><th>value [interval]</th></tr>{body}</table>{notes}"
-            f"<p class='note'>source: <code>{esc(s['source']['path'])}</code></p>")
+            f"<p class='note'>source: <code>{esc(s.source.path)}</code></p>")

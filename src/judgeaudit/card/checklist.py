@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from judgeaudit.analyses.validation_power.schema import Null, Row, SetMeta, reader
+from judgeaudit.analyses.validity.schema import ValidityJudge
 from judgeaudit.card.defaults import DEFAULT_COMMANDS
 from judgeaudit.card.sources import Run, of_kind
 
@@ -68,9 +69,10 @@ def _ci(ci: Sequence[float] | None) -> str:
     return f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and None not in ci else ""
 
 
-def _judges(validity: Sequence[Run], judge: str | None) -> Iterator[tuple[str, dict]]:
+def _judges(validity: Sequence[Run], judge: str | None) -> Iterator[tuple[str, ValidityJudge]]:
+    """Each (judge id, its block) of the validity runs (of ``judge`` when named), read through its type."""
     for r in validity:
-        for j, block in r.data.get("judges", {}).items():
+        for j, block in r.validity.judges.items():
             if judge is None or j == judge:
                 yield j, block
 
@@ -91,9 +93,9 @@ def checklist(runs: Sequence[Run], judge: str | None = None) -> list[Item]:
     unstated = [f"no label origin recorded for {n}" if not m.label_origin else
                 f"{n}: label origin '{m.label_origin}' is the adapter's placeholder, not a provenance"
                 for n, m in sets.items() if not stated(m)]
-    dirs = [f"probes ({r.path.parent.name}): directions '{r.data.get('direction_source')}'" for r in validity
-            if r.data.get("direction_source")]
-    no_dir = [r.path.parent.name for r in validity if not r.data.get("direction_source")]
+    dirs = [f"probes ({r.path.parent.name}): directions '{r.validity.direction_source}'" for r in validity
+            if r.validity.direction_source]
+    no_dir = [r.path.parent.name for r in validity if not r.validity.direction_source]
     ok = bool(origins or dirs) and not unstated and not no_dir
     ev = "; ".join(origins + dirs + unstated
                    + [f"no direction source recorded for probes ({n})" for n in no_dir]) or no_vp
@@ -136,7 +138,7 @@ def checklist(runs: Sequence[Run], judge: str | None = None) -> list[Item]:
                       f"a permutation null for {_all(len(null), 'label-set row')}" if null else NO_VP))
 
     # 5. both directions
-    both = [(j, b.get("n_construct") or 0, b.get("n_control") or 0) for j, b in _judges(validity, judge)]
+    both = [(j, b.n_construct, b.n_control) for j, b in _judges(validity, judge)]
     items.append(Item(5, "both directions probed", any(a > 0 and c > 0 for _, a, c in both),
                       "; ".join(f"{j}: {a} construct edits, {c} surface (control) edits" for j, a, c in both)
                       or f"no validity run{' of ' + judge if judge else ''} found — run: "

@@ -42,7 +42,7 @@ def own_interval(card: CardFile | dict[str, Any], q: str) -> Sequence[float] | N
 def _side(card: CardFile, tag: str) -> dict[str, Any]:
     from judgeaudit.card.build import lead
 
-    parts = card.lead or Lead.model_validate(lead(card.to_json()))
+    parts = card.lead or Lead.model_validate(lead(card))
     # a card made before its lead was kept per section: its verdict, as one block
     findings = parts.findings() or [("verdict", list(card.verdict))]
     return {"tag": tag, "judge": card.judge, "generated": card.generated_at[:19].replace("T", " "),

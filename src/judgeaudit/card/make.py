@@ -35,16 +35,15 @@ def judges_held(runs: list) -> list[str]:
 
     out: dict[str, None] = {}
     for r in runs:
-        d = r.data
-        for j in d.get("judges") or {}:
+        for j in r.judged.judges or {}:
             out.setdefault(str(j))
         if r.kind == "cap":
             from judgeaudit.analyses.cap.schema import CapFile
 
-            for j in CapFile.of(d, path=r.path).judges():
+            for j in CapFile.of(r.data, path=r.path).judges():
                 out.setdefault(str(j))
-        if isinstance(d.get("judge"), str):
-            out.setdefault(d["judge"])
+        if r.judged.judge is not None:
+            out.setdefault(r.judged.judge)
     return list(out)
 
 

@@ -105,24 +105,22 @@ class JudgeRuns:
     sources: list[dict[str, Any]] = field(default_factory=list)
 
 
-def recorded(folder: Path, data: dict[str, Any], judge: str, kind: str, *, block: dict[str, Any] | None = None,
+def recorded(run: Any, judge: str, kind: str, *, block: dict[str, Any] | None = None,
              units: tuple[str, int] | None = None) -> dict[str, Any]:
-    """What the run in ``folder`` recorded about ``judge`` (its block in ``result.json``, or ``block``: a CAP
-    set's): the family, scale and template it answered with, and the units its per-unit table holds. Never
+    """What ``run`` (a ``card.sources.Run``) recorded about ``judge`` (its block in ``result.json``, or ``block``: a
+    CAP set's): the family, scale and template it answered with, and the units its per-unit table holds. Never
     re-derived from a judge spec."""
     from judgeaudit.card.build import recorded_family
-    from judgeaudit.card.sources import Run
 
     if block is None:
-        block = (data.get("judges") or {}).get(judge)
-    block = block if isinstance(block, dict) else {}
-    fam, where = recorded_family(Run(folder / "result.json", kind, data), judge)
-    out = {"kind": kind, "path": str(folder), "run_id": data.get("run_id"), "judge": judge, "family": fam,
+        own = run.judged.block(judge)
+        block = {} if own is None else own.model_dump(mode="json", exclude_unset=True)
+    fam, where = recorded_family(run, judge)
+    out = {"kind": kind, "path": str(run.path.parent), "run_id": run.run_id, "judge": judge, "family": fam,
            "family_from": where}
     for k in ("scale", "template", "template_sha256", "model"):
-        v = block.get(k, data.get(k) if k != "model" else None)
-        if v is not None:
-            out[k] = v
+        if block.get(k) is not None:
+            out[k] = block[k]
     if units is not None:
         out["units"] = {"unit": units[0], "n": units[1]}
     return out
@@ -159,7 +157,7 @@ def runs_of(runs: Sequence[Any], judge: str, field_name: str) -> JudgeRuns:
         if isinstance(f, str):
             raise InputError(f, field=field_name)
         out.validity = f
-        out.sources.append(recorded(r.path.parent, r.data, judge, "validity", units=("base item", len(f.ids))))
+        out.sources.append(recorded(r, judge, "validity", units=("base item", len(f.ids))))
     by_set: dict[str, list[Any]] = {}
     cap = {r.path: CapFile.of(r.data, path=r.path) for r in of_kind(runs, "cap")}   # a key renamed: an error
     for r in of_kind(runs, "cap"):
@@ -171,14 +169,14 @@ def runs_of(runs: Sequence[Any], judge: str, field_name: str) -> JudgeRuns:
         if (r.path.parent / "units.parquet").is_file():
             out.cap[s] = u = cap_units(pd.read_parquet(r.path.parent / "units.parquet"), judge, s)
             block = cap[r.path].judge(s, judge).model_dump(mode="json", exclude_unset=True)
-            out.sources.append(recorded(r.path.parent, r.data, judge, "cap", block=block,
+            out.sources.append(recorded(r, judge, "cap", block=block,
                                         units=(u.unit, len(u.ids))) | {"set": s})
     hits = [r for r in of_kind(runs, "world") if attributed(r, judge)]
     if hits:
         r = one_run(hits, f"world runs of {judge}")
         out.world = _world(r.path.parent, r.data, judge)
         if out.world is not None:
-            out.sources.append(recorded(r.path.parent, r.data, judge, "world",
+            out.sources.append(recorded(r, judge, "world",
                                         units=(out.world[0].unit, len(out.world[0].ids))))
     return out
 
@@ -190,34 +188,35 @@ def card_runs(card_path: Path, field_name: str) -> tuple[list[Any], str]:
     import json
 
     from judgeaudit.analyses.cap.schema import CapFile
-    from judgeaudit.card.build import section_sources
     from judgeaudit.card.paired import _run_folder
+    from judgeaudit.card.schema import CardFile
+    from judgeaudit.card.share import localize
     from judgeaudit.card.sources import Run
 
     path = Path(card_path)
     f = path / "card.json" if path.is_dir() else path
     try:
-        from judgeaudit.card.share import localize
-
-        card = localize(json.loads(f.read_text(encoding="utf-8")), f.parent)
+        raw = json.loads(f.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError("no card.json here (give a folder written by judgeaudit card, or its card.json)", path=f,
                          field=field_name) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise InputError(f"cannot read this card ({e})", path=f, field=field_name) from None
-    if not (isinstance(card, dict) and isinstance(card.get("judge"), str) and isinstance(card.get("sections"), dict)):
-        raise InputError("is not a judgeaudit card (no judge and sections)", path=f, field=field_name)
+    try:
+        card = CardFile.of(localize(raw, f.parent), path=f)   # its paths as paths on this machine
+    except InputError as e:
+        raise InputError(f"is not a judgeaudit card this judgeaudit reads (field {e.field!r}: {e.message})", path=f,
+                         field=field_name) from None
     found: dict[Path, Any] = {}
     for kind in ("validity", "cap", "world"):
-        sec = card["sections"].get(kind)
-        if not isinstance(sec, dict):
+        sec = card.measured(kind)
+        if sec is None:
             continue
         # the card's own choice of run per CAP set: a run read for one set is read only for the sets it gave
         sets_of: dict[str, set[str]] = {}
-        for s_name, sb in (sec.get("sets") or {}).items() if kind == "cap" else ():
-            if isinstance(sb, dict) and isinstance(sb.get("source"), dict):
-                sets_of.setdefault(sb["source"].get("path"), set()).add(s_name)
-        for src in section_sources(sec):
+        for s_name, sb in sec.sets.items() if kind == "cap" else ():
+            sets_of.setdefault(sb.source.path, set()).add(s_name)
+        for src in card.sources(kind):
             folder, why = _run_folder(src)
             if why:
                 raise InputError(f"the {kind} section's run cannot be read as the card read it: {why}", path=f,
@@ -225,7 +224,7 @@ def card_runs(card_path: Path, field_name: str) -> tuple[list[Any], str]:
             res = folder / "result.json"
             data = json.loads(res.read_text(encoding="utf-8"))
             if kind == "cap":   # read through its type: a key renamed is an error naming it
-                kept = sets_of.get(src["path"], set())
+                kept = sets_of.get(src.path, set())
                 data = {**data, "sets": {k: v.model_dump(mode="json", exclude_unset=True)
                                          for k, v in CapFile.of(data, path=res).sets.items() if k in kept}}
             found[res.resolve()] = Run(res, kind, data)
@@ -233,7 +232,7 @@ def card_runs(card_path: Path, field_name: str) -> tuple[list[Any], str]:
     if not runs:
         raise InputError("measures no validity, CAP or world run of its judge; nothing to audit", path=f,
                          field=field_name)
-    return runs, card["judge"]
+    return runs, card.judge
 
 
 def audits(old: JudgeRuns, new: JudgeRuns, *, margin: float, n_boot: int, seed: int) -> tuple[list[Quantity],

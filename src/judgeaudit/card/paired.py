@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgeaudit.card.schema import CardFile
+from judgeaudit.card.schema import CardFile, Source
 from judgeaudit.stats.paired import Stat, arm_resamples, differences
 from judgeaudit.stats.resample import percentile_interval
 
@@ -304,19 +304,22 @@ def cap_units(units: pd.DataFrame, judge: str, set_name: str) -> Units:
     return Units("pair", ids, np.column_stack(cols) if cols else np.zeros((len(ids), 0)), stats)
 
 
-def _run_folder(src: dict) -> tuple[Path | None, str | None]:
-    """The run folder a card section read, if it still holds the run the card read (same run id)."""
-    import json
+def _run_folder(src: Source | dict[str, Any]) -> tuple[Path | None, str | None]:
+    """The run folder a card section read (its ``source``), if it still holds the run the card read (same run
+    id)."""
+    from judgeaudit.errors import InputError
+    from judgeaudit.runinfo import RunStamp
 
-    f = Path(src["path"])
+    src = src if isinstance(src, Source) else Source.model_validate(src)
+    f = Path(src.path)
     if not f.is_file():
         return None, f"its run's result.json is no longer at {f}"
     try:
-        res = json.loads(f.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        return None, f"cannot read {f} ({e})"
-    if src.get("run_id") and res.get("run_id") != src["run_id"]:
-        return None, f"{f} now holds another run ({res.get('run_id')}, not the card's {src['run_id']})"
+        now = RunStamp.read(f)
+    except InputError as e:
+        return None, f"cannot read {f} ({e.message}" + (f"; field {e.field!r})" if e.field else ")")
+    if src.run_id and now.run_id != src.run_id:
+        return None, f"{f} now holds another run ({now.run_id}, not the card's {src.run_id})"
     return f.parent, None
 
 
@@ -326,22 +329,22 @@ def _validity_from(folder: Path, judge: str) -> Frontier | str:
     from judgeaudit.analyses.validity.schema import ValidityFile
     from judgeaudit.probes.io import BUNDLED, bundled_probes_path, read_probes
     from judgeaudit.records import probes_frame
-    from judgeaudit.runinfo import changed_inputs
+    from judgeaudit.runinfo import RunStamp, changed_inputs
 
     run = ValidityFile.read(folder / "result.json")   # a key renamed or missing: an error naming it
-    res = run.to_json()
+    stamp = RunStamp.of(run.to_json(), path=folder / "result.json")
     ps = run.probe_set
     if ps is None or not (folder / "verdicts.parquet").is_file():
         return f"the validity run in {folder} keeps no verdicts.parquet or probe set"
-    files = ((run.inputs or {}).get("files") or {})
+    files = stamp.inputs.files if stamp.inputs is not None else {}
     if ps == BUNDLED:
         path = bundled_probes_path()
     elif "probes" in files:
-        path = Path(files["probes"]["path"])
+        path = Path(files["probes"].path)
     else:
         return (f"the validity run in {folder} records no hash of its probe file {ps} (made before judgeaudit "
                 "recorded input hashes), so the file there now cannot be trusted to be the one graded")
-    if (why := changed_inputs(res, only=("probes",))):
+    if (why := changed_inputs(stamp, only=("probes",))):
         return f"the validity run in {folder}: {why[0]}"
     if not path.is_file():
         return f"the probe file of the validity run in {folder} is no longer at {path}"
@@ -365,13 +368,13 @@ def section_units(card: CardFile | dict, kind: str) -> tuple[list[Units | Fronti
     if kind == "cap":
         out: list[Units | Frontier] = []
         for name, sb in s.sets.items():
-            folder, why = _run_folder(sb.source.model_dump())
+            folder, why = _run_folder(sb.source)
             if why:
                 notes.append(f"cap.{name}: {why}")
             elif (folder / "units.parquet").is_file():
                 out.append(cap_units(pd.read_parquet(folder / "units.parquet"), card.judge, name))
         return out, notes
-    folder, why = _run_folder(s.source.model_dump())
+    folder, why = _run_folder(s.source)
     if why:
         return [], [f"{kind}: {why}"]
     if kind == "validity":

@@ -153,7 +153,7 @@ def _ledger(s: LedgerSection, judge: str) -> str:
 def _calibrate(s: Any, judge: str) -> str:
     from judgeaudit.card.calibrate import render_calibrate
 
-    return render_calibrate(s.model_dump(mode="json", exclude_unset=True), judge)   # card.calibrate reads its dict
+    return render_calibrate(s, judge)
 
 
 def _migrate(s: Any, judge: str) -> str:
@@ -192,7 +192,7 @@ def _provenance(card: CardFile) -> str:
 
 def _lead(card: CardFile) -> Lead:
     """What the card opens on: as it recorded it, or (a card made before it recorded its lead) as ``lead`` says."""
-    return card.lead or Lead.model_validate(lead(card.to_json()))
+    return card.lead or Lead.model_validate(lead(card))
 
 
 def card_html(card: CardFile | dict[str, Any]) -> str:

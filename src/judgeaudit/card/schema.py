@@ -410,6 +410,11 @@ class CardFile(Block):
         """The ``card.json`` object: every key read or written, as the card wrote it."""
         return json.loads(json.dumps(self.model_dump(mode="python", by_alias=True, exclude_unset=True)))
 
+    def sections_json(self) -> dict[str, Any]:
+        """The sections as ``card.json`` holds them, for a reader by path (a gate quantity no section model names,
+        read with the ledger's rules)."""
+        return self.to_json()["sections"]
+
     def write(self, path: Path | str) -> Path:
         from judgeaudit.io import write_json
 

@@ -1,17 +1,57 @@
 """The runs a card or a checklist reads: every ``result.json`` under the given folders, with the
-analysis that wrote it detected by its keys (``judgeaudit.runinfo.result_kind``)."""
+analysis that wrote it detected by its keys (``judgeaudit.runinfo.result_kind``).
+
+Each run is read through a type, never by key: its stamp (``Run.stamp``, ``runinfo.RunStamp``), a validity run
+through its analysis's (``Run.validity``), and what a card reads of any run that asked judges, whatever its analysis
+(``Run.judged``, ``Judged``: each judge's block and recorded family, a loop's audited judge, each judge's calls)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from pydantic import ConfigDict
+
+from judgeaudit.analyses.validity.schema import Block, ResultReader, ValidityFile
 from judgeaudit.errors import InputError
 from judgeaudit.runfolder import result_files
-from judgeaudit.runinfo import result_kind
+from judgeaudit.runinfo import RunStamp, result_kind
+
+
+class JudgeCalls(Block):
+    """One judge's calls as a run recorded them (``calls.<judge>``, ``runtime.failures.JudgeCalls.to_dict``)."""
+
+    calls: int | None = None
+    failed_calls: int | None = None
+    parse_failures: int | None = None
+    usable: int | None = None
+    reasons: list[str] = []
+
+
+class JudgeBlock(Block):
+    """A judge's block of a run (``judges.<judge>``): the model family the run recorded for it, where it did."""
+
+    family: str | None = None
+
+
+class Judged(ResultReader):
+    """What a card reads of any run that asked judges, whatever its analysis: each judge's block (``judges``), the
+    judge a loop audits (``judge``) and each judge's calls (``calls``); None where the run records none."""
+
+    model_config = ConfigDict(extra="ignore")
+    judges: dict[str, JudgeBlock] | None = None
+    judge: str | None = None
+    calls: dict[str, JudgeCalls] | None = None
+
+    def block(self, judge: str) -> JudgeBlock | None:
+        return (self.judges or {}).get(judge)
+
+    def calls_of(self, judge: str) -> JudgeCalls | None:
+        return (self.calls or {}).get(judge)
 
 
 @dataclass(frozen=True)
@@ -20,13 +60,28 @@ class Run:
     kind: str | None
     data: dict[str, Any]
 
+    @cached_property
+    def stamp(self) -> RunStamp:
+        """What the result records of its run (a key of it not as written: an error naming the file and field)."""
+        return RunStamp.of(self.data, path=self.path)
+
+    @cached_property
+    def judged(self) -> Judged:
+        """Its judges, their recorded families and calls (a key not as written: an error naming it)."""
+        return Judged.of(self.data, path=self.path)
+
+    @cached_property
+    def validity(self) -> ValidityFile:
+        """The run read as a validity run (a key renamed or missing: an error naming it)."""
+        return ValidityFile.of(self.data, path=self.path)
+
     @property
     def run_id(self) -> str | None:
-        return self.data.get("run_id")
+        return self.stamp.run_id
 
     @property
     def created_at(self) -> str | None:
-        return self.data.get("created_at")
+        return self.stamp.created_at
 
 
 def collect(dirs: Iterable[str | Path]) -> list[Run]:

@@ -15,6 +15,7 @@ from rich.console import Console
 
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.card.make import card, console, judges_held
+from judgeaudit.card.schema import CardFile
 from judgeaudit.commands.card_missing import card_with_missing_runs
 from judgeaudit.commands.common import ApiBaseOpt, RetriesOpt, RpmOpt, TimeoutOpt, run_context
 from judgeaudit.errors import InputError
@@ -77,7 +78,7 @@ def run_command(judge: str, from_: Sequence[Path] | None, out: Path, ledger: Pat
     make = card_with_missing_runs if run_missing else card
     kw = dict(yes=yes, confirm=confirm, context=context) if run_missing else {}
     c = make(judge, list(from_ or []), out, ledger, n_boot=n_boot, chosen=list(chosen or []), **kw)
-    for line in c["verdict"]:
+    for line in CardFile.of(c).verdict:
         print(line)
     echo.print(f"→ {out}/card.html, {out}/card.md, {out}/card.json, {out}/checklist.md")
     return c

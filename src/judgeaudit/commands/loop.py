@@ -354,9 +354,12 @@ def worlds_cmd(
     """An agent answers HaluEval QA under the seven worlds W0–W6 → OUT/result.json, OUT/answers.jsonl."""
     r = run_worlds_command(set_=set_, agent=agent, out=out, max_items=max_items, store=store,
                            concurrency=concurrency, api_base=api_base, nli=nli, context=context)
-    for w, x in r["worlds"].items():
-        console.print(f"{w} ({x['description']}): {x['accuracy']:.3f} ({x['correct']}/{x['n']})")
-    print_routes(r.get("checker_routes"), allow_failures)
+    from judgeaudit.loop.schema import LoopWorldsFile
+
+    run = LoopWorldsFile.of(r)   # read through its type: a key renamed is an error naming it
+    for w, x in run.worlds.items():
+        console.print(f"{w} ({x.description}): {x.accuracy:.3f} ({x.correct}/{x.n})")
+    print_routes(run.checker_routes, allow_failures)
     console.print(f"→ {out}/result.json")
 
 

@@ -287,7 +287,7 @@ def read(card: CardFile | dict[str, Any], name: str) -> list[Reading]:
     head, _, rest = name.partition(".")
     if head in READERS and rest:
         return READERS[head](card.sections, rest.split("."), name)
-    s = card.to_json()["sections"]     # any other path, read with the ledger's rules
+    s = card.sections_json()     # any other path, read with the ledger's rules
     if not present(s, name):
         return [Reading(name, missing="the card holds no such quantity")]
     value, ci = resolve(s, name)

@@ -65,7 +65,7 @@ from judgeaudit.errors import InputError
 from judgeaudit.ledger.commit import verify
 from judgeaudit.ledger.model import ALTERNATIVES, Clause, Ledger, is_own
 from judgeaudit.runfolder import result_files
-from judgeaudit.runinfo import read_result, result_kind
+from judgeaudit.runinfo import Answers, RunStamp, read_stamped, result_kind
 
 VERDICTS = ("met", "not met", "FAILS", "reversed", "not run")
 DIRECTIONS = ("as predicted", "null", "opposite")
@@ -84,6 +84,8 @@ class RunResult:
     created_at: datetime
     kind: str | None
     data: dict[str, Any]
+    """The result's object, read by a clause's metric path (``resolve``): a path names any key of any result."""
+    stamp: RunStamp
 
     def answers(self, run: str | None) -> bool:
         """Whether this result is (one of) the run(s) ``run`` names: its run id, its folder's name,
@@ -91,10 +93,9 @@ class RunResult:
         return run is None or run in (self.run_id, self.path.parent.name, self.kind)
 
     @property
-    def answer_times(self) -> dict[str, Any] | None:
+    def answer_times(self) -> Answers | None:
         """The ``answers`` record of the result (see ``judgeaudit.runinfo.answer_record``), or None."""
-        a = self.data.get("answers")
-        return a if isinstance(a, dict) else None
+        return self.stamp.answers
 
     def pre_commit(self, at: datetime) -> str | None:
         """Why this result cannot score a clause committed at ``at`` (None: it can)."""
@@ -103,13 +104,13 @@ class RunResult:
         a = self.answer_times
         if a is None:
             return None
-        if a.get("replayed"):
-            return (f"fed {a['replayed']} of its {a.get('calls')} verdicts from a file (replay: or published judge "
+        if a.replayed:
+            return (f"fed {a.replayed} of its {a.calls} verdicts from a file (replay: or published judge "
                     "outputs), whose answer times are not recorded (treated as pre-commit)")
-        if a.get("untimed"):
-            return f"fed {a['untimed']} of its {a.get('calls')} verdicts without a recorded answer time"
-        if a.get("earliest") and _when(a["earliest"], self.path, "answers.earliest") < at:
-            return (f"answered from {a['earliest']} (earliest of its {a.get('calls')} verdicts) to {a.get('latest')} "
+        if a.untimed:
+            return f"fed {a.untimed} of its {a.calls} verdicts without a recorded answer time"
+        if a.earliest and _when(a.earliest, self.path, "answers.earliest") < at:
+            return (f"answered from {a.earliest} (earliest of its {a.calls} verdicts) to {a.latest} "
                     "— served from the call store")
         return None
 
@@ -137,8 +138,8 @@ def load_results(paths: Iterable[str | Path]) -> list[RunResult]:
             raise InputError("no such file or folder", path=p, field="--results")
     out = []
     for f in files:
-        d = read_result(f)
-        out.append(RunResult(f, d["run_id"], datetime.fromisoformat(d["created_at"]), result_kind(d), d))
+        stamp, d = read_stamped(f)
+        out.append(RunResult(f, str(stamp.run_id), stamp.when(f), result_kind(d), d, stamp))
     return out
 
 

@@ -222,3 +222,35 @@ class LoopFile(LoopArms):
     def to_json(self) -> dict[str, Any]:
         """The ``result.json`` object: every key read or written, typed fields as the run wrote them."""
         return self.model_dump(mode="json", exclude_unset=True)
+
+
+class World(BaseModel):
+    """One world of a ``loop worlds`` run (``worlds.<W>``): the agent's accuracy with its Wilson 95% interval, its
+    correct answers of ``n`` and the calls that failed (counted wrong)."""
+
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
+    description: str
+    accuracy: float
+    correct: int
+    n: int
+    ci: Interval
+    failed_calls: int
+
+
+class LoopWorldsFile(ResultReader):
+    """A ``loop worlds`` run's ``result.json`` (an agent under the seven worlds W0–W6): every key a run writes."""
+
+    WHAT: ClassVar[str] = "loop worlds"
+
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
+    task: str
+    data: str
+    agent: str
+    n_items: int
+    checker: str
+    worlds: dict[str, World]
+    checker_routes: CheckerRoutes | None = None
+    excluded: Any = None
+    inputs: dict[str, Any] | None = None
+    run_id: str | None = None
+    created_at: str | None = None
