@@ -102,17 +102,21 @@ def test_the_whole_demo_is_estimated_before_it_starts(tmp_path):
 
 def test_the_world_step_shows_progress(tmp_path, monkeypatch):
     """The demo's world step runs its judge calls with progress on, as its other model steps do."""
-    import judgeaudit.commands.world as world_cmd
-    import judgeaudit.report.world as world_report
+    import pytest
+
+    import judgeaudit.world.run as world_run
     from judgeaudit.demo import SLICES, _world_step
 
     seen = {}
 
-    def fake_run(*args, **kw):
-        seen.update(kw)
-        return type("R", (), {"result": None, "decisions": None, "verdicts": None})()
+    class Called(Exception):
+        pass
 
-    monkeypatch.setattr(world_cmd, "run_world_cmd", fake_run)
-    monkeypatch.setattr(world_report, "world_sections", lambda *a, **k: [])
-    _world_step(tmp_path, 10, SLICES).run()
-    assert seen and seen.get("progress", True) is True
+    def judge_world(*args, **kw):   # where the world run's judge calls are made: the options they are made with
+        seen.update(kw)
+        raise Called
+
+    monkeypatch.setattr(world_run, "judge_world", judge_world)
+    with pytest.raises(Called):
+        _world_step(tmp_path, 10, SLICES).run()
+    assert seen["progress"] is True

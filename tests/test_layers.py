@@ -330,6 +330,206 @@ def test_no_unit_reaches_into_the_validity_analysis_privately():
     assert {f for f in private_imports() if f[1].startswith("judgeaudit.analyses.validity")} == set()
 
 
+# ----------------------------------------------------------------------------- private attributes
+#
+# ``from X import _name`` is one way to reach another package's private name; ``x._name`` is the other: a private
+# attribute of another unit's module (``generic._paired`` where ``generic`` is ``judgeaudit.datasets.generic``)
+# or of an object another unit made (``judge._lock`` where ``judge = LocalJudge(...)``). Read with ``ast`` in every
+# module: ``x._name`` (a dunder is public) is reaching in when ``x``
+#
+# * names a module of another unit (bound by ``import``/``from … import``, anywhere in the module);
+# * is a name bound in the enclosing functions to an object of another unit: a parameter or variable annotated with
+#   a name imported from another unit (``judge: Judge``), or assigned the result of calling one
+#   (``judge = LocalJudge(spec)``);
+# * is any other expression (not ``self``/``cls``) and ``_name`` is a private method or attribute of classes of
+#   other units only: no class of the module's own unit has it (``caller._http_reply`` with ``caller: Any``).
+#
+# ``self._x`` and ``cls._x`` are a class's own; a private name of the module's own unit is its own to use.
+
+#: Private attributes reached from another unit, each (module, expression). The list may only shrink, as
+#: KNOWN_PRIVATE: a name another package needs is made public on its owner.
+KNOWN_PRIVATE_ATTRIBUTES: frozenset[tuple[str, str]] = frozenset()
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_members(tree: ast.Module) -> set[str]:
+    """The private methods and attributes the classes of a module define (``def _m``, ``self._a = …``, ``_c = …``
+    in the class body)."""
+    out: set[str] = set()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for node in ast.walk(cls):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                out.add(node.name)
+            elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                  and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                out.add(node.attr)
+        for node in cls.body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, ast.AnnAssign) else []
+            out |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return {n for n in out if _is_private(n)}
+
+
+def _imported_names(module: str, path: Path, tree: ast.Module) -> dict[str, str]:
+    """Each name a module binds by an import of judgeaudit, anywhere in its body, to the dotted name it stands
+    for (``LocalJudge`` → ``judgeaudit.judges.local.LocalJudge``, ``generic`` → ``judgeaudit.datasets.generic``,
+    ``judgeaudit`` for ``import judgeaudit.x``)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "judgeaudit":
+                    out[a.asname or "judgeaudit"] = a.name if a.asname else "judgeaudit"
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                stem = ".".join(base[: len(base) - (node.level - 1)] + ([node.module] if node.module else []))
+            else:
+                stem = node.module or ""
+            if stem.split(".")[0] == "judgeaudit":
+                out |= {a.asname or a.name: f"{stem}.{a.name}" for a in node.names if a.name != "*"}
+    return out
+
+
+class _Reach(ast.NodeVisitor):
+    """The private attributes one module reaches in another unit (see the comment above)."""
+
+    def __init__(self, module: str, names: dict[str, str], modules: set[str], members: dict[str, set[str]]):
+        self.module, self.unit, self.names, self.modules, self.members = module, unit_of(module), names, modules, members
+        self.scopes: list[set[str]] = [set()]
+        self.found: set[tuple[str, str]] = set()
+
+    def dotted(self, node: ast.AST) -> str | None:
+        """The judgeaudit name an expression stands for through the module's imports (None: not one)."""
+        if isinstance(node, ast.Name):
+            return self.names.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.dotted(node.value)
+            return None if base is None else f"{base}.{node.attr}"
+        return None
+
+    def foreign(self, node: ast.AST | None) -> bool:
+        """An annotation or a callee naming something of another unit (``X | None`` and ``Optional[X]`` too)."""
+        if node is None:
+            return False
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):   # a quoted annotation
+            try:
+                return self.foreign(ast.parse(node.value, mode="eval").body)
+            except SyntaxError:
+                return False
+        if isinstance(node, ast.BinOp):
+            return self.foreign(node.left) or self.foreign(node.right)
+        if isinstance(node, ast.Subscript):
+            return self.foreign(node.slice)
+        name = self.dotted(node)
+        return name is not None and unit_of(name) != self.unit
+
+    def bound_foreign(self, name: str) -> bool:
+        return any(name in scope for scope in self.scopes)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        a = node.args
+        params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *([a.vararg] if a.vararg else []),
+                  *([a.kwarg] if a.kwarg else [])]
+        self.scopes.append({p.arg for p in params if self.foreign(p.annotation)})
+        self.generic_visit(node)
+        self.scopes.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if isinstance(node.value, ast.Call) and self.foreign(node.value.func):
+            self.scopes[-1] |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if isinstance(node.target, ast.Name) and (self.foreign(node.annotation) or (
+                isinstance(node.value, ast.Call) and self.foreign(node.value.func))):
+            self.scopes[-1].add(node.target.id)
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self.generic_visit(node)
+        if not _is_private(node.attr):
+            return
+        v = node.value
+        if isinstance(v, ast.Name) and v.id in ("self", "cls"):
+            return
+        owner = self.dotted(v)
+        if owner is not None and owner in self.modules:                      # a module's private name
+            reach = unit_of(owner) != self.unit
+        elif isinstance(v, ast.Name) and self.bound_foreign(v.id):          # an object another unit made
+            reach = True
+        else:                                                               # a member only other units define
+            units = self.members.get(node.attr, set())
+            reach = bool(units) and self.unit not in units
+        if reach:
+            self.found.add((self.module, ast.unparse(node)))
+
+
+def private_attributes(src: Path = SRC) -> set[tuple[str, str]]:
+    """Every private attribute a module reaches in another unit: (module, expression)."""
+    modules = module_names(src)
+    trees = {m: ast.parse(p.read_text(encoding="utf-8"), filename=str(p)) for m, p in modules.items()}
+    members: dict[str, set[str]] = {}
+    for m, tree in trees.items():
+        for name in _private_members(tree):
+            members.setdefault(name, set()).add(unit_of(m))
+    found: set[tuple[str, str]] = set()
+    for m, tree in trees.items():
+        reach = _Reach(m, _imported_names(m, modules[m], tree), set(modules), members)
+        reach.visit(tree)
+        found |= reach.found
+    return found
+
+
+def test_no_new_private_attribute_across_units():
+    found = private_attributes()
+    assert found - KNOWN_PRIVATE_ATTRIBUTES == set(), "use a public name (or make the name public on its owner)"
+    assert KNOWN_PRIVATE_ATTRIBUTES - found == set(), "a listed private attribute is gone: delete its entry"
+
+
+def test_a_private_attribute_reached_in_another_unit_is_found(tmp_path):
+    pkg = tmp_path / "judgeaudit"
+    for d in ("low", "high"):
+        (pkg / d).mkdir(parents=True)
+        (pkg / d / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "low" / "a.py").write_text(
+        "import threading\n"
+        "def _helper():\n    return 1\n"
+        "class Judge:\n"
+        "    _kind = 'x'\n"
+        "    def __init__(self):\n        self._lock = threading.Lock()\n        self.public = 1\n"
+        "    def _reply(self):\n        return self._lock\n")
+    (pkg / "low" / "b.py").write_text(                                   # the same unit: its own
+        "from judgeaudit.low import a\nfrom judgeaudit.low.a import Judge\n"
+        "def f(j: Judge):\n    return a._helper(), j._lock, Judge()._reply()\n")
+    (pkg / "high" / "own.py").write_text("class Own:\n    def _mine(self):\n        return 1\n")
+    (pkg / "high" / "c.py").write_text(
+        "import os\n"
+        "import judgeaudit.low.a as low_a\n"
+        "from judgeaudit.low import a\n"
+        "from judgeaudit.low.a import Judge\n"
+        "from judgeaudit.high.own import Own\n"
+        "class Mine:\n"
+        "    def __init__(self):\n        self._lock = None\n"
+        "    def go(self, caller, judge: 'Judge | None', other: Own):\n"
+        "        made = Judge()\n"
+        "        def inner():\n            return made._lock\n"                # an object another unit made
+        "        return (a._helper(), low_a._helper, judge._lock, caller._reply(), inner(),\n"
+        "                self._lock, os._exit, a.__name__, a.Judge.public, other._mine(), caller._mine(),\n"
+        "                Mine()._lock)\n")
+    assert private_attributes(tmp_path) == {
+        ("judgeaudit.high.c", "a._helper"), ("judgeaudit.high.c", "low_a._helper"),
+        ("judgeaudit.high.c", "judge._lock"), ("judgeaudit.high.c", "caller._reply"),
+        ("judgeaudit.high.c", "made._lock")}
+
+
 # ----------------------------------------------------------------------------- run-time calls
 #
 # The import graph says which module may *name* which; these tests say which module *calls* which while a run

@@ -70,7 +70,7 @@ class ScriptedJudge:
             async def judge_one(self, request):
                 text = reply(request)
                 parsed = elicit.parse_request(request, text)
-                return self._verdict(request, raw=text, parse_ok=parsed.ok, defects=parsed.defects,
+                return self.make_verdict(request, raw=text, parse_ok=parsed.ok, defects=parsed.defects,
                                      **elicit.world_fields(request, parsed))
 
         return _J(JudgeSpec(id=judge_id, backend="scripted", model=judge_id))

@@ -317,10 +317,7 @@ def run_experiment(
         opts = command_options(exp, flags, allow_failures=allow_failures, backend=backend, ray_address=ray_address)
         exp = exp.model_copy(update={"allow_failures": opts["allow_failures"]})   # the flag or the file's key
         with command_calls(f"{exp.analysis} run", opts) as context:
-            if exp.analysis == "vp":   # the audit runs its sets on the backend itself (no judge calls to route)
-                _run_vp_experiment(exp, backend, ray_address)
-            else:
-                _EXPERIMENT_RUNNERS[exp.analysis](exp, context)
+            _EXPERIMENT_RUNNERS[exp.analysis](exp, context)
     except InputError as e:
         raise yaml_error(exp, e, flags) from None
 
@@ -378,16 +375,16 @@ def _run_cap_experiment(exp, context: RunContext) -> None:  # noqa: ANN001 - exp
                 echo=console, context=context)
 
 
-def _run_vp_experiment(exp, backend: str | None, ray_address: str | None) -> None:  # noqa: ANN001 - VpExperiment
+def _run_vp_experiment(exp, context: RunContext) -> None:  # noqa: ANN001 - experiment.VpExperiment
     from judgeaudit.analyses.validation_power.options import OPTIONS
     from judgeaudit.commands.vp import run_command
 
-    run_command({o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, backend=backend, ray_address=ray_address)
+    run_command({o.name: getattr(exp, o.name) for o in OPTIONS.in_file()}, echo=console, context=context)
 
 
 _EXPERIMENT_RUNNERS = {"validity": _run_validity_experiment, "world": _run_world_experiment,
                        "loop": _run_loop_experiment, "card": _run_card_experiment,
-                       "migrate": _run_migrate_experiment, "cap": _run_cap_experiment}
+                       "migrate": _run_migrate_experiment, "cap": _run_cap_experiment, "vp": _run_vp_experiment}
 
 
 @app.command("demo")

@@ -13,7 +13,8 @@
    responses), under the control, blind, informed and certificate regulators, scored by the IFEval checker;
 6. the embedded judge's validity card, gathered from the runs above (OUT/card).
 Everything goes through the call store in OUT, so a rerun is instant. Steps 1, 2, 4 and 5 are the default
-runs of ``judgeaudit.commands.default_runs``, which ``card --run-missing`` runs for any judge.
+runs of ``judgeaudit.commands.default_runs``, which ``card --run-missing`` runs for any judge: each is its
+command's own run (``run_command``), so its folder holds what that command writes (result, report, tables).
 
 By default the demo is cut to run in minutes (``SLICES``, stated in the report beside the ``--full`` sizes):
 the validity probes of one base item in each of 8 of the 24 probe groups (two per domain) with 2 regrades,
@@ -131,7 +132,7 @@ class Step:
 
 
 def _validity_step(out: Path, n_boot: int, slices: Slices, context: RunContext | None = None) -> Step:
-    from judgeaudit.commands.validity import print_summary, run_validity, sections
+    from judgeaudit.commands.validity import sections
     from judgeaudit.judges import make_judge
     from judgeaudit.probes.design import validity_requests
     from judgeaudit.probes.io import bundled_probes_path, read_probes
@@ -144,14 +145,9 @@ def _validity_step(out: Path, n_boot: int, slices: Slices, context: RunContext |
         return validity_requests(probes_frame(read_probes(path)), slices.regrade)
 
     def run() -> list[Section]:
-        if full:
-            r = DEFAULT_RUNS["validity"].run(DEMO_JUDGES, out / "validity", out / "calls.sqlite", n_boot,
-                                             context=context)
-        else:
-            r = run_validity(str(path), DEMO_JUDGES, out=out / "validity", store=out / "calls.sqlite",
-                             n_boot=n_boot, n_regrade=slices.regrade, context=context)
-        print_summary(r.result)
-        return sections(r)
+        cut = {} if full else {"probes": str(path), "regrade": slices.regrade}
+        return sections(DEFAULT_RUNS["validity"].run(DEMO_JUDGES, out / "validity", out / "calls.sqlite", n_boot,
+                                                     context=context, **cut))
 
     embedded = [make_judge(s) for s in DEMO_JUDGES if isinstance(s, str) and _embedded(s)]
     return Step("validity", embedded, requests, run)
@@ -163,17 +159,16 @@ def _embedded(spec: str) -> bool:
 
 
 def _world_step(out: Path, n_boot: int, slices: Slices, context: RunContext | None = None) -> Step:
-    from judgeaudit.commands.default_runs import WORLD_ARMS, WORLD_SPLIT, world_requests, world_set
+    from judgeaudit.commands.default_runs import world_requests, world_set
     from judgeaudit.commands.common import build_judges
-    from judgeaudit.commands.world import run_world_cmd, sampled_specs
+    from judgeaudit.commands.world import sampled_specs
     from judgeaudit.report.world import world_sections
 
     spec = world_set(slices.world_rows)
 
     def run() -> list[Section]:
-        run = run_world_cmd(spec, WORLD_JUDGES, list(WORLD_ARMS), out=out / "world", store=out / "calls.sqlite",
-                            votes=1, n_boot=n_boot, split=WORLD_SPLIT, temperature=WORLD_TEMPERATURE,
-                            context=context)
+        run = DEFAULT_RUNS["world"].run(WORLD_JUDGES, out / "world", out / "calls.sqlite", n_boot, context=context,
+                                        set=spec, temperature=WORLD_TEMPERATURE)
         return world_sections(run.result, run.decisions, run.verdicts)
 
     # the world command's judge: its label votes sampled at the command's temperature (so its call keys)
@@ -182,30 +177,25 @@ def _world_step(out: Path, n_boot: int, slices: Slices, context: RunContext | No
 
 
 def _loop_step(out: Path, n_boot: int, slices: Slices, context: RunContext | None = None) -> Step:
-    from judgeaudit.commands.default_runs import DATA, LOOP_REGULATORS, loop_requests
-    from judgeaudit.commands.loop import run_loop_command
+    from judgeaudit.commands.default_runs import loop_requests
     from judgeaudit.judges import make_judge
     from judgeaudit.report.loop import loop_sections
 
     local = make_judge(EMBEDDED, **({} if slices.max_tokens is None else {"max_tokens": slices.max_tokens}))
 
     def run() -> list[Section]:
-        if slices.loop_items is None:
-            return loop_sections(DEFAULT_RUNS["loop"].run([EMBEDDED], out / "loop", out / "calls.sqlite", n_boot,
-                                                          context=context), folder=out / "loop")
-        return loop_sections(run_loop_command(task="ifeval", data=DATA / "ifeval", initial="shipped",
-                                              responder=local, judge=local, regulators=list(LOOP_REGULATORS),
-                                              out=out / "loop", store=out / "calls.sqlite", rounds=1, votes=1,
-                                              bootstrap=n_boot, max_items=slices.loop_items, context=context),
-                             folder=out / "loop")
+        # cut: the judge built with its token bound, as responder and feedback judge, on the first items
+        judge, cut = ([EMBEDDED], {}) if slices.loop_items is None else ([local], {"max_items": slices.loop_items})
+        return loop_sections(DEFAULT_RUNS["loop"].run(judge, out / "loop", out / "calls.sqlite", n_boot,
+                                                      context=context, **cut), folder=out / "loop")
 
     return Step("loop", [local], lambda: loop_requests(slices.loop_items), run)
 
 
-def _validation_power(out: Path) -> list[Section]:
+def _validation_power(out: Path, context: RunContext | None = None) -> list[Section]:
     from judgeaudit.report.validation_power import vp_sections
 
-    return vp_sections(DEFAULT_RUNS["vp"].run([], out / "validation_power", out / "calls.sqlite", 0))
+    return vp_sections(DEFAULT_RUNS["vp"].run([], out / "validation_power", out / "calls.sqlite", 0, context=context))
 
 
 def _cap() -> list[Section]:
@@ -399,7 +389,7 @@ def run_demo(out: Path, *, n_boot: int | None = None, full: bool = False, contex
     rows: list[dict[str, Any]] = []
     # the steps without model calls run beside the embedded judge's, which share its one model thread
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgeaudit-demo") as pool:
-        vp, cap = pool.submit(_validation_power, out), pool.submit(_cap)
+        vp, cap = pool.submit(_validation_power, out, context), pool.submit(_cap)
         if "reference:similarity" in DEMO_JUDGES:
             pool.submit(_load_embedder)
         model_steps = {"validity": _validity_step(out, n_boot, slices, context=context),

@@ -74,13 +74,19 @@ def test_run_missing_with_reference_judges_fills_every_section_the_judge_can_ans
     assert _card(out)["from"] == ["runs"]      # relative to the card's folder
 
 
-def test_run_missing_runs_the_world_for_a_world_instrument(tmp_path, reference_card):
+@pytest.fixture(scope="module")
+def oracle_card(tmp_path_factory, reference_card) -> tuple[Path, dict]:
+    """OUT and the card of ``judgeaudit.card("reference:oracle", [the reference card's vp run], run_missing=True)``:
+    only the world section is missing and run (the oracle has only world forms)."""
     import judgeaudit
 
-    out = tmp_path / "c"
+    out = tmp_path_factory.mktemp("oracle") / "c"
     vp = reference_card[0] / "runs" / "validation_power"
-    # a vp run given: only the missing sections run (the oracle has only world forms)
-    card = judgeaudit.card("reference:oracle", [vp], out, run_missing=True, yes=True, n_boot=100)
+    return out, judgeaudit.card("reference:oracle", [vp], out, run_missing=True, yes=True, n_boot=100)
+
+
+def test_run_missing_runs_the_world_for_a_world_instrument(oracle_card):
+    out, card = oracle_card
     s = card["sections"]
     assert sorted(p.name for p in (out / "runs").iterdir() if p.is_dir()) == ["world"]
     assert s["vp"]["measured"]
@@ -91,6 +97,38 @@ def test_run_missing_runs_the_world_for_a_world_instrument(tmp_path, reference_c
     assert s["world"]["numbers"]["arms.informed.n"] == 32
     assert (out / "runs" / "world" / "decisions.parquet").is_file()
     assert s["validity"]["not_measured"] == "not measured — reference:oracle has no graded verdict form"
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def _command_run(section: str, judge: str, out: Path, n_boot: int) -> list[str]:
+    """The files the command the card names for ``section`` (``card.defaults.DEFAULT_COMMANDS``) writes for
+    ``judge`` into OUT, its calls stored beside OUT (as a default run's are, in OUT/runs)."""
+    import shlex
+
+    from judgeaudit.card.defaults import DEFAULT_COMMANDS
+
+    words = shlex.split(DEFAULT_COMMANDS[section].format(judge=judge).replace("DIR", str(out)))[1:]
+    argv = words[:2]   # the command, then each option once (the oracle is also one of the world's references)
+    for flag, value in zip(words[2::2], words[3::2], strict=True):
+        if (flag, value) not in zip(argv[2::2], argv[3::2]):
+            argv += [flag, value]
+    res = CliRunner().invoke(app, [*argv, "--bootstrap", str(n_boot), "--store", str(out.parent / "calls.sqlite")])
+    assert res.exit_code == 0, res.output
+    return _files(out)
+
+
+@pytest.mark.parametrize("section", ["validity", "world"])
+def test_a_run_missing_run_folder_holds_what_the_command_writes(section, reference_card, oracle_card, tmp_path):
+    """Each default run is its command's own run: the same files (the report among them) as the command the card
+    names, run on the same inputs."""
+    judge, (out, _) = {"validity": ("reference:length", reference_card),
+                       "world": ("reference:oracle", oracle_card)}[section]
+    got = _files(out / "runs" / section)
+    assert "report.html" in got and "result.json" in got
+    assert got == _command_run(section, judge, tmp_path / section, 50)
 
 
 UNIVERSAL = '{"defective": false, "defects": [], "violated": [], "score": 5}\nScore: 5\nVerdict: A'

@@ -86,3 +86,28 @@ def test_vp_audit_prints_each_kappa_with_its_interval(tmp_path, cli_main):
         line = next(x for x in r.stdout.splitlines() if x.startswith(f"pairs · {mode}: "))
         assert f"κ {m['a_imp']:.3f} [{lo:.3f}, {hi:.3f}]" in line, line
     assert "n = 60 pairs" in r.stdout and "n = 120 items" in r.stdout
+
+
+def test_the_audit_runs_its_sets_on_the_run_context_backend(tmp_path):
+    """``run_command`` takes the command's ``RunContext`` like the other commands: the (set, mode) audits go
+    through its backend's ``map``, with the result of the audit run here."""
+    from judgeaudit.runtime.context import RunContext
+
+    class Recording:
+        name = "recording"
+
+        def __init__(self):
+            self.jobs = []
+
+        def map(self, fn, jobs, kwargs):
+            self.jobs += jobs
+            return [fn(*job, **kwargs) for job in jobs]
+
+    p = length_pairs_file(tmp_path, 30)
+    values = {"sets": [f"jsonl:{p}?prompt=q&response_a=ra&response_b=rb&label=pref"], "permutations": 2,
+              "no_transfer": True, "jobs": 1}
+    backend = Recording()
+    on_backend = vp_cmd.run_command({**values, "out": tmp_path / "a"}, context=RunContext(backend=backend))
+    here = vp_cmd.run_command({**values, "out": tmp_path / "b"})
+    assert [(job[1], job[3]) for job in backend.jobs] == [("pairs", ("item",)), ("pairs", ("paired",))]
+    assert on_backend.to_dict() == here.to_dict()

@@ -63,7 +63,7 @@ class PlantedDemoJudge(PythonJudge):
         if request.form != "generate":
             return await super().judge_one(request)
         raw = request.meta["output"] if "output" in request.meta else REPORT
-        return self._verdict(request, raw=raw, parse_ok=True, provider="planted", cost_usd=0.0)
+        return self.make_verdict(request, raw=raw, parse_ok=True, provider="planted", cost_usd=0.0)
 
 
 def _factory(argument: str, options: dict[str, Any]) -> PlantedDemoJudge:

@@ -44,8 +44,8 @@ def test_the_endpoint_is_in_the_key_and_the_verdict_and_a_missing_one_keeps_the_
     # a judge with no api_base hashes exactly as before the endpoint was introduced (stores stay valid)
     # (the key the previous release computed for this request, so existing stores keep answering)
     assert none.key(REQ) == "ae06d2a60376d426fcf7d9a46327c368296c6c63aabf69bb68172c2e78a3daa9"
-    assert a._verdict(REQ, meta={"x": 1}).meta == {"endpoint": "http://127.0.0.1:8000/v1", "x": 1}
-    assert "endpoint" not in none._verdict(REQ).meta
+    assert a.make_verdict(REQ, meta={"x": 1}).meta == {"endpoint": "http://127.0.0.1:8000/v1", "x": 1}
+    assert "endpoint" not in none.make_verdict(REQ).meta
     assert same.provider == "http://127.0.0.1:8000/v1"
     # a vote over the judge hashes the inner fingerprint, so it follows the endpoint too
     va = make_judge("vote:3:api:openai/m", api_base="http://127.0.0.1:8000/v1")

@@ -32,7 +32,7 @@ class FixNamedUnits(Judge):
             for u in units:
                 iid = u.split(":", 1)[1]
                 text = FIXES[iid](text) if iid in FIXES else text
-        return self._verdict(request, raw=text, parse_ok=True)
+        return self.make_verdict(request, raw=text, parse_ok=True)
 
 
 class Constant(Judge):
@@ -50,4 +50,4 @@ class Constant(Judge):
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         self.prompts.append(request.prompt or "")
-        return self._verdict(request, raw=self.reply, parse_ok=True)
+        return self.make_verdict(request, raw=self.reply, parse_ok=True)

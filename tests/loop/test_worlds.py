@@ -26,9 +26,9 @@ class KnowledgeReader(Judge):
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         p = request.prompt or ""
         if not p.startswith("Knowledge:"):
-            return self._verdict(request, raw="I do not know", parse_ok=True)
+            return self.make_verdict(request, raw="I do not know", parse_ok=True)
         know = p.split("Knowledge:\n", 1)[1].split("\n\nQuestion:", 1)[0]
-        return self._verdict(request, raw=know, parse_ok=True)
+        return self.make_verdict(request, raw=know, parse_ok=True)
 
 
 def test_world_blocks(data_dir):

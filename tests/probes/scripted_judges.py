@@ -32,8 +32,8 @@ class ScriptedJudge(Judge):
         args = (request.prompt or "", request.epoch) if self.pass_epoch else (request.prompt or "",)
         raw = self.responder(*args)
         if raw is None:
-            return self._verdict(request, error="scripted API failure")
-        return self._verdict(request, raw=raw, parse_ok=True)
+            return self.make_verdict(request, error="scripted API failure")
+        return self.make_verdict(request, raw=raw, parse_ok=True)
 
 
 def generator_from(edits: dict[tuple[str, str], str], family: str = "fam-a") -> ScriptedJudge:

@@ -125,3 +125,20 @@ def test_the_units_table_reads_each_probe_at_the_judges_tau():
                                        "b2-k2": "moved (should not)", "b2-c4": "no usable grade"}
     assert df.loc["b2-c4", "reply to the edit"] == "parse failure: reply b2-c4"
     assert df.loc["b1-c2", "edited text"] == "e2" and df.loc["b1-c2", "arm"] == "construct"
+
+
+def test_an_interval_with_a_nan_bound_prints_as_the_one_interval_formatter_prints_it():
+    """The report's estimates with their intervals are ``card.numbers.with_ci``'s (three decimals): a NaN
+    bound is no interval (the value alone), a NaN value is "—"; never "nan"."""
+    from judgeaudit.card.numbers import with_ci
+
+    res = _result()
+    good = next(j for j in res.judges if j.judge_id == "good").stats
+    good["S_ci"] = [float("nan"), good["S_ci"][1]]
+    good["R_scope"] = float("nan")
+    row = judge_table(res).set_index("judge").loc["good"]
+    assert row["S"] == with_ci(good["S"], good["S_ci"], digits=3) == f"{good['S']:.3f}"
+    assert row["R scope"] == "—"
+    assert row["R"] == with_ci(good["R"], good["R_ci"], digits=3) == \
+        f"{good['R']:.3f} [{good['R_ci'][0]:.3f}, {good['R_ci'][1]:.3f}]"
+    assert "nan" not in " ".join(judge_table(res).astype(str).to_numpy().ravel())

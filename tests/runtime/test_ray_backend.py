@@ -249,7 +249,9 @@ def test_vp_audit_on_ray_gives_the_serial_result(ray_cluster):
     every κ, null, p-value, interval and transfer score is the serial route's."""
     from judgeaudit.commands.vp import run_audit
     from judgeaudit.datasets.demo import vp_demo_sets
+    from judgeaudit.runtime.context import RunContext
 
     kw = {"mode": "both", "permutations": 2, "n_boot": 50}
-    serial, on_ray = run_audit(vp_demo_sets(), jobs=1, **kw), run_audit(vp_demo_sets(), backend="ray", **kw)
+    serial = run_audit(vp_demo_sets(), jobs=1, **kw)
+    on_ray = run_audit(vp_demo_sets(), context=RunContext.of(backend="ray"), **kw)
     assert len(serial.sets) >= 4 and on_ray.to_dict() == serial.to_dict()

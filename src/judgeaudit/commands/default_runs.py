@@ -9,7 +9,9 @@ One table, ``DEFAULT_RUNS`` (card section → ``DefaultRun``). Each entry knows
 * the judge's requests (to estimate calls, time and money before anything runs; the loop's depend on
   the replies, so its list is the upper bound: a report per output and regulator, and a revision of
   each);
-* how to run it for a list of judge specs.
+* how to run it for a list of judge specs: through its command's one ``run_command`` (``commands.validity``,
+  ``vp``, ``cap``, ``world``, ``loop``), so a default run's folder holds every file the command writes (its
+  result, its report, its tables), and the command's ``RunContext`` is passed to it as given.
 """
 
 from __future__ import annotations
@@ -35,8 +37,15 @@ class DefaultRun:
     command: str
     requests: Callable[[Judge], list[JudgeRequest]]
     run: Callable[..., Any]
-    """``run(judge_specs, out, store, n_boot, context=None)``; returns the command's result object. ``context``: the
-    command's ``RunContext`` (its ``api_base`` for the judges built, its call options for the calls made)."""
+    """``run(judge_specs, out, store, n_boot, context=None, **options)``: the command's own ``run_command`` (the run,
+    its report and every other file the command writes into OUT), on the default run's options with ``options``
+    (declared names, e.g. the demo's smaller slices) over them; returns what ``run_command`` returns. ``context``:
+    the command's ``RunContext`` (its ``api_base`` for the judges built, its call options and backend for the work
+    done)."""
+
+
+def _api_base(context: RunContext | None) -> str | None:
+    return None if context is None else context.api_base
 
 
 # --- validity: the bundled probe set ------------------------------------------------------------------------
@@ -48,28 +57,25 @@ def _validity_requests(_: Judge) -> list[JudgeRequest]:
     return validity_requests()   # the declared defaults: the bundled probes, the default regrade count
 
 
-def _api_base(context: RunContext | None) -> str | None:
-    return None if context is None else context.api_base
-
-
-def _validity(judges: list[str], out: Path, store: Path, n_boot: int, context: RunContext | None = None) -> Any:
+def _validity(judges: list, out: Path, store: Path, n_boot: int, context: RunContext | None = None,
+              **options: Any) -> Any:
     from judgeaudit.analyses.validity.options import DEFAULTS
-    from judgeaudit.commands.validity import run_validity
+    from judgeaudit.commands.validity import run_command
 
-    return run_validity(DEFAULTS["probes"], judges, out=out, store=store, n_boot=n_boot, api_base=_api_base(context),
-                        context=context)
+    return run_command({"probes": DEFAULTS["probes"], "judges": judges, "out": out, "store": store,
+                        "bootstrap": n_boot, "api_base": _api_base(context), **options}, context=context)
 
 
 # --- validation power: the public-set slices (no judge calls) -------------------------------------------------
 
 
-def _vp(_: list[str], out: Path, store: Path, n_boot: int, context: RunContext | None = None) -> Any:
-    from judgeaudit.analyses.validation_power.options import DEFAULTS
-    from judgeaudit.commands.vp import run_audit
+def _vp(_: list, out: Path, store: Path, n_boot: int, context: RunContext | None = None, **options: Any) -> Any:
+    from judgeaudit.commands.vp import run_command
     from judgeaudit.datasets.demo import vp_demo_sets
 
-    return run_audit(vp_demo_sets(), mode=DEFAULTS["mode"], permutations=DEFAULTS["permutations"],
-                     seed=DEFAULTS["seed"], transfer=not DEFAULTS["no_transfer"], out=out)
+    # the audit's own bootstrap and permutation counts (its intervals are not the judge runs', n_boot); one
+    # process, as it runs beside the judge's calls (the demo) and its sets are small (the same result as --jobs)
+    return run_command({"sets": vp_demo_sets(), "out": out, "jobs": 1, **options}, context=context)
 
 
 # --- CAP: the JudgeBench-format fixture and the LLMBar slice, both orders ------------------------------------
@@ -84,13 +90,13 @@ def _cap_requests(_: Judge) -> list[JudgeRequest]:
     return pairwise_requests(pd.concat([load_cap_set(s)[0] for s in CAP_SETS], ignore_index=True))
 
 
-def _cap(judges: list[str], out: Path, store: Path, n_boot: int, context: RunContext | None = None) -> Any:
+def _cap(judges: list, out: Path, store: Path, n_boot: int, context: RunContext | None = None,
+         **options: Any) -> Any:
     from judgeaudit.analyses.cap.options import DEFAULTS
-    from judgeaudit.commands.cap import run_cap
+    from judgeaudit.commands.cap import run_command
 
-    return run_cap(list(CAP_SETS), judge_specs=judges, n_boot=min(n_boot, DEFAULTS["bootstrap"]), store=store,
-                   out=out, seed=DEFAULTS["seed"], failures=DEFAULTS["failures"], api_base=_api_base(context),
-                   context=context)
+    return run_command({"sets": list(CAP_SETS), "judges": judges, "bootstrap": min(n_boot, DEFAULTS["bootstrap"]),
+                        "store": store, "out": out, "api_base": _api_base(context), **options}, context=context)
 
 
 # --- world: a HaluEval QA slice, blind / informed / placebo ---------------------------------------------------
@@ -112,15 +118,12 @@ def world_requests(spec: str = WORLD_SET) -> list[JudgeRequest]:
                           form=WORLD_RUN["form"], votes=WORLD_RUN["votes"])
 
 
-def _world(judges: list[str], out: Path, store: Path, n_boot: int, context: RunContext | None = None) -> Any:
-    from judgeaudit.commands.world import run_world_cmd
+def _world(judges: list, out: Path, store: Path, n_boot: int, context: RunContext | None = None,
+           **options: Any) -> Any:
+    from judgeaudit.commands.world import run_command
 
-    w = WORLD_RUN
-    return run_world_cmd(w["set"], judges, list(w["arms"]), out=out, store=store, votes=w["votes"], form=w["form"],
-                         max_items=w["max_items"], n_boot=n_boot, seed=w["seed"], temperature=w["temperature"],
-                         strict_threshold=w["strict_threshold"], top_k=w["top_k"], covariates=w["correlate"],
-                         permutations=w["permutations"], alternative=w["alternative"], split=w["split"],
-                         progress=False, api_base=_api_base(context), context=context)
+    return run_command({**WORLD_RUN, "arms": list(WORLD_RUN["arms"]), "judges": judges, "out": out, "store": store,
+                        "bootstrap": n_boot, "api_base": _api_base(context), **options}, context=context)
 
 
 # --- loop: an IFEval slice, the judge as judge and responder --------------------------------------------------
@@ -150,12 +153,16 @@ def loop_requests(max_items: int | None = None) -> list[JudgeRequest]:
             for i, (name, it, what) in enumerate(asks)]
 
 
-def _loop(judges: list[str], out: Path, store: Path, n_boot: int, context: RunContext | None = None) -> Any:
-    from judgeaudit.commands.loop import run_loop_command
+def _loop(judges: list, out: Path, store: Path, n_boot: int, context: RunContext | None = None,
+          **options: Any) -> Any:
+    from judgeaudit.commands.loop import run_command
     from judgeaudit.loop.options import DEFAULT_RUN
 
-    return run_loop_command(**DEFAULT_RUN, responder=judges[0], judge=judges[0], out=out, store=store,
-                            bootstrap=n_boot, api_base=_api_base(context), context=context)
+    # allow_failures: a regulator with no usable report is a row of the run, not the end of the card or demo
+    # that made it (their own call summary decides their exit, after the card or report is written)
+    return run_command({**DEFAULT_RUN, "responder": judges[0], "judge": judges[0], "out": out, "store": store,
+                        "bootstrap": n_boot, "api_base": _api_base(context), "allow_failures": True, **options},
+                       context=context)
 
 
 _HOW: dict[str, tuple[str, str | None, Callable[[Judge], list[JudgeRequest]], Callable[..., Any]]] = {

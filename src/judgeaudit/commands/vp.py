@@ -14,9 +14,10 @@ from judgeaudit.analyses.validation_power.options import DEFAULT_JOBS, DEFAULT_P
 from judgeaudit.commands.declared import declared
 from judgeaudit.analyses.validation_power import ValidationPowerResult, audit_validation_power
 from judgeaudit.commands import register
-from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt
+from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt, run_context
 from judgeaudit.errors import InputError
 from judgeaudit.commands.common import CONSTRUCT_VALIDITY, with_interval
+from judgeaudit.runtime.context import RunContext
 
 app = typer.Typer(help="Validation power of label sets: could surface form alone reproduce the labels? "
                        f"({CONSTRUCT_VALIDITY} Def. 6, App. E)", no_args_is_help=True)
@@ -44,13 +45,14 @@ def parse_ceiling(text: str) -> tuple[str, str | None, tuple[float, float, float
 def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
               permutations: int = DEFAULT_PERMUTATIONS, seed: int = 0, n_boot: int = 1000,
               ceilings: list[str] | None = None, transfer: bool = True, jobs: int = 1,
-              backend: str | None = None, ray_address: str | None = None,
-              extra: Callable[[ValidationPowerResult], list] | None = None) -> ValidationPowerResult:
+              extra: Callable[[ValidationPowerResult], list] | None = None,
+              context: RunContext | None = None) -> ValidationPowerResult:
     """Load every spec, audit it in the requested mode(s), and (with ``out``) write
     ``out/result.json`` and ``out/report.html`` (with the sections ``extra(result)`` returns, e.g. the register
-    of predicted values, appended). Returns the result. ``backend`` ``ray`` audits the sets
-    in Ray tasks (``ray_address``: a cluster) instead of ``jobs`` local processes: the same result."""
-    from judgeaudit.runtime import backends
+    of predicted values, appended). Returns the result. The sets are audited on ``context``'s backend (the
+    command's ``RunContext``; None: the defaults): ``ray`` audits them in Ray tasks instead of ``jobs`` local
+    processes, with the same result."""
+    from judgeaudit.runtime.context import of as context_of
 
     from judgeaudit.datasets.registry import load_sets
     from judgeaudit.runinfo import write_result
@@ -63,7 +65,7 @@ def run_audit(specs: list[str], *, mode: str = "both", out: Path | None = None,
         raise InputError("--permutations must be ≥ 0", field="permutations")
     if jobs < 1:
         raise InputError("--jobs must be ≥ 1", field="jobs")
-    map_sets = backends.make(backend, ray_address).map
+    map_sets = context_of(context).backend.map
     modes = ("item", "paired") if mode == "both" else (mode,)
     tables, meta = {}, {}
     for spec in specs:
@@ -161,15 +163,16 @@ def _group() -> None:
 @declared(OPTIONS, backend=(BackendOpt, DEFAULT_BACKEND), ray_address=(RayAddressOpt, None))
 def audit(**options: Any) -> None:
     """Audit label sets with the frozen impoverished family, in per-item and/or paired mode."""
-    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()}, backend=options["backend"],
-                ray_address=options["ray_address"])
+    context = run_context(backend=options["backend"], address=options["ray_address"])
+    run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()}, context=context)
 
 
-def run_command(values: dict[str, Any], *, backend: str | None = None, ray_address: str | None = None) -> None:
+def run_command(values: dict[str, Any], *, echo: Console = console,
+                context: RunContext | None = None) -> ValidationPowerResult:
     """A validation-power audit from its options by their declared names (``analyses.validation_power.options``;
-    what the command's flags or an experiment file's keys give; absent ones take their defaults): the audit, the
-    register with ``ledger``, the report, and exit 3 with ``strict_register`` when a headline number was not
-    registered."""
+    what the command's flags or an experiment file's keys give; absent ones take their defaults): the audit (on
+    ``context``'s backend: the command's ``RunContext``), the register with ``ledger``, the report, and exit 3 with
+    ``strict_register`` when a headline number was not registered. The result."""
     from judgeaudit.runfolder import output_set
     from judgeaudit.validate import output_dir, set_inputs
 
@@ -183,9 +186,9 @@ def run_command(values: dict[str, Any], *, backend: str | None = None, ray_addre
     with output_set(out, "vp"):   # the result, the report and the register as one set
         result = run_audit(list(sets), mode=v["mode"], out=out, permutations=v["permutations"], seed=v["seed"],
                            ceilings=list(v["ceilings"] or []), transfer=not v["no_transfer"], jobs=v["jobs"],
-                           backend=backend, ray_address=ray_address,
-                           extra=register.sections(led, ledger, "vp", out, entries))
+                           extra=register.sections(led, ledger, "vp", out, entries), context=context)
     print_table(result)
-    console.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
+    echo.print(f"wrote {out / 'result.json'} and {out / 'report.html'}")
     if led is not None:
         register.enforce(entries, strict_register)
+    return result

@@ -258,7 +258,7 @@ class ApiJudge(Judge):
                             f"{self.missing_key}", field=self.missing_key)
         prompt, body, want_logprobs = self._body(request)
         started = time.perf_counter()
-        reply = await (self._http_reply(body) if self.transport == "http" else self._litellm_reply(body))
+        reply = await self.reply(body)
         if reply.text is None:
             raise TransientError("response had no message content")
         return self._verdict_from(request, prompt, want_logprobs, reply, time.perf_counter() - started)
@@ -304,7 +304,7 @@ class ApiJudge(Judge):
             fields["meta"] = meta
         fields.update(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
                       cost_usd=reply.cost_usd, provider=reply.provider)
-        return self._verdict(request, call_key=call_key(self.spec, prompt, request.epoch), **fields)
+        return self.make_verdict(request, call_key=call_key(self.spec, prompt, request.epoch), **fields)
 
     # --- provider batch files (``judgeaudit.interop.batch``) -------------------------------------------------
 
@@ -339,6 +339,11 @@ class ApiJudge(Judge):
             cost = input_tokens * prices[0] + output_tokens * prices[1]
         reply = _Reply(choice, text, input_tokens, output_tokens, cost, provider)
         return self._verdict_from(request, self.render(request), want_logprobs, reply, None, meta)
+
+    async def reply(self, body: dict[str, Any]) -> _Reply:
+        """The provider's reply to one chat-completions ``body`` (the request's messages and sampling options),
+        through this judge's transport (``transport``: the lean HTTP client or LiteLLM); no retries here."""
+        return await (self._http_reply(body) if self.transport == "http" else self._litellm_reply(body))
 
     async def _litellm_reply(self, body: dict[str, Any]) -> _Reply:
         litellm = _litellm()

@@ -197,7 +197,7 @@ class Judge:
     def close(self) -> None:  # pragma: no cover - backends with resources override
         pass
 
-    def _verdict(self, request: JudgeRequest, *, call_key: str | None = None, **fields: Any) -> Verdict:
+    def make_verdict(self, request: JudgeRequest, *, call_key: str | None = None, **fields: Any) -> Verdict:
         """A Verdict pre-filled with this judge's identity and the request's key (``call_key``, when
         the caller has already computed it, saves rendering and hashing the request again). A judge
         with an endpoint records it in ``meta['endpoint']``."""

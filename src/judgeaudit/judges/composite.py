@@ -70,7 +70,7 @@ def _combine(judge: Judge, request: JudgeRequest, parts: list[Verdict]) -> Verdi
             **({"regrade": True} if request.meta.get("regrade") else {})}   # its kind (runtime.estimate)
     errors = [v.error for v in parts if v.error]
     if not usable:
-        return judge._verdict(request, parse_ok=False, meta=meta,
+        return judge.make_verdict(request, parse_ok=False, meta=meta,
                               error=("; ".join(errors) if len(errors) == len(parts) else None))
     fields: dict[str, Any] = dict(parse_ok=True, meta=meta,
                                   cost_usd=sum(v.cost_usd or 0.0 for v in parts),
@@ -89,7 +89,7 @@ def _combine(judge: Judge, request: JudgeRequest, parts: list[Verdict]) -> Verdi
         fields["choice"] = "tie" if len(top) > 1 and top[0][1] == top[1][1] else top[0][0]
     else:
         raise ValueError(f"{judge.spec.backend} judges combine graded or pairwise verdicts, not {request.form}")
-    return judge._verdict(request, **fields)
+    return judge.make_verdict(request, **fields)
 
 
 class VoteJudge(_Composite):

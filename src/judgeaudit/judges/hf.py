@@ -128,21 +128,21 @@ class HFJudge(Judge):
                 if request.form == "pairwise":
                     ra = self._reward(request.prompt or "", request.response_a or "")
                     rb = self._reward(request.prompt or "", request.response_b or "")
-                    return self._verdict(request, choice="A" if ra >= rb else "B", parse_ok=True,
+                    return self.make_verdict(request, choice="A" if ra >= rb else "B", parse_ok=True,
                                          raw=f"reward A={ra:.4f} B={rb:.4f}", provider="transformers")
                 if request.form != "graded":
                     raise ValueError(f"reward models give graded or pairwise verdicts, not {request.form}")
                 r = self._reward(request.evidence or "", request.text or "")
-                return self._verdict(request, score=1.0 + 8.0 / (1.0 + math.exp(r)), parse_ok=True,
+                return self.make_verdict(request, score=1.0 + 8.0 / (1.0 + math.exp(r)), parse_ok=True,
                                      score_source="distribution", raw=f"reward={r:.4f}", provider="transformers")
             if request.form == "graded":
                 dist, mass = self._next_token_probs(self.render(request) + " ", [str(s) for s in elicit.SCALE])
-                return self._verdict(request, score=elicit.expected_score(dist), score_dist=dist, parse_ok=True,
+                return self.make_verdict(request, score=elicit.expected_score(dist), score_dist=dist, parse_ok=True,
                                      score_source="distribution", meta={"digit_mass": mass},
                                      provider="transformers")
             if request.form == "pairwise":
                 (pa, _pb), mass = self._next_token_probs(self.render(request) + " (omitted)\nVerdict: ", ["A", "B"])
-                return self._verdict(request, choice="A" if pa >= 0.5 else "B", parse_ok=True,
+                return self.make_verdict(request, choice="A" if pa >= 0.5 else "B", parse_ok=True,
                                      raw=f"P(A)={pa:.4f}", meta={"choice_mass": mass}, provider="transformers")
             raise ValueError(f"hf judges give graded or pairwise verdicts, not {request.form}")
 

@@ -354,6 +354,13 @@ class LocalJudge(Judge):
             ids.append(toks[0])
         return ids
 
+    def next_token_logits(self, prompt: str) -> np.ndarray:
+        """Logits of the token after ``prompt`` (``_next_token_logits``), under this judge's lock: its model's KV
+        cache is the one its own calls read, so another reader of the model (``structural.nli``'s ``LocalNLI``) takes
+        its turn. Call it on the llama.cpp thread (``on_llama_thread``)."""
+        with self._lock:
+            return self._next_token_logits(prompt)
+
     def _next_token_logits(self, prompt: str, fresh: bool = False) -> np.ndarray:
         """Logits of the token after ``prompt``.
 
@@ -521,7 +528,7 @@ class LocalJudge(Judge):
         fields.update(latency_s=time.perf_counter() - started, provider="llama.cpp", cost_usd=0.0)
         if request.meta.get("regrade"):
             fields["meta"] = {**fields.get("meta", {}), "regrade": True}
-        return self._verdict(request, call_key=key, **fields)
+        return self.make_verdict(request, call_key=key, **fields)
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         return await asyncio.get_running_loop().run_in_executor(_LLAMA_THREAD, self.judge_sync, request)

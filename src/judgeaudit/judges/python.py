@@ -259,7 +259,7 @@ class PythonJudge(Judge):
             fields.update(score=parsed.score, score_source="parsed" if parsed.ok else None)
         if not parsed.ok:
             fields["meta"] = {"parse_error": parsed.error}
-        return self._verdict(request, call_key=key, **fields)
+        return self.make_verdict(request, call_key=key, **fields)
 
 
 @register("python", "a Python callable: python:package.module:function[?version=V&family=F] "

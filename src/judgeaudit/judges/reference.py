@@ -148,7 +148,7 @@ class ReferenceJudge(Judge):
         raise ValueError(f"reference:{self.name} has no pairwise form")
 
     def _make(self, request: JudgeRequest, key: str, **fields: Any) -> Verdict:
-        return self._verdict(request, call_key=key, parse_ok=True, score_source="reference" if "score" in fields else None,
+        return self.make_verdict(request, call_key=key, parse_ok=True, score_source="reference" if "score" in fields else None,
                              provider="reference", cost_usd=0.0, latency_s=0.0, **fields)
 
     def _world(self, request: JudgeRequest, key: str) -> Verdict:

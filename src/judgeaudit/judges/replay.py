@@ -276,7 +276,7 @@ class ReplayJudge(Judge):
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         row = self._rows.get((request.request_id, request.epoch))
         if row is None:
-            return self._verdict(request, parse_ok=False, error="not in replay file", provider="replay")
+            return self.make_verdict(request, parse_ok=False, error="not in replay file", provider="replay")
         if is_world(request):
             return self._world_verdict(request, row)
         score = None if (v := _cell(row, "score")) is None else float(v)
@@ -300,7 +300,7 @@ class ReplayJudge(Judge):
             parse_ok = score is not None if request.form == "graded" else choice is not None
         if error is not None:
             parse_ok = False
-        return self._verdict(request, score=score, choice=choice, parse_ok=bool(parse_ok),
+        return self.make_verdict(request, score=score, choice=choice, parse_ok=bool(parse_ok),
                              error=None if error is None else str(error), score_source=source,
                              rationale=None if rationale is None else str(rationale),
                              raw=None if raw is None else str(raw), provider="replay", meta=meta)
@@ -321,7 +321,7 @@ class ReplayJudge(Judge):
         if request.form == "score" and value is not None:
             fields["score_source"] = "replay" if parsed.ok else None
         rationale = _cell(row, "rationale")
-        return self._verdict(request, parse_ok=ok, error=None if error is None else str(error),
+        return self.make_verdict(request, parse_ok=ok, error=None if error is None else str(error),
                              defects=parsed.defects, rationale=None if rationale is None else str(rationale),
                              raw=None if raw is None else str(raw), provider="replay",
                              meta={} if parsed.ok else {"parse_error": parsed.error}, **fields)

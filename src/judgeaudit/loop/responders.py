@@ -34,7 +34,7 @@ class EchoResponder(Judge):
                                             request.meta.get("output")))
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:
-        return self._verdict(request, raw=str(request.meta.get("output", "")), parse_ok=True, provider="reference",
+        return self.make_verdict(request, raw=str(request.meta.get("output", "")), parse_ok=True, provider="reference",
                              cost_usd=0.0, latency_s=0.0)
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 
 from judgeaudit.analyses.excess import coverage_note
 from judgeaudit.analyses.validity import SLOT_ORDER, ValidityResult
+from judgeaudit.card.numbers import with_ci
 from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, CONTROL_SLOTS, axis_of
 from judgeaudit.report.html import Headline, Section, esc, figure_html, legend_below, reply_text, table_html
 from judgeaudit.report.html import units_section as units_section_of
@@ -25,12 +26,6 @@ _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e
 
 def _fmt(x: Any, digits: int = 3) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
-
-
-def _with_ci(x: Any, ci: Any) -> str:
-    if x is None:
-        return "—"
-    return f"{x:.3f}" if not ci else f"{x:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
 
 
 def _status(stats: dict[str, Any]) -> str:
@@ -153,14 +148,14 @@ def judge_table(result: ValidityResult) -> pd.DataFrame:
     for j in result.judges:
         s = j.stats
         rows.append({
-            "judge": j.judge_id, "τ": _fmt(s["tau"], 2), "S": _with_ci(s["S"], s["S_ci"]),
-            "R": _with_ci(s["R"], s["R_ci"]),
-            "R scope": _with_ci(s["R_scope"], s["R_scope_ci"]),
-            "R strength": _with_ci(s["R_strength"], s["R_strength_ci"]),
-            "gap (scope − strength)": _with_ci(s["gap"], s["gap_ci"]),
+            "judge": j.judge_id, "τ": _fmt(s["tau"], 2), "S": with_ci(s["S"], s["S_ci"], digits=3),
+            "R": with_ci(s["R"], s["R_ci"], digits=3),
+            "R scope": with_ci(s["R_scope"], s["R_scope_ci"], digits=3),
+            "R strength": with_ci(s["R_strength"], s["R_strength_ci"], digits=3),
+            "gap (scope − strength)": with_ci(s["gap"], s["gap_ci"], digits=3),
             "gap perm. p": _fmt(s["gap_perm_p"]), "control flip": _fmt(s["control_flip_rate"]),
-            "R⁺ (toward label)": _with_ci(s.get("R_plus"), s.get("R_plus_ci")),
-            "wrong way": _with_ci(s.get("wrong_way_rate"), s.get("wrong_way_rate_ci")),
+            "R⁺ (toward label)": with_ci(s.get("R_plus"), s.get("R_plus_ci"), digits=3),
+            "wrong way": with_ci(s.get("wrong_way_rate"), s.get("wrong_way_rate_ci"), digits=3),
             "pts": s["usable_points"], "regrade": _fmt(s["regrade_agreement"], 2),
             "regrade (verdict at τ)": _fmt(s.get("regrade_binary_agreement"), 2),
             "failed calls": s["errors"], "parse failures": s["parse_failures"], "status": _status(s),
@@ -176,14 +171,14 @@ def direction_table(result: ValidityResult) -> pd.DataFrame:
         d = s.get("directional")
         if not d:
             continue
-        row = {"judge": j.judge_id, "R": _with_ci(s["R"], s["R_ci"]),
-               "R⁺": _with_ci(s["R_plus"], s["R_plus_ci"]),
-               "wrong way": _with_ci(s["wrong_way_rate"], s["wrong_way_rate_ci"]),
+        row = {"judge": j.judge_id, "R": with_ci(s["R"], s["R_ci"], digits=3),
+               "R⁺": with_ci(s["R_plus"], s["R_plus_ci"], digits=3),
+               "wrong way": with_ci(s["wrong_way_rate"], s["wrong_way_rate_ci"], digits=3),
                "wrong-way flips": f"{d['n_wrong_way']} of {d['n_flips']}"}
         for ax in ("scope", "strength"):
-            row[f"R⁺ {ax}"] = _with_ci(d[ax]["R_plus"], d[ax]["R_plus_ci"])
-            row[f"wrong way {ax}"] = _with_ci(d[ax]["wrong_way_rate"], d[ax]["wrong_way_rate_ci"])
-        row["R − (1 − S), cross-fitted τ"] = _with_ci(s.get("R_excess"), s.get("R_excess_ci"))
+            row[f"R⁺ {ax}"] = with_ci(d[ax]["R_plus"], d[ax]["R_plus_ci"], digits=3)
+            row[f"wrong way {ax}"] = with_ci(d[ax]["wrong_way_rate"], d[ax]["wrong_way_rate_ci"], digits=3)
+        row["R − (1 − S), cross-fitted τ"] = with_ci(s.get("R_excess"), s.get("R_excess_ci"), digits=3)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -355,13 +350,13 @@ def headlines(result: ValidityResult) -> list[Headline]:
             continue
         status = ("interpretable: S clears the floor" if s["interpretable"] else
                   f"uninterpretable: no threshold reaches S ≥ {result.s_floor}, so R is no evidence of sensitivity")
-        out.append(Headline(j.judge_id, f"S, R at τ = {s['tau']:.3g}",
-                            f"S {_with_ci(s['S'], s['S_ci'])}; R {_with_ci(s['R'], s['R_ci'])}", status))
+        sr = f"S {with_ci(s['S'], s['S_ci'], digits=3)}; R {with_ci(s['R'], s['R_ci'], digits=3)}"
+        out.append(Headline(j.judge_id, f"S, R at τ = {s['tau']:.3g}", sr, status))
         ex, ci = s.get("R_excess"), s.get("R_excess_ci")
         if ex is not None and ci and ci[0] is not None:
             reading = ("the interval is above 0: it moves on construct edits more than on control edits"
                        if ci[0] > 0 else "the interval is below 0: it moves on control edits more than on "
                        "construct edits" if ci[1] < 0 else "the interval includes 0: not distinguishable from "
                        "moving on construct and control edits alike")
-            out.append(Headline(j.judge_id, "R − (1 − S), cross-fitted τ", _with_ci(ex, ci), reading))
+            out.append(Headline(j.judge_id, "R − (1 − S), cross-fitted τ", with_ci(ex, ci, digits=3), reading))
     return out

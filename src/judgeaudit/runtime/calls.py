@@ -160,6 +160,6 @@ async def call_with_retries(judge: Judge, request: JudgeRequest, key: str, polic
 
 
 def error_verdict(judge: Judge, request: JudgeRequest, key: str, error: str) -> Verdict:
-    return judge._verdict(request, call_key=key, parse_ok=False, error=error, provider=judge.provider)
+    return judge.make_verdict(request, call_key=key, parse_ok=False, error=error, provider=judge.provider)
 
 

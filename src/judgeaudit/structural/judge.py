@@ -83,7 +83,7 @@ class StructuralJudge(Judge):
         missing = [pair for pair, probs in g.probs.items() if not np.isfinite(probs).all()]
         if missing:   # an NLI reply that gave no probability: the verdict is a failed call, never "unsupported"
             (pk, pi), (hk, hi) = missing[0]
-            return self._verdict(request, parse_ok=False, provider=self.provider,
+            return self.make_verdict(request, parse_ok=False, provider=self.provider,
                                  error=f"NLI backend {self.backend.spec} gave no probability for {len(missing)} of "
                                        f"{len(g.probs)} pairs (first: {pk} {pi} → {hk} {hi})",
                                  meta={"nli_backend": self.backend.spec, "weak_backend": self.backend.weak})
@@ -97,7 +97,7 @@ class StructuralJudge(Judge):
             fields["label"] = bool(found)
         elif request.form == "sentences":
             fields["unit_labels"] = [s != "supported" for s in claim_status(g)]
-        return self._verdict(request, **fields)
+        return self.make_verdict(request, **fields)
 
     async def judge_one(self, request: JudgeRequest) -> Verdict:
         return await asyncio.to_thread(self.judge_sync, request)

@@ -265,7 +265,7 @@ class ApiNLI(NLIBackend):
         body: dict[str, Any] = dict(temperature=0.0, max_tokens=5,
                                     messages=[{"role": "user", "content": render_nli(premise, hypothesis)}],
                                     logprobs=True, top_logprobs=20, **self.params)
-        reply = await (caller._http_reply(body) if caller.transport == "http" else caller._litellm_reply(body))
+        reply = await caller.reply(body)
         choice, text = reply.choice, reply.text
         content = reply_field(reply_field(choice, "logprobs"), "content") or []
         for entry in content:   # the first position whose token names a label
@@ -322,8 +322,7 @@ class LocalNLI(NLIBackend):
                                        for w in LABELS])
 
         def logits(prompt: str) -> np.ndarray:
-            with judge._lock:
-                return judge._next_token_logits(prompt)[ids]
+            return judge.next_token_logits(prompt)[ids]
 
         return lambda prompt: on_llama_thread(lambda: logits(prompt))
 
