@@ -189,3 +189,15 @@ def test_demo_loop_sections_say_an_all_unparsed_regulator_had_no_usable_report(i
     assert head.banners[:2] == [f"!{n}: no usable report — every one of its 4 judge votes failed (0) or did not "
                                 "parse (4); its fixed/broken/net are no finding" for n in ("blind", "informed")]
     assert "blind" not in diffs.body.split("Spearman")[0] and "control - certificate" in diffs.body
+
+
+def test_a_default_run_keeps_going_and_says_why_without_naming_a_flag_nobody_passed(tmp_path, capfd):
+    """``card --run-missing`` and the demo run the loop through its command with failures allowed: the warning says
+    a default run went on, not that the user passed ``--allow-failures``."""
+    from judgeaudit.commands.default_runs import DEFAULT_RUNS
+
+    judge = Constant("no JSON here")
+    r = DEFAULT_RUNS["loop"].run([judge], tmp_path / "loop", tmp_path / "calls.sqlite", 0, votes=1)
+    said = " ".join(capfd.readouterr().err.split())     # the command's console: stderr, wrapped at its width
+    assert r.no_usable_report and "had no usable report" in said
+    assert "kept going (a default run: the card or demo records it)" in said and "--allow-failures" not in said

@@ -162,7 +162,7 @@ def _loop(judges: list, out: Path, store: Path, n_boot: int, context: RunContext
     # that made it (their own call summary decides their exit, after the card or report is written)
     return run_command({**DEFAULT_RUN, "responder": judges[0], "judge": judges[0], "out": out, "store": store,
                         "bootstrap": n_boot, "api_base": _api_base(context), "allow_failures": True, **options},
-                       context=context)
+                       context=context, kept_going="a default run: the card or demo records it")
 
 
 _HOW: dict[str, tuple[str, str | None, Callable[[Judge], list[JudgeRequest]], Callable[..., Any]]] = {

@@ -279,12 +279,13 @@ def run_cmd(*, context: RunContext, **options: Any) -> None:
     run_command({o.name: options[o.keyword] for o in OPTIONS.on_command()}, context=context)
 
 
-def run_command(values: dict[str, Any], *, echo: Console = console, context: RunContext | None = None) -> Any:
+def run_command(values: dict[str, Any], *, echo: Console = console, context: RunContext | None = None,
+                kept_going: str = "--allow-failures") -> Any:
     """A loop run from its options by their declared names (``loop.options``; what the command's flags or an
     experiment file's keys give; absent ones take their defaults): the run with its outputs and report
     (``run_loop_command``), the HaluEval QA checker's routes and each arm's counts on the terminal, and exit 1
-    when the NLI fallback failed outright or a judging arm had no usable report (unless ``allow_failures``).
-    The typed result (``LoopFile``)."""
+    when the NLI fallback failed outright or a judging arm had no usable report (unless ``allow_failures``;
+    ``kept_going`` says on the warning why the run went on). The typed result (``LoopFile``)."""
     from judgeaudit.commands.common import report_calls
     from judgeaudit.loop.engine import NO_USABLE_REPORT
     from judgeaudit.loop.schema import LoopFile
@@ -316,7 +317,7 @@ def run_command(values: dict[str, Any], *, echo: Console = console, context: Run
         line = (f"regulator(s) {', '.join(r.no_usable_report)} had no usable report (every judge vote failed or "
                 "did not parse): their rows are no finding")
         if allow_failures:
-            echo.print(f"warning: {line}; kept going (--allow-failures)", markup=False)
+            echo.print(f"warning: {line}; kept going ({kept_going})", markup=False)
             return r
         echo.print(f"error: {line}", markup=False)
         rec = active()
