@@ -37,15 +37,22 @@ def judge_length_checks(d: _Design, grade: Mapping[str, float], est: Mapping[str
     texts_len = {**{b: float(L) for b, L in zip(base_ids, d.base_len, strict=True)},
                  **{p: float(L) for p, L in zip(d.probe_ids, d.edit_len, strict=True)}}
     pairs = [(texts_len[k], v) for k, v in grade.items() if k in texts_len]
+    x, y = (np.array(pairs, dtype=float).reshape(-1, 2).T)
+    return length_checks(x, y, est, subsets, gap_ok)
+
+
+def length_checks(lengths: np.ndarray, grades: np.ndarray, est: Mapping[str, float],
+                  subsets: Mapping[str, np.ndarray], gap_ok: bool) -> dict[str, Any]:
+    """``judge_length_checks`` from the graded texts' lengths and their grades, one entry per graded text."""
     rho = None
-    if len(pairs) >= 3:
+    if len(grades) >= 3:
         from scipy.stats import spearmanr
 
-        x, y = np.array(pairs).T
+        x, y = np.column_stack([lengths, grades]).T
         if np.ptp(x) > 0 and np.ptp(y) > 0:
             rho = _num(spearmanr(x, y).statistic)
     return {
-        "spearman_grade_length": rho, "n_graded": len(pairs), "length_unit": "characters",
+        "spearman_grade_length": rho, "n_graded": len(grades), "length_unit": "characters",
         "gap_lengthened": _num(est["scope_longer"] - est["strength_longer"]) if gap_ok else None,
         "n_lengthened": int((subsets["scope_longer"] | subsets["strength_longer"]).sum()),
         "gap_shortened": _num(est["scope_shorter"] - est["strength_shorter"]) if gap_ok else None,
