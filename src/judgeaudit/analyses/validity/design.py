@@ -81,7 +81,10 @@ def str_values(col: pd.Series) -> np.ndarray:
 
 def _char_lengths(col: pd.Series) -> np.ndarray:
     """``col.astype(str).str.len()`` as floats: each text's length in characters, NaN where missing."""
-    return np.array([len(x) if isinstance(x, str) else np.nan for x in str_values(col)], dtype=float)
+    texts = str_values(col)
+    if pd.isna(texts).any():
+        return np.array([len(x) if isinstance(x, str) else np.nan for x in texts], dtype=float)
+    return np.fromiter(map(len, texts), dtype=float, count=len(texts))
 
 
 def _sorted_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

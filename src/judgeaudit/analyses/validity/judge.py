@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from judgeaudit.analyses.validity.design import SLOT_ORDER, _Design
 from judgeaudit.analyses.validity.directions import directional_block, moves_at, wrong_way_note
@@ -35,7 +36,6 @@ from judgeaudit.analyses.validity.rates import (
     _ci,
     _estimates,
     _eta_squared,
-    _membership,
     _num,
     _per_base,
     flips_at,
@@ -179,16 +179,17 @@ class _Thresholds:
     R: np.ndarray
 
 
-def _thresholds(values: np.ndarray, a: _Arms, d: _Design) -> _Thresholds:
-    """The flip matrix at every attained threshold and S, R there (Def. 4)."""
+def _thresholds(values: np.ndarray, a: _Arms, d: _Design, member: sparse.csr_matrix) -> _Thresholds:
+    """The flip matrix at every attained threshold and S, R there (Def. 4); ``member``: the base-item
+    membership matrix (``rates._membership``)."""
     n_b = len(d.bases)
     taus = np.append(values, values[-1] + 1.0)
     degenerate = np.zeros(len(taus), dtype=bool)
     degenerate[0] = degenerate[-1] = True
     F = flips_at(a.bs, a.es, taus)  # (n_probes, n_tau), meaningful where usable
     F = np.where(a.usable[:, None], F, False)
-    mc, hc = _per_base(F, np.repeat(a.ctrl[:, None], len(taus), 1), d.base_index, n_b)
-    mr, hr = _per_base(F, np.repeat(a.cons[:, None], len(taus), 1), d.base_index, n_b)
+    mc, hc = _per_base(F, np.repeat(a.ctrl[:, None], len(taus), 1), d.base_index, n_b, member)
+    mr, hr = _per_base(F, np.repeat(a.cons[:, None], len(taus), 1), d.base_index, n_b, member)
     return _Thresholds(taus=taus, degenerate=degenerate, F=F, mc=mc, hc=hc, mr=mr, hr=hr,
                        S=1.0 - _estimates(mc, hc), R=_estimates(mr, hr))
 
@@ -261,13 +262,13 @@ class _Columns:
                          d.base_index, len(d.bases), self.member)
 
 
-def _subset_columns(subsets: dict[str, np.ndarray], d: _Design) -> _Columns:
+def _subset_columns(subsets: dict[str, np.ndarray], member: sparse.csr_matrix) -> _Columns:
     columns: list[tuple[str, str, np.ndarray]] = [(k, "flip", m) for k, m in subsets.items()]
     columns += [(f"{k}{sign}", kind, subsets[k]) for k in ("construct", "scope", "strength")
                 for sign, kind in (("+", "toward"), ("-", "wrong"))]
     return _Columns(names=[c[0] for c in columns], kinds=[c[1] for c in columns],
                     masks=np.column_stack([c[2] for c in columns]),
-                    member=_membership(d.base_index, len(d.bases)))
+                    member=member)
 
 
 def _resample(cols: _Columns, th: _Thresholds, a: _Arms, d: _Design, idx: int, means: np.ndarray,
@@ -339,9 +340,11 @@ def _regrade(g: _Grades, tau: float) -> dict[str, Any]:
 
 
 def _judge_profile(judge_id: str, t: Table, rows: np.ndarray, req: Requests, d: _Design, *, counts: np.ndarray,
-                   s_floor: float, level: float, n_perm: int, seed: int, gap_null: str = "construct_arm",
-                   tau_in_bootstrap: str = "reselect", perms: dict | None = None) -> JudgeProfile:
-    """One judge's profile from its ``rows`` (positions in the verdict table ``t``)."""
+                   member: sparse.csr_matrix, s_floor: float, level: float, n_perm: int, seed: int,
+                   gap_null: str = "construct_arm", tau_in_bootstrap: str = "reselect",
+                   perms: dict | None = None) -> JudgeProfile:
+    """One judge's profile from its ``rows`` (positions in the verdict table ``t``); ``member``: the
+    base-item membership matrix of ``d`` (``rates._membership``), shared by every judge."""
     notes: list[str] = []
     reference = _is_reference(t, rows)
     g = _read_grades(t, rows, req, notes)
@@ -358,7 +361,7 @@ def _judge_profile(judge_id: str, t: Table, rows: np.ndarray, req: Requests, d: 
         notes.append("the judge returned no usable grades: reported as a single point with no profile")
         return JudgeProfile(judge_id, stats)
 
-    th = _thresholds(values, a, d)
+    th = _thresholds(values, a, d, member)
     point = _operating_point(th, values, stats, notes, s_floor)
     if point is None:
         return JudgeProfile(judge_id, stats)
@@ -366,7 +369,7 @@ def _judge_profile(judge_id: str, t: Table, rows: np.ndarray, req: Requests, d: 
     tau = float(th.taus[idx])
 
     subsets = _subsets(a, d)
-    cols = _subset_columns(subsets, d)
+    cols = _subset_columns(subsets, member)
     means, has = cols.at(idx, th, a, d)
     est = dict(zip(cols.names, _estimates(means, has), strict=True))
     boot, tau_b = _resample(cols, th, a, d, idx, means, has, counts, s_floor=s_floor,

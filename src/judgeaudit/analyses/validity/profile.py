@@ -11,7 +11,7 @@ from judgeaudit.analyses.validity.design import _design
 from judgeaudit.analyses.validity.gap import GAP_NULLS, choose_gap_null
 from judgeaudit.analyses.validity.judge import _judge_profile
 from judgeaudit.analyses.validity.length import _length_table
-from judgeaudit.analyses.validity.rates import _eta_squared
+from judgeaudit.analyses.validity.rates import _eta_squared, _membership
 from judgeaudit.analyses.validity.result import ValidityResult, _mean_flip_rate
 from judgeaudit.analyses.validity.verdicts import read_table, requests_of
 from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, axis_of
@@ -66,10 +66,11 @@ def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: f
     counts = bootstrap_counts(n_b, n_boot, seed).astype(float) if n_boot > 0 else np.zeros((0, n_b))
     req = requests_of(d)
     table = read_table(verdicts, req)
+    member = _membership(d.base_index, n_b)
     judges, perms = [], {}
     for jid, rows in table.judges:
-        judges.append(_judge_profile(str(jid), table, rows, req, d, counts=counts, s_floor=s_floor, level=level,
-                                     n_perm=n_perm, seed=seed, gap_null=gap_null,
+        judges.append(_judge_profile(str(jid), table, rows, req, d, counts=counts, member=member, s_floor=s_floor,
+                                     level=level, n_perm=n_perm, seed=seed, gap_null=gap_null,
                                      tau_in_bootstrap=tau_in_bootstrap, perms=perms))
     length = _length_table(d)
     slot_r = {s: r for s in CONSTRUCT_SLOTS if (r := _mean_flip_rate(judges, s)) is not None}
