@@ -60,6 +60,8 @@ def _judge_rows(ids: pd.Series) -> tuple[tuple[Any, np.ndarray], ...]:
     codes, _ = pd.factorize(ids)                   # missing ids: −1
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(codes.max(initial=-1) + 2))
+    if not (codes < 0).any():
+        return tuple((jid, order[bounds[k]:bounds[k + 1]]) for k, jid in enumerate(pd.unique(ids)))
     out, k = [], 0
     for jid in pd.unique(ids):
         if pd.api.types.is_scalar(jid) and pd.isna(jid):
@@ -90,13 +92,16 @@ def read_table(verdicts: pd.DataFrame, req: Requests) -> Table:
     n = len(verdicts)
     request = req.index.get_indexer(pd.Index(str_values(verdicts["request_id"]), dtype=object))
     epoch = _ints(verdicts["epoch"]) if "epoch" in verdicts else np.zeros(n, dtype=int)
-    score = verdicts["score"] if verdicts["score"].dtype == np.float64 else pd.to_numeric(verdicts["score"],
-                                                                                           errors="coerce")
+    if verdicts["score"].dtype == np.float64:
+        score = verdicts["score"].to_numpy()
+        scored = ~np.isnan(score)
+    else:
+        numeric = pd.to_numeric(verdicts["score"], errors="coerce")
+        score, scored = numeric.to_numpy(dtype=float, na_value=np.nan), numeric.notna().to_numpy(dtype=bool)
     error = verdicts["error"].notna().to_numpy(dtype=bool) if "error" in verdicts else np.zeros(n, dtype=bool)
     parsed = _flags(verdicts["parse_ok"]) if "parse_ok" in verdicts else np.ones(n, dtype=bool)
     # a missing provider (a nullable comparison) does not count against a reference judge's rows
     reference = ((verdicts["provider"] == "reference").to_numpy(dtype=bool, na_value=True)
                  if "provider" in verdicts else None)
-    return Table(request=request, epoch=epoch, score=score.to_numpy(dtype=float, na_value=np.nan),
-                 scored=score.notna().to_numpy(dtype=bool), error=error, parsed=parsed, reference=reference,
-                 judges=_judge_rows(verdicts["judge_id"]))
+    return Table(request=request, epoch=epoch, score=score, scored=scored, error=error, parsed=parsed,
+                 reference=reference, judges=_judge_rows(verdicts["judge_id"]))
