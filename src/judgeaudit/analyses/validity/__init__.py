@@ -34,8 +34,8 @@ construct edit (``choose_gap_null``; the run records which).
 The implementation is split by concept: ``rates`` (flips, Eq. (6) and the base-item bootstrap),
 ``design`` (the arms, measurable slots and axes), ``frontier`` (the frontier, the matched operating
 point and the cross-fitted ``R_excess``), ``directions`` (R⁺ and the wrong-way rate), ``gap`` (the
-scope − strength gap and its null), ``length`` (the §5.2 length checks), ``judge`` (one judge's
-profile in named steps), ``result`` (the result objects) and ``profile`` (the entry point).
+scope − strength gap and its null), ``length`` (the §5.2 length checks), ``verdicts`` (the verdict table
+read once for every judge), ``judge`` (one judge's profile in named steps), ``result`` (the result objects) and ``profile`` (the entry point).
 """
 
 from __future__ import annotations

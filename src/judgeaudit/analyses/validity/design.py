@@ -9,7 +9,9 @@ without labels, when its intended direction is its slot's.
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -68,29 +70,63 @@ def _agreement(labels: list[list[str]], bar: float) -> tuple[float, bool]:
     return agr, bool(not math.isnan(agr) and agr >= bar)
 
 
+def str_values(col: pd.Series) -> np.ndarray:
+    """``col.astype(str)`` as a NumPy object array (a missing value stays NaN); the cast is skipped when
+    the column already has pandas' string dtype, where it changes nothing."""
+    dtype = col.dtype
+    if not (isinstance(dtype, pd.StringDtype) and dtype.na_value is np.nan):
+        col = col.astype(str)
+    return col.to_numpy(dtype=object)
+
+
+def _char_lengths(col: pd.Series) -> np.ndarray:
+    """``col.astype(str).str.len()`` as floats: each text's length in characters, NaN where missing."""
+    texts = str_values(col)
+    if pd.isna(texts).any():
+        return np.array([len(x) if isinstance(x, str) else np.nan for x in texts], dtype=float)
+    return np.fromiter(map(len, texts), dtype=float, count=len(texts))
+
+
+def _sorted_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` of an object array of strings, by one hash pass and a
+    sort of the distinct values (a missing value falls back to ``np.unique`` and its error)."""
+    codes, uniques = pd.factorize(values)
+    if (codes < 0).any():
+        return np.unique(values, return_inverse=True)
+    order = np.argsort(uniques, kind="stable")
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    return uniques[order], rank[codes]
+
+
 def _design(probes: pd.DataFrame, bar: float) -> _Design:
     need = {"probe_id", "base_id", "slot", "original", "edited"}
     missing = need - set(probes.columns)
     if missing:
         raise ValueError(f"probe table lacks columns {sorted(missing)}")
-    if probes["probe_id"].duplicated().any():
+    if not probes["probe_id"].is_unique:
         raise ValueError("probe table has duplicate probe_id values")
-    unknown = sorted(set(probes["slot"]) - set(SLOT_ORDER))
-    if unknown:
+    if not set(pd.unique(probes["slot"])) <= set(SLOT_ORDER):
+        unknown = sorted(set(probes["slot"]) - set(SLOT_ORDER))
         raise ValueError(f"probe table has unknown slots {unknown}")
-    probes = probes.reset_index(drop=True)
     n = len(probes)
-    bases, base_index = np.unique(probes["base_id"].astype(str).to_numpy(), return_inverse=True)
-    slot = probes["slot"].astype(str).to_numpy()
-    axis = np.array([axis_of(s) for s in slot])
+    bases, base_index = _sorted_codes(str_values(probes["base_id"]))
+    slot = str_values(probes["slot"])
+    slot_code, slot_names = pd.factorize(slot)
+    of_slot = {s: slot_code == k for k, s in enumerate(slot_names)}
+    of_slot.update({s: np.zeros(n, dtype=bool) for s in SLOT_ORDER if s not in of_slot})
+    axis = np.array([axis_of(s) for s in slot_names])[slot_code]
     is_control = axis == "control"
-    designed = np.array([slot_direction(s) for s in slot])
-    labels = [_labels_of(v) for v in probes["labels"]] if "labels" in probes else [None] * n
-    has_labels = np.array([lab is not None for lab in labels])
+    designed = np.array([slot_direction(s) for s in slot_names])[slot_code]
+    if "labels" in probes and any(map(operator.is_not, probes["labels"].to_numpy(dtype=object), repeat(None))):
+        labels = [_labels_of(v) for v in probes["labels"]]
+        has_labels = np.array([lab is not None for lab in labels])
+    else:
+        labels, has_labels = [None] * n, np.zeros(n, dtype=bool)
     notes: list[str] = []
 
-    base_len = probes["original"].astype(str).str.len().to_numpy(dtype=float)
-    edit_len = probes["edited"].astype(str).str.len().to_numpy(dtype=float)
+    base_len = _char_lengths(probes["original"])
+    edit_len = _char_lengths(probes["edited"])
     with np.errstate(invalid="ignore", divide="ignore"):
         d_len = np.where(base_len > 0, (edit_len - base_len) / base_len, np.nan)
 
@@ -108,7 +144,7 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
             axes[ax] = {"agreement": _num(agr), "measurable": axis_ok[ax], "n_annotated": len(sel)}
         slot_ok: dict[str, bool] = {}
         for s in SLOT_ORDER:
-            idx = np.flatnonzero(slot == s)
+            idx = np.flatnonzero(of_slot[s])
             lab_idx = [i for i in idx if has_labels[i]]
             sel = [labels[i] for i in lab_idx]
             agr, slot_agrees = _agreement(sel, bar)
@@ -141,7 +177,7 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
                 notes.append(f"axis {ax} is not measurable (agreement {axes[ax]['agreement']}); excluded")
         facts_bad = np.array([_facts_differ(m) for m in (probes["meta"] if "meta" in probes else [None] * n)])
         for s in SLOT_ORDER:
-            slots[s]["n_facts_differ"] = int((facts_bad & (slot == s)).sum())
+            slots[s]["n_facts_differ"] = int((facts_bad & of_slot[s]).sum())
         in_arm = has_labels & match & ~facts_bad & np.array([slot_ok[s] for s in slot])
         n_unl = int((~has_labels).sum())
         if n_unl:
@@ -160,14 +196,14 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
         source = "intended"
         given = probes["intended_direction"].to_numpy(dtype=object) if "intended_direction" in probes \
             else np.full(n, None, dtype=object)
-        intended = np.array([g if isinstance(g, str) else d for g, d in zip(given, designed, strict=True)])
-        in_arm = intended == designed
+        given_str = np.fromiter(map(isinstance, given, repeat(str)), dtype=bool, count=n)
+        in_arm = ~given_str | (given == designed)    # a probe without a given direction has its slot's
         unanimous = np.zeros(n, dtype=bool)
         off = int((~in_arm).sum())
         if off:
             notes.append(f"{off} probes carry an intended_direction other than their slot's and are excluded")
         for s in SLOT_ORDER:
-            idx = slot == s
+            idx = of_slot[s]
             slots[s] = {"axis": axis_of(s), "n_probes": int(idx.sum()), "n_annotated": 0,
                         "n_unlabelled": int(idx.sum()), "agreement": None, "measurable": True,
                         "n_usable": int((in_arm & idx).sum()), "yield": None, "n_cannot_tell": None,
@@ -178,13 +214,13 @@ def _design(probes: pd.DataFrame, bar: float) -> _Design:
                         "n_in_arm": int((in_arm & (axis == ax)).sum())}
         notes.append("directions are author-intended and not human-verified")
     for s in SLOT_ORDER:
-        slots[s]["n_in_arm"] = int((in_arm & (slot == s)).sum())
+        slots[s]["n_in_arm"] = int((in_arm & of_slot[s]).sum())
         slots[s].setdefault("n_facts_differ", None)
         slots[s]["arm"] = "control" if axis_of(s) == "control" else "construct"
     if "group" in probes and probes["group"].nunique() < len(bases):
         notes.append("the group column is coarser than base items; intervals resample base items, "
                      "the unit Appendix A.2 names")
-    return _Design(probe_ids=probes["probe_id"].astype(str).to_numpy(), base_index=base_index,
+    return _Design(probe_ids=str_values(probes["probe_id"]), base_index=base_index,
                    bases=bases, slot=slot, axis=axis, is_control=is_control, in_arm=in_arm,
                    unanimous=unanimous, d_len=d_len, base_len=base_len, edit_len=edit_len,
                    direction_source=source, slots=slots, axes=axes, notes=notes)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
+from scipy import sparse
 
 from judgeaudit.analyses.validity.design import SLOT_ORDER, _Design
 from judgeaudit.analyses.validity.directions import directional_block, moves_at, wrong_way_note
@@ -29,19 +29,19 @@ from judgeaudit.analyses.validity.frontier import (
     matched_operating_points,
 )
 from judgeaudit.analyses.validity.gap import axis_gap
-from judgeaudit.analyses.validity.length import judge_length_checks
+from judgeaudit.analyses.validity.length import length_checks
 from judgeaudit.analyses.validity.rates import (
     _EPS,
     _boot_estimates,
     _ci,
     _estimates,
     _eta_squared,
-    _membership,
     _num,
     _per_base,
     flips_at,
 )
 from judgeaudit.analyses.validity.result import JudgeProfile
+from judgeaudit.analyses.validity.verdicts import Requests, Table
 from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, axis_of
 from judgeaudit.stats.resample import percentile_ci
 
@@ -50,35 +50,21 @@ USABLE_POINT_SHARE = 0.01
 usable grades (App. D, Figure 10)."""
 
 
-def _objects(col: pd.Series) -> np.ndarray:
-    """A column as a NumPy object array (reading a string column element by element is slow)."""
-    return col.to_numpy(dtype=object)
-
-
-def _lookup(grade: dict[str, float], ids: np.ndarray) -> np.ndarray:
-    """``grade[i]`` for every id (NaN where it has none), by one hash-table lookup per id."""
-    if not grade:
-        return np.full(len(ids), np.nan)
-    at = pd.Index(list(grade), dtype=object).get_indexer(np.asarray(ids, dtype=object))
-    return np.where(at >= 0, np.fromiter(grade.values(), dtype=float, count=len(grade))[at], np.nan)
-
-
-def _member(ids: pd.Series, allowed: Any) -> np.ndarray:
-    """Boolean mask of ``ids`` that are in ``allowed`` (one hash-table lookup per row)."""
-    index = pd.Index(list(allowed), dtype=object)
-    return index.get_indexer(_objects(ids)) >= 0
-
-
 # ----------------------------------------------------------------------------- 1–2: grades on the design
 
 
 @dataclass(frozen=True)
 class _Grades:
-    """A judge's verdict rows for one probe set, read onto its design."""
+    """A judge's verdict rows for one probe set, read onto its design: one row per (request, epoch)."""
 
-    rows: pd.DataFrame          # this probe set's rows, one per (request, epoch), with ``_usable``
-    e0: pd.DataFrame            # the epoch-0 rows
-    grade: dict[str, float]     # request id → usable epoch-0 grade
+    request: np.ndarray         # the request's number (``verdicts.Requests``)
+    epoch: np.ndarray
+    score: np.ndarray
+    usable: np.ndarray
+    e0_request: np.ndarray      # the usable epoch-0 rows, in table order: the request ...
+    e0_score: np.ndarray        # ... and its grade
+    grade: np.ndarray           # the usable epoch-0 grade of every request (NaN where none)
+    n_grades: int               # epoch-0 rows, usable or not
     n_errors: int
     n_parse: int
     n_nan: int
@@ -98,46 +84,50 @@ class _Arms:
     n_unusable: int             # in an arm, not usable
 
 
-def _is_reference(rows: pd.DataFrame) -> bool:
+def _is_reference(t: Table, rows: np.ndarray) -> bool:
     """A reference instrument (reference:constant, :length, ...) is known by the backend its verdict
     rows record, never by its id: it calibrates the others and stays out of cross-judge means."""
-    return bool(len(rows) and "provider" in rows and (rows["provider"] == "reference").all())
+    return bool(len(rows) and t.reference is not None and t.reference[rows].all())
 
 
-def _read_grades(rows: pd.DataFrame, d: _Design, notes: list[str]) -> _Grades:
-    """This probe set's rows of one judge: errors, parse failures and NaN scores are unusable and
-    counted; a duplicate (request, epoch) keeps its first row (with a note)."""
-    rows = rows.copy()
-    rows["request_id"] = rows["request_id"].astype(str)
-    rows["epoch"] = pd.to_numeric(rows["epoch"], errors="coerce").fillna(0).astype(int) if "epoch" in rows else 0
-    rows["score"] = pd.to_numeric(rows["score"], errors="coerce")
-    wanted = np.concatenate([d.bases, d.probe_ids])
-    wanted_set = set(wanted.tolist())
-    rows = rows[_member(rows["request_id"], wanted_set)]  # this probe set's requests only
-    err = rows["error"].notna() if "error" in rows else pd.Series(False, index=rows.index)
-    pok = rows["parse_ok"].fillna(False).astype(bool) if "parse_ok" in rows else pd.Series(True, index=rows.index)
-    rows["_usable"] = ~err & pok & rows["score"].notna()
+def _first_of_each(request: np.ndarray, epoch: np.ndarray) -> np.ndarray:
+    """Whether each row is the first of its (request, epoch)."""
+    order = np.lexsort((epoch, request))            # stable: equal keys keep their table order
+    r, e = request[order], epoch[order]
+    first = np.ones(len(order), dtype=bool)
+    first[order[1:]] = (r[1:] != r[:-1]) | (e[1:] != e[:-1])
+    return first
+
+
+def _read_grades(t: Table, rows: np.ndarray, req: Requests, notes: list[str]) -> _Grades:
+    """This probe set's rows of one judge (``rows``: positions in the verdict table): errors, parse
+    failures and NaN scores are unusable and counted; a duplicate (request, epoch) keeps its first row
+    (with a note)."""
+    rows = rows[t.request[rows] >= 0]               # this probe set's requests only
+    err, pok = t.error[rows], t.parsed[rows]
+    scored = t.scored[rows]
     n_errors = int(err.sum())
     n_parse = int((~err & ~pok).sum())
-    n_nan = int((~err & pok & rows["score"].isna()).sum())
-    dup = rows.duplicated(["request_id", "epoch"], keep="first")
-    if dup.any():
-        notes.append(f"{int(dup.sum())} duplicate (request, epoch) rows; the first of each was used")
-        rows = rows[~dup]
-    e0 = rows[rows["epoch"] == 0]
-    ok = e0["_usable"].to_numpy(dtype=bool)
-    grade = dict(zip(_objects(e0["request_id"])[ok].tolist(),
-                     e0["score"].to_numpy(dtype=float)[ok].tolist(), strict=True))
-    n_missing = int(len(wanted_set - set(_objects(e0["request_id"]).tolist())))
-    return _Grades(rows=rows, e0=e0, grade=grade, n_errors=n_errors, n_parse=n_parse, n_nan=n_nan,
-                   n_missing=n_missing)
+    n_nan = int((~err & pok & ~scored).sum())
+    first = _first_of_each(t.request[rows], t.epoch[rows])
+    if not first.all():
+        notes.append(f"{int((~first).sum())} duplicate (request, epoch) rows; the first of each was used")
+        rows, err, pok, scored = rows[first], err[first], pok[first], scored[first]
+    request, epoch, score = t.request[rows], t.epoch[rows], t.score[rows]
+    usable = ~err & pok & scored
+    e0 = epoch == 0
+    ok = e0 & usable
+    grade = np.full(len(req.index), np.nan)
+    grade[request[ok]] = score[ok]
+    return _Grades(request=request, epoch=epoch, score=score, usable=usable, e0_request=request[ok],
+                   e0_score=score[ok], grade=grade, n_grades=int(e0.sum()), n_errors=n_errors, n_parse=n_parse,
+                   n_nan=n_nan, n_missing=len(req.index) - int(e0.sum()))
 
 
-def _lay_on_design(grade: dict[str, float], d: _Design, notes: list[str]) -> _Arms:
+def _lay_on_design(g: _Grades, req: Requests, d: _Design, notes: list[str]) -> _Arms:
     """Each probe's original and edited grade; a probe enters S or R only with both usable."""
-    base_ids = d.bases[d.base_index]
-    bs = _lookup(grade, base_ids)
-    es = _lookup(grade, d.probe_ids)
+    bs = g.grade[req.base]
+    es = g.grade[req.edit]
     usable = ~np.isnan(bs) & ~np.isnan(es)
     arm = d.in_arm & usable
     n_unusable = int((d.in_arm & ~usable).sum())
@@ -159,7 +149,7 @@ def _empty_stats(g: _Grades, a: _Arms, values: np.ndarray, n_usable: int, usable
         # extras
         "R_scope_ci": None, "R_strength_ci": None, "control_flip_rate": None, "control_flip_rate_ci": None,
         "hull": [], "single_point": False, "operating_point_degenerate": None,
-        "distinct_grades": int(len(values)), "n_grades": int(len(g.e0)), "n_usable_grades": n_usable,
+        "distinct_grades": int(len(values)), "n_grades": g.n_grades, "n_usable_grades": n_usable,
         "errors": g.n_errors, "nan_scores": g.n_nan, "missing": g.n_missing, "unusable_probes": a.n_unusable,
         "n_control": int(a.ctrl.sum()), "n_construct": int(a.cons.sum()),
         "regrade_exact_agreement": None, "n_regraded": 0, "gap_unanimous": None,
@@ -189,16 +179,17 @@ class _Thresholds:
     R: np.ndarray
 
 
-def _thresholds(values: np.ndarray, a: _Arms, d: _Design) -> _Thresholds:
-    """The flip matrix at every attained threshold and S, R there (Def. 4)."""
+def _thresholds(values: np.ndarray, a: _Arms, d: _Design, member: sparse.csr_matrix) -> _Thresholds:
+    """The flip matrix at every attained threshold and S, R there (Def. 4); ``member``: the base-item
+    membership matrix (``rates._membership``)."""
     n_b = len(d.bases)
     taus = np.append(values, values[-1] + 1.0)
     degenerate = np.zeros(len(taus), dtype=bool)
     degenerate[0] = degenerate[-1] = True
     F = flips_at(a.bs, a.es, taus)  # (n_probes, n_tau), meaningful where usable
     F = np.where(a.usable[:, None], F, False)
-    mc, hc = _per_base(F, np.repeat(a.ctrl[:, None], len(taus), 1), d.base_index, n_b)
-    mr, hr = _per_base(F, np.repeat(a.cons[:, None], len(taus), 1), d.base_index, n_b)
+    mc, hc = _per_base(F, np.repeat(a.ctrl[:, None], len(taus), 1), d.base_index, n_b, member)
+    mr, hr = _per_base(F, np.repeat(a.cons[:, None], len(taus), 1), d.base_index, n_b, member)
     return _Thresholds(taus=taus, degenerate=degenerate, F=F, mc=mc, hc=hc, mr=mr, hr=hr,
                        S=1.0 - _estimates(mc, hc), R=_estimates(mr, hr))
 
@@ -271,13 +262,13 @@ class _Columns:
                          d.base_index, len(d.bases), self.member)
 
 
-def _subset_columns(subsets: dict[str, np.ndarray], d: _Design) -> _Columns:
+def _subset_columns(subsets: dict[str, np.ndarray], member: sparse.csr_matrix) -> _Columns:
     columns: list[tuple[str, str, np.ndarray]] = [(k, "flip", m) for k, m in subsets.items()]
     columns += [(f"{k}{sign}", kind, subsets[k]) for k in ("construct", "scope", "strength")
                 for sign, kind in (("+", "toward"), ("-", "wrong"))]
     return _Columns(names=[c[0] for c in columns], kinds=[c[1] for c in columns],
                     masks=np.column_stack([c[2] for c in columns]),
-                    member=_membership(d.base_index, len(d.bases)))
+                    member=member)
 
 
 def _resample(cols: _Columns, th: _Thresholds, a: _Arms, d: _Design, idx: int, means: np.ndarray,
@@ -334,30 +325,32 @@ def _per_slot(est: dict[str, float], cis: dict[str, Any], subsets: dict[str, np.
 def _regrade(g: _Grades, tau: float) -> dict[str, Any]:
     """Instrument quality (App. D, Figure 10): regrade agreement is exact reproduction of the grade;
     the agreement of the binary verdict at τ is a weaker property, reported under its own name."""
-    known = _member(g.rows["request_id"], g.grade.keys())
-    re = g.rows[(g.rows["epoch"].to_numpy() >= 1) & g.rows["_usable"].to_numpy() & known]
-    if not len(re):
+    first = g.grade[g.request]                      # NaN where the request has no usable epoch-0 grade
+    re = (g.epoch >= 1) & g.usable & ~np.isnan(first)
+    if not re.any():
         return {}
-    first = re["request_id"].map(g.grade).to_numpy(dtype=float)
-    again = re["score"].to_numpy(dtype=float)
+    first, again = first[re], g.score[re]
     agreement = float(np.mean(np.isclose(first, again)))
     return {"regrade_agreement": agreement, "regrade_exact_agreement": agreement,
             "regrade_binary_agreement": float(np.mean((first >= tau) == (again >= tau))),
-            "n_regraded": int(len(re))}
+            "n_regraded": int(re.sum())}
 
 
 # ----------------------------------------------------------------------------- the assembly
 
 
-def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.ndarray, s_floor: float,
-                   level: float, n_perm: int, seed: int, gap_null: str = "construct_arm",
-                   tau_in_bootstrap: str = "reselect", perms: dict | None = None) -> JudgeProfile:
+def _judge_profile(judge_id: str, t: Table, rows: np.ndarray, req: Requests, d: _Design, *, counts: np.ndarray,
+                   member: sparse.csr_matrix, s_floor: float, level: float, n_perm: int, seed: int,
+                   gap_null: str = "construct_arm", tau_in_bootstrap: str = "reselect",
+                   perms: dict | None = None) -> JudgeProfile:
+    """One judge's profile from its ``rows`` (positions in the verdict table ``t``); ``member``: the
+    base-item membership matrix of ``d`` (``rates._membership``), shared by every judge."""
     notes: list[str] = []
-    reference = _is_reference(rows)
-    g = _read_grades(rows, d, notes)
-    a = _lay_on_design(g.grade, d, notes)
+    reference = _is_reference(t, rows)
+    g = _read_grades(t, rows, req, notes)
+    a = _lay_on_design(g, req, d, notes)
 
-    scores = np.array(list(g.grade.values()), dtype=float)
+    scores = g.e0_score
     values, freq = np.unique(scores, return_counts=True)
     usable_points = int((freq >= USABLE_POINT_SHARE * len(scores) - _EPS).sum()) if len(scores) else 0
     if len(scores) and not np.allclose(values, np.round(values)):
@@ -368,7 +361,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
         notes.append("the judge returned no usable grades: reported as a single point with no profile")
         return JudgeProfile(judge_id, stats)
 
-    th = _thresholds(values, a, d)
+    th = _thresholds(values, a, d, member)
     point = _operating_point(th, values, stats, notes, s_floor)
     if point is None:
         return JudgeProfile(judge_id, stats)
@@ -376,7 +369,7 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     tau = float(th.taus[idx])
 
     subsets = _subsets(a, d)
-    cols = _subset_columns(subsets, d)
+    cols = _subset_columns(subsets, member)
     means, has = cols.at(idx, th, a, d)
     est = dict(zip(cols.names, _estimates(means, has), strict=True))
     boot, tau_b = _resample(cols, th, a, d, idx, means, has, counts, s_floor=s_floor,
@@ -416,6 +409,6 @@ def _judge_profile(judge_id: str, rows: pd.DataFrame, d: _Design, *, counts: np.
     slot_r = [(per_slot[s]["flip_rate"], axis_of(s)) for s in CONSTRUCT_SLOTS
               if per_slot[s]["flip_rate"] is not None]
     stats["eta2_axis"] = _eta_squared([v for v, _ in slot_r], [ax for _, ax in slot_r]) if slot_r else None
-    stats["length"] = judge_length_checks(d, g.grade, est, subsets, gap_ok)
+    stats["length"] = length_checks(req.length[g.e0_request], g.e0_score, est, subsets, gap_ok)
     stats.update(_regrade(g, tau))
     return JudgeProfile(judge_id, stats)

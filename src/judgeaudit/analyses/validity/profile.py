@@ -11,8 +11,9 @@ from judgeaudit.analyses.validity.design import _design
 from judgeaudit.analyses.validity.gap import GAP_NULLS, choose_gap_null
 from judgeaudit.analyses.validity.judge import _judge_profile
 from judgeaudit.analyses.validity.length import _length_table
-from judgeaudit.analyses.validity.rates import _eta_squared
+from judgeaudit.analyses.validity.rates import _eta_squared, _membership
 from judgeaudit.analyses.validity.result import ValidityResult, _mean_flip_rate
+from judgeaudit.analyses.validity.verdicts import read_table, requests_of
 from judgeaudit.probes.taxonomy import CONSTRUCT_SLOTS, axis_of
 from judgeaudit.stats.resample import bootstrap_counts
 
@@ -63,11 +64,13 @@ def validity_profile(probes: pd.DataFrame, verdicts: pd.DataFrame, *, s_floor: f
         gap_null_reason = "requested"
     n_b = len(d.bases)
     counts = bootstrap_counts(n_b, n_boot, seed).astype(float) if n_boot > 0 else np.zeros((0, n_b))
+    req = requests_of(d)
+    table = read_table(verdicts, req)
+    member = _membership(d.base_index, n_b)
     judges, perms = [], {}
-    for jid in pd.unique(verdicts["judge_id"]):
-        rows = verdicts[verdicts["judge_id"] == jid]
-        judges.append(_judge_profile(str(jid), rows, d, counts=counts, s_floor=s_floor, level=level,
-                                     n_perm=n_perm, seed=seed, gap_null=gap_null,
+    for jid, rows in table.judges:
+        judges.append(_judge_profile(str(jid), table, rows, req, d, counts=counts, member=member, s_floor=s_floor,
+                                     level=level, n_perm=n_perm, seed=seed, gap_null=gap_null,
                                      tau_in_bootstrap=tau_in_bootstrap, perms=perms))
     length = _length_table(d)
     slot_r = {s: r for s in CONSTRUCT_SLOTS if (r := _mean_flip_rate(judges, s)) is not None}

@@ -7,6 +7,8 @@ base-item multiplicity matrix, so every interval drawn from it is paired with ev
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -16,6 +18,26 @@ from scipy import sparse
 
 
 _EPS = 1e-12
+
+ONE_BLAS_THREAD_UP_TO = 128
+"""A bootstrap's matrix product over at most this many base items runs on one BLAS thread: it is too
+small to share out (starting and spinning BLAS's threads costs several times its arithmetic), and its
+inner dimension, the base items, fits in one block of OpenBLAS's matrix kernels, so one thread adds the
+same products in the same order as several: the same numbers."""
+
+
+@functools.cache
+def _blas() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def _blas_threads(n_base: int) -> contextlib.AbstractContextManager:
+    """One BLAS thread for a product over at most ``ONE_BLAS_THREAD_UP_TO`` base items, else BLAS's own."""
+    if n_base > ONE_BLAS_THREAD_UP_TO:
+        return contextlib.nullcontext()
+    return _blas().limit(limits=1, user_api="blas")
 
 
 def _num(x: Any) -> float | None:
@@ -107,7 +129,11 @@ def _boot_estimates(counts: np.ndarray, means: np.ndarray, has: np.ndarray) -> n
     # thread start-up that dominates at small sizes (one column per subset), BLAS wins at many
     # columns (one per threshold, when τ is re-selected in every resample).
     stacked = np.hstack([means * has, has])
-    both = np.einsum("bn,nk->bk", counts, stacked) if stacked.shape[1] <= 64 else counts @ stacked
+    if stacked.shape[1] <= 64:
+        both = np.einsum("bn,nk->bk", counts, stacked)
+    else:
+        with _blas_threads(counts.shape[1]):
+            both = counts @ stacked
     k = has.shape[1]
     num, den = both[:, :k], both[:, k:]
     with np.errstate(invalid="ignore", divide="ignore"):
