@@ -43,21 +43,11 @@ def _length_table(d: _Design) -> dict[str, Any]:
             "per_axis": {a: summary(d.axis == a) for a in AXES}}
 
 
-def judge_length_checks(d: _Design, grade: Mapping[str, float], est: Mapping[str, float],
-                        subsets: Mapping[str, np.ndarray], gap_ok: bool) -> dict[str, Any]:
-    """One judge's §5.2 length checks: the Spearman correlation of its grades with the graded text's
-    length (in characters), and the scope − strength gap on lengthening and on shortening edits."""
-    base_ids = d.bases[d.base_index]
-    texts_len = {**{b: float(L) for b, L in zip(base_ids, d.base_len, strict=True)},
-                 **{p: float(L) for p, L in zip(d.probe_ids, d.edit_len, strict=True)}}
-    pairs = [(texts_len[k], v) for k, v in grade.items() if k in texts_len]
-    x, y = (np.array(pairs, dtype=float).reshape(-1, 2).T)
-    return length_checks(x, y, est, subsets, gap_ok)
-
-
 def length_checks(lengths: np.ndarray, grades: np.ndarray, est: Mapping[str, float],
                   subsets: Mapping[str, np.ndarray], gap_ok: bool) -> dict[str, Any]:
-    """``judge_length_checks`` from the graded texts' lengths and their grades, one entry per graded text."""
+    """One judge's §5.2 length checks from the graded texts' lengths (in characters) and its grades, one entry per
+    graded text: the Spearman correlation of grade with length, and the scope − strength gap on lengthening and on
+    shortening edits."""
     rho = None
     if len(grades) >= 3:
         from scipy.stats import spearmanr
