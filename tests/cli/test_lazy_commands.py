@@ -1,5 +1,6 @@
 """The command line loads only the command named on it: ``judgeaudit gate …`` does not import the validation-power
-analysis, and the top-level help still lists every verb group."""
+analysis, the command line itself starts without pandas, numpy, aiohttp or litellm (each command imports what it
+uses), and the top-level help still lists every verb group."""
 
 from __future__ import annotations
 
@@ -23,6 +24,17 @@ def test_a_command_loads_only_its_own_module() -> None:
                   "judgeaudit.commands.loop", "judgeaudit.commands.cap"):
         assert other not in loaded, loaded
     assert vp == "False"
+
+
+def test_the_command_line_starts_without_the_heavy_libraries() -> None:
+    code = ("import sys\n"
+            "import judgeaudit.cli, judgeaudit.judges, judgeaudit.runtime.failures\n"
+            "print(sorted(m for m in ('pandas', 'numpy', 'pyarrow', 'scipy', 'aiohttp', 'litellm') if m in sys.modules))\n"
+            "judgeaudit.make_judge('reference:constant')\n"     # a backend is still found on its first lookup
+            "print('judgeaudit.judges.reference' in sys.modules, 'judgeaudit.judges.api' in sys.modules)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["[]", "True False"]
 
 
 def test_the_top_level_help_lists_every_group(cli_main) -> None:
