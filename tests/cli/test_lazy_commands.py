@@ -44,6 +44,29 @@ def test_the_top_level_help_lists_every_group(cli_main) -> None:
         assert f" {name} " in r.stdout, name
 
 
+def test_the_top_level_help_lists_the_groups_without_importing_them() -> None:
+    code = ("import sys; sys.argv = ['judgeaudit', '--help']\n"
+            "from judgeaudit.cli import main\n"
+            "before = set(sys.modules)\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in set(sys.modules) - before if m.startswith('judgeaudit.commands.')))\n"
+            "print(sorted(m for m in ('pandas', 'numpy', 'scipy', 'aiohttp') if m in sys.modules))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    *_, loaded, heavy = r.stdout.strip().splitlines()
+    assert "Commands" in r.stdout and all(f" {name} " in r.stdout for name in cli._GROUPS)
+    for module in cli._GROUPS.values():
+        assert module not in loaded, loaded
+    assert heavy == "[]"
+
+
+def test_a_group_shows_the_help_the_listing_shows() -> None:
+    from judgeaudit.commands.verbs import HELP
+
+    for name in cli._GROUPS:
+        assert cli._load_command(name).help == HELP[name], name
+
+
 def test_every_group_runs_its_subcommands(cli_main) -> None:
     r = cli_main("batch", "--help")
     assert r.returncode == 0 and "ingest" in r.stdout

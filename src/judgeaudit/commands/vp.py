@@ -10,16 +10,16 @@ from typing import Any
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.analyses.validation_power.options import DEFAULT_JOBS, DEFAULT_PERMUTATIONS, OPTIONS, WRITES  # noqa: F401 - DEFAULT_JOBS: public here too
 from judgeaudit.commands.declared import declared
 from judgeaudit.analyses.validation_power import ValidationPowerResult, audit_validation_power
 from judgeaudit.commands import register
 from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt
 from judgeaudit.errors import InputError
-from judgeaudit.commands.common import CONSTRUCT_VALIDITY, with_interval
+from judgeaudit.commands.common import with_interval
 
-app = typer.Typer(help="Validation power of label sets: could surface form alone reproduce the labels? "
-                       f"({CONSTRUCT_VALIDITY} Def. 6, App. E)", no_args_is_help=True)
+app = typer.Typer(help=HELP["vp"], no_args_is_help=True)
 console = Console(stderr=True)
 
 
