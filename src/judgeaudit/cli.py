@@ -141,7 +141,7 @@ def _page_options(
     allow_code: Annotated[bool, typer.Option("--allow-code", help=ALLOW_CODE_HELP)] = False,
 ) -> None:
     """Audit LLM-as-a-judge instruments: is the judge valid, not just reliable?"""
-    from judgeaudit.report.html import set_plotly_mode
+    from judgeaudit.report.pagemode import set_plotly_mode
 
     set_plotly_mode(plotly)
     if allow_code:

@@ -44,6 +44,17 @@ def test_the_top_level_help_lists_every_group(cli_main) -> None:
         assert f" {name} " in r.stdout, name
 
 
+def test_a_usage_error_line_loads_no_table_or_page_library() -> None:
+    code = ("import sys; sys.argv = ['judgeaudit', '--plotly', 'cdn', 'judge', '--nosuch']\n"
+            "from judgeaudit.cli import main\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    print(e.code)\n"
+            "from judgeaudit.report.pagemode import plotly_mode\n"
+            "print(plotly_mode(), sorted(m for m in ('pandas', 'numpy', 'jinja2', 'aiohttp') if m in sys.modules))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "No such option: --nosuch" in r.stderr
+    assert r.stdout.splitlines()[-2:] == ["2", "cdn []"]
+
+
 def test_the_top_level_help_lists_the_groups_without_importing_them() -> None:
     code = ("import sys; sys.argv = ['judgeaudit', '--help']\n"
             "from judgeaudit.cli import main\n"
