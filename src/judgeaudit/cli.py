@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -17,32 +18,17 @@ from judgeaudit.commands.outputs import out_option
 from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
+from judgeaudit.commands.verbs import GROUPS, HELP
 from judgeaudit import consent
 from judgeaudit.errors import InputError
 from judgeaudit.runtime.context import RunContext
 from judgeaudit.commands.common import ApiBaseOpt, ConcurrencyOpt, TemplateOpt
 
-# Verb groups that live in their own modules (each exposes a typer app named ``app``), and commands that are one
-# function of a module. Each is imported only when its name is on the command line (or for the top-level help),
-# so that a command starts without loading every other command's analyses.
-_GROUPS = {
-    "validity": "judgeaudit.commands.validity",
-    "vp": "judgeaudit.commands.vp",
-    "cap": "judgeaudit.commands.cap",
-    "datasets": "judgeaudit.commands.datasets",
-    "probes": "judgeaudit.commands.probes",
-    "check": "judgeaudit.commands.check",
-    "certificate": "judgeaudit.commands.certificate",
-    "ledger": "judgeaudit.commands.ledger",
-    "card": "judgeaudit.commands.card",
-    "loop": "judgeaudit.commands.loop",
-    "world": "judgeaudit.commands.world",
-    "calibrate": "judgeaudit.commands.calibrate",
-    "batch": "judgeaudit.commands.batch",
-    "requests": "judgeaudit.commands.requests",
-    "templates": "judgeaudit.commands.templates",
-    "migrate": "judgeaudit.commands.migrate",
-}
+# Verb groups that live in their own modules (``commands.verbs``: each exposes a typer app named ``app``), and
+# commands that are one function of a module. Each is imported only when its name is on the command line, so that a
+# command starts without loading every other command's analyses; the top-level help lists the groups from their
+# help in ``commands.verbs`` without importing them.
+_GROUPS = GROUPS
 _COMMANDS = {"gate": ("judgeaudit.commands.gate", "gate_cmd")}   # gate takes POLICY.yaml as its argument
 
 
@@ -52,7 +38,18 @@ class _LazyGroup(typer.core.TyperGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [*super().list_commands(ctx), *(n for n in (*_GROUPS, *_COMMANDS) if n not in self.commands)]
 
+    _listing = False   # True while the group's own help is written
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if self._listing and name not in self.commands and name in _GROUPS:   # its line of the listing only
+            return click.Command(name, help=HELP[name]) if importlib.util.find_spec(_GROUPS[name]) else None
         if name not in self.commands and (name in _GROUPS or name in _COMMANDS):
             cmd = _load_command(name)
             if cmd is None:
@@ -144,7 +141,7 @@ def _page_options(
     allow_code: Annotated[bool, typer.Option("--allow-code", help=ALLOW_CODE_HELP)] = False,
 ) -> None:
     """Audit LLM-as-a-judge instruments: is the judge valid, not just reliable?"""
-    from judgeaudit.report.html import set_plotly_mode
+    from judgeaudit.report.pagemode import set_plotly_mode
 
     set_plotly_mode(plotly)
     if allow_code:

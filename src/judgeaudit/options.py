@@ -154,6 +154,8 @@ CONSTRUCT_VALIDITY = "“A Judge Should Know What Changed: Construct Validity fo
 """The paper the validity options' definitions are from (help texts cite it)."""
 BLIND_SPOT = "Kumar, Pothuneedi & Bandak, “The Anatomy of a Blind Spot: What an LLM Judge Must Be Shown, and How Much”"
 """The paper the loop options' definitions are from."""
+CAP_PAPER = "Li et al., “Conditional Accuracy Profiles: Diagnosing LLM Judges across Deployment Conditions”"
+"""The paper of the conditional accuracy profiles (the cap commands' help cites it)."""
 
 MAX_RESAMPLES = 100_000
 """Upper bound of bootstrap resamples, regrades and permutations: far above what an interval or a p needs

@@ -9,10 +9,12 @@ readers, the judge backends); analyses work on the table forms.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:   # pandas is imported by the table forms only: the command line starts without it
+    import pandas as pd
 
 VerdictForm = Literal["graded", "pairwise", "defects", "generate", "label", "sentences", "typed", "score"]
 """graded: a score on a fixed scale; pairwise: A/B/tie with a rationale; defects: quoted spans;
@@ -157,6 +159,8 @@ VERDICT_COLUMNS = tuple(Verdict.model_fields)
 
 def to_frame(records: list[BaseModel], columns: tuple[str, ...] | None = None) -> pd.DataFrame:
     """Table form of a list of records (one row per record, columns in field order)."""
+    import pandas as pd
+
     rows = [r.model_dump(mode="json") for r in records]
     if columns is None and records:
         columns = tuple(type(records[0]).model_fields)

@@ -58,6 +58,7 @@ def test_sigkill_mid_run_then_rerun(tmp_path, cli_main, monkeypatch):
         assert 100 <= len(done_before) < 500, "the kill must land mid-run"
         hashes_before = {FakeServer.prompt_hash(p) for p in _prompts_of(srv, done_before)}
 
+        srv.latency = 0   # nothing kills the rerun
         again = cli_main(*args)
         (tmp_path / "run2.log").write_text(again.stdout + again.stderr)
         assert again.returncode == 0, again.stderr

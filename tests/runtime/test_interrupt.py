@@ -66,6 +66,7 @@ def test_a_signal_mid_run_prints_the_resume_line_and_keeps_the_calls(tmp_path, s
         assert not (out / "verdicts.jsonl").exists()            # nothing half-written
 
         asked_before = len(srv.requests)
+        srv.latency = 0   # the latency kept the signal mid-run; nothing interrupts the rerun
         again = cli_main(*args[3:])
         assert again.returncode == 0, again.stderr
         assert len(srv.requests) - asked_before == N - stored   # only the missing calls are made
@@ -87,6 +88,7 @@ def test_first_ctrl_c_waits_for_the_calls_in_flight_and_stores_them(tmp_path, cl
         assert 16 <= stored < n
         assert "sending no new calls; waiting up to" in err, err
         assert len(srv.requests) == stored, "calls the server was asked for but the client did not store"
+        srv.latency = 0   # the latency kept the calls in flight at the signal; nothing interrupts the rerun
         again = cli_main(*args[3:])
         assert again.returncode == 0, again.stderr
         assert len(srv.requests) == n                  # the rerun buys only the calls never sent

@@ -181,6 +181,7 @@ def test_ray_run_resumes_after_the_driver_is_killed(ray_cluster, tmp_path, cli_m
         answered_before = {FakeServer.prompt_hash(p) for p in _prompts(srv, {v["request_id"] for v in before.values()})}
         assert len(answered_before) == len(before)
 
+        srv.latency = 0   # the latency kept the kill mid-run; nothing kills the rerun
         again = cli_main(*args[3:])
         assert again.returncode == 0, again.stderr
         final = _ok_verdicts(db)

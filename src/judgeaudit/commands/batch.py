@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit import options
 from judgeaudit.commands.declared import annotation
 
@@ -19,7 +20,7 @@ from judgeaudit.errors import InputError
 if TYPE_CHECKING:
     from judgeaudit.interop.batch import BatchWriter
 
-app = typer.Typer(help="Provider batch files (OpenAI Batch API, Anthropic Message Batches).", no_args_is_help=True)
+app = typer.Typer(help=HELP["batch"], no_args_is_help=True)
 console = Console(stderr=True, soft_wrap=True)
 
 BatchOpt = annotation(options.BATCH)

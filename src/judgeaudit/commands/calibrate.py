@@ -13,12 +13,12 @@ from typing import Any
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.analyses.calibrate.options import OPTIONS
 from judgeaudit.commands.declared import declared
 from judgeaudit.errors import InputError
 
-app = typer.Typer(help="The target quantity with an interval that carries the judge's errors (PPI++, "
-                       "Rogan–Gladen), from verdicts plus a few human labels.")
+app = typer.Typer(help=HELP["calibrate"])
 console = Console(stderr=True, soft_wrap=True)
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.analyses.cap import CapResult, cap_profile
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
@@ -19,12 +20,12 @@ from judgeaudit.commands.common import RpmOpt, TimeoutOpt
 from judgeaudit.commands import register
 from judgeaudit.datasets._common import CoverageCell, judge_family, table_family
 from judgeaudit.errors import InputError
-from judgeaudit.commands.common import ALLOW_SAME_FAMILY, CAP_PAPER, STORE_HELP, ApiBaseOpt
+from judgeaudit.commands.common import ALLOW_SAME_FAMILY, STORE_HELP, ApiBaseOpt
 from judgeaudit.commands.declared import declared
 from judgeaudit.runtime.context import RunContext
 from judgeaudit.analyses.cap.options import DEFAULTS, OPTIONS, WRITES
 
-app = typer.Typer(help=f"Conditional accuracy profiles of pairwise judges ({CAP_PAPER})",
+app = typer.Typer(help=HELP["cap"],
                   no_args_is_help=True)
 console = Console(stderr=True)
 

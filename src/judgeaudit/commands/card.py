@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.card.make import card, console, judges_held
 from judgeaudit.card.schema import CardFile
@@ -20,7 +21,7 @@ from judgeaudit.commands.card_missing import card_with_missing_runs
 from judgeaudit.commands.common import ApiBaseOpt, RetriesOpt, RpmOpt, TimeoutOpt, run_context
 from judgeaudit.errors import InputError
 
-app = typer.Typer(help="The validity card of one judge, gathered from run folders.")
+app = typer.Typer(help=HELP["card"])
 __all__ = ["app", "card", "card_with_missing_runs", "judges_held", "run_command"]
 
 

@@ -8,9 +8,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.errors import InputError
 
-app = typer.Typer(help="Certificates of the structural judge.", no_args_is_help=True)
+app = typer.Typer(help=HELP["certificate"], no_args_is_help=True)
 console = Console(stderr=True, soft_wrap=True)
 
 

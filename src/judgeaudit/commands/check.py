@@ -13,13 +13,14 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
 from judgeaudit.validate import output_dir
 
 WRITES = ("result.json", "units.jsonl", "units.parquet")
 
-app = typer.Typer(help="Score outputs with the checkers outside the loop (IFEval, GSM8K, HaluEval QA).",
+app = typer.Typer(help=HELP["check"],
                   no_args_is_help=True)
 console = Console(stderr=True, soft_wrap=True)
 

@@ -53,7 +53,7 @@ ALLOW_SAME_FAMILY_OLD = "--allow-shared-family"   # an earlier spelling, still a
 
 CONSTRUCT_VALIDITY = declared_options.CONSTRUCT_VALIDITY
 BLIND_SPOT = declared_options.BLIND_SPOT
-CAP_PAPER = "Li et al., “Conditional Accuracy Profiles: Diagnosing LLM Judges across Deployment Conditions”"
+CAP_PAPER = declared_options.CAP_PAPER
 """The papers whose definitions the commands implement, as help texts cite them."""
 
 def with_interval(value: float | None, ci: object = None, *, digits: int = 3, pct: bool = False) -> str:

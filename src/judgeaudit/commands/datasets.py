@@ -6,7 +6,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-app = typer.Typer(help="Data-set adapters (specs NAME:PATH?options for --set).", no_args_is_help=True)
+from judgeaudit.commands.verbs import HELP
+
+app = typer.Typer(help=HELP["datasets"], no_args_is_help=True)
 
 
 @app.callback()

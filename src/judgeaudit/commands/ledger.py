@@ -10,12 +10,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
-from judgeaudit.commands.common import BLIND_SPOT
 
-app = typer.Typer(help=f"The prediction ledger ({BLIND_SPOT}, §3.8, App. A): commit predictions by hash, score them against runs.",
-                  no_args_is_help=True)
+app = typer.Typer(help=HELP["ledger"], no_args_is_help=True)
 console = Console(stderr=True, soft_wrap=True)
 LedgerOpt = Annotated[Path, typer.Option("--ledger", help="the ledger file (.yaml or .json)")]
 ResultsOpt = Annotated[list[Path], typer.Option("--results", help="a result.json or a folder of runs (repeatable)")]

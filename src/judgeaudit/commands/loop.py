@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.commands.batch import BatchOpt, BatchOutOpt
 from judgeaudit.commands.tracking import MlflowExperimentOpt, MlflowOpt
@@ -34,7 +35,7 @@ from judgeaudit.errors import InputError
 from judgeaudit.loop.options import NLI_HELP, OPTIONS, RUN, VOTE_TEMPERATURE
 from judgeaudit.commands.common import ApiBaseOpt, ConcurrencyOpt
 
-app = typer.Typer(help="Close the loop: what acting on a judge's reports does, scored by a checker.",
+app = typer.Typer(help=HELP["loop"],
                   no_args_is_help=True)
 console = Console(stderr=True, soft_wrap=True)
 

@@ -15,14 +15,14 @@ import pandas as pd
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.commands.common import (ALLOW_FAILURES_HELP, DEFAULT_BACKEND, ApiBaseOpt, BackendOpt, RayAddressOpt,
                                         RetriesOpt, RpmOpt, TimeoutOpt, calls_checked)
 from judgeaudit.commands.outputs import in_option, out_option
 from judgeaudit.runtime.context import RunContext
 from judgeaudit.errors import InputError
 
-app = typer.Typer(help="Judge migration: can the new judge replace the one being retired? EQUIVALENT, LINKABLE "
-                       "(after a monotone link), NOT_COMPARABLE or BLIND, from both judges' verdicts on your anchors.")
+app = typer.Typer(help=HELP["migrate"])
 console = Console(stderr=True, soft_wrap=True)
 WRITES = ("result.json", "link.json", "verdicts.parquet", "report.html")
 _CHOICE = {"A": 1.0, "tie": 0.5, "B": 0.0}

@@ -20,13 +20,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.runtime.context import RunContext
 from judgeaudit.commands.common import ALLOW_FAILURES_HELP, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
-from judgeaudit.commands.common import ALLOW_SAME_FAMILY, ALLOW_SAME_FAMILY_OLD, CONSTRUCT_VALIDITY, ConcurrencyOpt, RetriesOpt, RpmOpt, TimeoutOpt
+from judgeaudit.commands.common import ALLOW_SAME_FAMILY, ALLOW_SAME_FAMILY_OLD, ConcurrencyOpt, RetriesOpt, RpmOpt, TimeoutOpt
 
-app = typer.Typer(help=f"Build probe sets and annotate their directions ({CONSTRUCT_VALIDITY} §4.1–4.2).",
-                  no_args_is_help=True)
+app = typer.Typer(help=HELP["probes"], no_args_is_help=True)
 annotate_app = typer.Typer(help="Blinded human direction annotation in the browser (Appendix C).",
                            no_args_is_help=True)
 app.add_typer(annotate_app, name="annotate")

@@ -17,11 +17,12 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.commands.outputs import out_option
 from judgeaudit.errors import InputError
 from judgeaudit.records import JudgeRequest
 
-app = typer.Typer(help="The requests of an analysis, for your own harness (export), answered back through replay:.",
+app = typer.Typer(help=HELP["requests"],
                   no_args_is_help=True)
 from judgeaudit.analyses.validity.options import DEFAULTS as VALIDITY_DEFAULTS  # noqa: E402
 

@@ -7,7 +7,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-app = typer.Typer(help="Judge templates: prompt, scale and reply format (built-in, or a YAML file).",
+from judgeaudit.commands.verbs import HELP
+
+app = typer.Typer(help=HELP["templates"],
                   no_args_is_help=True)
 out = Console(soft_wrap=True, highlight=False)
 

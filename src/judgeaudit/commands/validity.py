@@ -10,16 +10,14 @@ import pandas as pd
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.analyses.validity.options import DEFAULTS, OPTIONS, WRITES
 from judgeaudit.commands import register
-from judgeaudit.commands.common import CONSTRUCT_VALIDITY, DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
+from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
 from judgeaudit.commands.declared import declared
 from judgeaudit.runtime.context import RunContext
 
-VALIDITY_HELP = (f"Construct validity of a judge ({CONSTRUCT_VALIDITY} §2, §5.1–5.2): a valid judge keeps its "
-                 "verdict under an edit that preserves the construct (invariance S) and changes it under a minimal "
-                 "edit that changes the construct (sensitivity R); the (S, R) profile reports both, with intervals.")
-app = typer.Typer(help=VALIDITY_HELP, no_args_is_help=True)
+app = typer.Typer(help=HELP["validity"], no_args_is_help=True)
 console = Console(stderr=True)
 
 @dataclass(frozen=True)

@@ -10,17 +10,16 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from judgeaudit.analyses.validation_power.options import DEFAULT_JOBS, DEFAULT_PERMUTATIONS, OPTIONS, WRITES  # noqa: F401 - DEFAULT_JOBS: public here too
-from judgeaudit.commands.declared import declared
 from judgeaudit.analyses.validation_power import ValidationPowerResult, audit_validation_power
+from judgeaudit.analyses.validation_power.options import DEFAULT_JOBS, DEFAULT_PERMUTATIONS, OPTIONS, WRITES  # noqa: F401 - DEFAULT_JOBS: public here too
 from judgeaudit.commands import register
-from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt, run_context
+from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt, run_context, with_interval
+from judgeaudit.commands.declared import declared
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.errors import InputError
-from judgeaudit.commands.common import CONSTRUCT_VALIDITY, with_interval
 from judgeaudit.runtime.context import RunContext
 
-app = typer.Typer(help="Validation power of label sets: could surface form alone reproduce the labels? "
-                       f"({CONSTRUCT_VALIDITY} Def. 6, App. E)", no_args_is_help=True)
+app = typer.Typer(help=HELP["vp"], no_args_is_help=True)
 console = Console(stderr=True)
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 import typer
 from rich.console import Console
 
+from judgeaudit.commands.verbs import HELP
 from judgeaudit.analyses.world.options import DEFAULTS, FACTORIAL, OPTIONS
 from judgeaudit.analyses.world.schema import WorldFile
 from judgeaudit.commands.common import DEFAULT_BACKEND, BackendOpt, RayAddressOpt, calls_checked
@@ -25,7 +26,7 @@ from judgeaudit.commands.declared import declared
 from judgeaudit.runfolder import output_set
 from judgeaudit.runtime.context import RunContext
 
-app = typer.Typer(help="What a judge must be shown: blind vs informed arms, world variants, factorial.",
+app = typer.Typer(help=HELP["world"],
                   no_args_is_help=True)
 console = Console(stderr=True)
 

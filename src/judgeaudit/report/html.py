@@ -12,11 +12,13 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from jinja2 import Environment, select_autoescape
+
+from judgeaudit.report.pagemode import PLOTLY_MODES, PlotlyMode, plotly_mode, set_plotly_mode  # noqa: F401 - public here too
 
 _ENV = Environment(autoescape=select_autoescape(default=True))
 
@@ -125,26 +127,6 @@ _PAGE = _ENV.from_string("""<!doctype html>
 {% endfor %}
 </body></html>
 """)
-
-
-PlotlyMode = Literal["inline", "cdn"]
-PLOTLY_MODES: tuple[str, ...] = ("inline", "cdn")
-_plotly_mode: list[str] = ["inline"]
-
-
-def set_plotly_mode(mode: str) -> None:
-    """How every page written from now on carries plotly.js: ``inline`` (embedded; offline) or
-    ``cdn`` (a ``<script src>`` to the plotly CDN at the installed plotly's version)."""
-    from judgeaudit.errors import InputError
-
-    if mode not in PLOTLY_MODES:
-        raise InputError(f"--plotly must be one of {', '.join(PLOTLY_MODES)}, got {mode!r}", field="plotly")
-    _plotly_mode[0] = mode
-
-
-def plotly_mode() -> str:
-    """The mode pages are written in (``set_plotly_mode``)."""
-    return _plotly_mode[0]
 
 
 def plotly_cdn_url() -> str:

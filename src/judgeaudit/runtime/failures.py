@@ -26,11 +26,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from judgeaudit.records import Verdict, verdicts_frame
+
+if TYPE_CHECKING:   # imported where a table is made: a command starts without pandas
+    import pandas as pd
 
 MAX_REASONS = 3
 """Distinct reasons kept per judge (in order of first occurrence)."""
@@ -82,6 +83,8 @@ class CallSummary:
         return out
 
     def to_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
         part = [] if self.part_name is None else [self.part_name]
         return pd.DataFrame([{"judge": j.judge_id, **({self.part_name: j.part} if part else {}), "calls": j.calls,
                               "failed calls": j.failed_calls, "parse failures": j.parse_failures,
@@ -134,6 +137,8 @@ def summarise(verdicts: pd.DataFrame | Iterable[Verdict], *,
     of a verdict table, one row per request; keep the first ``MAX_REASONS`` distinct reasons. With
     ``part`` (a request id → the part of the run it belongs to, e.g. its arm: a mapping, as the layer that
     made the requests reads them, or a function), count per (judge, part) and name the parts ``part_name``."""
+    import pandas as pd
+
     df = verdicts if isinstance(verdicts, pd.DataFrame) else verdicts_frame(list(verdicts))
     keys = ["judge_id"]
     if part is not None:
