@@ -6,6 +6,7 @@ The CLI catches ``InputError`` and prints ``str(err)`` without a traceback, exit
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 class InputError(ValueError):
@@ -33,6 +34,15 @@ class InputError(ValueError):
         parts = [p for p in (where, f"field '{self.field}'" if self.field else "") if p]
         prefix = ": ".join(parts)
         return f"{prefix}: {self.message}" if prefix else self.message
+
+
+def invalid(e: Any, what: str, *, path: str | Path | None = None, at: tuple[Any, ...] = ()) -> InputError:
+    """The one error line of a file that fails its typed model: pydantic's ``ValidationError`` ``e`` read as its
+    first error, named by its field (``at``: the field path above the model validated), after ``what``
+    (e.g. "not a world result this judgeaudit reads")."""
+    first = e.errors()[0]
+    return InputError(f"{what}: {first['msg'].removeprefix('Value error, ')}", path=path,
+                      field=".".join(map(str, (*at, *first["loc"]))) or None)
 
 
 class TransientError(Exception):

@@ -205,16 +205,14 @@ class RunStamp(BaseModel):
     @classmethod
     def of(cls, data: Any, *, path: str | Path | None = None) -> Self:
         """The stamp of a result's object (``path`` names it in an error)."""
-        from judgeaudit.errors import InputError
+        from judgeaudit.errors import InputError, invalid
 
         if not isinstance(data, Mapping):
             raise InputError("a result.json is an object", path=path, line=1)
         try:
             return cls.model_validate(data)
         except ValidationError as e:
-            first = e.errors()[0]
-            raise InputError(f"not a run stamp this judgeaudit reads: {first['msg']}", path=path,
-                             field=".".join(map(str, first["loc"]))) from None
+            raise invalid(e, "not a run stamp this judgeaudit reads", path=path) from None
 
     @classmethod
     def read(cls, path: str | Path) -> Self:

@@ -21,7 +21,9 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from judgeaudit.analyses.validity.schema import Estimate, Unit
-from judgeaudit.errors import InputError
+from judgeaudit.errors import invalid
+
+_NOT_READ = "not a validation-power result this judgeaudit reads"
 
 SCHEMA_VERSION = 1
 """The version this code writes."""
@@ -180,17 +182,10 @@ class VpRows(BaseModel):
                         try:
                             cls.ROW.model_validate(v)
                         except ValidationError as e:
-                            first = e.errors()[0]
-                            loc = ".".join(map(str, ("sets", name, mode, *first["loc"])))
-                            raise InputError(f"not a validation-power result this judgeaudit reads: "
-                                             f"{first['msg'].removeprefix('Value error, ')}", path=path,
-                                             field=loc) from None
+                            raise invalid(e, _NOT_READ, path=path, at=("sets", name, mode)) from None
             return out
         except ValidationError as e:
-            first = e.errors()[0]
-            raise InputError(f"not a validation-power result this judgeaudit reads: "
-                             f"{first['msg'].removeprefix('Value error, ')}", path=path,
-                             field=".".join(map(str, first["loc"]))) from None
+            raise invalid(e, _NOT_READ, path=path) from None
 
     @classmethod
     def read(cls, path: Path | str) -> Any:

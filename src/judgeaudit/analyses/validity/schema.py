@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgeaudit.errors import InputError
+from judgeaudit.errors import invalid
 
 SCHEMA_VERSION = 1
 """The version this code writes."""
@@ -128,9 +128,7 @@ class ResultReader(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as e:
-            first = e.errors()[0]
-            raise InputError(f"not a {cls.WHAT} result this judgeaudit reads: {first['msg']}", path=path,
-                             field=".".join(map(str, first["loc"]))) from None
+            raise invalid(e, f"not a {cls.WHAT} result this judgeaudit reads", path=path) from None
 
     @classmethod
     def read(cls, path: Path | str) -> Self:
