@@ -24,6 +24,8 @@ import ast
 import sys
 from pathlib import Path
 
+from test_result_readers import package_modules
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: The typed reader: it reads the raw object once, to type it.
@@ -127,15 +129,7 @@ def raw_reads(path: Path, in_card_package: bool = False) -> list[tuple[int, str]
 
 
 def modules(src: Path = SRC) -> dict[str, Path]:
-    out = {}
-    for path in sorted((src / "judgeaudit").rglob("*.py")):
-        parts = list(path.relative_to(src).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        name = ".".join(parts)
-        if name not in TYPED and name not in NOT_CARDS:
-            out[name] = path
-    return out
+    return {name: path for name, path in package_modules(src).items() if name not in TYPED and name not in NOT_CARDS}
 
 
 def raw_readers(src: Path = SRC) -> dict[str, list[tuple[int, str]]]:

@@ -110,16 +110,18 @@ def raw_reads(path: Path) -> list[tuple[int, str]]:
     return sorted(set(out))
 
 
-def modules(src: Path = SRC) -> dict[str, Path]:
+def package_modules(src: Path = SRC) -> dict[str, Path]:
+    """Every module of the package below ``src``, by its dotted name (a package by its own)."""
     out = {}
     for path in sorted((src / "judgeaudit").rglob("*.py")):
         parts = list(path.relative_to(src).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        name = ".".join(parts)
-        if not any(name == t or name.startswith(t + ".") for t in TYPED) and name not in NOT_RESULTS:
-            out[name] = path
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return out
+
+
+def modules(src: Path = SRC) -> dict[str, Path]:
+    return {name: path for name, path in package_modules(src).items()
+            if not any(name == t or name.startswith(t + ".") for t in TYPED) and name not in NOT_RESULTS}
 
 
 def raw_readers(src: Path = SRC) -> dict[str, list[tuple[int, str]]]:
