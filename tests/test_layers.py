@@ -310,12 +310,18 @@ def test_no_new_private_import_across_units():
     assert KNOWN_PRIVATE - found == set(), "a listed private import is gone: delete its entry"
 
 
-def test_a_private_name_imported_from_another_unit_is_found(tmp_path):
-    pkg = tmp_path / "judgeaudit"
+def _two_unit_package(root: Path) -> Path:
+    """An empty ``judgeaudit`` package of two units, ``low`` and ``high``, below ``root``, for the checks' own tests."""
+    pkg = root / "judgeaudit"
     for d in ("low", "high"):
         (pkg / d).mkdir(parents=True)
         (pkg / d / "__init__.py").write_text("")
     (pkg / "__init__.py").write_text("")
+    return pkg
+
+
+def test_a_private_name_imported_from_another_unit_is_found(tmp_path):
+    pkg = _two_unit_package(tmp_path)
     (pkg / "low" / "a.py").write_text("_X = 1\n__version__ = 1\ndef _f():\n    return 1\n")
     (pkg / "low" / "_mod.py").write_text("")
     (pkg / "low" / "b.py").write_text("from judgeaudit.low.a import _X\n")          # the same unit: its own
@@ -494,11 +500,7 @@ def test_no_new_private_attribute_across_units():
 
 
 def test_a_private_attribute_reached_in_another_unit_is_found(tmp_path):
-    pkg = tmp_path / "judgeaudit"
-    for d in ("low", "high"):
-        (pkg / d).mkdir(parents=True)
-        (pkg / d / "__init__.py").write_text("")
-    (pkg / "__init__.py").write_text("")
+    pkg = _two_unit_package(tmp_path)
     (pkg / "low" / "a.py").write_text(
         "import threading\n"
         "def _helper():\n    return 1\n"
