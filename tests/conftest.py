@@ -70,3 +70,24 @@ def cli_run(cli_main):
         return p.returncode, p.stdout + p.stderr
 
     return run
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for a test module (``tests/chromium.py``; fails under ``CI=true`` when Chromium or
+    Playwright is missing, skips otherwise). Module-scoped: Playwright's sync API holds the thread's event loop
+    while it runs, which the next module's ``asyncio.run`` needs."""
+    from chromium import launch
+
+    with launch() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def file_pages(browser, tmp_path_factory):
+    """Local pages opened offline at a width in one renderer (``chromium.FilePages``)."""
+    from chromium import FilePages
+
+    pages = FilePages(browser, tmp_path_factory.mktemp("pages"))
+    yield pages
+    pages.close()

@@ -9,11 +9,11 @@ fail with a clear message when ``CI=true`` and skip otherwise."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from chromium import require_browser
 from test_card import J, all_present_card
 from typer.testing import CliRunner
 
@@ -22,49 +22,18 @@ from judgeaudit.cli import app
 pytestmark = pytest.mark.browser
 
 
-def _browser_helpers():
-    """The annotation app's browser test module (its Chromium path, flags and requirement check)."""
-    import sys
-
-    probes = Path(__file__).parents[1] / "probes"
-    if str(probes) not in sys.path:
-        sys.path.insert(0, str(probes))      # its own fixtures module
-    path = probes / "test_annotate_browser.py"
-    spec = importlib.util.spec_from_file_location("_annotate_browser", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-_B = _browser_helpers()
-ARGS, CHROMIUM, _require_browser = _B.ARGS, _B.CHROMIUM, _B._require_browser
-
-
 @pytest.fixture(scope="module")
 def card_page(tmp_path_factory):
-    _require_browser()
+    require_browser()
     return all_present_card(tmp_path_factory.mktemp("card"))
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """One Chromium for the module; each test opens its own pages."""
-    from playwright.sync_api import sync_playwright
-
-    _require_browser()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
-
-
-def test_card_page_reads_at_desktop_and_phone_widths(card_page, browser):
+def test_card_page_reads_at_desktop_and_phone_widths(card_page, file_pages):
     html = card_page / "card.html"
     assert html.stat().st_size < 1_000_000
     card = json.loads((card_page / "card.json").read_text())
     for name, width in (("desktop", 1280), ("phone", 390)):
-        page = browser.new_page(viewport={"width": width, "height": 900})
-        page.goto(html.as_uri())
+        page = file_pages.open(html, width)
         first = page.locator("main > section").first
         assert first.get_attribute("class") == "verdict"
         assert card["verdict"][0] in first.inner_text()
@@ -115,12 +84,11 @@ def _corner_card(tmp_path: Path) -> Path:
     return tmp_path / "corner"
 
 
-def test_the_plane_is_readable_and_its_labels_clear_the_point(card_page, browser, tmp_path):
+def test_the_plane_is_readable_and_its_labels_clear_the_point(card_page, file_pages, tmp_path):
     pages = [card_page / "card.html", _corner_card(tmp_path) / "card.html"]
     for html in pages:
         for name, width in WIDTHS:
-            page = browser.new_page(viewport={"width": width, "height": 900})
-            page.goto(html.as_uri())
+            page = file_pages.open(html, width)
             _layout_ok(page, width)
             plane = _boxes(page, "svg.plane")
             assert len(plane) == 1
@@ -137,18 +105,17 @@ def test_the_plane_is_readable_and_its_labels_clear_the_point(card_page, browser
             page.close()
 
 
-def test_card_diff_page_reads_at_desktop_and_phone_widths(browser, tmp_path):
+def test_card_diff_page_reads_at_desktop_and_phone_widths(file_pages, tmp_path):
     from test_card_diff_page import two_cards
 
-    _require_browser()
+    require_browser()
     ca, cb = two_cards(tmp_path)
     html = tmp_path / "diff.html"
     res = CliRunner().invoke(app, ["card", "diff", str(ca), str(cb), "--html", str(html)])
     assert res.exit_code == 0, res.output
     assert html.stat().st_size < 1_000_000
     for name, width in WIDTHS:
-        page = browser.new_page(viewport={"width": width, "height": 900})
-        page.goto(html.as_uri())
+        page = file_pages.open(html, width)
         _layout_ok(page, width)
         sides = _boxes(page, "section.side")
         assert len(sides) == 2
@@ -171,14 +138,14 @@ def test_card_diff_page_reads_at_desktop_and_phone_widths(browser, tmp_path):
     assert (tmp_path / "diff-desktop.png").stat().st_size > 10_000
 
 
-def test_a_compare_page_with_long_unbroken_quantity_names_fits_both_widths(browser, tmp_path):
+def test_a_compare_page_with_long_unbroken_quantity_names_fits_both_widths(file_pages, tmp_path):
     """Label sets named without a space (a data set's path and slice) make quantity names longer than a
     phone's width and, in a table, than a desktop's: the names wrap inside their cell."""
     import json
 
     from test_card_diff_page import two_cards
 
-    _require_browser()
+    require_browser()
     ca, cb = two_cards(tmp_path)
     for c in (ca, cb):
         card = json.loads((c / "card.json").read_text())
@@ -190,7 +157,6 @@ def test_a_compare_page_with_long_unbroken_quantity_names_fits_both_widths(brows
     assert res.exit_code == 0, res.output
     assert "slice_of_the_public_copy_" in html.read_text()
     for _, width in WIDTHS:
-        page = browser.new_page(viewport={"width": width, "height": 900})
-        page.goto(html.as_uri())
+        page = file_pages.open(html, width)
         _layout_ok(page, width)
         page.close()

@@ -6,8 +6,6 @@ tests fail with a clear message when ``CI=true`` and skip otherwise.
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import socket
 import sqlite3
 import threading
@@ -17,28 +15,12 @@ from pathlib import Path
 import httpx
 import pytest
 from annotate_fixtures import study_probes
+from chromium import require_browser
 
 from judgeaudit.probes.annotate import init_study
 from judgeaudit.probes.annotate.app import create_app
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-def _require_browser() -> None:
-    missing = []
-    if not CHROMIUM.exists():
-        missing.append(f"{CHROMIUM} (apt-get install -y chromium)")
-    if importlib.util.find_spec("playwright") is None:
-        missing.append("the playwright package (pip install playwright==1.65.2)")
-    if missing:
-        msg = "browser tests need " + " and ".join(missing)
-        if os.environ.get("CI") == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
 
 
 def _free_port() -> int:
@@ -50,7 +32,7 @@ def _free_port() -> int:
 @pytest.fixture()
 def server(tmp_path):
     """A study with 3 annotators served by uvicorn on 127.0.0.1 in a thread."""
-    _require_browser()
+    require_browser()
     import uvicorn
 
     db = tmp_path / "study.sqlite"
@@ -66,18 +48,6 @@ def server(tmp_path):
     yield f"http://127.0.0.1:{port}", tokens, db
     srv.should_exit = True
     th.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """One Chromium for the module; each test opens its own pages."""
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 def _at(page, position, timeout=10_000):
@@ -209,12 +179,12 @@ def test_bad_link_shows_an_error(server, browser):
 
 
 def test_missing_browser_fails_under_ci_and_skips_otherwise(monkeypatch):
-    import test_annotate_browser as mod
+    import chromium
 
-    monkeypatch.setattr(mod, "CHROMIUM", Path("/nonexistent/chromium"))
+    monkeypatch.setattr(chromium, "CHROMIUM", Path("/nonexistent/chromium"))
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="browser tests need /nonexistent/chromium"):
-        mod._require_browser()
+        chromium.require_browser()
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception, match="apt-get install -y chromium"):
-        mod._require_browser()
+        chromium.require_browser()

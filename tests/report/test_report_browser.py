@@ -8,7 +8,9 @@ reads ``None``/``nan`` (an undefined value is "—" with a footnote saying why);
 does not cover the x-axis labels; a CAP profile with fewer than three axes is drawn as bars; a table wider
 than the page scrolls inside its container (the page is never wider than the screen); and a page is
 megabytes with plotly.js inline, kilobytes with ``--plotly cdn``. Screenshots are left in the module's
-folder (``<page>-desktop.png``, ``<page>-phone.png``).
+folder (``<page>-desktop.png``, ``<page>-phone.png``). The pages are shown by ``chromium.FilePages``: offline, in
+one renderer, plotly.js read from one file instead of inline (compiled once, not once per page); the test of
+the inline page opens it as written.
 
 Needs ``apt-get install -y chromium`` and ``pip install playwright==1.65.2``; without them these tests
 fail with a clear message when ``CI=true`` and skip otherwise."""
@@ -25,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from chromium import require_browser
 from typer.testing import CliRunner
 
 from judgeaudit.cli import app
@@ -33,21 +36,6 @@ pytestmark = pytest.mark.browser
 
 TESTS = Path(__file__).parents[1]
 WIDTHS = {"desktop": 1280, "phone": 390}
-
-
-def _browser_helpers():
-    """The annotation app's browser test module (its Chromium path, flags and requirement check)."""
-    probes = TESTS / "probes"
-    if str(probes) not in sys.path:
-        sys.path.insert(0, str(probes))      # its own fixtures module
-    spec = importlib.util.spec_from_file_location("_annotate_browser", probes / "test_annotate_browser.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-_B = _browser_helpers()
-ARGS, CHROMIUM, _require_browser = _B.ARGS, _B.CHROMIUM, _B._require_browser
 
 
 def _cli(*args) -> None:
@@ -98,7 +86,7 @@ def _vp(root: Path) -> dict[str, Path]:
                  "pref": "AB"[int(rng.integers(0, 2))]} for i in range(40)]
         p.write_text("".join(json.dumps(r) + "\n" for r in rows))
         sets += ["--set", f"jsonl:{p}?prompt=q&response_a=ra&response_b=rb&label=pref"]
-    args = ["vp", "audit", *sets, "--permutations", "20", "--no-transfer", "--mode", "paired"]
+    args = ["vp", "audit", *sets, "--permutations", "20", "--no-transfer", "--mode", "paired", "--jobs", "1"]
     _cli(*args, "--out", root / "vp")
     _cli("--plotly", "cdn", *args, "--out", root / "vp-cdn")
     return {"vp": root / "vp" / "report.html", "vp-cdn": root / "vp-cdn" / "report.html"}
@@ -162,7 +150,7 @@ def _loop(root: Path) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory) -> dict[str, Path]:
-    _require_browser()
+    require_browser()
     root = tmp_path_factory.mktemp("reports")
     out: dict[str, Path] = {}
     for build in (_world, _vp, _cap, _validity, _loop):
@@ -171,34 +159,20 @@ def reports(tmp_path_factory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def browser(reports):
-    """One Chromium for the module (started after the runs: Playwright's sync API owns the thread's loop)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
-
-
-def _open(browser, path: Path, width: int):
-    """The page at ``width`` px, offline: every request off this machine's files is refused (a ``--plotly cdn``
-    page's script included), so no test reaches the network."""
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    page.route(lambda url: not url.startswith("file:"), lambda route: route.abort())
-    page.goto(path.as_uri(), timeout=180_000)   # a 5 MB page on a busy 2-core machine
-    return page
+def browser(reports, browser):
+    """``tests/conftest.py``'s Chromium, started after the runs (Playwright's sync API owns the thread's loop)."""
+    return browser
 
 
 @pytest.fixture(scope="module")
-def shown(browser, reports):
+def shown(file_pages, reports):
     """Each report page opened once at each width and shared by the tests that only read it (a test that
     filters a table or edits the page opens its own)."""
     pages: dict = {}
 
     def get(name: str, width: int):
         if (name, width) not in pages:
-            pages[name, width] = _open(browser, reports[name], width)
+            pages[name, width] = file_pages.open(reports[name], width)
         return pages[name, width]
 
     yield get
@@ -296,12 +270,14 @@ def test_cap_profile_below_three_axes_is_drawn_as_bars_and_above_as_a_radar(show
     assert shown("cap", WIDTHS["desktop"]).locator(".polarlayer .trace").count() >= 1
 
 
-def test_page_size_with_plotly_inline_and_from_the_cdn(reports, shown):
+def test_page_size_with_plotly_inline_and_from_the_cdn(reports, shown, file_pages):
     inline, cdn = reports["vp"].stat().st_size, reports["vp-cdn"].stat().st_size
     assert inline > 3_000_000 and cdn < 100_000, (inline, cdn)
-    # offline (as here) the inline page draws its figures; the cdn page still shows every table
+    # offline (as here) the inline page, as written, draws its figures; the cdn page still shows every table
     cdn_cells = _look(shown("vp-cdn", WIDTHS["desktop"]))["cells"]
-    seen = _look(shown("vp", WIDTHS["desktop"]))
+    page = file_pages.open(reports["vp"], WIDTHS["desktop"], as_written=True)
+    seen = _look(page)
+    page.close()
     assert seen["plots"] >= seen["figures"] >= 1 and cdn_cells == seen["cells"]
 
 
@@ -322,7 +298,7 @@ Plotly.newPlot('p1', [{{x:[1,2,3], y:[1,2,3], name:'a legend entry named at some
 </script></body></html>"""
 
 
-def test_layout_checker_finds_each_problem_on_a_broken_page(browser, tmp_path):
+def test_layout_checker_finds_each_problem_on_a_broken_page(file_pages, tmp_path):
     """The checker fails a page built to break: a block wider than the screen, a table cut by a container
     that clips it, a tick label drawn outside its figure, a legend over the title, a crushed plot area and a
     label cut at the edge of a hand-drawn SVG chart (as the card draws its charts)."""
@@ -331,7 +307,7 @@ def test_layout_checker_finds_each_problem_on_a_broken_page(browser, tmp_path):
 
     path = tmp_path / "broken.html"
     path.write_text(BROKEN.format(plotly=get_plotlyjs(), row="x " * 200), encoding="utf-8")
-    page = _open(browser, path, WIDTHS["phone"])
+    page = file_pages.open(path, WIDTHS["phone"])
     found = layout_problems(page)
     fine = layout_problems(page, min_plot_height=10)
     page.close()
@@ -377,10 +353,10 @@ def test_a_page_opens_on_its_summary_then_its_contents_and_every_section_names_i
         assert f"S {s['S']:.3f} [{s['S_ci'][0]:.3f}, {s['S_ci'][1]:.3f}]" in row[3], row
 
 
-def test_the_probes_behind_the_validity_numbers_page_and_filter_in_the_browser(reports, browser):
+def test_the_probes_behind_the_validity_numbers_page_and_filter_in_the_browser(reports, file_pages):
     """The validity page's units table shows 20 rows at a time of every judge × probe; filtering to one
     judge's construct edits it did not move on leaves exactly those rows, as verdicts and result.json say."""
-    page = _open(browser, reports["validity"], WIDTHS["desktop"])
+    page = file_pages.open(reports["validity"], WIDTHS["desktop"])
     box = page.locator(".units").first
     total = len(json.loads(box.locator("script").inner_text())["rows"])
     first = box.locator("tbody tr").count()
@@ -396,7 +372,7 @@ def test_the_probes_behind_the_validity_numbers_page_and_filter_in_the_browser(r
     assert len(cells) == min(n, 20), shown
 
 
-def test_a_10000_unit_table_stays_light(browser, tmp_path):
+def test_a_10000_unit_table_stays_light(file_pages, tmp_path):
     """10,000 units of 300-character texts: the page holds them as JSON (bytes stated) and its document
     draws 5 rows at a phone's width (20 at a desktop's)."""
     from judgeaudit.report.html import Section, units_html, write_page
@@ -408,7 +384,7 @@ def test_a_10000_unit_table_stays_light(browser, tmp_path):
     path = write_page(tmp_path / "units.html", "units", [Section("Units", units_html(df, caption="c",
                                                                                      filters=("outcome",)))])
     size = path.stat().st_size
-    page = _open(browser, path, WIDTHS["phone"])
+    page = file_pages.open(path, WIDTHS["phone"])
     rows = page.locator("tbody tr").count()
     page.locator("select.f").select_option("moved the wrong way")
     info = page.locator(".info").inner_text()
@@ -417,7 +393,7 @@ def test_a_10000_unit_table_stays_light(browser, tmp_path):
     assert 6_000_000 < size < 7_000_000, size       # 10,000 × ~650 bytes of JSON, no plotly.js
 
 
-def test_a_long_unbroken_name_wraps_at_a_phones_width(browser, tmp_path):
+def test_a_long_unbroken_name_wraps_at_a_phones_width(file_pages, tmp_path):
     """A set or path written without spaces (``halueval:/…/data/halueval?part=qa&max_rows=16``) in a paragraph,
     a banner or a heading breaks inside the column instead of widening the page; the checker names such text."""
     from pagelayout import layout_problems
@@ -427,7 +403,7 @@ def test_a_long_unbroken_name_wraps_at_a_phones_width(browser, tmp_path):
     name = "halueval:/home/someone/projects/evaluation/judgeaudit/src/judgeaudit/data/halueval?part=qa&max_rows=16"
     path = write_page(tmp_path / "long.html", "a page", [Section(f"Set {name}", f"<p>Set {name}: 1 row</p>",
                                                                  banners=[f"Read from {name}"])])
-    page = _open(browser, path, WIDTHS["phone"])
+    page = file_pages.open(path, WIDTHS["phone"])
     found = layout_problems(page)
     page.evaluate("() => { const p = document.createElement('p'); p.style.overflowWrap = 'normal';"
                   " p.textContent = 'x'.repeat(300); document.body.appendChild(p); }")
@@ -437,7 +413,7 @@ def test_a_long_unbroken_name_wraps_at_a_phones_width(browser, tmp_path):
     assert any('text "xxxxxxxx' in p and "beyond" in p for p in broken), broken
 
 
-def test_the_items_behind_the_cap_numbers_page_and_filter_in_the_browser(reports, browser):
+def test_the_items_behind_the_cap_numbers_page_and_filter_in_the_browser(reports, file_pages):
     """The CAP page's units table: filtering to one judge's overall items it got wrong leaves exactly the rows
     the run's units.parquet counts as wrong (share right 0) for that judge, with its verdicts beside them."""
     from judgeaudit.report.cap import unit_frame
@@ -446,7 +422,7 @@ def test_the_items_behind_the_cap_numbers_page_and_filter_in_the_browser(reports
     df = unit_frame(pd.read_parquet(folder / "units.parquet"), pd.read_parquet(folder / "pair_verdicts.parquet"))
     judge = "arena_hard/fixture-judge-positional"
     want = df[(df["judge"] == judge) & (df["condition"] == "overall (position-averaged)") & (df["outcome"] == "wrong")]
-    page = _open(browser, reports["cap"], WIDTHS["desktop"])
+    page = file_pages.open(reports["cap"], WIDTHS["desktop"])
     box = page.locator(".units").first
     total = len(json.loads(box.locator("script").inner_text())["rows"])
     for col, value in (("judge", judge), ("condition", "overall (position-averaged)"), ("outcome", "wrong")):
@@ -460,8 +436,8 @@ def test_the_items_behind_the_cap_numbers_page_and_filter_in_the_browser(reports
     assert all(c[4] == "wrong" and c[5] == "0" for c in cells), cells
 
 
-def test_the_rows_behind_the_vp_numbers_filter_to_what_a_member_recovers(reports, browser):
-    page = _open(browser, reports["vp"], WIDTHS["phone"])
+def test_the_rows_behind_the_vp_numbers_filter_to_what_a_member_recovers(reports, file_pages):
+    page = file_pages.open(reports["vp"], WIDTHS["phone"])
     box = page.locator(".units").first
     data = json.loads(box.locator("script").inner_text())
     rows, col = data["rows"], data["columns"].index("best member recovers the label")
@@ -475,7 +451,7 @@ def test_the_rows_behind_the_vp_numbers_filter_to_what_a_member_recovers(reports
     assert info == f"rows 1–{min(5, missed)} of {missed} (filtered from {len(rows)})"
 
 
-def test_a_cap_run_of_10000_units_stays_light(browser, tmp_path):
+def test_a_cap_run_of_10000_units_stays_light(file_pages, tmp_path):
     """5,000 pairs × 2 judges (10,000 overall units, replies of 300 characters): the units table holds every row
     as JSON (its bytes bounded below) and the document draws 5 of them at a phone's width; filtering works."""
     from judgeaudit.analyses.cap import cap_profile, pair_verdicts
@@ -501,7 +477,7 @@ def test_a_cap_run_of_10000_units_stays_light(browser, tmp_path):
         set_plotly_mode("inline")
     path = tmp_path / "big" / "report.html"
     size = path.stat().st_size
-    page = _open(browser, path, WIDTHS["phone"])
+    page = file_pages.open(path, WIDTHS["phone"])
     box = page.locator(".units").first
     total = len(json.loads(box.locator("script").inner_text())["rows"])
     drawn = box.locator("tbody tr").count()
