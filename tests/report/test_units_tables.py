@@ -196,6 +196,26 @@ def test_every_units_table_is_made_by_one_helper():
         assert re.search(r"units_section(_of)?\(\s*\"The \w+ behind the numbers\"", src), mod.__name__
 
 
+def test_a_units_table_holds_each_kind_of_value_as_it_is_shown():
+    """The rows in the page's JSON: a missing value (None, NaN, pd.NA) is null, a boolean yes/no, a float rounded
+    to 3 places, an integer an integer (numpy's too), and a text longer than ``max_chars`` cut and marked "…"."""
+    from judgeaudit.report.html import units_html
+
+    df = pd.DataFrame({"text": ["short", "x" * 12, None, "y" * 10],
+                       "number": [0.123456, np.float32(2.5), np.nan, 7.0],
+                       "count": pd.array([1, 2, None, 4], dtype="Int64"),
+                       "flag": [True, np.bool_(False), None, True],
+                       "other": [np.int64(3), pd.NA, 1.5, "text"]}, dtype=object)
+    df["count"] = pd.array([1, 2, None, 4], dtype="Int64")
+    html = units_html(df, caption="c", max_chars=10)
+    data = json.loads(re.search(r'<script type="application/json">(.*)</script>', html).group(1))
+    assert data["columns"] == ["text", "number", "count", "flag", "other"]
+    assert data["rows"] == [["short", 0.123, 1, "yes", 3],
+                            ["x" * 10 + "…", 2.5, 2, "no", None],
+                            [None, None, None, None, 1.5],
+                            ["y" * 10, 7.0, 4, "yes", "text"]]
+
+
 def test_cap_profile_cell_with_a_single_point_interval_gives_wilson_and_says_why():
     from judgeaudit.report.cap import SINGLE_POINT_NOTE, cap_sections, profile_table
 

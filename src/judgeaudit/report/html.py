@@ -275,6 +275,8 @@ def units_html(df: pd.DataFrame, *, caption: str, filters: tuple[str, ...] = (),
     import json
 
     def cell(v: Any) -> Any:
+        if type(v) is str:         # most cells: a text (the checks below are for every other kind)
+            return v if len(v) <= max_chars else v[:max_chars] + "…"
         if v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and np.isnan(v)):
             return None
         if isinstance(v, (bool, np.bool_)):
