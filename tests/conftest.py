@@ -1,4 +1,4 @@
-"""Shared fixtures: the local OpenAI-compatible server, offline settings, and data-set locations."""
+"""Shared fixtures: the local OpenAI-compatible server, offline settings, data-set locations and headless Chromium."""
 
 from __future__ import annotations
 
