@@ -65,7 +65,8 @@ def test_killing_the_driver_ends_its_local_ray_instance(tmp_path):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the watcher reads /proc (Linux)")
 def test_the_watcher_ends_a_killed_parents_ray_processes_and_only_those(tmp_path):
     """The watcher on its own, with stand-in processes: a process named like a Ray worker below the watched
-    parent is ended once the parent is killed; a sibling that is not Ray's is left alone."""
+    parent is ended once the parent is killed, even at once after ``start`` returns; a sibling that is not
+    Ray's is left alone."""
     script = (
         "import subprocess, sys, time\n"
         "ray = subprocess.Popen(['bash', '-c', 'exec -a ray::IDLE sleep 120'])\n"
@@ -79,8 +80,7 @@ def test_the_watcher_ends_a_killed_parents_ray_processes_and_only_those(tmp_path
         while raywatch.ray_descendants(parent.pid) == {} and time.monotonic() < deadline:
             time.sleep(0.05)
         assert set(raywatch.ray_descendants(parent.pid)) == {ray_pid}
-        watcher = raywatch.start(parent.pid)
-        time.sleep(2 * raywatch.SCAN_EVERY)       # it has seen the parent's Ray process
+        watcher = raywatch.start(parent.pid)     # returns once the watcher has seen the parent's Ray process
         parent.kill()
         parent.wait()
         watcher.wait(timeout=120)
@@ -92,3 +92,15 @@ def test_the_watcher_ends_a_killed_parents_ray_processes_and_only_those(tmp_path
                 os.kill(pid, signal.SIGKILL)
         if parent.poll() is None:
             parent.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the watcher reads /proc (Linux)")
+def test_the_watcher_of_a_driver_already_gone_returns_at_once():
+    """``start`` waits for the watcher's first scan; a watcher whose driver has already exited scans nothing and
+    exits, and ``start`` returns then, not after its timeout."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    began = time.monotonic()
+    watcher = raywatch.start(gone.pid, timeout=600)
+    assert watcher.wait(timeout=120) == 0
+    assert time.monotonic() - began < 60
