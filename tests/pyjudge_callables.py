@@ -9,6 +9,15 @@ import threading
 
 CALLS: list[str] = []
 _LOCK = threading.Lock()
+TEXTS = ["a", "bb claim", "the drug always works", "x" * 17, "short", "a longer claim about trials", "q" * 9, "z"]
+"""The texts of ``graded_requests``, in turn."""
+
+
+def graded_requests(n: int = 8) -> list:
+    """``n`` graded requests r0, r1, … over ``TEXTS`` (their grade by ``grade``: ``expected_grade(text)``)."""
+    from judgeaudit.records import JudgeRequest
+
+    return [JudgeRequest(request_id=f"r{i}", text=TEXTS[i % len(TEXTS)], evidence="ev") for i in range(n)]
 
 
 def expected_grade(text: str) -> int:

@@ -1,10 +1,10 @@
 """``python:package.module:function`` judges: sync and async callables, every return form, parse
-failures counted, the call store keyed by qualified name and version, one-line build errors, and the
-same verdicts under the Ray backend (workers rebuild the judge from its spec string)."""
+failures counted, the call store keyed by qualified name and version, one-line build errors. (The same
+verdicts under the Ray backend, workers rebuilding the judge from its spec string: tests/runtime/test_ray_backend.py,
+on that module's Ray instance.)"""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -16,25 +16,19 @@ import pyjudge_callables as cb
 from judgeaudit.errors import InputError
 from judgeaudit.judges import make_judge
 from judgeaudit.records import JudgeRequest, verdicts_frame
-from judgeaudit.runtime.context import RunContext
 from judgeaudit.runtime.executor import RetryPolicy, run
 from judgeaudit.runtime.store import CallStore
 
 HERE = Path(__file__).parents[1]   # tests/: where pyjudge_callables lives
 SRC = Path(__file__).parents[2] / "src"
 FAST = RetryPolicy(max_retries=0, base_delay=0.01, max_delay=0.05, timeout=120.0)
-TEXTS = ["a", "bb claim", "the drug always works", "x" * 17, "short", "a longer claim about trials", "q" * 9, "z"]
-
-
-def _graded(n: int = 8) -> list[JudgeRequest]:
-    return [JudgeRequest(request_id=f"r{i}", text=TEXTS[i % len(TEXTS)], evidence="ev") for i in range(n)]
 
 
 @pytest.mark.parametrize("fn", ["grade", "agrade"])
 def test_sync_and_async_callables_grade(fn):
     judge = make_judge(f"python:pyjudge_callables:{fn}?version=1")
-    verdicts = run(judge, _graded(), progress=False, policy=FAST)
-    assert [v.score for v in verdicts] == [float(cb.expected_grade(t)) for t in TEXTS]
+    verdicts = run(judge, cb.graded_requests(), progress=False, policy=FAST)
+    assert [v.score for v in verdicts] == [float(cb.expected_grade(t)) for t in cb.TEXTS]
     assert all(v.parse_ok and v.error is None and v.score_source == "parsed" for v in verdicts)
     assert {v.model for v in verdicts} == {f"pyjudge_callables:{fn}"}
     assert judge.is_async is (fn == "agrade")
@@ -49,12 +43,12 @@ def test_pairwise_defects_and_dict_returns():
     d0, d1 = run(make_judge("python:pyjudge_callables:find_defects"), reqs, progress=False)
     assert d0.parse_ok and [(d.span, d.reason) for d in d0.defects] == [("always", "overgeneralises")]
     assert d1.parse_ok and d1.defects == []
-    (v,) = run(make_judge("python:pyjudge_callables:as_dict"), _graded(1), progress=False)
+    (v,) = run(make_judge("python:pyjudge_callables:as_dict"), cb.graded_requests(1), progress=False)
     assert (v.score, v.raw, v.rationale, v.parse_ok) == (2.0, "my reply for r0", "counted the characters", True)
 
 
 def test_anything_else_is_a_parse_failure_counted_with_its_reason():
-    verdicts = run(make_judge("python:pyjudge_callables:bad"), _graded(8), progress=False, policy=FAST)
+    verdicts = run(make_judge("python:pyjudge_callables:bad"), cb.graded_requests(8), progress=False, policy=FAST)
     df = verdicts_frame(verdicts)
     assert len(df) == 8 and df["error"].isna().all()          # every call completed: none dropped
     assert df["parse_ok"].tolist() == [False] * 7 + [True]
@@ -73,12 +67,12 @@ def test_anything_else_is_a_parse_failure_counted_with_its_reason():
 
 
 def test_an_exception_is_a_failed_call_with_its_error():
-    (v,) = run(make_judge("python:pyjudge_callables:boom"), _graded(1), progress=False, policy=FAST)
+    (v,) = run(make_judge("python:pyjudge_callables:boom"), cb.graded_requests(1), progress=False, policy=FAST)
     assert not v.parse_ok and v.error == "RuntimeError: cannot judge r0"
 
 
 def test_call_store_keys_by_qualified_name_and_version(tmp_path):
-    reqs = _graded(6)
+    reqs = cb.graded_requests(6)
     cb.CALLS.clear()
     with CallStore(tmp_path / "calls.sqlite") as store:
         first = run(make_judge("python:pyjudge_callables:grade?version=1"), reqs, store=store, progress=False)
@@ -127,48 +121,13 @@ def test_cli_import_error_is_one_line_and_no_call(tmp_path):
     assert not (tmp_path / "out" / "calls.sqlite").exists()
 
 
-@pytest.fixture(scope="module")
-def ray_local():
-    if importlib.util.find_spec("ray") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("the Ray backend tests need ray (pip install 'judgeaudit[ray]')")
-        pytest.skip("the Ray backend tests need ray (pip install 'judgeaudit[ray]')")
-    import ray
-
-    if ray.is_initialized():
-        ray.shutdown()
-    path = os.pathsep.join([str(HERE), str(SRC), os.environ.get("PYTHONPATH", "")])
-    ray.init(num_cpus=2, include_dashboard=False, runtime_env={"env_vars": {"PYTHONPATH": path}})
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
-
-
-@pytest.mark.slow   # a local Ray instance starts in ~10 s on an idle machine
-@pytest.mark.parametrize("fn", ["grade", "agrade"])
-def test_ray_workers_rebuild_the_callable_from_its_spec(ray_local, fn, tmp_path):
-    reqs = _graded(8)
-    judge = make_judge(f"python:pyjudge_callables:{fn}?version=3")
-    by_asyncio = run(judge, reqs, progress=False, policy=FAST)
-    cb.CALLS.clear()
-    on_ray = RunContext.of(backend="ray")
-    with CallStore(tmp_path / "ray.sqlite") as store:
-        by_ray = run(judge, reqs, store=store, progress=False, policy=FAST, context=on_ray)
-        assert cb.CALLS == []                                     # the calls ran in the workers, not here
-        again = run(judge, reqs, store=store, progress=False, policy=FAST, context=on_ray)
-    drop = ["latency_s", "timestamp"]
-    assert verdicts_frame(by_ray).drop(columns=drop).equals(verdicts_frame(by_asyncio).drop(columns=drop))
-    assert [v.score for v in again] == [float(cb.expected_grade(t)) for t in TEXTS]
-
-
 # ------------------------------------------------------------------ numpy scalars, sys.exit
 
 
 def test_numpy_scalars_are_read_as_the_numbers_they_hold():
-    expected = [float(cb.expected_grade(t)) for t in TEXTS]
+    expected = [float(cb.expected_grade(t)) for t in cb.TEXTS]
     for fn in ("np_int", "np_float", "np_dict"):
-        verdicts = run(make_judge(f"python:pyjudge_callables:{fn}"), _graded(), progress=False, policy=FAST)
+        verdicts = run(make_judge(f"python:pyjudge_callables:{fn}"), cb.graded_requests(), progress=False, policy=FAST)
         assert [v.score for v in verdicts] == expected, fn
         assert all(v.parse_ok and v.error is None for v in verdicts), [v.meta for v in verdicts]
     pair = [JudgeRequest(request_id="p", form="pairwise", prompt="q", response_a="s", response_b="long answer")]
@@ -176,8 +135,8 @@ def test_numpy_scalars_are_read_as_the_numbers_they_hold():
 
 
 def test_a_numpy_bool_is_a_pass_fail_verdict_and_a_world_label():
-    verdicts = run(make_judge("python:pyjudge_callables:np_passes"), _graded(), progress=False, policy=FAST)
-    assert [v.score for v in verdicts] == [0.0 if "always" in t else 1.0 for t in TEXTS]
+    verdicts = run(make_judge("python:pyjudge_callables:np_passes"), cb.graded_requests(), progress=False, policy=FAST)
+    assert [v.score for v in verdicts] == [0.0 if "always" in t else 1.0 for t in cb.TEXTS]
     assert all(v.parse_ok for v in verdicts)
     reqs = [JudgeRequest(request_id=f"w{i}", form=form, text=t, evidence="world", meta={"template": "world"})
             for i, (form, t) in enumerate([("label", "it always works"), ("label", "it works"),
@@ -189,13 +148,14 @@ def test_a_numpy_bool_is_a_pass_fail_verdict_and_a_world_label():
 
 
 def test_a_numpy_bool_is_not_a_grade_on_the_1_to_9_scale():
-    (v,) = run(make_judge("python:pyjudge_callables:np_passes?scale=1,9"), _graded(1), progress=False, policy=FAST)
+    (v,) = run(make_judge("python:pyjudge_callables:np_passes?scale=1,9"), cb.graded_requests(1), progress=False,
+               policy=FAST)
     assert not v.parse_ok and v.meta["parse_error"] == "a graded request needs a number, got bool True"
 
 
 @pytest.mark.parametrize("fn, code", [("exits", "3"), ("aexits", "'stop'")])
 def test_sys_exit_in_a_judge_is_a_failed_call_not_the_end_of_the_run(fn, code):
-    verdicts = run(make_judge(f"python:pyjudge_callables:{fn}"), _graded(3), progress=False, policy=FAST)
+    verdicts = run(make_judge(f"python:pyjudge_callables:{fn}"), cb.graded_requests(3), progress=False, policy=FAST)
     assert len(verdicts) == 3 and all(not v.parse_ok for v in verdicts)
     assert all(f"raised SystemExit({code})" in v.error and "sys.exit" in v.error for v in verdicts), verdicts[0].error
 

@@ -1,6 +1,7 @@
 """The Ray executor backend on a local Ray instance (2 CPUs, no dashboard) against the local test server:
-the same verdict rows as the asyncio backend, one writer (the driver) that resumes after being killed,
-and one-line errors when Ray is missing or the cluster does not answer."""
+the same verdict rows as the asyncio backend, workers that rebuild each judge (an API judge, a ``python:``
+callable) from its spec, one writer (the driver) that resumes after being killed, and one-line errors when
+Ray is missing or the cluster does not answer. One instance serves the module: starting one costs seconds."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pyjudge_callables as cb
 import pytest
 from fakeserver import FakeServer
 from testkit import require_ray
@@ -31,26 +33,33 @@ from judgeaudit.runtime.store import CallStore
 
 FAST = RetryPolicy(max_retries=3, base_delay=0.01, max_delay=0.05, timeout=10.0)
 KEY = "sk-test-not-a-secret"
+TESTS, SRC = Path(__file__).parents[1], Path(__file__).parents[2] / "src"
 RUN_DEPENDENT = ["latency_s", "timestamp"]   # how long a call took and when: the only columns that may differ
 
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    """A local Ray instance for the module; its workers get the test key from this process."""
+    """A local Ray instance for the module; its workers get the test key and this tree's ``judgeaudit`` and
+    ``pyjudge_callables`` (tests/ on their PYTHONPATH) from this process's environment."""
     require_ray()
     import ray
 
-    old = os.environ.get("OPENAI_API_KEY")
-    os.environ["OPENAI_API_KEY"] = KEY
+    env = {"OPENAI_API_KEY": KEY,
+           "PYTHONPATH": os.pathsep.join([str(TESTS), str(SRC), os.environ.get("PYTHONPATH", "")])}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    if ray.is_initialized():
+        ray.shutdown()
     ray.init(num_cpus=2, include_dashboard=False)
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
         ray.shutdown()
-        if old is None:
-            os.environ.pop("OPENAI_API_KEY", None)
-        else:
-            os.environ["OPENAI_API_KEY"] = old
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def _digit(prompt: str) -> int:
@@ -113,6 +122,25 @@ def test_workers_rebuild_each_judge_from_its_spec(ray_cluster, fake_server, tmp_
     with pytest.raises(InputError, match="rebuilt on a Ray worker is another instrument"):
         run(other, _requests(1), policy=FAST, progress=False, context=on_ray)
     assert sum(srv.answered.values()) == 4
+
+
+@pytest.mark.parametrize("fn", ["grade", "agrade"])
+def test_ray_workers_rebuild_the_callable_from_its_spec(ray_cluster, fn, tmp_path):
+    """A ``python:package.module:function`` judge: the workers import the callable its spec names and give
+    the asyncio backend's verdicts, and a rerun on the same store the same grades."""
+    policy = RetryPolicy(max_retries=0, base_delay=0.01, max_delay=0.05, timeout=120.0)
+    reqs = cb.graded_requests(8)
+    judge = make_judge(f"python:pyjudge_callables:{fn}?version=3")
+    by_asyncio = run(judge, reqs, progress=False, policy=policy)
+    cb.CALLS.clear()
+    on_ray = RunContext.of(backend="ray")
+    with CallStore(tmp_path / "ray.sqlite") as store:
+        by_ray = run(judge, reqs, store=store, progress=False, policy=policy, context=on_ray)
+        assert cb.CALLS == []                                     # the calls ran in the workers, not here
+        again = run(judge, reqs, store=store, progress=False, policy=policy, context=on_ray)
+    assert verdicts_frame(by_ray).drop(columns=RUN_DEPENDENT).equals(
+        verdicts_frame(by_asyncio).drop(columns=RUN_DEPENDENT))
+    assert [v.score for v in again] == [float(cb.expected_grade(t)) for t in cb.TEXTS]
 
 
 @pytest.mark.parametrize("other", ["asyncio", "ray"])

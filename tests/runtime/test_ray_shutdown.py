@@ -33,10 +33,12 @@ def test_killing_the_driver_ends_its_local_ray_instance(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     env["OPENAI_API_KEY"] = KEY
     env["RAY_raylet_start_wait_time_s"] = "300"    # a busy 2-core machine starts a raylet slowly
+    # --concurrency 1: one actor, whose worker must end with the instance's own processes (another actor
+    # would add only its start-up: a worker process importing the judge's client)
     with FakeServer(responder=lambda p: "Score: 5", latency=0.2) as srv:
         args = [sys.executable, "-m", "judgeaudit.cli", "judge", "--judge", "api:openai/fake-judge",
                 "--api-base", srv.base_url, "--input", str(items), "--out", str(tmp_path / "out"),
-                "--store", str(db), "--concurrency", "2", "--backend", "ray"]
+                "--store", str(db), "--concurrency", "1", "--backend", "ray"]
         with (tmp_path / "run.log").open("w") as log:
             proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)
             try:
@@ -53,10 +55,13 @@ def test_killing_the_driver_ends_its_local_ray_instance(tmp_path):
             finally:
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
-    deadline = time.monotonic() + 120     # the watcher scans every second; a busy machine delays its kills
+    # Ray's own reaper ends the GCS server and the raylet; without the watcher the raylet's agents outlive the
+    # driver by about a minute (61 s with Ray 2.60), so a longer wait would pass without it. The watcher ends
+    # them within POLL + GRACE (3.2 s); 30 s leaves a busy machine ample room.
+    deadline = time.monotonic() + 30
     left = {p: s for p, s in ray_procs.items() if raywatch.alive(p, s)}
     while left and time.monotonic() < deadline:
-        time.sleep(0.25)
+        time.sleep(0.1)
         left = {p: s for p, s in left.items() if raywatch.alive(p, s)}
     assert left == {}, {p: names[p] for p in left}
     assert 3 <= stored_ok(db) < n                    # it was killed mid-run; what was answered is stored
@@ -65,7 +70,8 @@ def test_killing_the_driver_ends_its_local_ray_instance(tmp_path):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the watcher reads /proc (Linux)")
 def test_the_watcher_ends_a_killed_parents_ray_processes_and_only_those(tmp_path):
     """The watcher on its own, with stand-in processes: a process named like a Ray worker below the watched
-    parent is ended once the parent is killed; a sibling that is not Ray's is left alone."""
+    parent is ended once the parent is killed, even at once after ``start`` returns; a sibling that is not
+    Ray's is left alone."""
     script = (
         "import subprocess, sys, time\n"
         "ray = subprocess.Popen(['bash', '-c', 'exec -a ray::IDLE sleep 120'])\n"
@@ -79,8 +85,7 @@ def test_the_watcher_ends_a_killed_parents_ray_processes_and_only_those(tmp_path
         while raywatch.ray_descendants(parent.pid) == {} and time.monotonic() < deadline:
             time.sleep(0.05)
         assert set(raywatch.ray_descendants(parent.pid)) == {ray_pid}
-        watcher = raywatch.start(parent.pid)
-        time.sleep(2 * raywatch.SCAN_EVERY)       # it has seen the parent's Ray process
+        watcher = raywatch.start(parent.pid)     # returns once the watcher has seen the parent's Ray process
         parent.kill()
         parent.wait()
         watcher.wait(timeout=120)
@@ -92,3 +97,15 @@ def test_the_watcher_ends_a_killed_parents_ray_processes_and_only_those(tmp_path
                 os.kill(pid, signal.SIGKILL)
         if parent.poll() is None:
             parent.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the watcher reads /proc (Linux)")
+def test_the_watcher_of_a_driver_already_gone_returns_at_once():
+    """``start`` waits for the watcher's first scan; a watcher whose driver has already exited scans nothing and
+    exits, and ``start`` returns then, not after its timeout."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    began = time.monotonic()
+    watcher = raywatch.start(gone.pid, timeout=600)
+    assert watcher.wait(timeout=120) == 0
+    assert time.monotonic() - began < 60

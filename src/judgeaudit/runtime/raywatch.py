@@ -3,8 +3,9 @@
 ``ray.init()`` starts the instance's processes (GCS server, raylet, its agents, workers) as descendants of the
 driver. A driver that exits normally shuts them down; one that is killed leaves some of them running
 (the raylet's agents outlive it by over a minute). ``start(driver_pid)`` launches this file as a small
-process of its own (standard library only, so it starts in milliseconds and holds no judge): it notes the
-driver's Ray descendants every ``SCAN_EVERY`` seconds while the driver lives, and when the driver is gone
+process of its own (standard library only, so it starts in milliseconds and holds no judge) and returns once
+the watcher has noted the driver's Ray descendants (a driver killed right after ``start`` still has them
+ended); the watcher notes them again every ``SCAN_EVERY`` seconds while the driver lives, and when the driver is gone
 it sends them SIGTERM, then SIGKILL to any still alive ``GRACE`` seconds later, and exits. It also exits
 when the driver lives on but its Ray processes are gone (``ray.shutdown()``; a new ``ray.init()`` starts
 a new watcher). Linux only (it reads ``/proc``); elsewhere ``start`` does nothing.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -26,6 +28,8 @@ SCAN_EVERY = 1.0
 """Seconds between scans of the driver's descendants."""
 GRACE = 3.0
 """Seconds between SIGTERM and SIGKILL."""
+READY_TIMEOUT = 30.0
+"""Seconds ``start`` waits at most for the watcher's first scan."""
 
 
 def _stat(pid: int) -> tuple[str, int, int] | None:
@@ -96,8 +100,19 @@ def _end(procs: dict[int, int]) -> None:
             time.sleep(0.1)
 
 
-def watch(driver: int) -> None:
-    """Watch ``driver`` until it dies (then end its Ray processes) or its Ray processes are gone."""
+def _tell(ready: int | None) -> None:
+    """Write a line to the pipe ``ready`` and close it (its reader may have given up and closed it already)."""
+    if ready is not None:
+        try:
+            os.write(ready, b"scanned\n")
+        except OSError:
+            pass
+        os.close(ready)
+
+
+def watch(driver: int, ready: int | None = None) -> None:
+    """Watch ``driver`` until it dies (then end its Ray processes) or its Ray processes are gone; after the first
+    scan of its descendants, say so on the file descriptor ``ready`` (``start`` waits for it)."""
     first = _stat(driver)
     if first is None:
         return
@@ -112,18 +127,32 @@ def watch(driver: int) -> None:
             if seen and not current:
                 return           # ray.shutdown(): nothing left to watch
             seen = {p: s for p, s in {**seen, **current}.items() if alive(p, s)}
+            _tell(ready)
+            ready = None
         time.sleep(POLL)
     _end(seen)
 
 
-def start(driver: int | None = None) -> subprocess.Popen | None:
-    """Launch the watcher of ``driver`` (default: this process) in its own session; None off Linux."""
+def start(driver: int | None = None, *, timeout: float = READY_TIMEOUT) -> subprocess.Popen | None:
+    """Launch the watcher of ``driver`` (default: this process) in its own session and return once it has
+    scanned the driver's Ray processes (or after ``timeout`` seconds, or when it exits: ``driver`` is gone);
+    None off Linux."""
     if not sys.platform.startswith("linux"):
         return None
-    return subprocess.Popen([sys.executable, "-I", str(Path(__file__).resolve()), str(driver or os.getpid())],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True, close_fds=True)
+    read, write = os.pipe()
+    try:
+        proc = subprocess.Popen([sys.executable, "-I", str(Path(__file__).resolve()), str(driver or os.getpid()),
+                                 str(write)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True, pass_fds=(write,))
+        os.close(write)
+        write = -1
+        select.select([read], [], [], timeout)   # readable: its line, or end of file when it exits
+    finally:
+        os.close(read)
+        if write != -1:
+            os.close(write)
+    return proc
 
 
 if __name__ == "__main__":
-    watch(int(sys.argv[1]))
+    watch(int(sys.argv[1]), ready=int(sys.argv[2]) if len(sys.argv) > 2 else None)
