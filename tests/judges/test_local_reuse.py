@@ -126,6 +126,30 @@ def fresh(judge) -> list[np.ndarray]:
     return [_logits(judge, _req(c, meta={"regrade": True})) for c in CLAIMS]
 
 
+def test_planned_work_is_the_work_done_for_world_labels(judge, passes):
+    """A world label is read off the next-token distribution as a grade is: a regrade evaluates its prompt from an
+    empty KV cache, another vote of the same prompt is answered from the prompt cache."""
+    from judgeaudit.records import WorldItem
+    from judgeaudit.world.requests import build_request
+    from judgeaudit.world.run import context_for
+
+    item = WorldItem(item_id="w", task="qa", output="Lyon.", world="Paris is the capital of France.",
+                     question="What is the capital of France?", defective=True)
+    req = build_request(item, "informed", context_for([item], 0), form="label")
+    regrade = req.model_copy(update={"epoch": 1, "meta": {**req.meta, "regrade": True}})
+    reqs = [regrade, req, req.model_copy(update={"epoch": 1}), regrade]
+    local._DIST_CACHE.clear()
+    plan = judge.planned_work(reqs)
+    done = []
+    for r in reqs:
+        passes.clear()
+        asyncio.run(judge.judge_one(r))
+        done.append(sum(n for n, _ in passes))
+    assert done[2] == 0 and done[3] == done[0] == len(judge.llm.tokenize(
+        (judge.render(req) + '\n{"defective":').encode(), add_bos=True, special=False))
+    assert [w.evaluated for w in plan] == done
+
+
 def test_logits_are_bit_identical_whatever_was_evaluated_before(judge, fresh):
     after_sibling = [_logits(judge, _req(c)) for c in CLAIMS]           # each reuses the one before's prefix
     reverse = [_logits(judge, _req(c)) for c in reversed(CLAIMS)][::-1]
