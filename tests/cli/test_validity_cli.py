@@ -56,7 +56,10 @@ def test_validity_run_on_a_replay_file(tmp_path, planted_replay, cli_run):
     assert len(pd.read_parquet(out / "verdicts.parquet")) == 3 * (48 + 576) + 48
 
 
-def test_validity_run_on_the_local_judge(tmp_path, cli_run):
+def test_validity_run_on_the_local_judge(tmp_path, cli_run, monkeypatch):
+    # one compute thread: the count changes the speed only (tests/judges/test_local_reuse.py pins it), and beside
+    # another busy core the chooser's probes and warm-up on two threads make those calls several times slower
+    monkeypatch.setenv("JUDGEAUDIT_LOCAL_THREADS", "1")
     probes = [json.loads(line) for line in bundled_probes_path().read_text().splitlines()][:24]   # two bases
     pf = tmp_path / "probes.jsonl"
     pf.write_text("".join(json.dumps(p) + "\n" for p in probes))

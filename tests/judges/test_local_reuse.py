@@ -6,6 +6,8 @@ prefix, after a generation)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -28,9 +30,30 @@ def _req(text: str, **kw) -> JudgeRequest:
     return JudgeRequest(request_id=text[:8], text=text, evidence=EVIDENCE, **kw)
 
 
+@contextlib.contextmanager
+def _threads_fixed(judge, n: int) -> Iterator[None]:
+    """The model's thread chooser fixed at ``n`` compute threads in place of its own (restored after)."""
+    import llama_cpp
+
+    from judgeaudit.judges.threads import ThreadChooser
+
+    llm = judge.llm
+    own = local._chooser(llm)
+    try:
+        setattr(llm, local._THREADS, ThreadChooser([n], lambda k: llama_cpp.llama_set_n_threads(llm.ctx, k, k)))
+        yield
+    finally:
+        setattr(llm, local._THREADS, own)
+        own.current = None                                    # its next call applies its own count again
+
+
 @pytest.fixture(scope="module")
 def judge():
-    return make_judge("local")
+    """The embedded judge on one compute thread: the count changes the speed only (the thread tests at the end
+    pin it), and a chooser probing two threads beside another busy core makes a call several times slower."""
+    judge = make_judge("local")
+    with _threads_fixed(judge, 1):
+        yield judge
 
 
 @pytest.fixture
@@ -97,8 +120,37 @@ def test_planned_work_is_the_work_done(judge, passes):
     assert [w.evaluated for w in plan] == done
 
 
-def test_logits_are_bit_identical_whatever_was_evaluated_before(judge):
-    fresh = [_logits(judge, _req(c, meta={"regrade": True})) for c in CLAIMS]
+@pytest.fixture(scope="module")
+def fresh(judge) -> list[np.ndarray]:
+    """The logits of each claim's prompt evaluated from an empty KV cache."""
+    return [_logits(judge, _req(c, meta={"regrade": True})) for c in CLAIMS]
+
+
+def test_planned_work_is_the_work_done_for_world_labels(judge, passes):
+    """A world label is read off the next-token distribution as a grade is: a regrade evaluates its prompt from an
+    empty KV cache, another vote of the same prompt is answered from the prompt cache."""
+    from judgeaudit.records import WorldItem
+    from judgeaudit.world.requests import build_request
+    from judgeaudit.world.run import context_for
+
+    item = WorldItem(item_id="w", task="qa", output="Lyon.", world="Paris is the capital of France.",
+                     question="What is the capital of France?", defective=True)
+    req = build_request(item, "informed", context_for([item], 0), form="label")
+    regrade = req.model_copy(update={"epoch": 1, "meta": {**req.meta, "regrade": True}})
+    reqs = [regrade, req, req.model_copy(update={"epoch": 1}), regrade]
+    local._DIST_CACHE.clear()
+    plan = judge.planned_work(reqs)
+    done = []
+    for r in reqs:
+        passes.clear()
+        asyncio.run(judge.judge_one(r))
+        done.append(sum(n for n, _ in passes))
+    assert done[2] == 0 and done[3] == done[0] == len(judge.llm.tokenize(
+        (judge.render(req) + '\n{"defective":').encode(), add_bos=True, special=False))
+    assert [w.evaluated for w in plan] == done
+
+
+def test_logits_are_bit_identical_whatever_was_evaluated_before(judge, fresh):
     after_sibling = [_logits(judge, _req(c)) for c in CLAIMS]           # each reuses the one before's prefix
     reverse = [_logits(judge, _req(c)) for c in reversed(CLAIMS)][::-1]
     _logits(judge, _req(CLAIMS[0], criterion="Fluency: is the text well written?"))   # another prefix
@@ -121,35 +173,26 @@ def test_grades_are_identical_first_or_after_others(judge):
     assert dist(_req(CLAIMS[3])) == first == dist(_req(CLAIMS[3], meta={"regrade": True}))
 
 
-def _at_threads(judge, n: int) -> list[np.ndarray]:
-    """The logits of fresh calls and of tails after a reused prefix, with the model's thread chooser fixed at
-    ``n`` compute threads in place of its own (restored after)."""
-    import llama_cpp
-
-    from judgeaudit.judges.threads import ThreadChooser
-
-    llm = judge.llm
-    own = local._chooser(llm)
-    try:
-        setattr(llm, local._THREADS, ThreadChooser([n], lambda k: llama_cpp.llama_set_n_threads(llm.ctx, k, k)))
-        out = [_logits(judge, _req(c, meta={"regrade": True})) for c in CLAIMS[:3]]
-        out += [_logits(judge, _req(c)) for c in CLAIMS]      # tails after a reused prefix too
-        assert int(llama_cpp.llama_n_threads(llm.ctx)) == n
-        return out
-    finally:
-        setattr(llm, local._THREADS, own)
-        own.current = None                                    # its next call applies its own count again
+def _tails(judge) -> list[np.ndarray]:
+    """The logits of each claim's prompt evaluated after the first claim's: the tail after a reused prefix."""
+    _logits(judge, _req(CLAIMS[0]))          # from here on the KV cache holds the same tokens at every count
+    return [_logits(judge, _req(c)) for c in CLAIMS]
 
 
 @pytest.fixture(scope="module")
-def one_thread(judge) -> list[np.ndarray]:
-    """``_at_threads(judge, 1)``, computed once for the counts compared with it."""
-    return _at_threads(judge, 1)
+def one_thread(judge, fresh) -> list[np.ndarray]:
+    """The first claim's prompt evaluated fresh and the tails after it (``_tails``) on one compute thread."""
+    return fresh[:1] + _tails(judge)
 
 
 @pytest.mark.parametrize("count", [2, 3])
 def test_logits_are_bit_identical_on_one_compute_thread_or_more(judge, one_thread, count):
     """The thread chooser may change the count between any two calls: it must not change a grade. Each
-    count is run by a chooser fixed at it, in place of the model's own (restored after)."""
-    more = _at_threads(judge, count)
+    count is run by a chooser fixed at it, in place of the model's own (restored after): a whole prompt
+    evaluated fresh (its passes of 128 and of the rest) and the tails of every claim after a reused prefix."""
+    import llama_cpp
+
+    with _threads_fixed(judge, count):
+        more = [_logits(judge, _req(CLAIMS[0], meta={"regrade": True})), *_tails(judge)]
+        assert int(llama_cpp.llama_n_threads(judge.llm.ctx)) == count
     assert all(np.array_equal(a, b) for a, b in zip(one_thread, more, strict=True))

@@ -65,8 +65,8 @@ def model_path() -> str:
 
 
 _MODELS: dict[tuple[str, int, int], Any] = {}
-# Next-token distributions by prompt, shared by every LocalJudge in the process: K votes of one
-# prompt cost one forward pass, whatever the sampling seed.
+# Next-token distributions by prompt (a grade's over the digits, a world label's over true/false), shared by
+# every LocalJudge in the process: K votes of one prompt cost one forward pass, whatever the sampling seed.
 _DIST_CACHE: dict[str, tuple[np.ndarray, float]] = {}
 _DIST_CACHE_SIZE = 8192
 _MODELS_LOCK = threading.Lock()
@@ -406,20 +406,20 @@ class LocalJudge(Judge):
             text = self.render(r)
             fresh = bool(r.meta.get("regrade"))
             kind = "graded (regrade)" if fresh and r.form == "graded" else r.form
+            world = r.form == "label" and elicit.is_world(r)
             if r.form == "graded":
                 text += " "
-                if not fresh:     # a regrade neither reads nor fills the prompt cache
-                    if text in seen:
-                        work.append(Work(kind, 0, 0))
-                        continue
-                    seen.add(text)
             elif r.form == "pairwise":
                 text += " (omitted)\nVerdict: "
-            elif r.form == "label" and elicit.is_world(r):
+            elif world:
                 text += '\n{"defective":'
+            if (r.form == "graded" or world) and not fresh:   # a regrade neither reads nor fills the prompt cache
+                if text in seen:
+                    work.append(Work(kind, 0, 0))
+                    continue
+                seen.add(text)
             tokens = llm.tokenize(text.encode(), add_bos=True, special=False)
-            generating = kind not in ("graded", "graded (regrade)", "pairwise") and not (
-                r.form == "label" and elicit.is_world(r))
+            generating = kind not in ("graded", "graded (regrade)", "pairwise") and not world
             lcp = _common_prefix([] if fresh else prev[:len(prev) if generating else canonical], tokens)
             if generating:   # llama-cpp-python's completion reuses any shared prefix
                 start = min(lcp, len(tokens) - 1)
@@ -448,19 +448,22 @@ class LocalJudge(Judge):
         sub = p[ids]
         return sub / sub.sum(), float(sub.sum())
 
+    def _cached_distribution(self, request: JudgeRequest, prompt: str, ids: list[int]) -> tuple[np.ndarray, float]:
+        """``_distribution`` over ``ids`` of the token after ``prompt``, from the prompt cache (filled on a miss). A
+        regrade evaluates it from an empty KV cache and neither reads nor fills the prompt cache."""
+        if request.meta.get("regrade"):
+            return self._distribution(self._next_token_logits(prompt, fresh=True), ids)
+        if prompt not in _DIST_CACHE:
+            if len(_DIST_CACHE) >= _DIST_CACHE_SIZE:
+                _DIST_CACHE.pop(next(iter(_DIST_CACHE)))
+            _DIST_CACHE[prompt] = self._distribution(self._next_token_logits(prompt), ids)
+        return _DIST_CACHE[prompt]
+
     def _graded(self, request: JudgeRequest, key: str) -> dict[str, Any]:
         if self._digit_ids is None:
             self._digit_ids = self._token_ids([str(s) for s in elicit.SCALE])
         # The score digit follows "Score: " — the space is its own token in Gemma's vocabulary.
-        prompt = self.render(request) + " "
-        if request.meta.get("regrade"):
-            dist, mass = self._distribution(self._next_token_logits(prompt, fresh=True), self._digit_ids)
-        else:
-            if prompt not in _DIST_CACHE:
-                if len(_DIST_CACHE) >= _DIST_CACHE_SIZE:
-                    _DIST_CACHE.pop(next(iter(_DIST_CACHE)))
-                _DIST_CACHE[prompt] = self._distribution(self._next_token_logits(prompt), self._digit_ids)
-            dist, mass = _DIST_CACHE[prompt]
+        dist, mass = self._cached_distribution(request, self.render(request) + " ", self._digit_ids)
         temperature = float(self.spec.params.get("temperature", 0.0))
         if temperature > 0:
             rng = np.random.default_rng(int(key[:16], 16))
@@ -482,9 +485,10 @@ class LocalJudge(Judge):
         """The world ``label`` form read off the next-token distribution, as the graded form is: the
         prompt ends inside the JSON answer the template asks for (``{"defective":``) and the label is
         `` true`` or `` false`` (each one token with its space) by their probabilities (argmax at temperature 0, sampled, seeded by the
-        call key, above it). A base model asked to write the JSON itself rarely stops."""
+        call key, above it). A base model asked to write the JSON itself rarely stops. Its distribution is cached and
+        a regrade is a fresh call, as a grade's (``_cached_distribution``)."""
         ids = self._token_ids([" true", " false"])
-        dist, mass = self._distribution(self._next_token_logits(self.render(request) + '\n{"defective":'), ids)
+        dist, mass = self._cached_distribution(request, self.render(request) + '\n{"defective":', ids)
         temperature = float(self.spec.params.get("temperature", 0.0))
         if temperature > 0:
             w = dist ** (1.0 / temperature)
