@@ -13,6 +13,8 @@ import pytest
 from judgeaudit.analyses import validation_power as vp
 from judgeaudit.stats.agreement import fleiss_kappa, majority_label
 
+pytestmark = pytest.mark.usefixtures("one_blas_thread")   # BLAS on one thread, as the audit runs it
+
 WORDS = ("alpha beta gamma delta epsilon zeta theta iota kappa lambda sigma omega river stone cloud "
          "field light paper window garden table").split()
 

@@ -34,6 +34,8 @@ from judgeaudit.analyses.validation_power.nulls import label_permutations, make_
 from shared_sets import labelled_set_specs, trimmed
 from judgeaudit.datasets.registry import load_set
 
+pytestmark = pytest.mark.usefixtures("one_blas_thread")   # BLAS on one thread, as the audit runs it
+
 MAX_ROWS = 100
 PROBA_ATOL = 1e-6
 """Largest difference allowed between the two routes' predicted probabilities: the designs differ
@@ -193,52 +195,49 @@ def _specs(d) -> dict[str, str]:
 
 @pytest.mark.data
 def test_fast_route_gives_the_reference_oof_predictions_on_every_shared_set(data_dir):
-    from threadpoolctl import threadpool_limits
-
     specs = _specs(data_dir)
     assert len(specs) >= 12
     compared = row_space_folds = 0
-    with threadpool_limits(limits=1, user_api="blas"):
-        for name, spec in specs.items():
-            df = load_set(spec)
-            preps = [prepare_item(df)] + ([prepare_paired(df)] if is_paired_table(df) else [])
-            for prep in preps:
-                if len(np.unique(prep.y)) < 2:
+    for name, spec in specs.items():
+        df = load_set(spec)
+        preps = [prepare_item(df)] + ([prepare_paired(df)] if is_paired_table(df) else [])
+        for prep in preps:
+            if len(np.unique(prep.y)) < 2:
+                continue
+            plan = make_folds(prep.groups)
+            fast, ref = _Designs(prep, plan, route="fast"), _Designs(prep, plan, route="reference")
+            labels = [prep.y, *label_permutations(prep, 1, 1)]
+            for member in MEMBERS:
+                if member == PROVENANCE_MEMBER:
+                    if has_condition(prep):
+                        pf, pr = _Provenance(fast), _Provenance(ref)
+                        for y in labels:
+                            assert np.array_equal(pf.predict(y), pr.predict(y)), (name, prep.mode, member)
+                            compared += 1
                     continue
-                plan = make_folds(prep.groups)
-                fast, ref = _Designs(prep, plan, route="fast"), _Designs(prep, plan, route="reference")
-                labels = [prep.y, *label_permutations(prep, 1, 1)]
-                for member in MEMBERS:
-                    if member == PROVENANCE_MEMBER:
-                        if has_condition(prep):
-                            pf, pr = _Provenance(fast), _Provenance(ref)
-                            for y in labels:
-                                assert np.array_equal(pf.predict(y), pr.predict(y)), (name, prep.mode, member)
-                                compared += 1
+                # the audit's call: every label vector's fits in lockstep (fit_logistic_many)
+                together = oof_predictions_many(fast, member, labels)
+                row_space_folds += sum(fast.basis(member, k) is not None for k in range(plan.n_splits))
+                # the observed labels fold by fold: one estimator per route and fold gives the
+                # out-of-fold predictions and the probabilities (the reference route's own
+                # call, ``oof_predictions``, is compared on the permuted labels below)
+                want, lone = np.empty(prep.n, dtype=object), np.empty(prep.n, dtype=object)
+                for k, (train, test) in enumerate(plan.splits()):
+                    if len(np.unique(prep.y[train])) < 2:
+                        want[test] = lone[test] = np.unique(prep.y[train])[0]   # a constant prediction
                         continue
-                    # the audit's call: every label vector's fits in lockstep (fit_logistic_many)
-                    together = oof_predictions_many(fast, member, labels)
-                    row_space_folds += sum(fast.basis(member, k) is not None for k in range(plan.n_splits))
-                    # the observed labels fold by fold: one estimator per route and fold gives the
-                    # out-of-fold predictions and the probabilities (the reference route's own
-                    # call, ``oof_predictions``, is compared on the permuted labels below)
-                    want, lone = np.empty(prep.n, dtype=object), np.empty(prep.n, dtype=object)
-                    for k, (train, test) in enumerate(plan.splits()):
-                        if len(np.unique(prep.y[train])) < 2:
-                            want[test] = lone[test] = np.unique(prep.y[train])[0]   # a constant prediction
-                            continue
-                        (ftr, fte), (rtr, rte) = fast.fold(member, k, train, test), ref.fold(member, k, train, test)
-                        f = fit_logistic(ftr if fast.basis(member, k) is None else fast.basis(member, k), prep.y[train])
-                        r = make_classifier().fit(rtr, prep.y[train])
-                        want[test], lone[test] = r.predict(rte), f.predict(fte)
-                        np.testing.assert_allclose(f.predict_proba(fte), r.predict_proba(rte), rtol=0, atol=PROBA_ATOL,
-                                                   err_msg=f"{name} {prep.mode} {member} fold {k}")
-                    wants = [want.astype(str), *(oof_predictions(ref, member, y) for y in labels[1:])]
-                    lones = [lone.astype(str), *(oof_predictions(fast, member, y) for y in labels[1:])]
-                    for pred, want_y, lone_y in zip(together, wants, lones, strict=True):
-                        assert np.array_equal(pred, want_y), (name, prep.mode, member)
-                        assert np.array_equal(lone_y, want_y), (name, prep.mode, member)
-                        compared += 1
+                    (ftr, fte), (rtr, rte) = fast.fold(member, k, train, test), ref.fold(member, k, train, test)
+                    f = fit_logistic(ftr if fast.basis(member, k) is None else fast.basis(member, k), prep.y[train])
+                    r = make_classifier().fit(rtr, prep.y[train])
+                    want[test], lone[test] = r.predict(rte), f.predict(fte)
+                    np.testing.assert_allclose(f.predict_proba(fte), r.predict_proba(rte), rtol=0, atol=PROBA_ATOL,
+                                               err_msg=f"{name} {prep.mode} {member} fold {k}")
+                wants = [want.astype(str), *(oof_predictions(ref, member, y) for y in labels[1:])]
+                lones = [lone.astype(str), *(oof_predictions(fast, member, y) for y in labels[1:])]
+                for pred, want_y, lone_y in zip(together, wants, lones, strict=True):
+                    assert np.array_equal(pred, want_y), (name, prep.mode, member)
+                    assert np.array_equal(lone_y, want_y), (name, prep.mode, member)
+                    compared += 1
     # 12+ sets, ~20 (set, mode) pairs, 3 members (+ provenance), observed labels + 1 permutation
     assert compared >= 150 and row_space_folds >= 40   # the n-gram member fit on its row space
 

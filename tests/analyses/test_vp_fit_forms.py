@@ -25,6 +25,8 @@ from judgeaudit.analyses.validation_power.nulls import label_permutations, make_
 from judgeaudit.datasets.demo import vp_demo_sets
 from judgeaudit.datasets.registry import load_set
 
+pytestmark = pytest.mark.usefixtures("one_blas_thread")   # BLAS on one thread, as the audit runs it
+
 PROBA_ATOL = 1e-9
 """Largest difference allowed between the probabilities of the fits on the row space and on the
 sparse design. Both run the iterates of one L-BFGS-B fit (the row space's stopping test is taken in
@@ -61,15 +63,6 @@ def _ngram_fold(df: pd.DataFrame, k: int = 0):
     train, test = list(plan.splits())[k]
     va, _ = _Designs(prep, plan).ngram_responses(k, train)
     return prep, plan, train, test, va[train], va[test]
-
-
-@pytest.fixture(autouse=True)
-def one_blas_thread():
-    """BLAS on one thread, as the audit runs it (``audit_validation_power``)."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,8 @@ import pytest
 from judgeaudit.analyses.validation_power.modes import has_condition, prepare_item, prepare_paired
 from judgeaudit.datasets import rm_bench
 
+pytestmark = pytest.mark.usefixtures("one_blas_thread")   # BLAS on one thread, as the audit runs it
+
 ROLE = r"(?i)\b(?:chosen|rejected|preferred|winner|loser)\b"
 
 

@@ -38,6 +38,15 @@ from judgeaudit.errors import InputError
 from judgeaudit.stats.resample import permutation_p
 
 
+def one_blas_thread() -> Any:
+    """BLAS held to one thread (a context manager), as every audit runs: the work is thousands of
+    small logistic-regression fits and products, for which BLAS's threads only add contention
+    (starting and spinning them costs many times the arithmetic of a product of this size)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int = 30, seed: int = 0,
                    n_boot: int = 1000, ceiling: tuple[float, float, float] | None = None,
                    members: Sequence[str] | None = None, route: str = "fast") -> ModeResult:
@@ -55,7 +64,18 @@ def audit_prepared(prep: Prepared, *, set_name: str = "set", n_permutations: int
         members: restrict to these members (for tests/benchmarks); default all applicable.
         route: ``"fast"`` or ``"reference"`` (``family.ROUTES``): two computations of the same
             designs for the same solver; they give the same out-of-fold predictions.
+
+    BLAS is held to one thread for the duration (``one_blas_thread``), as in ``audit_validation_power``.
     """
+    with one_blas_thread():
+        return _audit_prepared(prep, set_name=set_name, n_permutations=n_permutations, seed=seed, n_boot=n_boot,
+                               ceiling=ceiling, members=members, route=route)
+
+
+def _audit_prepared(prep: Prepared, *, set_name: str, n_permutations: int, seed: int, n_boot: int,
+                    ceiling: tuple[float, float, float] | None, members: Sequence[str] | None,
+                    route: str) -> ModeResult:
+    """``audit_prepared`` on the BLAS setting in force."""
     y = prep.y
     labels = tuple(sorted(np.unique(y)))
     if len(labels) < 2:
@@ -132,15 +152,12 @@ def audit_validation_power(sets: Mapping[str, pd.DataFrame], **kw: Any) -> Valid
     """Audit every label set in every requested input mode (Def. 6, App. E) and, optionally,
     transfer between sets. See ``_audit_validation_power`` for the arguments.
 
-    BLAS is held to one thread for the duration: the work is thousands of small
-    logistic-regression fits, for which multi-threaded BLAS only adds contention.
+    BLAS is held to one thread for the duration (``one_blas_thread``).
     """
-    from threadpoolctl import threadpool_limits
-
     from judgeaudit.analyses.validation_power import family
 
     try:
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             return _audit_validation_power(sets, **kw)
     finally:
         family.clear_caches()   # n-grams of words and the last set's counts: not needed past the audit
@@ -157,7 +174,7 @@ def _audit_set(name: str, df: pd.DataFrame, modes: Sequence[str], ceilings: Mapp
             continue
         prep = prepare_paired(df, seed=seed) if mode == "paired" else prepare_item(df)
         prepared[(name, mode)] = prep
-        results.append(audit_prepared(prep, set_name=name, seed=seed, ceiling=ceilings.get(mode), **kw))
+        results.append(_audit_prepared(prep, set_name=name, seed=seed, ceiling=ceilings.get(mode), **kw))
     return results, prepared
 
 
@@ -172,12 +189,10 @@ def _limited(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
     import ctypes.util
     import gc
 
-    from threadpoolctl import threadpool_limits
-
     from judgeaudit.analyses.validation_power import family
 
     try:
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             return fn(*args, **kw)
     finally:
         family.clear_caches()

@@ -61,6 +61,8 @@ CLASSIFIER_PARAMS: Mapping[str, Any] = {"max_iter": MAX_ITER, "class_weight": "b
 # ---------------------------------------------------------------------------------------------
 
 _PUNCT = ".,;:"
+_ASCII_DIGITS = "0123456789"
+_ASCII_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def token_count(text: str) -> int:
@@ -85,17 +87,21 @@ def numeric_surface_features(text: str) -> np.ndarray:
     low = text.lower()
     denom_tok = max(n_tok, 1)
     denom_chr = max(n_chr, 1)
+    if text.isascii():      # the only ASCII digits and upper-case letters: counted by ``str.count``
+        digits, upper = sum(map(text.count, _ASCII_DIGITS)), sum(map(text.count, _ASCII_UPPER))
+    else:
+        digits, upper = sum(map(str.isdigit, text)), sum(map(str.isupper, text))
     return np.array([
         float(n_chr),
         float(n_tok),
-        float(sum(text.count(c) for c in _PUNCT)),
+        float(sum(map(text.count, _PUNCT))),
         float(text.count("(")),
         float(text.count("\n")),
-        sum(low.count(h) for h in HEDGES) / denom_tok,
-        sum(low.count(u) for u in UNIVERSALS) / denom_tok,
-        sum(map(str.isdigit, text)) / denom_chr,
-        sum(map(str.isupper, text)) / denom_chr,
-        (sum(len(t) for t in tokens) / n_tok) if n_tok else 0.0,
+        sum(map(low.count, HEDGES)) / denom_tok,
+        sum(map(low.count, UNIVERSALS)) / denom_tok,
+        digits / denom_chr,
+        upper / denom_chr,
+        (sum(map(len, tokens)) / n_tok) if n_tok else 0.0,
     ])
 
 
@@ -206,8 +212,8 @@ def named_ngram_counts(texts: Sequence[str]) -> tuple[sparse.csr_matrix, np.ndar
 
 
 _GRAM_IDS: dict[str, int] = {}
-"""Every ``char_wb`` n-gram met so far → a process-wide id (``_word_ngrams``)."""
-_GRAM_NAMES: list[str] = []
+"""Every ``char_wb`` n-gram met so far → a process-wide id, its place in the dict's order
+(``_word_ngrams``)."""
 _WORD_GRAMS: dict[str, np.ndarray] = {}
 """Every word met so far → the ids of its n-grams, one per occurrence (``_word_ngrams``)."""
 
@@ -216,7 +222,6 @@ def clear_caches() -> None:
     """Forget the n-grams of every word and the last set's counts (they only serve one audit)."""
     _COUNTS_CACHE.clear()
     _GRAM_IDS.clear()
-    _GRAM_NAMES.clear()
     _WORD_GRAMS.clear()
 
 
@@ -235,15 +240,9 @@ def _grams_of(word: str) -> np.ndarray:
             if size <= n:
                 grams.append(w)
                 break
-            grams.extend(w[i:i + n] for i in range(size - n + 1))
-        out = []
-        for g in grams:
-            k = _GRAM_IDS.get(g)
-            if k is None:
-                k = _GRAM_IDS[g] = len(_GRAM_NAMES)
-                _GRAM_NAMES.append(g)
-            out.append(k)
-        ids = _WORD_GRAMS[word] = np.asarray(out, dtype=np.int64)
+            grams += [w[i:i + n] for i in range(size - n + 1)]
+        known = _GRAM_IDS        # a new n-gram's id is the number of n-grams met before it
+        ids = _WORD_GRAMS[word] = np.asarray([known.setdefault(g, len(known)) for g in grams], dtype=np.int64)
     return ids
 
 
@@ -254,8 +253,12 @@ def _word_ngrams(words: Sequence[str]) -> tuple[sparse.csr_matrix, np.ndarray]:
     ids = np.concatenate(per_word) if per_word else np.zeros(0, dtype=np.int64)
     rows = np.repeat(np.arange(len(words), dtype=np.int64), [len(g) for g in per_word])
     used, col = np.unique(ids, return_inverse=True)
-    names = np.array([_GRAM_NAMES[i] for i in used], dtype=object)
-    order = np.argsort(names, kind="stable")
+    known = list(_GRAM_IDS)
+    names = [known[i] for i in used]
+    # the n-grams in alphabetical order: Python's sort of the strings (numpy's of an object array
+    # compares them one Python call at a time)
+    order = np.array(sorted(range(len(names)), key=names.__getitem__), dtype=np.int64)
+    names = np.array(names, dtype=object)
     rank = np.empty(len(names), dtype=np.int64)
     rank[order] = np.arange(len(names))
     out = sparse.csr_matrix((np.ones(len(ids), dtype=np.int64), (rows, rank[np.asarray(col).ravel()])),
@@ -276,20 +279,23 @@ class NgramBank:
     """
 
     def __init__(self, texts: Sequence[str], *, route: str = "fast"):
-        self.counts = (reference_ngram_counts(texts) if route == "reference" else ngram_counts(texts)).tocsc()
+        # the counts by row (a fold's training rows for its vocabulary) and by column (its selection)
+        self.rows = (reference_ngram_counts(texts) if route == "reference" else ngram_counts(texts)).tocsr()
+        self.counts = self.rows.tocsc()
         self.counts.sort_indices()
 
     def tfidf(self, train_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(selected columns, idf) of the vectoriser fit on ``train_rows``."""
-        sub = self.counts[train_rows]
-        dfs = np.bincount(sub.tocoo().col, minlength=sub.shape[1])
+        sub = self.rows[train_rows]
+        dfs = np.bincount(sub.indices, minlength=sub.shape[1])
         present = dfs > 0
         cols = np.flatnonzero(present)
         dfs_p = dfs[cols]
         mask = dfs_p >= NGRAM_PARAMS["min_df"]
         limit = NGRAM_PARAMS["max_features"]
         if mask.sum() > limit:
-            tfs = np.asarray(sub[:, cols].sum(axis=0)).ravel()
+            # each column's total count, in the counts' integer type (exact: far below 2⁵³)
+            tfs = np.bincount(sub.indices, weights=sub.data, minlength=sub.shape[1])[cols].astype(sub.dtype)
             inds = (-tfs[mask]).argsort()[:limit]
             new = np.zeros(len(cols), dtype=bool)
             new[np.flatnonzero(mask)[inds]] = True

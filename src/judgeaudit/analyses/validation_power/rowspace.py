@@ -34,15 +34,25 @@ times the largest squared row norm is taken as lying in that span (the pivoted f
 stops there)."""
 
 
+def _column_nnz(x: Any) -> np.ndarray:
+    """Stored entries per column of a sparse matrix: of a CSC one its column pointers' steps, of
+    any other its column indices counted (what its CSC form's pointers would give, without
+    building it)."""
+    if x.format == "csc":
+        return np.diff(x.indptr).astype(float)
+    cols = x.indices if x.format == "csr" else x.tocoo().col
+    return np.bincount(cols, minlength=x.shape[1]).astype(float)
+
+
 def _column_work(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Per column of two CSC operands: the sparse product's multiply-adds ``n_a(j)·n_b(j)``
+    """Per column of two sparse operands: the sparse product's multiply-adds ``n_a(j)·n_b(j)``
     weighted ``_SPARSE_PRODUCT_COST``, and a dense block's ``n_a·n_b``."""
-    nnz_a, nnz_b = np.diff(a.indptr).astype(float), np.diff(b.indptr).astype(float)
+    nnz_a, nnz_b = _column_nnz(a), _column_nnz(b)
     return _SPARSE_PRODUCT_COST * nnz_a * nnz_b, np.full(len(nnz_a), float(a.shape[0]) * b.shape[0])
 
 
 def _dense_columns(a: Any, b: Any) -> np.ndarray:
-    """The columns ``cross`` multiplies in dense blocks (CSC operands)."""
+    """The columns ``cross`` multiplies in dense blocks."""
     sparse_work, dense_work = _column_work(a, b)
     return sparse_work > dense_work
 
@@ -50,7 +60,8 @@ def _dense_columns(a: Any, b: Any) -> np.ndarray:
 def cross_work(a: Any, b: Any) -> float:
     """The work of ``cross(a, b)`` of two sparse operands in dense multiply-adds: each column's in
     the product ``cross`` puts it in (a sparse one weighted ``_SPARSE_PRODUCT_COST``)."""
-    sparse_work, dense_work = _column_work(sparse.csc_matrix(a), sparse.csc_matrix(b))
+    sparse_work, dense_work = _column_work(sparse.csr_matrix(a) if not sparse.issparse(a) else a,
+                                           sparse.csr_matrix(b) if not sparse.issparse(b) else b)
     return float(np.minimum(sparse_work, dense_work).sum())
 
 
