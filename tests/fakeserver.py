@@ -98,6 +98,10 @@ class HoldAfter:
         self._open.set()
 
 
+_POLL_S = 0.02
+"""How often the serving loop checks for a stop (``socketserver``'s default: 0.5 s)."""
+
+
 class _Server(ThreadingHTTPServer):
     request_queue_size = 1024   # the default backlog (5) drops connections under high concurrency
 
@@ -124,7 +128,10 @@ class FakeServer:
         self._lock = threading.Lock()
         self._httpd = _Server(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # ``shutdown`` waits for the serving loop to look at its flag, once per poll: the default half second
+        # was the cost of every stop
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": _POLL_S},
+                                        daemon=True)
 
     @property
     def base_url(self) -> str:

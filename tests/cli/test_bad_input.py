@@ -3,8 +3,8 @@
 Each case runs one command on one malformed input and asserts: exit 2, exactly one ``error:`` line
 naming the file, the line and the field, no traceback, and nothing on disk changed (no partial
 output, no stored row, study answer or input byte lost). Cases run in-process with typer's
-CliRunner (``main()``'s InputError handling is reproduced in ``_invoke``); a few run through a
-subprocess to check the real entry point.
+CliRunner (``main()``'s InputError handling is reproduced in ``_invoke``); a few run through ``cli.main``
+itself (the ``cli_main`` fixture), and the Ctrl-C test below starts the real entry point in a subprocess.
 """
 
 from __future__ import annotations
@@ -39,12 +39,6 @@ def _invoke(argv: list[str]) -> tuple[int, str]:
     if r.exception is not None and not isinstance(r.exception, SystemExit):
         return 1, out + "Traceback (most recent call last):\n" + "".join(traceback.format_exception(r.exception))
     return r.exit_code, out
-
-
-def _subprocess(argv: list[str]) -> tuple[int, str]:
-    p = subprocess.run([sys.executable, "-m", "judgeaudit.cli", *map(str, argv)], capture_output=True, text=True,
-                       env={**os.environ, "COLUMNS": "200"})
-    return p.returncode, p.stdout + p.stderr
 
 
 def _snapshot(root: Path) -> dict[str, str]:
@@ -424,13 +418,13 @@ CASES = [
                                                   "--out", f.root / "o", "--concurrency", "100000"],
          ("--concurrency", "at most 1024")),
     # 5. tracebacks → one line: an output name that is not UTF-8 (nothing written)
-    Case("subprocess-judge-out-not-utf8", 5, lambda f: ["judge", "--judge", "reference:constant", "--input",
+    Case("main-judge-out-not-utf8", 5, lambda f: ["judge", "--judge", "reference:constant", "--input",
                                                          f.items(), "--out", f.root / os.fsdecode(b"o\xff")],
-         ("--out", "not UTF-8", "o\\xff"), via="subprocess"),
-    Case("subprocess-validity-out-not-utf8", 5, lambda f: ["validity", "run", "--judge", "reference:constant",
+         ("--out", "not UTF-8", "o\\xff"), via="main"),
+    Case("main-validity-out-not-utf8", 5, lambda f: ["validity", "run", "--judge", "reference:constant",
                                                             "--probes", f.probes(), "--out",
                                                             f.root / os.fsdecode(b"r\xe9sultats"), "--bootstrap",
-                                                            "20"], ("--out", "not UTF-8"), via="subprocess"),
+                                                            "20"], ("--out", "not UTF-8"), via="main"),
     # 6. world, loop and card experiments in YAML: the same rules, the YAML field and line in every error
     Case("yaml-missing-probe-file", 6, lambda f: ["run", f.yaml(raw=b"analysis: validity\nout: out\n"
                                                                   b"probes: missing.jsonl\njudges: [reference:constant]\n")],
@@ -478,26 +472,30 @@ CASES = [
                                                                "--probes", f.probes(), "--judge",
                                                                "python:no_such_module_xyz:grade", "--out", f.root / "o"],
          ("field 'judge'", "python:no_such_module_xyz:grade", "cannot import module 'no_such_module_xyz'")),
-    Case("subprocess-judge-python-missing-function", 7, lambda f: ["judge", "--judge", "python:json:no_such_function",
+    Case("main-judge-python-missing-function", 7, lambda f: ["judge", "--judge", "python:json:no_such_function",
                                                                    "--input", f.items(), "--out", f.root / "o"],
-         ("field 'judge'", "module 'json' has no attribute 'no_such_function'"), via="subprocess"),
-    # the real entry point, through a subprocess
-    Case("subprocess-export-onto-own-db", 3, lambda f: _export(f, lambda f, db: db), ("study.sqlite", "--out"),
-         via="subprocess"),
-    Case("subprocess-utf8-judge-items", 4, lambda f: ["judge", "--judge", "reference:constant", "--input",
+         ("field 'judge'", "module 'json' has no attribute 'no_such_function'"), via="main"),
+    # through cli.main, as the real entry point runs it
+    Case("main-export-onto-own-db", 3, lambda f: _export(f, lambda f, db: db), ("study.sqlite", "--out"),
+         via="main"),
+    Case("main-utf8-judge-items", 4, lambda f: ["judge", "--judge", "reference:constant", "--input",
                                                        f.write("bad.jsonl", NON_UTF8), "--out", f.root / "o"],
-         ("bad.jsonl:2", "UTF-8"), via="subprocess"),
-    Case("subprocess-s-floor-5", 5, lambda f: _validity(f, "--s-floor", "5"), ("--s-floor", "between 0 and 1"),
-         via="subprocess"),
+         ("bad.jsonl:2", "UTF-8"), via="main"),
+    Case("main-s-floor-5", 5, lambda f: _validity(f, "--s-floor", "5"), ("--s-floor", "between 0 and 1"),
+         via="main"),
 ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_bad_input(case: Case, tmp_path: Path) -> None:
+def test_bad_input(case: Case, tmp_path: Path, cli_main) -> None:
     f = Files(tmp_path)
     argv = case.argv(f)
     before = _snapshot(tmp_path)
-    rc, out = (_subprocess if case.via == "subprocess" else _invoke)(argv)
+    if case.via == "main":
+        p = cli_main(*argv)
+        rc, out = p.returncode, p.stdout + p.stderr
+    else:
+        rc, out = _invoke(argv)
     assert "Traceback" not in out, out
     errors = [ln for ln in out.splitlines() if ln.startswith("error:")]
     assert rc == 2 and len(errors) == 1, out

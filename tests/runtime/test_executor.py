@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
@@ -12,6 +13,8 @@ from judgeaudit.runtime.executor import RetryPolicy, run
 from judgeaudit.runtime.store import CallStore
 
 FAST = RetryPolicy(max_retries=4, base_delay=0.01, max_delay=0.05, timeout=2.0)
+# the slow fault answers after 3 s: a 1 s timeout gives it up as surely as 2 s do, in half the wait
+FAST_TIMEOUT = dataclasses.replace(FAST, timeout=1.0)
 
 
 def _requests(n):
@@ -33,7 +36,8 @@ def test_each_transient_fault_ends_in_one_successful_retry(fake_server, tmp_path
     srv.fault(fault, times=2, retry_after=0.3, delay=3.0)
     store = CallStore(tmp_path / "s.sqlite")
     started = time.perf_counter()
-    [v] = run(_judge(srv), _requests(1), store=store, policy=FAST, progress=False)
+    [v] = run(_judge(srv), _requests(1), store=store, policy=FAST_TIMEOUT if fault == "slow" else FAST,
+              progress=False)
     elapsed = time.perf_counter() - started
     assert v.error is None and v.parse_ok and v.score == 7.0 and v.score_source == "parsed"
     assert len(srv.requests) == 3                      # two faults, one success

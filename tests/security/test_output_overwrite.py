@@ -332,28 +332,43 @@ def test_an_output_refuses_what_it_did_not_write(command, option, what, case, tm
 # ------------------------------------------------------------------------ the cases the report measured
 
 
+_ENV = {"COLUMNS": "200", "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+
+
 def _entry(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": "200", "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    """The real entry point (one test keeps it), in ``cwd``."""
     return subprocess.run([sys.executable, "-m", "judgeaudit.cli", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd)
+                          env={**os.environ, **_ENV}, cwd=cwd)
+
+
+@pytest.fixture
+def _main(cli_main, monkeypatch):
+    """``cli.main`` in this process, in ``cwd``, with the environment ``_entry`` gives the real entry point."""
+    def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+        for name, value in _ENV.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.chdir(cwd)
+        return cli_main(*args)
+
+    return run
 
 
 @pytest.mark.parametrize("case", ["calibrate --out onto a validity run", "--batch-out onto a call store",
                                   "--batch-out onto the run's own input"])
-def test_the_refusal_is_one_line_exit_2_from_the_real_entry_point(case, tmp_path):
+def test_the_refusal_is_one_line_exit_2_from_main(case, tmp_path, _main):
     w = World(tmp_path)
     args = {"calibrate --out onto a validity run": ARGV[("calibrate", "--out")][0](w, "--out", str(w.run)),
             "--batch-out onto a call store": _validity(w, "--batch-out", str(w.store)),
             "--batch-out onto the run's own input": _validity(w, "--batch-out", str(w.probes))}[case]
     before = _tree(tmp_path)
-    p = _entry(args, tmp_path)
+    p = _main(args, tmp_path)
     lines = [x for x in p.stderr.splitlines() if x.strip()]
     assert p.returncode == 2, p.stderr
     assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
     assert _tree(tmp_path) == before
 
 
-def test_gate_summary_onto_a_runs_result_json_is_refused(tmp_path):
+def test_gate_summary_onto_a_runs_result_json_is_refused_by_the_real_entry_point(tmp_path):
     w = World(tmp_path)
     before = _tree(tmp_path)
     p = _entry(["gate", str(w.policy), "--card", str(w.card), "--summary", str(w.run / "result.json")], tmp_path)
