@@ -166,8 +166,9 @@ def test_judgebench_own_score_beside_cap_overall(tmp_path, data_dir):
     assert o1["benchmark_score"]["n"] == 350 and "utils/metrics.py" in o1["benchmark_score"]["rule"]
     assert o1["overall"]["value"] is not None
     pairs = judgebench.load_pairs(root)
+    published = judgebench.published_judges(root)     # every output file, read once for every judge below
     for jid, entry in d.items():
-        t = judgebench.published_judges(root)[jid].merge(pairs[["pair_id", "label"]], on="pair_id")
+        t = published[jid].merge(pairs[["pair_id", "label"]], on="pair_id")
         ok = (t["failure_ab"].isna() & t["failure_ba"].isna()).to_numpy()
         pa = 0.5 * ((t["choice_ab"] == t["label"]).astype(float) + (t["choice_ba"] == t["label"]).astype(float))
         bc = ((t["choice_ab"] == t["label"]) & (t["choice_ba"] == t["label"])).astype(float)
@@ -177,7 +178,7 @@ def test_judgebench_own_score_beside_cap_overall(tmp_path, data_dir):
         assert ov["strict_excluded"]["value"] == pytest.approx(bc[ok].mean())
         assert ov["strict_as_wrong"]["value"] == pytest.approx(bc.mean())
         assert entry["benchmark_score"]["value"] == pytest.approx(
-            judgebench.official_score_from_table(judgebench.published_judges(root)[jid], pairs) / 100)
+            judgebench.official_score_from_table(published[jid], pairs) / 100)
     # a judge with parse failures: the two views differ and both are shown
     haiku = d["arena_hard/claude-3-haiku-20240307"]["overall"]
     assert haiku["as_wrong"]["n"] > haiku["excluded"]["n"]

@@ -85,7 +85,7 @@ def test_vp_and_cap_runs_take_the_ledger_too(tmp_path):
             {"metric": "sets.judgebench.judges.*.overall", "bar": ">= 0.5"}]})))
     write_ledger(led, commit(full, at="2026-01-01T00:00:00+00:00", git=None)[0])
     res = CliRunner().invoke(app, ["vp", "audit", "--set", f"jsonl:{pairs}?prompt=q&response_a=ra&response_b=rb&label=pref",
-                                   "--permutations", "3", "--out", str(tmp_path / "vp"), "--no-transfer",
+                                   "--permutations", "3", "--jobs", "1", "--out", str(tmp_path / "vp"), "--no-transfer",
                                    "--ledger", str(led), "--strict-register"])
     assert res.exit_code == 3, res.output  # a_hum and vp unregistered
     got = {h["path"]: h["by"] for h in json.loads((tmp_path / "vp" / "register.json").read_text())["headlines"]}

@@ -10,6 +10,7 @@ in ``verdict`` below, from the numbers in the sections only.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,14 @@ def _src(r: Run, judge: str | None = None) -> dict[str, Any]:
         out["inputs"] = r.stamp.inputs.model_dump(mode="json", exclude_unset=True)
         out["inputs_changed"] = changed_inputs(r.stamp)   # flagged on the card: the run read other files
     return out
+
+
+def _src_once(memo: dict[int, dict[str, Any]], r: Run, judge: str | None = None) -> dict[str, Any]:
+    """``_src(r, judge)`` made once per run of a section (whose sets share the run: its inputs hashed once), a
+    copy for each set."""
+    if id(r) not in memo:
+        memo[id(r)] = _src(r, judge)
+    return copy.deepcopy(memo[id(r)])
 
 
 def card_families(card: dict[str, Any] | CardFile) -> list[str]:
@@ -175,6 +184,7 @@ def cap_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Path] = 
             if judge in sb.judges:
                 by_set.setdefault(s, []).append(r)
     use = {s: one_run(h, f"CAP runs of {judge} on set {s}", chosen) for s, h in by_set.items()}
+    sources: dict[int, dict[str, Any]] = {}
     for r in cap_runs:
         if (bad := _unusable(r, judge)) is not None:
             failed = bad
@@ -183,7 +193,7 @@ def cap_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Path] = 
             j = sb.judges.get(judge)
             if j is None or use.get(s) is not r:
                 continue
-            sets[s] = {"source": _src(r, judge), "overall": j.overall.summary(condition=False),
+            sets[s] = {"source": _src_once(sources, r, judge), "overall": j.overall.summary(condition=False),
                        "conditions": {c: e.summary() for c, e in j.conditions.items()}}
     if sets:
         return {"measured": True, "sets": sets}
@@ -203,6 +213,7 @@ def vp_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Path] = (
                 by_row.setdefault((s, mode), []).append(r)
     use = {k: one_run(h, f"validation-power runs of set {k[0]} ({k[1]})", chosen) for k, h in by_row.items()}
     bh = {id(r): _a_imp_p_bh(typed[id(r)]) for r in vp_runs}
+    sources: dict[int, dict[str, Any]] = {}
     for r in vp_runs:
         for s, mode, mb, meta in typed[id(r)].rows():
             if mb.applicable and use[(s, mode)] is r:
@@ -215,7 +226,7 @@ def vp_section(runs: Sequence[Run], judge: str, chosen: Sequence[str | Path] = (
                              "null_p95": null.p95 if null else None,
                              "clears_null": null.clears_null if null else None, "a_hum": mb.a_hum,
                              "a_hum_ci": None if mb.a_hum_ci is None else list(mb.a_hum_ci), "vp": mb.vp,
-                             "resolvable": mb.resolvable, "source": _src(r),
+                             "resolvable": mb.resolvable, "source": _src_once(sources, r),
                              **({"unit": unit.model_dump()} if unit is not None else {})})
     return {"measured": True, "rows": rows} if rows else _absent("vp", judge)
 

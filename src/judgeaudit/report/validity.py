@@ -289,6 +289,9 @@ def validity_sections(result: ValidityResult) -> list[Section]:
     return [plane, bars, judges, slots, direction, length]
 
 
+_REPLY_COLUMNS = ("score", "raw", "rationale", "error", "parse_ok")
+
+
 def unit_frame(result: ValidityResult, probes: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:
     """One row per judge and probe at the judge's operating point τ (a verdict flags ``grade ≥ τ``, on the
     oriented grades the profile read): the arm (construct, control), the slot, both grades, the outcome —
@@ -299,10 +302,13 @@ def unit_frame(result: ValidityResult, probes: pd.DataFrame, verdicts: pd.DataFr
     rows = []
     for j in result.judges:
         tau = j.stats.get("tau")
-        mine = first[first["judge_id"] == j.judge_id].set_index("request_id")
+        mine = first[first["judge_id"] == j.judge_id]
+        # one dict per verdict (request_ids are unique per judge here): a lookup per probe, not a row access
+        rows_of = dict(zip(mine["request_id"].tolist(),
+                           (dict(zip(_REPLY_COLUMNS, r)) for r in zip(*(mine[c].tolist() for c in _REPLY_COLUMNS)))))
         for p in probes.itertuples(index=False):
-            orig = mine.loc[p.base_id] if p.base_id in mine.index else None
-            edit = mine.loc[p.probe_id] if p.probe_id in mine.index else None
+            orig = rows_of.get(p.base_id)
+            edit = rows_of.get(p.probe_id)
             control = p.intended_direction == "neither"
             g0 = None if orig is None or pd.isna(orig["score"]) else float(orig["score"])
             g1 = None if edit is None or pd.isna(edit["score"]) else float(edit["score"])

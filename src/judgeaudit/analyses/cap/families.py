@@ -42,6 +42,8 @@ def _l1_table(cells: pd.DataFrame, families: dict[str, str | None],
                  & cells["condition"].isin(CONDITION_CODES) & cells["value"].notna()
                  & cells["judge_id"].isin(known)]
     for s, g in main.groupby("set", sort=False):
+        if g["judge_id"].nunique() < 2:
+            continue                     # one judge on the set: no pair to compare (and no profile to pivot)
         prof = g.pivot_table(index="judge_id", columns="condition", values="value", aggfunc="first")
         values, has, conds = prof.to_numpy(dtype=float), prof.notna().to_numpy(), np.asarray(prof.columns)
         for ia, ib in combinations(range(len(prof.index)), 2):

@@ -63,24 +63,37 @@ def _join_judge(rows: pd.DataFrame, table: pd.DataFrame, policy: FailurePolicy) 
     return pd.DataFrame(out, index=rows.index)
 
 
+def _first_rows(base: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The positions ``at`` keeps: the first row of each base item among them."""
+    return at[~pd.Index(base[at]).duplicated()]
+
+
 def _paired(rows: pd.DataFrame, ind: pd.DataFrame, v1: str, v2: str,
             units: pd.Index) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.Series]:
     """Unit-level strict/consistency indicators for variant pairs (x1, x2) of one base item:
     per ordering o, strict_o = [v_o(x1) = v_o(x2) = a*], cons_o = [v_o(x1) = v_o(x2)]; the unit
     value is the mean over the two orderings (both orderings of both variants required)."""
-    sel1 = rows["variant"] == v1
-    sel2 = rows["variant"] == v2
-    a = ind[sel1].assign(base_id=rows.loc[sel1, "base_id"]).drop_duplicates("base_id").set_index("base_id")
-    b = ind[sel2].assign(base_id=rows.loc[sel2, "base_id"]).drop_duplicates("base_id").set_index("base_id")
-    common = a.index.intersection(b.index)
-    a, b = a.loc[common], b.loc[common]
-    valid = (a["valid"] & b["valid"]).to_numpy()
-    strict = 0.5 * ((a["corr_ab"].to_numpy() & b["corr_ab"].to_numpy()).astype(float)
-                    + (a["corr_ba"].to_numpy() & b["corr_ba"].to_numpy()).astype(float))
-    cons = 0.5 * ((a["choice_ab"].to_numpy() == b["choice_ab"].to_numpy()) & a["ok_ab"].to_numpy()
-                  & b["ok_ab"].to_numpy()).astype(float) \
-        + 0.5 * ((a["choice_ba"].to_numpy() == b["choice_ba"].to_numpy()) & a["ok_ba"].to_numpy()
-                 & b["ok_ba"].to_numpy()).astype(float)
+    base = rows["base_id"].to_numpy(dtype=object)
+    variant = rows["variant"].to_numpy(dtype=object)
+    first1 = _first_rows(base, np.flatnonzero(variant == v1))    # each base item's first row as x1
+    first2 = _first_rows(base, np.flatnonzero(variant == v2))
+    at2 = pd.Index(base[first2]).get_indexer(base[first1])
+    both = at2 >= 0                                               # base items with both variants
+    i1, i2 = first1[both], first2[at2[both]]
+    common = pd.Index(base[i1])
+
+    def col(name: str) -> tuple[np.ndarray, np.ndarray]:
+        v = ind[name].to_numpy()
+        return v[i1], v[i2]
+
+    (va, vb), (sa, sb) = col("valid"), col("scope")
+    (ca_ab, cb_ab), (ca_ba, cb_ba) = col("corr_ab"), col("corr_ba")
+    (ha_ab, hb_ab), (ha_ba, hb_ba) = col("choice_ab"), col("choice_ba")
+    (oa_ab, ob_ab), (oa_ba, ob_ba) = col("ok_ab"), col("ok_ba")
+    valid = va & vb
+    strict = 0.5 * ((ca_ab & cb_ab).astype(float) + (ca_ba & cb_ba).astype(float))
+    cons = 0.5 * ((ha_ab == hb_ab) & oa_ab & ob_ab).astype(float) \
+        + 0.5 * ((ha_ba == hb_ba) & oa_ba & ob_ba).astype(float)
     pos = units.get_indexer(common)
     n_u = len(units)
     den_u = np.zeros(n_u)
@@ -89,7 +102,7 @@ def _paired(rows: pd.DataFrame, ind: pd.DataFrame, v1: str, v2: str,
     den_u[pos] = valid
     s_u[pos] = strict
     c_u[pos] = cons
-    scope = pd.Series((a["scope"] & b["scope"]).to_numpy(), index=common)
+    scope = pd.Series(sa & sb, index=common)
     return s_u, c_u, den_u, scope
 
 

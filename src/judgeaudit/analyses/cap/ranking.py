@@ -20,16 +20,19 @@ def _spearman_table(cells: pd.DataFrame, sets: list[str], n_perm: int,
     rows = []
     v = cells[(cells["metric"] == "value") & cells["value"].notna()
               & cells["condition"].isin(CONDITION_CODES)]
-    by = {k: g.set_index("judge_id") for k, g in v.groupby(["set", "condition"], sort=False)}
+    at = v.groupby(["set", "condition"], sort=False).indices     # (set, condition) → its rows' positions
+    judge_ids = v["judge_id"].to_numpy(dtype=object)
+    judges = {k: set(judge_ids[i]) for k, i in at.items()}
     for a, b in combinations(sets, 2):
         for code in CONDITION_CODES:
-            xa, xb = by.get((a, code)), by.get((b, code))
-            if xa is None or xb is None:
+            ja, jb = judges.get((a, code)), judges.get((b, code))
+            if ja is None or jb is None:
                 continue
-            shared = sorted(set(xa.index) & set(xb.index))
+            shared = sorted(ja & jb)
             if len(shared) < 3:
                 continue
-            xa, xb = xa.loc[shared], xb.loc[shared]
+            xa = v.iloc[at[(a, code)]].set_index("judge_id").loc[shared]
+            xb = v.iloc[at[(b, code)]].set_index("judge_id").loc[shared]
             rho, p = spearman_permutation(xa["value"].to_numpy(), xb["value"].to_numpy(), n_perm=n_perm,
                                           seed=rng)
             rows.append({"condition": code, "set_a": a, "set_b": b, "n_judges": len(shared), "rho": rho,
