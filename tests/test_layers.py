@@ -11,6 +11,7 @@ Run as a script (``python tests/test_layers.py [SRC]``) it prints the cycles and
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -55,6 +56,16 @@ def module_names(src: Path) -> dict[str, Path]:
     return out
 
 
+def parsed(path: Path) -> ast.Module:
+    """The syntax tree of the module at ``path``, parsed once per text (the checks below read every module)."""
+    return _parse(str(path), path.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=None)
+def _parse(filename: str, text: str) -> ast.Module:
+    return ast.parse(text, filename=filename)
+
+
 def _resolve(name: str, modules: Iterable[str]) -> str | None:
     """The longest known module that ``name`` is or lies inside (``a.b.func`` → ``a.b``)."""
     mods = set(modules)
@@ -68,7 +79,7 @@ def _resolve(name: str, modules: Iterable[str]) -> str | None:
 
 def imports_of(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
     """The judgeaudit modules ``module`` imports anywhere in its body."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parsed(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
     # The root package re-exports the public names lazily (its ``__getattr__``): a facade above every
@@ -293,7 +304,7 @@ def private_imports(src: Path = SRC) -> set[tuple[str, str, str]]:
     modules = module_names(src)
     found = set()
     for module, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        for node in ast.walk(parsed(path)):
             if not (isinstance(node, ast.ImportFrom) and node.module and not node.level
                     and node.module.startswith("judgeaudit")):
                 continue
@@ -480,7 +491,7 @@ class _Reach(ast.NodeVisitor):
 def private_attributes(src: Path = SRC) -> set[tuple[str, str]]:
     """Every private attribute a module reaches in another unit: (module, expression)."""
     modules = module_names(src)
-    trees = {m: ast.parse(p.read_text(encoding="utf-8"), filename=str(p)) for m, p in modules.items()}
+    trees = {m: parsed(p) for m, p in modules.items()}
     members: dict[str, set[str]] = {}
     for m, tree in trees.items():
         for name in _private_members(tree):

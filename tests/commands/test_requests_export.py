@@ -77,7 +77,7 @@ def test_export_writes_the_exact_requests_the_run_sends(tmp_path):
     first = json.loads((plain / "requests.jsonl").read_text().splitlines()[0])
     assert first["rendered"].endswith("Score:") and first["call_key"] is None
     # promptfoo: one test per row, the rendered prompt in vars; the config sends it as it is
-    tests = yaml.safe_load((plain / "promptfoo_tests.yaml").read_text())
+    tests = yaml.load((plain / "promptfoo_tests.yaml").read_text(), Loader=yaml.CSafeLoader)
     plain_rows = [json.loads(x) for x in (plain / "requests.jsonl").read_text().splitlines()]
     assert len(tests) == len(sent) - 6 and tests[0]["vars"]["judge_prompt"] == first["rendered"]
     assert [t["vars"]["judge_prompt"] for t in tests] == [r["rendered"] for r in plain_rows]   # exact, as blocks
@@ -161,3 +161,34 @@ def test_bad_export_input_is_one_line(tmp_path):
     with pytest.raises(InputError) as err:
         read_requests(bad)
     assert str(err.value) == f"{bad}:2: field 'request_id': required field is missing"
+
+
+def test_the_promptfoo_yaml_is_what_pyyaml_s_own_emitter_writes():
+    """``block_yaml`` hands the text to libyaml's emitter only where it writes PyYAML's bytes: strings with the
+    characters, keys, kept final line breaks and line lengths where the two part go through PyYAML's own."""
+    import random
+
+    from judgeaudit.commands.requests import _block_dumper, block_yaml
+    from judgeaudit.interop.export import promptfoo_tests
+
+    def pyyaml(data):
+        return yaml.dump(data, Dumper=_block_dumper(yaml.SafeDumper), allow_unicode=True, sort_keys=False,
+                         width=100_000)
+
+    parted = ["a \U0001F600 b", "x\u2028y", "x\x85y\n", "kept\n\n", "\n", "w " * 60_000, "\t" + "x " * 20_000,
+              "line\nbreak\u2029"]
+    for text in parted:   # each alone makes libyaml's text differ from PyYAML's
+        data = [{"k": text, "form": "graded"}]
+        assert block_yaml(data) == pyyaml(data)
+    assert block_yaml({"\r- ": 1, "": 2, "k" * 130: 3}) == pyyaml({"\r- ": 1, "": 2, "k" * 130: 3})
+    rng = random.Random(0)
+    alphabet = list("ab XZ 09 \n\n  \t\r:#-?[]{}|>'\"!&*%@`,.\\") + ["é", "日本", "\ufeff", "\x00", "\x1b", "\x7f",
+                                                                     "\xa0", "\ufffe", "null", "---", "...",
+                                                                     "{{ x }}", " \n", "\n "]
+    for _ in range(300):
+        def text():
+            return "".join(rng.choice(alphabet) for _ in range(rng.choice([0, 1, 3, 10, 80, 400])))
+        rows = [{"request_id": text(), "epoch": rng.randint(0, 2), "form": "graded", "rendered": text(),
+                 "messages": [{"role": "system", "content": text()}, {"role": "user", "content": text()}]}]
+        data = promptfoo_tests(rows)
+        assert block_yaml(data) == pyyaml(data)

@@ -199,7 +199,7 @@ def _promptfoo_results(out: Path, path: Path, reply=None) -> Path:
     import yaml
 
     config = yaml.safe_load((out / "promptfooconfig.yaml").read_text())
-    tests = yaml.safe_load((out / "promptfoo_tests.yaml").read_text())
+    tests = yaml.load((out / "promptfoo_tests.yaml").read_text(), Loader=yaml.CSafeLoader)
     (prompt,) = config["prompts"]
     results = []
     for idx, t in enumerate(tests):

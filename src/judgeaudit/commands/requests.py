@@ -10,6 +10,7 @@ back with ``--judge replay:FILE`` (or ``replay:inspect:LOG``) on the analysis's 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
@@ -86,8 +87,6 @@ def write_export(out: Path, requests: list[JudgeRequest], *, analysis: str, judg
                  template: str | None = None) -> Path:
     """Write the four files of an export into ``out``; returns ``out``. ``template`` (a built-in name or a
     file): the judge template that renders and reads the requests (else the judge's, else judgeaudit's)."""
-    import yaml
-
     from judgeaudit.interop.export import export_rows, inspect_task_source, promptfoo_config, promptfoo_tests
     from judgeaudit.io import write_jsonl
     from judgeaudit.judges import make_judge
@@ -106,8 +105,7 @@ def write_export(out: Path, requests: list[JudgeRequest], *, analysis: str, judg
     write_jsonl(out / "requests.jsonl", rows)
     (out / "inspect_task.py").write_text(inspect_task_source(requests, analysis=analysis, template=chosen),
                                          encoding="utf-8")
-    dump = {"Dumper": _block_dumper(), "allow_unicode": True, "sort_keys": False, "width": 100_000}
-    (out / "promptfoo_tests.yaml").write_text(yaml.dump(promptfoo_tests(rows), **dump), encoding="utf-8")
+    (out / "promptfoo_tests.yaml").write_text(block_yaml(promptfoo_tests(rows)), encoding="utf-8")
     header = ("# promptfoo config over the exported requests. Add your provider (the judge model under audit), e.g.\n"
               "# providers:\n"
               "#   - <provider>:<model>\n"
@@ -115,15 +113,64 @@ def write_export(out: Path, requests: list[JudgeRequest], *, analysis: str, judg
               "#   promptfoo eval -c promptfooconfig.yaml --no-cache -o results.json\n"
               "# (--no-cache: requests that differ only in their epoch are separate calls) and bring the\n"
               "# verdicts back with --judge replay:promptfoo:results.json\n")
-    (out / "promptfooconfig.yaml").write_text(header + yaml.dump(promptfoo_config(analysis=analysis), **dump),
+    (out / "promptfooconfig.yaml").write_text(header + block_yaml(promptfoo_config(analysis=analysis)),
                                               encoding="utf-8")
     return out
 
 
-def _block_dumper() -> type:
+_WIDTH = 100_000   # no line is folded: a prompt is written as it is
+#: Characters libyaml's emitter writes otherwise than PyYAML's: the Unicode line breaks (NEL, LS, PS), lone
+#: surrogates and every character outside the Basic Multilingual Plane.
+_LIBYAML_DIFFERS = re.compile("[\x85\u2028\u2029\ud800-\udfff\U00010000-\U0010ffff]")
+#: Characters a quoted scalar may write as an escape (up to 10 columns each) or a doubled quote, and the
+#: columns a string so written stays within (room left for its key and indent).
+_LINE = _WIDTH - 1_000
+_ESCAPED = re.compile("[^\x20-\x7e\xa0-\ud7ff\ue000-\ufffd]|[\"'\\\\\ufeff]")
+#: Mapping keys both write alike: printable ASCII, short of the length that makes a key complex.
+_KEY = re.compile("[\x20-\x7e]{1,99}")
+
+
+def block_yaml(data: dict | list) -> str:
+    """``data`` as block YAML, multi-line strings as literal blocks (the rendered prompts), unfolded. The text
+    is PyYAML's own emitter's; libyaml's emitter, many times faster, writes it when every string in ``data``
+    is one it writes the same (``_libyaml_writes_alike``), else PyYAML's own does."""
     import yaml
 
-    class BlockDumper(yaml.SafeDumper):
+    dumper = _block_dumper(yaml.CSafeDumper if _libyaml_writes_alike(data) else yaml.SafeDumper)
+    return yaml.dump(data, Dumper=dumper, allow_unicode=True, sort_keys=False, width=_WIDTH)
+
+
+def _libyaml_writes_alike(data: object) -> bool:
+    """Whether libyaml's emitter writes ``data`` byte for byte as PyYAML's does (where they part: a document
+    that is one scalar; a mapping key that is empty, long or not printable ASCII; the characters of
+    ``_LIBYAML_DIFFERS``; a literal block that keeps its final line breaks, after which libyaml ends the
+    document with ``...``; a line long enough to be folded)."""
+    import yaml
+
+    if not getattr(yaml, "__with_libyaml__", False) or not isinstance(data, dict | list):
+        return False
+    stack: list[object] = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            if not all(isinstance(k, str) and _KEY.fullmatch(k) for k in x):
+                return False
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+        elif isinstance(x, str):
+            if (_LIBYAML_DIFFERS.search(x) or x.endswith("\n") and (len(x) == 1 or x[-2] == "\n")
+                    or 10 * len(x) > _LINE and len(x) + 9 * len(_ESCAPED.findall(x)) > _LINE):
+                return False
+        elif not (x is None or isinstance(x, bool | int | float)):
+            return False
+    return True
+
+
+def _block_dumper(base: type) -> type:
+    import yaml
+
+    class BlockDumper(base):
         """Multi-line strings (the rendered prompts) as literal blocks."""
 
     def text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
