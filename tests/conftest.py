@@ -10,6 +10,10 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# One BLAS thread per test process: two xdist workers on two cores, each with a multi-threaded OpenBLAS, spend
+# their time spinning on tiny matrix products (an L-BFGS step on a 130-column design took 8 ms of CPU instead of
+# microseconds). Read when numpy first loads, so before any test module imports it; subprocesses inherit it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 @pytest.fixture
