@@ -106,18 +106,25 @@ def test_a_call_evaluates_only_what_it_does_not_share_with_the_one_before(judge,
     assert passes[0][0] < 16                               # the last two claims share all but a word
 
 
-def test_planned_work_is_the_work_done(judge, passes):
-    # a regrade, then the same prompt graded (a regrade does not fill the prompt cache), siblings, a repeat
-    reqs = [_req(CLAIMS[0], meta={"regrade": True}), *(_req(c) for c in CLAIMS), _req(CLAIMS[1])]
+def _planned_and_done(judge, passes, reqs) -> tuple[list[int], list[int]]:
+    """Tokens each request is planned to evaluate (``planned_work``, from an empty prompt cache) and the tokens
+    each evaluates when judged in turn."""
     local._DIST_CACHE.clear()
-    plan = judge.planned_work(reqs)
+    plan = [w.evaluated for w in judge.planned_work(reqs)]
     done = []
     for r in reqs:
         passes.clear()
         asyncio.run(judge.judge_one(r))
         done.append(sum(n for n, _ in passes))
+    return plan, done
+
+
+def test_planned_work_is_the_work_done(judge, passes):
+    # a regrade, then the same prompt graded (a regrade does not fill the prompt cache), siblings, a repeat
+    reqs = [_req(CLAIMS[0], meta={"regrade": True}), *(_req(c) for c in CLAIMS), _req(CLAIMS[1])]
+    plan, done = _planned_and_done(judge, passes, reqs)
     assert done[-1] == 0
-    assert [w.evaluated for w in plan] == done
+    assert plan == done
 
 
 @pytest.fixture(scope="module")
@@ -138,16 +145,10 @@ def test_planned_work_is_the_work_done_for_world_labels(judge, passes):
     req = build_request(item, "informed", context_for([item], 0), form="label")
     regrade = req.model_copy(update={"epoch": 1, "meta": {**req.meta, "regrade": True}})
     reqs = [regrade, req, req.model_copy(update={"epoch": 1}), regrade]
-    local._DIST_CACHE.clear()
-    plan = judge.planned_work(reqs)
-    done = []
-    for r in reqs:
-        passes.clear()
-        asyncio.run(judge.judge_one(r))
-        done.append(sum(n for n, _ in passes))
+    plan, done = _planned_and_done(judge, passes, reqs)
     assert done[2] == 0 and done[3] == done[0] == len(judge.llm.tokenize(
         (judge.render(req) + '\n{"defective":').encode(), add_bos=True, special=False))
-    assert [w.evaluated for w in plan] == done
+    assert plan == done
 
 
 def test_logits_are_bit_identical_whatever_was_evaluated_before(judge, fresh):
