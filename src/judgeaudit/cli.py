@@ -28,15 +28,14 @@ from judgeaudit.commands.common import ApiBaseOpt, ConcurrencyOpt, TemplateOpt
 # commands that are one function of a module. Each is imported only when its name is on the command line, so that a
 # command starts without loading every other command's analyses; the top-level help lists the groups from their
 # help in ``commands.verbs`` without importing them.
-_GROUPS = GROUPS
 _COMMANDS = {"gate": ("judgeaudit.commands.gate", "gate_cmd")}   # gate takes POLICY.yaml as its argument
 
 
 class _LazyGroup(typer.core.TyperGroup):
-    """The top-level group: the commands defined here, plus ``_GROUPS`` and ``_COMMANDS`` loaded on first use."""
+    """The top-level group: the commands defined here, plus ``GROUPS`` and ``_COMMANDS`` loaded on first use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [*super().list_commands(ctx), *(n for n in (*_GROUPS, *_COMMANDS) if n not in self.commands)]
+        return [*super().list_commands(ctx), *(n for n in (*GROUPS, *_COMMANDS) if n not in self.commands)]
 
     _listing = False   # True while the group's own help is written
 
@@ -48,9 +47,9 @@ class _LazyGroup(typer.core.TyperGroup):
             self._listing = False
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if self._listing and name not in self.commands and name in _GROUPS:   # its line of the listing only
-            return click.Command(name, help=HELP[name]) if importlib.util.find_spec(_GROUPS[name]) else None
-        if name not in self.commands and (name in _GROUPS or name in _COMMANDS):
+        if self._listing and name not in self.commands and name in GROUPS:   # its line of the listing only
+            return click.Command(name, help=HELP[name]) if importlib.util.find_spec(GROUPS[name]) else None
+        if name not in self.commands and (name in GROUPS or name in _COMMANDS):
             cmd = _load_command(name)
             if cmd is None:
                 return None
@@ -103,14 +102,14 @@ def _flags_shown_as_flags(cmd: click.Command) -> None:
 
 def _load_command(name: str) -> click.Command | None:
     """The click command of a lazily loaded group or command (None when its module is absent from this install)."""
-    module = _GROUPS.get(name) or _COMMANDS[name][0]
+    module = GROUPS.get(name) or _COMMANDS[name][0]
     try:
         mod = importlib.import_module(module)
     except ModuleNotFoundError as e:
         if e.name != module:
             raise
         return None
-    if name in _GROUPS:
+    if name in GROUPS:
         cmd = typer.main.get_group(mod.app)
     else:
         one = typer.Typer(pretty_exceptions_enable=False, add_completion=False)

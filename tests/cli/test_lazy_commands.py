@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from judgeaudit import cli
+from judgeaudit.commands.verbs import GROUPS
 
 CALL_MAIN = ("from judgeaudit.cli import main\nbefore = set(sys.modules)\n"
              "try:\n    main()\nexcept SystemExit as e:\n    print(e.code)\n")
@@ -48,7 +49,7 @@ def test_the_command_line_starts_without_the_heavy_libraries() -> None:
 def test_the_top_level_help_lists_every_group(cli_main) -> None:
     r = cli_main("--help")
     assert r.returncode == 0
-    for name in (*cli._GROUPS, *cli._COMMANDS, "judge", "run", "demo", "judges", "store"):
+    for name in (*GROUPS, *cli._COMMANDS, "judge", "run", "demo", "judges", "store"):
         assert f" {name} " in r.stdout, name
 
 
@@ -67,8 +68,8 @@ def test_the_top_level_help_lists_the_groups_without_importing_them() -> None:
                "print(sorted(m for m in ('pandas', 'numpy', 'scipy', 'aiohttp') if m in sys.modules))\n")
     assert r.returncode == 0, r.stderr
     *_, loaded, heavy = r.stdout.strip().splitlines()
-    assert "Commands" in r.stdout and all(f" {name} " in r.stdout for name in cli._GROUPS)
-    for module in cli._GROUPS.values():
+    assert "Commands" in r.stdout and all(f" {name} " in r.stdout for name in GROUPS)
+    for module in GROUPS.values():
         assert module not in loaded, loaded
     assert heavy == "[]"
 
@@ -76,7 +77,7 @@ def test_the_top_level_help_lists_the_groups_without_importing_them() -> None:
 def test_a_group_shows_the_help_the_listing_shows() -> None:
     from judgeaudit.commands.verbs import HELP
 
-    for name in cli._GROUPS:
+    for name in GROUPS:
         assert cli._load_command(name).help == HELP[name], name
 
 
